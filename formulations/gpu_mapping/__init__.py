@@ -1,0 +1,132 @@
+"""gpu-mapping: map a pipeline-parallel job's stage replicas onto the free GPUs of servers.
+
+A balanced graph cut (Luo et al., Sec. III-B eqs. 4-7, Sec. IV-B Heavy-Edge, Table II). The
+formulation, its symbols and every reading of the paper are in this package's ``README.md``.
+
+Importing one algorithm needs none of the harness or solvers::
+
+    from formulations.gpu_mapping import heavy_edge          # networkx graph -> {vertex: server}
+    from formulations.gpu_mapping import GpuMappingInstance, heavy_edge_job, evaluate
+
+Solver-backed algorithms are imported lazily, so this package loads without OR-Tools or Pyomo.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from optkit.formulation import Algorithm, Formulation
+from optkit.result import Result, Status
+
+from .heavy_edge import alpha_min_estimate, fewest_servers, heavy_edge, heavy_edge_arrays, heavy_edge_job
+from .model import (
+    PROBLEM, Cluster, GpuMappingInstance, PipelineJob, Stage, alpha_from_counts, alpha_max, evaluate,
+    job_graph, stage_times,
+)
+
+__all__ = [
+    "FORMULATION", "Cluster", "GpuMappingInstance", "PipelineJob", "Stage", "alpha_from_counts",
+    "alpha_max", "alpha_min_estimate", "evaluate", "fewest_servers", "heavy_edge", "heavy_edge_arrays",
+    "heavy_edge_job", "job_graph", "stage_times",
+]
+
+OBJECTIVES = ("cut", "alpha")
+
+
+def _lazy(module: str, name: str) -> Any:
+    def run(instance: GpuMappingInstance, **kwargs: Any) -> Result:
+        return getattr(importlib.import_module(f"{__name__}.{module}"), name)(instance, **kwargs)
+    run.__name__ = name
+    return run
+
+
+def _run_heavy_edge(instance: GpuMappingInstance, *, objective: str, time_limit: float | None,
+                    seed: int | None) -> Result:
+    """Heavy-Edge ignores the objective: it is the paper's greedy, whichever measure is read."""
+    return Result(Status.FEASIBLE, solution={"assignment": heavy_edge_job(instance.job, instance.servers, seed=seed)})
+
+
+_ALGORITHMS = [
+    Algorithm("heavy-edge", _run_heavy_edge, "heuristic", "the paper's Heavy-Edge (Sec. IV-B)", OBJECTIVES),
+    Algorithm("heavy-edge-refine", _lazy("refine", "run_heavy_edge_refine"), "heuristic",
+              "Heavy-Edge, then Kernighan-Lin style swaps on the chosen objective", OBJECTIVES),
+    Algorithm("cpsat", _lazy("exact", "run_cpsat"), "exact", "OR-Tools CP-SAT on the stage-count model", OBJECTIVES),
+    Algorithm("highs", _lazy("exact", "run_highs"), "exact", "MILP (Pyomo, HiGHS by default) on the stage-count model", OBJECTIVES),
+    Algorithm("brute-force", _lazy("exact", "run_brute_force"), "exact",
+              "enumeration of stage counts and intra-stage arrangements (small instances)", OBJECTIVES),
+    Algorithm("metis", _lazy("baselines", "run_metis"), "peer", "METIS k-way partition with target part weights, repaired to exact sizes",
+              OBJECTIVES, randomized=True, requires=("pymetis",)),
+    Algorithm("kahip", _lazy("baselines", "run_kahip"), "peer", "KaHIP partition with one heavy dummy vertex per part for exact sizes",
+              OBJECTIVES, randomized=True, requires=("kahip",)),
+    Algorithm("random", _lazy("baselines", "run_random"), "baseline", "uniformly random mapping (seeded)", OBJECTIVES, randomized=True),
+]
+
+
+def _lower_bound(instance: GpuMappingInstance, objective: str) -> float | None:
+    from .bounds import lower_bound
+    return lower_bound(instance, objective)
+
+
+def _suites() -> dict[str, Any]:
+    from .generate import SUITES
+    return SUITES
+
+
+def _generate(**kwargs: Any) -> dict[str, Any]:
+    from .generate import generate
+    return generate(**kwargs)
+
+
+class _LazySuites(dict):
+    """Suites are built by :mod:`.generate` on first use."""
+
+    def _fill(self) -> None:
+        if not super().__len__():
+            super().update(_suites())
+
+    def __getitem__(self, k: str) -> Any:
+        self._fill()
+        return super().__getitem__(k)
+
+    def __iter__(self):  # type: ignore[override]
+        self._fill()
+        return super().__iter__()
+
+    def __len__(self) -> int:
+        self._fill()
+        return super().__len__()
+
+    def __contains__(self, k: object) -> bool:
+        self._fill()
+        return super().__contains__(k)
+
+    def items(self):  # type: ignore[override]
+        self._fill()
+        return super().items()
+
+    def keys(self):  # type: ignore[override]
+        self._fill()
+        return super().keys()
+
+    def values(self):  # type: ignore[override]
+        self._fill()
+        return super().values()
+
+    def get(self, k: str, default: Any = None) -> Any:
+        self._fill()
+        return super().get(k, default)
+
+
+FORMULATION = Formulation(
+    name=PROBLEM,
+    summary="map a pipeline job's stage replicas onto free GPUs: balanced graph cut (A-SRPT paper, Heavy-Edge)",
+    instance_from_dict=GpuMappingInstance.from_dict,
+    instance_to_dict=GpuMappingInstance.to_dict,
+    evaluate=evaluate,
+    objectives=OBJECTIVES,
+    algorithms={a.name: a for a in _ALGORITHMS},
+    suites=_LazySuites(),
+    generate=_generate,
+    lower_bound=_lower_bound,
+)

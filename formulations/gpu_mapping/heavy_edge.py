@@ -1,0 +1,202 @@
+"""Heavy-Edge GPU mapping (Luo et al., Sec. IV-B) and the per-iteration time estimates A-SRPT uses.
+
+The paper's procedure, step by step, with the readings this implementation takes:
+
+1. Sort the servers by free GPUs, descending. *Ties*: by server index, ascending (stable sort).
+2. Fill the servers in that order. For the current server m with c free GPUs:
+
+   a. *Case 1*: if exactly c vertices remain unassigned, all go to m.
+   b. *Case 2*, single-GPU server (c = 1): the unassigned vertex "with the minimum total edge
+      weight". *Reading*: total weight of its edges to **unassigned** vertices. Edges to vertices
+      already placed are cut whichever vertex is chosen (they sit on earlier servers), so only
+      the edges to unassigned vertices distinguish the choices; the two readings agree on the
+      paper's Fig. 2 example. *Ties*: lowest vertex index.
+   c. Otherwise (c >= 2), grow ``node_set`` one vertex at a time until it holds c vertices:
+      while ``node_set`` is empty, take the heaviest edge whose two ends are unassigned and add
+      both ends (the worked example starts this way, with the 20 MB ring edge of stage S1);
+      afterwards add the unassigned vertex joined to ``node_set`` by the heaviest edge. If no
+      edge (of positive weight) joins them, add a uniformly random unassigned vertex drawn from
+      a ``numpy.random.Generator`` seeded by ``seed``. *Ties*: the heaviest edge with the lowest
+      (u, v) vertex pair; the unassigned vertex with the lowest index.
+
+Vertices are numbered stage by stage (see :mod:`.model`), so "lowest index" means "earliest
+stage, then lowest replica". The result is deterministic for a given seed, and does not depend
+on the seed at all unless step 2c meets a disconnected remainder.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from typing import Any, Hashable, Mapping, Sequence
+
+import networkx as nx
+import numpy as np
+
+from .model import Cluster, PipelineJob, alpha_from_counts, stage_counts, assignment_from_vertex_servers
+
+__all__ = ["heavy_edge", "heavy_edge_arrays", "heavy_edge_job", "alpha_min_estimate", "fewest_servers"]
+
+
+class _Graph:
+    """Adjacency lists and a weight-sorted edge list, built once per job graph."""
+
+    __slots__ = ("n", "nbrs", "sorted_edges")
+
+    def __init__(self, n: int, u: Sequence[int], v: Sequence[int], w: Sequence[float]) -> None:
+        self.n = n
+        self.nbrs: list[list[tuple[int, float]]] = [[] for _ in range(n)]
+        edges = []
+        for a, b, x in zip(u, v, w):
+            a, b, x = int(a), int(b), float(x)
+            if x <= 0.0 or a == b:
+                continue
+            a, b = (a, b) if a < b else (b, a)
+            self.nbrs[a].append((b, x))
+            self.nbrs[b].append((a, x))
+            edges.append((-x, a, b))
+        edges.sort()
+        self.sorted_edges = edges
+
+
+def _prepared(job: PipelineJob) -> _Graph:
+    # The job is immutable, so its prepared graph is cached on it.
+    cache = job.__dict__.get("_heavy_edge_graph")
+    if cache is None:
+        u, v, w = job.edges
+        cache = _Graph(job.n_replicas, u.tolist(), v.tolist(), w.tolist())
+        job.__dict__["_heavy_edge_graph"] = cache
+    return cache
+
+
+def _heavy_edge(graph: _Graph, free_gpus: Sequence[int], rng: np.random.Generator | None,
+                seed: int | None) -> list[int]:
+    n = graph.n
+    caps = [int(c) for c in free_gpus]
+    if sum(caps) != n or any(c < 1 for c in caps):
+        raise ValueError(f"free_gpus must be positive and add up to the {n} vertices, got {list(free_gpus)}")
+    nbrs = graph.nbrs
+    server_of = [-1] * n
+    unassigned = set(range(n))
+    # weight of each vertex's edges to unassigned vertices (case 2)
+    w_unassigned = [sum(x for _, x in nbrs[v]) for v in range(n)]
+    edge_ptr = 0
+    sorted_edges = graph.sorted_edges
+
+    def assign(v: int, m: int) -> None:
+        server_of[v] = m
+        unassigned.discard(v)
+        for b, x in nbrs[v]:
+            w_unassigned[b] -= x
+
+    def random_vertex() -> int:
+        nonlocal rng
+        if rng is None:
+            rng = np.random.default_rng(seed)
+        pool = sorted(unassigned)
+        return pool[int(rng.integers(len(pool)))]
+
+    order = sorted(range(len(caps)), key=lambda m: (-caps[m], m))
+    for m in order:
+        c = caps[m]
+        if len(unassigned) == c:  # case 1
+            for v in sorted(unassigned):
+                assign(v, m)
+            continue
+        if c == 1:  # case 2
+            best = min(unassigned, key=lambda v: (w_unassigned[v], v))
+            assign(best, m)
+            continue
+        size = 0
+        heap: list[tuple[float, int]] = []  # (-weight of heaviest edge to node_set, vertex)
+        while size < c:
+            if size == 0:
+                while edge_ptr < len(sorted_edges):
+                    _, a, b = sorted_edges[edge_ptr]
+                    if server_of[a] == -1 and server_of[b] == -1:
+                        break
+                    edge_ptr += 1
+                if edge_ptr < len(sorted_edges):
+                    _, a, b = sorted_edges[edge_ptr]
+                    new = [a, b]
+                else:
+                    new = [random_vertex()]
+            else:
+                while heap and server_of[heap[0][1]] != -1:
+                    heapq.heappop(heap)
+                new = [heapq.heappop(heap)[1]] if heap else [random_vertex()]
+            for v in new:
+                assign(v, m)
+                size += 1
+                for b, x in nbrs[v]:
+                    if server_of[b] == -1:
+                        heapq.heappush(heap, (-x, b))
+    return server_of
+
+
+def heavy_edge_arrays(n: int, u: Sequence[int], v: Sequence[int], w: Sequence[float],
+                      free_gpus: Sequence[int], *, seed: int | None = None) -> list[int]:
+    """Heavy-Edge on a graph given as edge arrays over vertices ``0..n-1``.
+
+    Returns the index (into ``free_gpus``) of the server each vertex goes to; server m gets
+    exactly ``free_gpus[m]`` vertices. Parallel edges are kept as separate candidates with
+    their own weights; sum them first for the job graph's convention.
+    """
+    return _heavy_edge(_Graph(n, u, v, w), free_gpus, None, seed)
+
+
+def heavy_edge(graph: nx.Graph, free_gpus: Sequence[int], *, seed: int | None = None,
+               weight: str = "weight") -> dict[Hashable, int]:
+    """Map the vertices of ``graph`` onto servers with ``free_gpus[m]`` free GPUs each.
+
+    The paper's Heavy-Edge (Sec. IV-B; see the module docstring for every step and tie-break).
+    "Lowest index" follows the order of ``graph.nodes``.
+
+    Parameters
+    ----------
+    graph: undirected graph, one vertex per GPU-bound task; edge attribute ``weight`` is the
+        data exchanged per iteration (bytes).
+    free_gpus: free GPUs of each server; must add up to the number of vertices.
+    seed: seeds the random choice made when no edge joins the server's set to the rest.
+
+    Returns
+    -------
+    ``{vertex: server index}``.
+
+    Example
+    -------
+    >>> import networkx as nx
+    >>> g = nx.Graph()
+    >>> g.add_weighted_edges_from([("a", "b", 20.0), ("b", "c", 1.0), ("c", "d", 0.5)])
+    >>> heavy_edge(g, [3, 1])
+    {'a': 0, 'b': 0, 'c': 0, 'd': 1}
+    """
+    nodes = list(graph.nodes)
+    index = {x: i for i, x in enumerate(nodes)}
+    u, v, w = [], [], []
+    for a, b, data in graph.edges(data=True):
+        u.append(index[a])
+        v.append(index[b])
+        w.append(float(data.get(weight, 1.0)))
+    servers = heavy_edge_arrays(len(nodes), u, v, w, free_gpus, seed=seed)
+    return {x: servers[i] for i, x in enumerate(nodes)}
+
+
+def heavy_edge_job(job: PipelineJob, free_gpus: Sequence[int], *, seed: int | None = None) -> list[list[int]]:
+    """Heavy-Edge on ``job``'s graph; returns the solution's ``assignment`` (per stage, the
+    server index of each replica)."""
+    return assignment_from_vertex_servers(job, _heavy_edge(_prepared(job), free_gpus, None, seed))
+
+
+def fewest_servers(n_gpus: int, gpus_per_server: int) -> list[int]:
+    """The fewest servers that hold ``n_gpus``: all full (g GPUs) but the last (g' <= g)."""
+    q = math.ceil(n_gpus / gpus_per_server)
+    return [gpus_per_server] * (q - 1) + [n_gpus - (q - 1) * gpus_per_server]
+
+
+def alpha_min_estimate(job: PipelineJob, cluster: Cluster, *, seed: int | None = None) -> float:
+    """alpha~_i^min (Sec. IV-B): the job on the fewest servers (all full but the last), mapped by
+    Heavy-Edge, timed by eq. (7)."""
+    servers = fewest_servers(job.n_replicas, cluster.gpus_per_server)
+    assignment = heavy_edge_job(job, servers, seed=seed)
+    return alpha_from_counts(job, cluster, stage_counts(job, assignment, len(servers)))

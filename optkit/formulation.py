@@ -1,0 +1,105 @@
+"""What a formulation (one paper problem) hands the engine.
+
+A formulation package builds one :class:`Formulation` and exposes it through the entry point
+group ``optkit.formulations``; the engine knows nothing else about it. The engine never
+imports a formulation by name.
+
+Contracts
+---------
+* ``instance_from_dict(d)`` validates and returns an immutable instance, or raises
+  :class:`optkit.errors.InputError` naming the field.
+* ``evaluate(instance, solution_dict)`` is the independent checker: it decides feasibility and
+  computes every objective and metric from the solution alone.
+* An :class:`Algorithm`'s ``run(instance, *, objective, time_limit, seed, **params)`` returns a
+  :class:`optkit.result.Result` holding at least ``status`` and ``solution`` (exact solvers add
+  ``bound``); the engine fills in the objective, metrics, gap and wall time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Protocol
+
+from optkit.result import Result
+
+__all__ = ["Algorithm", "Evaluation", "Formulation", "Suite"]
+
+
+@dataclass
+class Evaluation:
+    """Verdict of a formulation's ``evaluate``.
+
+    ``objectives`` maps every objective name of the formulation to the solution's value (all
+    minimised); ``violations`` names each violated constraint (empty when feasible).
+    """
+
+    feasible: bool
+    objectives: dict[str, float] = field(default_factory=dict)
+    metrics: dict[str, Any] = field(default_factory=dict)
+    violations: list[str] = field(default_factory=list)
+
+
+class AlgorithmRun(Protocol):
+    def __call__(
+        self,
+        instance: Any,
+        *,
+        objective: str,
+        time_limit: float | None,
+        seed: int | None,
+        **params: Any,
+    ) -> Result: ...
+
+
+@dataclass(frozen=True)
+class Algorithm:
+    """One registered algorithm or solver of a formulation.
+
+    kind: ``exact`` (proves optimality), ``heuristic`` (the paper's algorithm or ours),
+    ``peer`` (a tool a user would pick instead) or ``baseline``.
+    objectives: the objectives it optimises; a heuristic that ignores the objective lists all.
+    randomized: whether ``seed`` changes its output.
+    requires: importable modules it needs (an optional extra); missing ones make it unavailable.
+    """
+
+    name: str
+    run: AlgorithmRun
+    kind: str
+    summary: str
+    objectives: tuple[str, ...]
+    randomized: bool = False
+    requires: tuple[str, ...] = ()
+
+    def available(self) -> bool:
+        import importlib.util
+
+        return all(importlib.util.find_spec(m) is not None for m in self.requires)
+
+
+@dataclass(frozen=True)
+class Suite:
+    """A named, seeded list of instances (as JSON-ready dicts)."""
+
+    name: str
+    summary: str
+    build: Callable[[], list[tuple[str, dict[str, Any]]]]  # [(instance name, instance dict)]
+
+
+@dataclass(frozen=True)
+class Formulation:
+    """Everything the engine needs to know about one problem."""
+
+    name: str
+    summary: str
+    instance_from_dict: Callable[[dict[str, Any]], Any]
+    instance_to_dict: Callable[[Any], dict[str, Any]]
+    evaluate: Callable[[Any, dict[str, Any]], Evaluation]
+    objectives: tuple[str, ...]
+    algorithms: Mapping[str, Algorithm]
+    suites: Mapping[str, Suite] = field(default_factory=dict)
+    generate: Callable[..., dict[str, Any]] | None = None
+    lower_bound: Callable[[Any, str], float | None] | None = None
+
+    @property
+    def default_objective(self) -> str:
+        return self.objectives[0]

@@ -1,0 +1,71 @@
+"""Instance files: JSON objects with a ``"problem"`` key.
+
+``load_instance`` reads and validates a file through its formulation; ``instance_hash`` is a
+stable content hash (SHA-256 of the canonical JSON: sorted keys, no whitespace), so the same
+instance gets the same hash whatever its file name, key order or formatting.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from optkit import registry
+from optkit.errors import InputError
+
+__all__ = ["read_json", "load_instance", "save_instance", "instance_hash", "canonical_json"]
+
+
+def canonical_json(data: Any) -> str:
+    """JSON with sorted keys and no whitespace; floats in Python's shortest repr."""
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), allow_nan=False)
+
+
+def instance_hash(data: dict[str, Any]) -> str:
+    """Stable content hash of an instance dict (hex SHA-256 of its canonical JSON)."""
+    return hashlib.sha256(canonical_json(data).encode()).hexdigest()
+
+
+def read_json(path: str | Path) -> dict[str, Any]:
+    """Read a JSON object from ``path``; :class:`InputError` for a missing or malformed file."""
+    p = Path(path)
+    try:
+        text = p.read_text()
+    except OSError as exc:
+        raise InputError(str(p), f"cannot be read: {exc.strerror or exc}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(str(p), f"is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    if not isinstance(data, dict):
+        raise InputError(str(p), f"must hold a JSON object, got {type(data).__name__}")
+    return data
+
+
+def load_instance(path: str | Path, problem: str | None = None) -> tuple[str, Any, dict[str, Any]]:
+    """Read, validate and build the instance in ``path``.
+
+    Returns ``(problem name, instance object, the raw dict)``. If ``problem`` is given the
+    file's ``"problem"`` key must match it.
+    """
+    data = read_json(path)
+    name = data.get("problem")
+    if not isinstance(name, str):
+        raise InputError("problem", f"must be a string naming the problem, got {name!r}")
+    if problem is not None and name != problem:
+        raise InputError("problem", f"is {name!r} but {problem!r} was asked for", problem=problem)
+    formulation = registry.get(name)
+    try:
+        instance = formulation.instance_from_dict(data)
+    except InputError as exc:
+        raise exc.with_problem(name) from None
+    return name, instance, data
+
+
+def save_instance(path: str | Path, data: dict[str, Any]) -> None:
+    """Write an instance dict as indented JSON (creating parent folders)."""
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(json.dumps(data, indent=1, sort_keys=False, allow_nan=False) + "\n")

@@ -1,0 +1,111 @@
+"""The one result type every algorithm and solver produces.
+
+In the spirit of Pyomo's solver results: a status, the objective value of the returned solution
+(always computed by the formulation's ``evaluate``, never by the algorithm), the proven bound
+where one exists, the gap, the wall time, the solution itself, every metric ``evaluate``
+reports, and the algorithm's name, parameters and seed.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+from enum import Enum
+from typing import Any
+
+__all__ = ["Status", "Result", "relative_gap"]
+
+
+class Status(str, Enum):
+    """Outcome of one run.
+
+    ``optimal``: the solution is proven optimal (exact solvers only).
+    ``feasible``: a feasible solution without an optimality proof (every heuristic).
+    ``infeasible``: the instance was proven to have no feasible solution.
+    ``time_limit``: the time limit cut the run short; a solution may still be attached.
+    ``error``: the run failed (crash, or a solution that ``evaluate`` rejected).
+    """
+
+    OPTIMAL = "optimal"
+    FEASIBLE = "feasible"
+    INFEASIBLE = "infeasible"
+    TIME_LIMIT = "time_limit"
+    ERROR = "error"
+
+    def __str__(self) -> str:  # pragma: no cover - trivial
+        return self.value
+
+
+def relative_gap(objective: float | None, bound: float | None) -> float | None:
+    """Relative optimality gap of a minimisation: ``(objective - bound) / |objective|``.
+
+    Zero when both are zero; ``None`` when either is unknown. Never negative by more than
+    rounding: a caller that sees ``objective < bound`` has found a bug (or a wrong bound).
+    """
+    if objective is None or bound is None:
+        return None
+    if not (math.isfinite(objective) and math.isfinite(bound)):
+        return None
+    diff = objective - bound
+    scale = abs(objective)
+    if scale == 0.0:
+        return 0.0 if abs(diff) <= 1e-12 else math.inf
+    return diff / scale
+
+
+@dataclass
+class Result:
+    """What one (instance, algorithm, parameters, seed) run produced.
+
+    Attributes
+    ----------
+    status: see :class:`Status`.
+    objective: value of ``solution`` on the selected objective, computed by ``evaluate``.
+    bound: proven lower bound on the optimum (minimisation) known to this run, if any.
+    gap: ``(objective - bound) / objective`` against ``bound``; the harness recomputes it
+        against the best bound known for the instance.
+    wall_time_s: wall-clock seconds of the algorithm alone (not of ``evaluate``).
+    solution: the solution as a JSON-ready dict, or ``None``.
+    metrics: every metric ``evaluate`` reports for the solution.
+    algorithm, problem, objective_name, params, seed: what ran.
+    message: free text: a solver's own status string, or the error of a failed run.
+    info: the algorithm's own diagnostics (a solver's status name, whether METIS needed a
+        repair, ...); never an objective value, which only ``evaluate`` supplies.
+    """
+
+    status: Status
+    objective: float | None = None
+    bound: float | None = None
+    gap: float | None = None
+    wall_time_s: float | None = None
+    solution: dict[str, Any] | None = None
+    metrics: dict[str, Any] = field(default_factory=dict)
+    algorithm: str = ""
+    problem: str = ""
+    objective_name: str = ""
+    params: dict[str, Any] = field(default_factory=dict)
+    seed: int | None = None
+    message: str = ""
+    info: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.status = Status(self.status)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["status"] = self.status.value
+        return d
+
+    def to_json_summary(self) -> dict[str, Any]:
+        """The object ``optkit solve --json`` prints."""
+        return {
+            "problem": self.problem,
+            "algorithm": self.algorithm,
+            "status": self.status.value,
+            "objective": self.objective,
+            "bound": self.bound,
+            "gap": self.gap,
+            "wall_time_s": self.wall_time_s,
+            "solution": self.solution,
+            "metrics": self.metrics,
+        }

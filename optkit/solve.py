@@ -1,0 +1,105 @@
+"""Run one algorithm on one instance in this process and measure what it returned.
+
+This is the single place where an algorithm's output becomes a :class:`~optkit.result.Result`:
+the algorithm is timed, its solution is handed to the formulation's ``evaluate``, and the
+objective and metrics come from there. An algorithm's own bookkeeping is never trusted.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from optkit import registry
+from optkit.errors import InputError
+from optkit.formulation import Formulation
+from optkit.result import Result, Status, relative_gap
+
+__all__ = ["solve", "finish_result", "check_algorithm"]
+
+
+def check_algorithm(formulation: Formulation, algorithm: str, objective: str | None) -> str:
+    """Validate the algorithm and objective names; returns the objective to use."""
+    if algorithm not in formulation.algorithms:
+        known = ", ".join(formulation.algorithms)
+        raise InputError("algorithm", f"is unknown for {formulation.name}: {algorithm!r} (known: {known})")
+    objective = objective or formulation.default_objective
+    if objective not in formulation.objectives:
+        raise InputError("objective", f"is unknown for {formulation.name}: {objective!r} (known: {', '.join(formulation.objectives)})")
+    algo = formulation.algorithms[algorithm]
+    if objective not in algo.objectives:
+        raise InputError("objective", f"{objective!r} is not supported by {algorithm} (it supports {', '.join(algo.objectives)})")
+    if not algo.available():
+        raise InputError("algorithm", f"{algorithm} needs the optional packages {', '.join(algo.requires)}; install optkit[peers]")
+    return objective
+
+
+def finish_result(
+    formulation: Formulation,
+    instance: Any,
+    result: Result,
+    *,
+    algorithm: str,
+    objective: str,
+    params: dict[str, Any],
+    seed: int | None,
+    wall_time_s: float,
+) -> Result:
+    """Fill in what the engine owns: name, parameters, time, and ``evaluate``'s verdict."""
+    result.algorithm = algorithm
+    result.problem = formulation.name
+    result.objective_name = objective
+    result.params = dict(params)
+    result.seed = seed
+    result.wall_time_s = wall_time_s
+    if result.solution is not None:
+        ev = formulation.evaluate(instance, result.solution)
+        result.metrics = {**ev.metrics, **{f"objective.{k}": v for k, v in ev.objectives.items()}}
+        if not ev.feasible:
+            result.status = Status.ERROR
+            result.objective = None
+            result.message = "evaluate rejected the solution: " + "; ".join(ev.violations[:5])
+        else:
+            result.objective = ev.objectives[objective]
+    elif result.status in (Status.OPTIMAL, Status.FEASIBLE):
+        result.status = Status.ERROR
+        result.message = result.message or "the algorithm returned no solution"
+    if result.status == Status.OPTIMAL and result.objective is not None:
+        # A proof of optimality is a bound equal to the objective (up to the solver's tolerance).
+        if result.bound is None or result.bound > result.objective:
+            result.bound = result.objective
+    result.gap = relative_gap(result.objective, result.bound)
+    return result
+
+
+def solve(
+    problem: str,
+    instance: Any,
+    algorithm: str,
+    *,
+    objective: str | None = None,
+    time_limit: float | None = None,
+    seed: int | None = None,
+    params: dict[str, Any] | None = None,
+) -> Result:
+    """Run ``algorithm`` on ``instance`` (an instance object or dict) and evaluate its solution.
+
+    Exceptions other than :class:`InputError` propagate; the harness turns them into ``error``
+    rows, the CLI into exit status 1.
+    """
+    formulation = registry.get(problem)
+    if isinstance(instance, dict):
+        try:
+            instance = formulation.instance_from_dict(instance)
+        except InputError as exc:
+            raise exc.with_problem(problem) from None
+    objective = check_algorithm(formulation, algorithm, objective)
+    params = dict(params or {})
+    algo = formulation.algorithms[algorithm]
+    start = time.perf_counter()
+    result = algo.run(instance, objective=objective, time_limit=time_limit, seed=seed, **params)
+    elapsed = time.perf_counter() - start
+    return finish_result(
+        formulation, instance, result, algorithm=algorithm, objective=objective,
+        params=params, seed=seed, wall_time_s=elapsed,
+    )
