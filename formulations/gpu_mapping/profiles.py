@@ -1,0 +1,510 @@
+"""Synthetic per-layer profiles of the nine models of Table I (Luo et al., Sec. V) and their
+pipeline configurations.
+
+**Everything in this module is an estimate derived from public architecture facts, not a
+measurement.** The paper profiles its models on a V100 but publishes only the parameter counts
+and mini-batch sizes of Table I (``shared/papers/NOTES.md``). The derivation below is
+deterministic and written out in full so anyone can recompute (or replace) every number.
+
+Units and notation
+------------------
+A model is a sequence of *units* (a conv/FC layer, a ResNet bottleneck block, an Inception
+module, a transformer layer, an embedding or an output head). Each unit ``u`` has
+
+* ``params[u]``: trainable parameters (count), computed from the layer shapes below;
+* ``flops[u]``: forward FLOPs **per sample** (one multiply-add = 2 FLOPs);
+* ``out_elems[u]``: elements of the activation tensor leaving the unit, per sample.
+
+Layer shapes come from the original papers / reference implementations: VGG19 = configuration E
+of Simonyan & Zisserman (2015); ResNet152 = He et al. (2016) as in torchvision (v1.5, stride on the
+3x3 conv, BatchNorm gamma/beta counted); Inception-V3 = Szegedy et al. (2016) as in torchvision,
+299x299 input, auxiliary classifier omitted (training-only head; without it the count is 23.8M,
+Table I's "24M"); BERT-large = Devlin et al. (2019) (24 layers, d=1024, FFN 4096, vocab 30522);
+XLNet-large = Yang et al. (2019) (24 layers, d=1024, FFN 4096, vocab 32000); T5-11B = Raffel et
+al. (2020) (24+24 layers, d_model 1024, d_ff 65536, 128 heads x d_kv 128, vocab 32128, tied
+embeddings, no biases); GPT 6.7B/13B/175B = Brown et al. (2020), Table 2.1 (32/40/96 layers,
+d = 4096/5140/12288, FFN 4d, vocab 50257, 2048 positions).
+
+Per-unit formulas
+-----------------
+* Conv (k_h x k_w, C_in -> C_out, output H x W): params ``k_h k_w C_in C_out`` (+ ``C_out`` bias for
+  VGG, + ``2 C_out`` BatchNorm for ResNet/Inception); FLOPs ``2 H W k_h k_w C_in C_out``.
+* FC (C_in -> C_out): params ``C_in C_out + C_out``; FLOPs ``2 C_in C_out``.
+* Pooling, ReLU, BatchNorm and softmax FLOPs are neglected (< 1% of the conv FLOPs).
+* Transformer layer (width d, FFN 4d, n tokens): params ``12 d^2 + 13 d``; FLOPs per sample
+  ``24 n d^2`` (QKV/output projections and FFN) ``+ 4 n^2 d`` (QK^T and attention x V).
+  XLNet adds the relative-position projection (``5 d^2`` projection weights, ``+ 3d`` relative
+  biases, ``+ 2d`` segment embeddings; FLOPs ``28 n d^2 + 8 n^2 d`` with 2n relative positions).
+  T5 uses an inner attention width ``d_a = 128 x 128 = 16384`` and FFN ``d_ff``: encoder layer
+  ``4 d d_a + 2 d d_ff`` params, decoder layer ``8 d d_a + 2 d d_ff`` (self + cross attention).
+* Embeddings: ``V d`` (+ positions) params and 0 FLOPs (a lookup). Output heads that share the
+  embedding matrix (GPT, T5) count its FLOPs (``2 n d V``) but not its parameters (the tied
+  copy's gradient exchange between the first and last stage is not modelled).
+
+Sequence lengths: 512 tokens for T5 and GPT (the paper profiles them "with a token sequence
+length of 512", Sec. V-A); BERT-large 384 and XLNet-large 512, their SQuAD2.0 fine-tuning
+lengths (Devlin et al.; Yang et al.). T5 decoder: 128 target tokens (T5's span-corruption
+targets average 114 tokens; rounded up).
+
+From units to a stage (what ``stage_dicts`` computes)
+------------------------------------------------------
+A configuration splits the units into S contiguous stages; stage s has ``k_s`` replicas, and
+each replica processes ``B / k_s`` samples of the mini-batch B (the mini-batch is spread
+evenly over the replicas, Sec. III-A; a fractional share is read as the average).
+
+* ``fwd_time`` p^f_s = ``(B / k_s) * sum(flops) / R`` with R the *effective* V100 throughput:
+  ``R = 25e12`` FLOP/s for the CNNs and ``R = 39e12`` FLOP/s for the transformers (assumption:
+  mixed-precision training on tensor cores, peak 125e12; Megatron-LM (Shoeybi et al., 2019)
+  reports 39 TFLOP/s sustained on one V100 for a 1.2B-parameter GPT-2-style model (30% of
+  peak); published ResNet-50 mixed-precision training throughputs on one V100 are of the order
+  of 1,000-1,300 img/s, i.e. 25-32 TFLOP/s at 3 x 8.2 GFLOP per image; we take the low end for
+  Table I's small mini-batches). Both figures are assumptions, not measurements.
+* ``bwd_time`` p^b_s = ``2 * p^f_s`` (the backward pass computes gradients with respect to both
+  inputs and weights: twice the forward FLOPs).
+* ``param_bytes`` h_s = ``sum(params) * b_grad``: the gradient volume AllReduce exchanges.
+  ``b_grad = 4`` (fp32 gradients, as PyTorch AMP + DDP all-reduce them) for the models below
+  1B parameters; ``b_grad = 2`` (fp16 gradients, Megatron-LM style) for T5-11B and the GPTs.
+* ``out_bytes`` d^out_s = ``(B / k_s) * out_elems(last unit of s) * b_act`` and ``in_bytes``
+  d^in_s = ``(B / k_s) * out_elems(last unit of s-1) * b_act``, ``b_act = 2`` (fp16 activations).
+  *Convention*: d^in/d^out are **per replica**: one replica's share of the batch's boundary
+  activation tensor (the gradient sent back has the same size; eq. (5)'s factor 2 counts both
+  directions). So ``k_{s-1} d^out_{s-1} = B * out_elems * b_act = k_s d^in_s``, the validation
+  rule of :func:`.model.validate_job`; d^in of the first stage and d^out of the last are 0 (the
+  input batch and the loss are local).
+* T5 boundaries carry the encoder hidden states **and** the decoder tokens' states
+  (``(512 + 128) d`` elements per sample): the decoder's cross-attention needs the encoder
+  output in every decoder stage, and the decoder input embeddings are produced in stage 1.
+
+The paper's Table II per-iteration times (88/83 ms for VGG19, 10.14 ms for GPT-175B) are not
+reproduced by these profiles. The ``table2`` suite's VGG19 job comes out at 0.12-0.39 s (mean
+0.20 s) under Heavy-Edge, the same order; GPT-175B at about 148 s: on a V100 one GPT-175B layer
+alone needs ~2e12 forward FLOPs per 512-token sample, so any physically derived GPT-175B stage
+takes seconds, not milliseconds (the paper profiled a 3-layer proxy model and does not say how
+it scaled it). Memory capacity is not checked either (a 16 x 2 GPT-175B pipeline does not fit
+on 32 GB V100s); the configurations are the shapes a pipeline planner outputs, kept because the
+paper uses them.
+
+Configurations
+--------------
+Each model lists named configurations: a replica vector ``(k_1, ..., k_S)`` and either explicit
+stage cuts (unit indices where stages 2..S start) or ``None``, meaning the compute-balanced
+contiguous partition of :func:`balanced_cuts` (minimise the largest per-replica stage FLOPs
+``sum(flops)/k_s``: what a compute-only planner such as PipeDream's outputs). The VGG19
+configurations follow PipeDream's (Narayanan et al., SOSP 2019) "15-1" plan for VGG16: a
+data-parallel convolutional part (20M of the 144M parameters, 99% of the FLOPs) and a single
+GPU for the fully connected layers, which hold 124M parameters and would be expensive to
+all-reduce.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+__all__ = ["Unit", "Config", "ModelProfile", "MODELS", "get_model", "balanced_cuts", "stage_dicts",
+           "CNN_FLOPS", "TRANSFORMER_FLOPS", "ACT_BYTES"]
+
+CNN_FLOPS = 25e12
+"""Effective V100 training throughput assumed for the CNNs (FLOP/s)."""
+TRANSFORMER_FLOPS = 39e12
+"""Effective V100 training throughput assumed for the transformers (FLOP/s), Megatron-LM's figure."""
+ACT_BYTES = 2
+"""Bytes per activation element (fp16 under mixed precision)."""
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One indivisible piece of a model: parameters (count), forward FLOPs and output activation
+    elements, both per sample."""
+
+    name: str
+    params: int
+    flops: float
+    out_elems: int
+
+
+@dataclass(frozen=True)
+class Config:
+    """A pipeline configuration: ``replicas[s]`` = k_s; ``cuts`` = first unit of stages 2..S
+    (``None``: the compute-balanced partition)."""
+
+    name: str
+    replicas: tuple[int, ...]
+    cuts: tuple[int, ...] | None = None
+    note: str = ""
+
+    @property
+    def n_replicas(self) -> int:
+        return sum(self.replicas)
+
+
+@dataclass(frozen=True)
+class ModelProfile:
+    """A model of Table I: its units, mini-batch size, precision and throughput assumptions."""
+
+    key: str
+    name: str
+    table1_params: str
+    batch_size: int
+    batch_note: str
+    units: tuple[Unit, ...]
+    throughput: float
+    grad_bytes: int
+    configs: tuple[Config, ...]
+    default_config: str
+    act_bytes: int = ACT_BYTES
+    notes: str = ""
+    config_index: dict[str, Config] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "config_index", {c.name: c for c in self.configs})
+
+    @property
+    def total_params(self) -> int:
+        return sum(u.params for u in self.units)
+
+    @property
+    def total_flops(self) -> float:
+        return sum(u.flops for u in self.units)
+
+    def config(self, name: str | None) -> Config:
+        return self.config_index[name if name is not None else self.default_config]
+
+
+# ----------------------------------------------------------------------------- CNN builders
+def _conv(name: str, cin: int, cout: int, kh: int, kw: int, h_out: int, w_out: int, *,
+          bias: bool = False, bn: bool = True) -> Unit:
+    params = kh * kw * cin * cout + (cout if bias else 0) + (2 * cout if bn else 0)
+    return Unit(name, params, 2.0 * h_out * w_out * kh * kw * cin * cout, h_out * w_out * cout)
+
+
+def _fc(name: str, cin: int, cout: int, out_elems: int | None = None) -> Unit:
+    return Unit(name, cin * cout + cout, 2.0 * cin * cout, cout if out_elems is None else out_elems)
+
+
+def _merge(name: str, parts: list[Unit], out_elems: int) -> Unit:
+    return Unit(name, sum(p.params for p in parts), sum(p.flops for p in parts), out_elems)
+
+
+def _vgg19() -> tuple[Unit, ...]:
+    """16 3x3 convs (with bias, no BN) in 5 blocks, then fc6/fc7/fc8; 224x224 input. A block's
+    last conv is followed by 2x2 max pooling, so its output tensor is the pooled one."""
+    blocks = [(64, 2, 224), (128, 2, 112), (256, 4, 56), (512, 4, 28), (512, 4, 14)]
+    units = []
+    cin = 3
+    for b, (c, n, hw) in enumerate(blocks, start=1):
+        for i in range(1, n + 1):
+            u = _conv(f"conv{b}_{i}", cin, c, 3, 3, hw, hw, bias=True, bn=False)
+            if i == n:  # pooled output leaves the unit
+                u = Unit(u.name, u.params, u.flops, (hw // 2) * (hw // 2) * c)
+            units.append(u)
+            cin = c
+    units += [_fc("fc6", 7 * 7 * 512, 4096), _fc("fc7", 4096, 4096), _fc("fc8", 4096, 1000, out_elems=0)]
+    return tuple(units)
+
+
+def _resnet152() -> tuple[Unit, ...]:
+    """Stem (7x7/2 conv + 3x3/2 max pool), 3+8+36+3 bottleneck blocks, avg pool + fc."""
+    stem = _conv("stem", 3, 64, 7, 7, 112, 112)
+    units = [Unit("stem", stem.params, stem.flops, 56 * 56 * 64)]
+    cin, hw = 64, 56
+    for li, (m, n, stride) in enumerate([(64, 3, 1), (128, 8, 2), (256, 36, 2), (512, 3, 2)], start=1):
+        for i in range(n):
+            s = stride if i == 0 else 1
+            h_out = hw // s
+            parts = [_conv("c1", cin, m, 1, 1, hw, hw), _conv("c2", m, m, 3, 3, h_out, h_out),
+                     _conv("c3", m, 4 * m, 1, 1, h_out, h_out)]
+            if i == 0:
+                parts.append(_conv("ds", cin, 4 * m, 1, 1, h_out, h_out))
+            units.append(_merge(f"layer{li}.{i}", parts, h_out * h_out * 4 * m))
+            cin, hw = 4 * m, h_out
+    units.append(_fc("fc", 2048, 1000, out_elems=0))
+    return tuple(units)
+
+
+def _inception_v3() -> tuple[Unit, ...]:
+    """torchvision's Inception-V3 without the auxiliary classifier (299x299 input); one unit per
+    stem group and per Mixed module."""
+    c = _conv
+
+    def inc_a(name: str, cin: int, pf: int) -> Unit:
+        p = [c("", cin, 64, 1, 1, 35, 35), c("", cin, 48, 1, 1, 35, 35), c("", 48, 64, 5, 5, 35, 35),
+             c("", cin, 64, 1, 1, 35, 35), c("", 64, 96, 3, 3, 35, 35), c("", 96, 96, 3, 3, 35, 35),
+             c("", cin, pf, 1, 1, 35, 35)]
+        return _merge(name, p, 35 * 35 * (224 + pf))
+
+    def inc_c(name: str, c7: int) -> Unit:
+        p = [c("", 768, 192, 1, 1, 17, 17),
+             c("", 768, c7, 1, 1, 17, 17), c("", c7, c7, 1, 7, 17, 17), c("", c7, 192, 7, 1, 17, 17),
+             c("", 768, c7, 1, 1, 17, 17), c("", c7, c7, 7, 1, 17, 17), c("", c7, c7, 1, 7, 17, 17),
+             c("", c7, c7, 7, 1, 17, 17), c("", c7, 192, 1, 7, 17, 17),
+             c("", 768, 192, 1, 1, 17, 17)]
+        return _merge(name, p, 17 * 17 * 768)
+
+    def inc_e(name: str, cin: int) -> Unit:
+        p = [c("", cin, 320, 1, 1, 8, 8),
+             c("", cin, 384, 1, 1, 8, 8), c("", 384, 384, 1, 3, 8, 8), c("", 384, 384, 3, 1, 8, 8),
+             c("", cin, 448, 1, 1, 8, 8), c("", 448, 384, 3, 3, 8, 8), c("", 384, 384, 1, 3, 8, 8),
+             c("", 384, 384, 3, 1, 8, 8), c("", cin, 192, 1, 1, 8, 8)]
+        return _merge(name, p, 8 * 8 * 2048)
+
+    units = [
+        _merge("stem_a", [c("", 3, 32, 3, 3, 149, 149), c("", 32, 32, 3, 3, 147, 147),
+                          c("", 32, 64, 3, 3, 147, 147)], 73 * 73 * 64),
+        _merge("stem_b", [c("", 64, 80, 1, 1, 73, 73), c("", 80, 192, 3, 3, 71, 71)], 35 * 35 * 192),
+        inc_a("Mixed_5b", 192, 32), inc_a("Mixed_5c", 256, 64), inc_a("Mixed_5d", 288, 64),
+        _merge("Mixed_6a", [c("", 288, 384, 3, 3, 17, 17), c("", 288, 64, 1, 1, 35, 35),
+                            c("", 64, 96, 3, 3, 35, 35), c("", 96, 96, 3, 3, 17, 17)], 17 * 17 * 768),
+        inc_c("Mixed_6b", 128), inc_c("Mixed_6c", 160), inc_c("Mixed_6d", 160), inc_c("Mixed_6e", 192),
+        _merge("Mixed_7a", [c("", 768, 192, 1, 1, 17, 17), c("", 192, 320, 3, 3, 8, 8),
+                            c("", 768, 192, 1, 1, 17, 17), c("", 192, 192, 1, 7, 17, 17),
+                            c("", 192, 192, 7, 1, 17, 17), c("", 192, 192, 3, 3, 8, 8)], 8 * 8 * 1280),
+        inc_e("Mixed_7b", 1280), inc_e("Mixed_7c", 2048),
+        _fc("fc", 2048, 1000, out_elems=0),
+    ]
+    return tuple(units)
+
+
+# ----------------------------------------------------------------------------- transformer builders
+def _bert_large() -> tuple[Unit, ...]:
+    """Embeddings (word 30522 + position 512 + type 2, LayerNorm), 24 layers, pooler + SQuAD
+    span head; n = 384 tokens."""
+    d, n, V = 1024, 384, 30522
+    emb = Unit("embeddings", (V + 512 + 2) * d + 2 * d, 0.0, n * d)
+    layer = 12 * d * d + 13 * d
+    layers = [Unit(f"layer{i}", layer, 24.0 * n * d * d + 4.0 * n * n * d, n * d) for i in range(24)]
+    head = Unit("pooler+qa", d * d + d + 2 * d + 2, 2.0 * d * d + 2.0 * n * d * 2, 0)
+    return (emb, *layers, head)
+
+
+def _xlnet_large() -> tuple[Unit, ...]:
+    """Word embeddings (32000 x 1024), 24 two-stream-free (fine-tuning) layers with relative
+    attention, SQuAD head; n = 512 tokens, no memory."""
+    d, n, V = 1024, 512, 32000
+    emb = Unit("word_embedding", V * d, 0.0, n * d)
+    layer = 13 * d * d + 14 * d  # q,k,v,o,r (5d^2) + FFN (8d^2 + 5d) + 3 rel. biases + seg. emb. + 2 LN
+    layers = [Unit(f"layer{i}", layer, 28.0 * n * d * d + 8.0 * n * n * d, n * d) for i in range(24)]
+    # start logits (d->1), end logits (2d->d, LN, d->1), answer class (2d->d, d->1)
+    head = Unit("squad_head", 2 * (2 * d * d + d) + 3 * (d + 1) + 2 * d, 2.0 * n * (2 * d * d), 0)
+    return (emb, *layers, head)
+
+
+def _t5_11b() -> tuple[Unit, ...]:
+    """Shared embedding (32128 x 1024), 24 encoder + 24 decoder layers (d_a = 16384,
+    d_ff = 65536, RMS norms, no biases), tied LM head; 512 encoder / 128 decoder tokens."""
+    d, da, dff, V, ne, nd = 1024, 16384, 65536, 32128, 512, 128
+    carry = (ne + nd) * d
+    emb = Unit("shared_embedding", V * d, 0.0, carry)
+    enc = [Unit(f"encoder{i}", 4 * d * da + 2 * d * dff + 2 * d + (32 * 128 if i == 0 else 0) + (d if i == 23 else 0),
+                2.0 * ne * (4 * d * da + 2 * d * dff) + 4.0 * ne * ne * da, carry) for i in range(24)]
+    dec_flops = (2.0 * nd * (4 * d * da) + 4.0 * nd * nd * da  # self attention
+                 + 2.0 * nd * (2 * d * da) + 2.0 * ne * (2 * d * da) + 4.0 * nd * ne * da  # cross
+                 + 2.0 * nd * (2 * d * dff))  # FFN
+    dec = [Unit(f"decoder{i}", 8 * d * da + 2 * d * dff + 3 * d + (32 * 128 if i == 0 else 0) + (d if i == 23 else 0),
+                dec_flops, carry) for i in range(24)]
+    head = Unit("lm_head(tied)", 0, 2.0 * nd * d * V, 0)
+    return (emb, *enc, *dec, head)
+
+
+def _gpt(layers: int, d: int) -> tuple[Unit, ...]:
+    """GPT-3 (Brown et al., Table 2.1): token (50257) + position (2048) embeddings, ``layers``
+    pre-LN layers of width d, final LayerNorm and tied LM head; n = 512 tokens."""
+    n, V = 512, 50257
+    emb = Unit("embeddings", (V + 2048) * d, 0.0, n * d)
+    body = [Unit(f"layer{i}", 12 * d * d + 13 * d, 24.0 * n * d * d + 4.0 * n * n * d, n * d) for i in range(layers)]
+    head = Unit("ln_f+lm_head(tied)", 2 * d, 2.0 * n * d * V, 0)
+    return (emb, *body, head)
+
+
+# ----------------------------------------------------------------------------- planner
+def balanced_cuts(flops: list[float] | tuple[float, ...], replicas: tuple[int, ...]) -> tuple[int, ...]:
+    """Contiguous partition of the units into ``len(replicas)`` non-empty stages minimising
+    ``max_s sum(flops in s) / k_s`` (a compute-only pipeline planner). Exact dynamic programme
+    over prefix sums; ties go to the earliest cut. Returns the first unit of stages 2..S."""
+    n, S = len(flops), len(replicas)
+    if not 1 <= S <= n:
+        raise ValueError(f"cannot split {n} units into {S} non-empty stages")
+    pre = [0.0]
+    for f in flops:
+        pre.append(pre[-1] + f)
+    INF = float("inf")
+    # best[s][j]: least bottleneck for the first j units in s stages; arg[s][j]: start of stage s
+    best = [[INF] * (n + 1) for _ in range(S + 1)]
+    arg = [[-1] * (n + 1) for _ in range(S + 1)]
+    best[0][0] = 0.0
+    for s in range(1, S + 1):
+        k = replicas[s - 1]
+        for j in range(s, n - (S - s) + 1):
+            for i in range(s - 1, j):
+                if best[s - 1][i] == INF:
+                    continue
+                v = max(best[s - 1][i], (pre[j] - pre[i]) / k)
+                if v < best[s][j]:
+                    best[s][j], arg[s][j] = v, i
+    cuts = []
+    j = n
+    for s in range(S, 0, -1):
+        i = arg[s][j]
+        cuts.append(i)
+        j = i
+    return tuple(sorted(c for c in cuts if c > 0))
+
+
+def stage_bounds(model: ModelProfile, config: Config) -> list[tuple[int, int]]:
+    """``[(first unit, last unit + 1)]`` of each stage of ``config``."""
+    cuts = config.cuts if config.cuts is not None else balanced_cuts([u.flops for u in model.units], config.replicas)
+    edges = [0, *cuts, len(model.units)]
+    if len(edges) != len(config.replicas) + 1 or any(a >= b for a, b in zip(edges, edges[1:])):
+        raise ValueError(f"{model.key}/{config.name}: cuts {cuts} do not give {len(config.replicas)} non-empty stages")
+    return list(zip(edges, edges[1:]))
+
+
+def stage_dicts(model: ModelProfile, config: Config) -> list[dict[str, Any]]:
+    """The instance's stage dicts (see the module docstring for every formula)."""
+    B, R = model.batch_size, model.throughput
+    bounds = stage_bounds(model, config)
+    out = []
+    boundary_bytes = [model.units[b - 1].out_elems * model.act_bytes * B for _, b in bounds]  # whole batch
+    for s, ((a, b), k) in enumerate(zip(bounds, config.replicas)):
+        units = model.units[a:b]
+        fwd = (B / k) * sum(u.flops for u in units) / R
+        out.append({
+            "replicas": int(k),
+            "fwd_time": float(fwd),
+            "bwd_time": float(2.0 * fwd),
+            "in_bytes": 0.0 if s == 0 else float(boundary_bytes[s - 1] / k),
+            "out_bytes": 0.0 if s == len(bounds) - 1 else float(boundary_bytes[s] / k),
+            "param_bytes": float(sum(u.params for u in units) * model.grad_bytes),
+        })
+    return out
+
+
+# ----------------------------------------------------------------------------- the nine models
+def _uniform(prefix: str, stages: int, replicas: int, note: str = "") -> Config:
+    return Config(f"{prefix}{stages}x{replicas}", (replicas,) * stages, None, note)
+
+
+def _build() -> dict[str, ModelProfile]:
+    cnn, tr = CNN_FLOPS, TRANSFORMER_FLOPS
+    fc_cut = 16  # VGG19: units 0..15 are convs, 16..18 the FC layers
+    models = [
+        ModelProfile(
+            "vgg19", "VGG19", "144M", 32, "Table I", _vgg19(), cnn, 4,
+            (Config("dp1", (1,), None, "single GPU"),
+             Config("dp4", (4,), None, "data parallel"),
+             Config("pipe4", (1, 1, 1, 1), None, "model parallel, compute-balanced"),
+             Config("conv3-fc1", (3, 1), (fc_cut,), "PipeDream-style: data-parallel convs, one GPU for FC"),
+             Config("conv2-fc1x2", (2, 1, 1), (fc_cut, 17), "convs x2, fc6 and fc7+fc8 on one GPU each"),
+             Config("blocks-2-2-1-1", (2, 2, 1, 1), (4, 12, fc_cut), "conv blocks 1-2, 3-4, 5, FC"),
+             Config("conv7-fc1", (7, 1), (fc_cut,), "PipeDream-style 7-1"),
+             Config("table2", (4, 4, 4, 2, 1, 1), (4, 8, 12, fc_cut, 17),
+                    "Table II job: blocks 1-2, 3, 4, 5 (x4, x4, x4, x2), fc6, fc7+fc8"),
+             Config("conv15-fc1", (15, 1), (fc_cut,), "PipeDream's VGG16 plan 15-1"),
+             Config("conv31-fc1", (31, 1), (fc_cut,), "PipeDream-style 31-1"),
+             Config("blocks-8-8-8-4-2-2", (8, 8, 8, 4, 2, 2), (4, 8, 12, fc_cut, 17), "table2 scaled x2"),
+             Config("conv63-fc1", (63, 1), (fc_cut,), "PipeDream-style 63-1"),
+             Config("blocks-32-32-32-16-8-8", (32, 32, 32, 16, 8, 8), (4, 8, 12, fc_cut, 17), "table2 scaled x8")),
+            "table2",
+            notes="fc6 alone holds 102.8M of the 143.7M parameters"),
+        ModelProfile(
+            "resnet152", "ResNet152", "60M", 32, "not in Table I: 32, as for the other two CNNs",
+            _resnet152(), cnn, 4,
+            (Config("dp1", (1,), None, "single GPU"),
+             Config("dp2", (2,), None, "data parallel"),
+             Config("pipe2x2", (2, 2), None, "compute-balanced"),
+             Config("pipe3-2-1", (3, 2, 1), None, "compute-balanced, decreasing replication"),
+             Config("dp8", (8,), None, "data parallel"),
+             Config("pipe4x3", (3, 3, 3, 3), None, "compute-balanced"),
+             Config("dp32", (32,), None, "data parallel"),
+             Config("pipe4x8", (8, 8, 8, 8), None, "compute-balanced"),
+             Config("pipe4x16", (16, 16, 16, 16), None, "compute-balanced"),
+             Config("dp128", (128,), None, "data parallel")),
+            "pipe2x2"),
+        ModelProfile(
+            "inception-v3", "Inception-V3", "24M", 32, "Table I", _inception_v3(), cnn, 4,
+            (Config("dp1", (1,), None, "single GPU"),
+             Config("dp4", (4,), None, "data parallel"),
+             Config("pipe2-1-1", (2, 1, 1), None, "compute-balanced"),
+             Config("pipe2x3", (3, 3), None, "compute-balanced"),
+             Config("dp16", (16,), None, "data parallel"),
+             Config("pipe4x6", (6, 6, 6, 6), None, "compute-balanced"),
+             Config("pipe8x8", (8,) * 8, None, "compute-balanced")),
+            "pipe2-1-1"),
+        ModelProfile(
+            "bert-large", "BERT-large", "340M", 48,
+            "not in Table I: 48, BERT's SQuAD2.0 fine-tuning batch (Devlin et al.)", _bert_large(), tr, 4,
+            (Config("dp1", (1,), None, "single GPU"),
+             Config("pipe2x1", (1, 1), None, "model parallel"),
+             _uniform("pipe", 3, 1, "model parallel"),
+             _uniform("pipe", 4, 2, "compute-balanced"),
+             _uniform("pipe", 3, 3, "compute-balanced"),
+             _uniform("pipe", 4, 4, "compute-balanced"),
+             _uniform("pipe", 8, 4, "compute-balanced"),
+             _uniform("pipe", 8, 8, "compute-balanced")),
+            "pipe4x2"),
+        ModelProfile(
+            "xlnet-large", "XLNet-large", "550M", 48,
+            "not in Table I: 48, XLNet's SQuAD2.0 fine-tuning batch (Yang et al.)", _xlnet_large(), tr, 4,
+            (Config("dp1", (1,), None, "single GPU"),
+             _uniform("pipe", 2, 2, "compute-balanced"),
+             _uniform("pipe", 3, 1, "model parallel"),
+             _uniform("pipe", 5, 2, "compute-balanced"),
+             _uniform("pipe", 4, 8, "compute-balanced"),
+             _uniform("pipe", 8, 16, "compute-balanced")),
+            "pipe2x2",
+            notes="architecture-derived count 0.36B: Table I's 550M is not matched by the published "
+                  "large configuration; the derived count drives every number"),
+        ModelProfile(
+            "t5-11b", "T5 (11B)", "11B", 16, "not in Table I: 16, as for GPT-175B, the other model above 10B",
+            _t5_11b(), tr, 2,
+            (_uniform("pipe", 4, 1, "model parallel"),
+             _uniform("pipe", 6, 1, "model parallel"),
+             _uniform("pipe", 8, 1, "model parallel"),
+             _uniform("pipe", 5, 2, "compute-balanced"),
+             _uniform("pipe", 8, 2, "compute-balanced"),
+             _uniform("pipe", 16, 4, "compute-balanced")),
+            "pipe8x1"),
+        ModelProfile(
+            "gpt-6.7b", "GPT-3 6.7B", "6.7B", 32, "Table I", _gpt(32, 4096), tr, 2,
+            (_uniform("pipe", 2, 1, "model parallel"),
+             _uniform("pipe", 4, 2, "compute-balanced"),
+             _uniform("pipe", 2, 5, "compute-balanced"),
+             _uniform("pipe", 8, 4, "compute-balanced"),
+             _uniform("pipe", 8, 16, "compute-balanced")),
+            "pipe4x2"),
+        ModelProfile(
+            "gpt-13b", "GPT-3 13B", "13B", 32, "Table I", _gpt(40, 5140), tr, 2,
+            (_uniform("pipe", 4, 1, "model parallel"),
+             _uniform("pipe", 6, 2, "compute-balanced"),
+             _uniform("pipe", 8, 2, "compute-balanced"),
+             _uniform("pipe", 12, 4, "compute-balanced"),
+             _uniform("pipe", 16, 4, "compute-balanced")),
+            "pipe8x2"),
+        ModelProfile(
+            "gpt-175b", "GPT-3 175B", "175B", 16, "Table I", _gpt(96, 12288), tr, 2,
+            (_uniform("pipe", 4, 2, "compute-balanced (toy: ignores memory)"),
+             _uniform("pipe", 8, 1, "model parallel (toy: ignores memory)"),
+             _uniform("pipe", 16, 1, "model parallel"),
+             _uniform("pipe", 16, 2, "Table II job: 16 stages x 2 replicas"),
+             _uniform("pipe", 16, 4, "compute-balanced"),
+             _uniform("pipe", 16, 8, "compute-balanced"),
+             _uniform("pipe", 32, 8, "compute-balanced")),
+            "pipe16x2"),
+    ]
+    return {m.key: m for m in models}
+
+
+@lru_cache(maxsize=1)
+def _models() -> dict[str, ModelProfile]:
+    return _build()
+
+
+MODELS: dict[str, ModelProfile] = _models()
+"""The nine models of Table I by key: vgg19, resnet152, inception-v3, bert-large, xlnet-large,
+t5-11b, gpt-6.7b, gpt-13b, gpt-175b."""
+
+
+def get_model(key: str) -> ModelProfile:
+    """The profile of ``key`` (a key of :data:`MODELS`); ``KeyError`` otherwise."""
+    return MODELS[key]

@@ -1,0 +1,197 @@
+"""The ``optkit`` command line.
+
+Verbs: ``list``, ``generate``, ``validate``, ``solve``, ``compare``, ``report``.
+
+Exit status: 0 on success, 2 for bad input (one line on stderr naming the field; never a
+traceback), 1 for an internal failure (set ``OPTKIT_DEBUG=1`` for the traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import traceback
+from pathlib import Path
+from typing import Any, Sequence
+
+from optkit import registry
+from optkit.errors import InputError
+from optkit.instances import instance_hash, load_instance, read_json, save_instance
+
+__all__ = ["main", "build_parser"]
+
+
+def _parse_params(items: Sequence[str] | None) -> dict[str, Any]:
+    """``key=value`` pairs; a value that parses as JSON is taken as JSON, otherwise a string."""
+    params: dict[str, Any] = {}
+    for item in items or ():
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise InputError("--param", f"must look like key=value, got {item!r}")
+        try:
+            params[key] = json.loads(value)
+        except json.JSONDecodeError:
+            params[key] = value
+    return params
+
+
+def _print_json(obj: Any) -> None:
+    print(json.dumps(obj, indent=None, allow_nan=True, default=str))
+
+
+# ----------------------------------------------------------------------------- verbs
+def cmd_list(args: argparse.Namespace) -> int:
+    formulations = registry.all_formulations()
+    if args.problem:
+        formulations = {args.problem: registry.get(args.problem)}
+    for name, f in formulations.items():
+        print(f"{name}: {f.summary}")
+        print(f"  objectives: {', '.join(f.objectives)} (default {f.default_objective})")
+        print("  algorithms:")
+        for a in f.algorithms.values():
+            flag = "" if a.available() else f"  [needs {', '.join(a.requires)}: pip install optkit[peers]]"
+            print(f"    {a.name:<18} {a.kind:<9} {a.summary}{flag}")
+        if f.suites:
+            print("  suites:")
+            for s in f.suites.values():
+                print(f"    {s.name:<18} {s.summary}")
+    return 0
+
+
+def cmd_generate(args: argparse.Namespace) -> int:
+    f = registry.get(args.problem)
+    if args.suite:
+        if args.suite not in f.suites:
+            raise InputError("--suite", f"is unknown for {f.name}: {args.suite!r} (known: {', '.join(f.suites)})")
+        if not args.out:
+            raise InputError("--out", "is required with --suite (a folder to write the instances into)")
+        items = f.suites[args.suite].build()
+        for name, data in items:
+            save_instance(Path(args.out) / f"{name}.json", data)
+        print(f"wrote {len(items)} {f.name} instances of suite {args.suite} to {args.out}")
+        return 0
+    if f.generate is None:
+        raise InputError("problem", f"{f.name} has no generator")
+    params = _parse_params(args.param)
+    if args.seed is not None:
+        params["seed"] = args.seed
+    try:
+        data = f.generate(**params)
+    except TypeError as exc:  # an unknown keyword: the user's mistake
+        raise InputError("--param", str(exc)) from None
+    f.instance_from_dict(data)  # a generator must produce valid instances
+    if args.out:
+        save_instance(args.out, data)
+        print(f"wrote {args.out}")
+    else:
+        print(json.dumps(data, indent=1))
+    return 0
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    for path in args.files:
+        problem, instance, data = load_instance(path)
+        line = f"{path}: valid {problem} instance, hash {instance_hash(data)[:16]}"
+        if args.solution:
+            f = registry.get(problem)
+            ev = f.evaluate(instance, read_json(args.solution))
+            if not ev.feasible:
+                raise InputError(args.solution, "is infeasible: " + "; ".join(ev.violations))
+            line += "; solution feasible: " + ", ".join(f"{k}={v:.6g}" for k, v in ev.objectives.items())
+        print(line)
+    return 0
+
+
+def cmd_solve(args: argparse.Namespace) -> int:
+    from optkit.solve import solve
+
+    problem, instance, _ = load_instance(args.file, problem=args.problem)
+    result = solve(problem, instance, args.algorithm, objective=args.objective, time_limit=args.time_limit,
+                   seed=args.seed, params=_parse_params(args.param))
+    if args.out:
+        Path(args.out).write_text(json.dumps(result.solution, indent=1) + "\n")
+    if args.json:
+        _print_json(result.to_json_summary())
+        return 0
+    print(f"{problem} / {result.algorithm}: {result.status.value}")
+    print(f"  objective {result.objective_name}: {result.objective}")
+    print(f"  bound: {result.bound}   gap: {result.gap}")
+    print(f"  wall time: {result.wall_time_s:.6f} s")
+    for k, v in result.metrics.items():
+        print(f"  {k}: {v}")
+    if result.message:
+        print(f"  message: {result.message}")
+    return 0
+
+
+# ----------------------------------------------------------------------------- parser
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="optkit", description="Exact and approximate solvers for GPU-cluster scheduling.")
+    sub = p.add_subparsers(dest="verb", required=True, metavar="VERB")
+
+    s = sub.add_parser("list", help="problems, algorithms and suites")
+    s.add_argument("problem", nargs="?", help="only this problem")
+    s.set_defaults(func=cmd_list)
+
+    s = sub.add_parser("generate", help="generate one instance, or write a named suite to a folder")
+    s.add_argument("problem")
+    s.add_argument("--suite", help="write this named suite (needs --out FOLDER)")
+    s.add_argument("--seed", type=int, help="seed of the generator")
+    s.add_argument("--param", action="append", metavar="KEY=VALUE", help="generator keyword (repeatable)")
+    s.add_argument("--out", help="output file (one instance) or folder (--suite); stdout if omitted")
+    s.set_defaults(func=cmd_generate)
+
+    s = sub.add_parser("validate", help="check instance files (and optionally a solution)")
+    s.add_argument("files", nargs="+", metavar="FILE")
+    s.add_argument("--solution", help="a solution JSON file to check against the (single) instance")
+    s.set_defaults(func=cmd_validate)
+
+    s = sub.add_parser("solve", help="run one algorithm on one instance")
+    s.add_argument("problem")
+    s.add_argument("file")
+    s.add_argument("--algorithm", "-a", required=True)
+    s.add_argument("--objective", help="objective to optimise and report (default: the problem's first)")
+    s.add_argument("--time-limit", type=float, default=None, help="seconds")
+    s.add_argument("--seed", type=int, default=None)
+    s.add_argument("--param", action="append", metavar="KEY=VALUE", help="algorithm keyword (repeatable)")
+    s.add_argument("--out", help="write the solution JSON here")
+    s.add_argument("--json", action="store_true", help="print exactly one JSON object")
+    s.set_defaults(func=cmd_solve)
+
+    try:
+        from optkit.harness.cli_commands import add_compare_parser, add_report_parser
+    except ImportError:  # pragma: no cover - the harness ships with the engine
+        pass
+    else:
+        add_compare_parser(sub)
+        add_report_parser(sub)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except InputError as exc:
+        print(f"optkit: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("optkit: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # the reader went away (``optkit generate ... | head``): not a failure
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+    except Exception as exc:  # an internal failure, not the user's
+        if os.environ.get("OPTKIT_DEBUG"):
+            traceback.print_exc()
+        print(f"optkit: internal error: {type(exc).__name__}: {exc} (set OPTKIT_DEBUG=1 for the traceback)",
+              file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

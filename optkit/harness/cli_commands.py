@@ -1,0 +1,225 @@
+"""``optkit compare`` and ``optkit report``: argparse sub-commands and their handlers.
+
+``optkit/cli.py`` adds them with :func:`add_compare_parser` and :func:`add_report_parser`; each
+parser's defaults carry ``func`` (the handler, ``args -> exit status``). Handlers raise
+:class:`~optkit.errors.InputError` for bad input; the caller prints it as one line on stderr and
+exits with status 2. ``python -m optkit.harness.cli_commands compare|report ...`` runs them
+stand-alone (same behaviour).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any, Sequence
+
+from optkit import registry
+from optkit.errors import InputError
+from optkit.instances import read_json
+
+__all__ = [
+    "DEFAULT_DB", "DEFAULT_TIME_LIMIT", "add_compare_parser", "add_report_parser", "run_compare",
+    "run_report", "collect_instances", "parse_seeds", "main",
+]
+
+DEFAULT_DB = "optkit-results.sqlite"
+DEFAULT_TIME_LIMIT = 60.0
+
+
+# ----------------------------------------------------------------------------- parsers
+def add_compare_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Add ``compare`` to an ``ArgumentParser.add_subparsers()`` object; returns its parser."""
+    p = subparsers.add_parser(
+        "compare",
+        help="run algorithms on instances and report objective, gap and time",
+        description=(
+            "Run every (instance, algorithm, objective, seed) not yet in the result store, each in its own "
+            "process under a hard time limit, and print a summary per algorithm. A killed sweep resumes "
+            "where it stopped. Gaps are measured against the best proven bound of each instance."),
+    )
+    p.add_argument("paths", nargs="*", metavar="PATHS",
+                   help="instance JSON files or folders of them (searched recursively); one problem only")
+    p.add_argument("--problem", help="problem name (needed with --suite; checked against the files)")
+    p.add_argument("--suite", help="a named instance suite of the problem's formulation")
+    p.add_argument("--algorithms", default="all",
+                   help="comma-separated algorithm names, or 'all' (default: every available algorithm)")
+    p.add_argument("--objective", default=None,
+                   help="objective name, comma-separated names, or 'all' (default: the problem's default objective)")
+    p.add_argument("--seeds", default="0",
+                   help="seeds of randomized algorithms: '0,1,2' or '0-9' (default 0); deterministic ones use the first")
+    p.add_argument("--time-limit", type=float, default=DEFAULT_TIME_LIMIT, metavar="S",
+                   help=f"seconds per run (default {DEFAULT_TIME_LIMIT:g}); a run is killed after 1.2 x S + a few seconds")
+    p.add_argument("--jobs", type=int, default=None, metavar="N",
+                   help="runs at a time on this machine (default: the number of CPUs)")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="Dask distributed scheduler address (tcp://host:8786): run there instead of locally")
+    p.add_argument("--db", default=DEFAULT_DB, metavar="FILE", help=f"SQLite result store (default {DEFAULT_DB})")
+    p.add_argument("--report", default=None, metavar="DIR",
+                   help="also write summary.md, summary.csv, rows.csv and PNG plots into DIR")
+    p.add_argument("--retry-failed", action="store_true",
+                   help="redo runs stored with status time_limit or error (others are never redone)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=run_compare)
+    return p
+
+
+def add_report_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Add ``report`` to an ``ArgumentParser.add_subparsers()`` object; returns its parser."""
+    p = subparsers.add_parser(
+        "report",
+        help="summarise a result store: tables and plots",
+        description="Summarise every stored run (gaps against the best proven bound known now).",
+    )
+    p.add_argument("--db", default=DEFAULT_DB, metavar="FILE", help=f"SQLite result store (default {DEFAULT_DB})")
+    p.add_argument("--out", default=None, metavar="DIR",
+                   help="write summary.md, summary.csv, rows.csv and PNG plots into DIR")
+    p.add_argument("--problem", default=None, help="only this problem")
+    p.set_defaults(func=run_report)
+    return p
+
+
+# ----------------------------------------------------------------------------- argument helpers
+def parse_seeds(text: str) -> list[int]:
+    """``"0,1,5"`` or ``"0-4"`` (or a mix, ``"0-2,7"``) as a list of distinct integers >= 0."""
+    seeds: list[int] = []
+    for part in (p.strip() for p in str(text).split(",")):
+        if not part:
+            continue
+        lo, sep, hi = part.partition("-")
+        try:
+            if sep:
+                a, b = int(lo), int(hi)
+                if b < a:
+                    raise ValueError
+                seeds.extend(range(a, b + 1))
+            else:
+                seeds.append(int(part))
+        except ValueError:
+            raise InputError("--seeds", f"must be integers like 0,1,2 or a range like 0-9, got {text!r}") from None
+    if not seeds or any(s < 0 for s in seeds):
+        raise InputError("--seeds", f"must list integers >= 0, got {text!r}")
+    return list(dict.fromkeys(seeds))
+
+
+def collect_instances(paths: Sequence[str], problem: str | None = None) -> tuple[str | None, list[tuple[str, dict[str, Any]]]]:
+    """Read instance files (folders are searched recursively for ``*.json``).
+
+    Returns ``(problem, [(path, dict)])``. Every file must name the same problem in its
+    ``"problem"`` key (and match ``problem`` when given). Files are only read here; the
+    formulation validates them (see :func:`optkit.harness.compare.validate_instances`).
+    """
+    files: list[Path] = []
+    for raw in paths:
+        p = Path(raw)
+        if p.is_dir():
+            found = sorted(q for q in p.rglob("*.json") if q.is_file())
+            if not found:
+                raise InputError(str(p), "is a folder without any .json instance file")
+            files.extend(found)
+        elif p.is_file():
+            files.append(p)
+        else:
+            raise InputError(str(p), "does not exist")
+    out: list[tuple[str, dict[str, Any]]] = []
+    seen_problem = problem
+    for f in dict.fromkeys(files):
+        data = read_json(f)
+        name = data.get("problem")
+        if not isinstance(name, str):
+            raise InputError(f"{f}: problem", f"must be a string naming the problem, got {name!r}")
+        if seen_problem is None:
+            seen_problem = name
+        elif name != seen_problem:
+            raise InputError(f"{f}: problem", f"is {name!r}, but this sweep is of {seen_problem!r} (one problem per sweep)")
+        out.append((str(f), data))
+    return seen_problem, out
+
+
+def _positive(name: str, value: float | int | None, *, integer: bool = False) -> None:
+    if value is None:
+        return
+    if value != value or value <= 0 or value == float("inf"):  # NaN, <= 0, inf
+        raise InputError(name, f"must be {'an integer' if integer else 'a number'} > 0, got {value!r}")
+
+
+def _stderr(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+# ----------------------------------------------------------------------------- handlers
+def run_compare(args: argparse.Namespace) -> int:
+    """Handler of ``optkit compare``; returns the exit status (0)."""
+    from optkit import report as report_mod
+    from optkit.harness.compare import compare_report
+    from optkit.harness.executors import make_executor
+
+    _positive("--time-limit", args.time_limit)
+    _positive("--jobs", args.jobs, integer=True)
+    seeds = parse_seeds(args.seeds)
+    if not args.paths and not args.suite:
+        raise InputError("PATHS", "none given: pass instance files or folders, or --problem P --suite S")
+    problem, instances = collect_instances(args.paths, args.problem)
+    sources = {name: name for name, _ in instances}
+    if args.suite:
+        if problem is None:
+            raise InputError("--suite", "needs --problem (or instance files naming the problem)")
+        formulation = registry.get(problem)
+        if args.suite not in formulation.suites:
+            known = ", ".join(formulation.suites) or "none"
+            raise InputError("--suite", f"{args.suite!r} is not a suite of {problem} (known: {known})")
+        for name, data in formulation.suites[args.suite].build():
+            full = f"{args.suite}/{name}"
+            instances.append((full, data))
+            sources[full] = args.suite
+    assert problem is not None
+    registry.get(problem)  # unknown problem: InputError before anything else
+    executor = make_executor(args.jobs, args.scheduler)
+    try:
+        rep = compare_report(
+            problem, instances, algorithms=args.algorithms, objectives=args.objective, seeds=seeds,
+            time_limit=args.time_limit, db=args.db, executor=executor, progress=not args.no_progress,
+            retry_failed=args.retry_failed, source=sources, log=_stderr,
+        )
+    finally:
+        executor.close()
+    report_mod.print_report(rep)
+    if args.report:
+        written = report_mod.write_report(rep, args.report)
+        _stderr(f"report: {len(written)} files written to {args.report}")
+    return 0
+
+
+def run_report(args: argparse.Namespace) -> int:
+    """Handler of ``optkit report``; returns the exit status (0)."""
+    from optkit import report as report_mod
+
+    if args.problem is not None:
+        registry.get(args.problem)
+    rep = report_mod.build_report(args.db, problem=args.problem)
+    report_mod.print_report(rep)
+    if args.out:
+        written = report_mod.write_report(rep, args.out)
+        _stderr(f"report: {len(written)} files written to {args.out}")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Stand-alone entry point (``python -m optkit.harness.cli_commands``): InputError -> exit 2."""
+    parser = argparse.ArgumentParser(prog="optkit", description="optkit comparison harness")
+    sub = parser.add_subparsers(dest="command", required=True)
+    add_compare_parser(sub)
+    add_report_parser(sub)
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args))
+    except InputError as exc:
+        print(f"optkit: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("optkit: interrupted; finished runs are stored, re-run to resume", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

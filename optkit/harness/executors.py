@@ -1,0 +1,169 @@
+"""Where tasks run: a local pool, or an existing Dask distributed cluster.
+
+Both executors hand every task to :func:`optkit.harness.worker.run_task`, which runs it in its
+own child process under the hard time limit, and yield rows in the order tasks finish. The
+caller (:func:`optkit.harness.compare.compare`) writes each row to the store as it arrives.
+
+* :class:`LocalExecutor`: ``jobs`` threads, each waiting on one child process at a time, so at
+  most ``jobs`` tasks run at once (default ``os.cpu_count()``).
+* :class:`DaskExecutor`: ``distributed.Client(address)``; ``run_task`` runs inside the Dask
+  workers (so the hard limit holds there too) and each worker's thread count bounds its
+  concurrency. Workers need optkit and the formulation installed (and
+  ``OPTKIT_FORMULATIONS`` set where plug-ins are used). No cluster code of our own.
+  A worker under a nanny is a daemonic process, which may not start ``multiprocessing``
+  children, so each task then runs in a fresh interpreter (about a second of imports per task);
+  start workers with ``DASK_DISTRIBUTED__WORKER__DAEMON=False`` to use the fast forkserver.
+
+A script that calls :func:`~optkit.harness.compare.compare` needs the usual
+``if __name__ == "__main__":`` guard of multiprocessing code: worker processes import the
+main module.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import os
+import threading
+import uuid
+from typing import Any, Iterator, Protocol, Sequence
+
+from optkit.errors import InputError
+from optkit.harness.tasks import Task
+from optkit.harness.worker import DEFAULT_GRACE_S, kill_live_children, make_row, run_task
+
+__all__ = ["Executor", "LocalExecutor", "DaskExecutor", "make_executor"]
+
+
+class Executor(Protocol):
+    """Runs tasks and yields their rows as they finish."""
+
+    def run(self, tasks: Sequence[Task]) -> Iterator[dict[str, Any]]:
+        """Yield one row per task, in completion order."""
+        ...
+
+    def close(self) -> None:
+        """Release workers and connections."""
+        ...
+
+    @property
+    def description(self) -> str:
+        """One line naming where tasks run (for progress output)."""
+        ...
+
+
+class LocalExecutor:
+    """At most ``jobs`` concurrent tasks on this machine, each in a fresh child process.
+
+    Parameters
+    ----------
+    jobs: concurrent tasks; default ``os.cpu_count()``.
+    grace_s: start-up grace of the hard time limit (see :func:`~optkit.harness.worker.hard_limit`).
+    method: process start method for :func:`~optkit.harness.worker.run_task` (default: its own).
+    """
+
+    def __init__(self, jobs: int | None = None, *, grace_s: float = DEFAULT_GRACE_S, method: str | None = None) -> None:
+        if jobs is None:
+            jobs = os.cpu_count() or 1
+        if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+            raise InputError("jobs", f"must be an integer >= 1, got {jobs!r}")
+        self.jobs = jobs
+        self.grace_s = grace_s
+        self.method = method
+
+    @property
+    def description(self) -> str:
+        return f"local, {self.jobs} at a time"
+
+    def run(self, tasks: Sequence[Task]) -> Iterator[dict[str, Any]]:
+        """Yield rows as tasks finish; on interruption, cancel queued tasks and kill running ones."""
+        if not tasks:
+            return
+        pool = cf.ThreadPoolExecutor(max_workers=min(self.jobs, len(tasks)), thread_name_prefix="optkit-task")
+        cancel = threading.Event()
+        finished = False
+        try:
+            futures = {pool.submit(run_task, t, grace_s=self.grace_s, method=self.method, cancel=cancel): t
+                       for t in tasks}
+            for fut in cf.as_completed(futures):
+                try:
+                    yield fut.result()
+                except Exception as exc:  # noqa: BLE001 - the harness itself failed; record, go on
+                    yield make_row(futures[fut], status="error", message=f"harness: {type(exc).__name__}: {exc}")
+            finished = True
+        finally:
+            if not finished:
+                cancel.set()  # children still starting give up as soon as they are up
+                pool.shutdown(wait=False, cancel_futures=True)
+                kill_live_children()
+            pool.shutdown(wait=True)
+
+    def close(self) -> None:
+        """Nothing to release: the pool lives only while :meth:`run` runs."""
+
+
+class DaskExecutor:
+    """Tasks on a Dask distributed cluster.
+
+    Parameters
+    ----------
+    scheduler: a scheduler address (``tcp://host:8786``) or an existing ``distributed.Client``.
+    grace_s: start-up grace of the hard time limit inside the workers.
+    """
+
+    def __init__(self, scheduler: Any, *, grace_s: float = DEFAULT_GRACE_S) -> None:
+        try:
+            from distributed import Client
+        except ImportError:
+            raise InputError("scheduler", "needs Dask distributed: install optkit[distributed]") from None
+        self.grace_s = grace_s
+        if isinstance(scheduler, str):
+            try:
+                self.client = Client(scheduler, timeout="20s")
+            except (OSError, TimeoutError) as exc:
+                raise InputError("scheduler", f"cannot connect to {scheduler!r}: {exc}") from None
+            self._own_client = True
+        else:
+            self.client = scheduler
+            self._own_client = False
+
+    @property
+    def description(self) -> str:
+        return f"dask {self.client.scheduler.address}"
+
+    def run(self, tasks: Sequence[Task]) -> Iterator[dict[str, Any]]:
+        """Submit every task (as a plain dict) and yield rows as they complete."""
+        if not tasks:
+            return
+        from distributed import as_completed
+
+        sweep = uuid.uuid4().hex[:8]
+        futures = {}
+        for t in tasks:
+            fut = self.client.submit(run_task, t.to_dict(), grace_s=self.grace_s, pure=False,
+                                     key=f"optkit-{t.algorithm}-{t.key[:16]}-{sweep}", retries=0)
+            futures[fut] = t
+        finished = False
+        try:
+            for fut in as_completed(list(futures)):
+                try:
+                    yield fut.result()
+                except Exception as exc:  # noqa: BLE001 - a lost worker (KilledWorker) and the like
+                    yield make_row(futures[fut], status="error", message=f"dask: {type(exc).__name__}: {exc}")
+                finally:
+                    fut.release()
+            finished = True
+        finally:
+            if not finished:
+                self.client.cancel(list(futures))
+
+    def close(self) -> None:
+        """Close the client if this executor opened it."""
+        if self._own_client:
+            self.client.close()
+
+
+def make_executor(jobs: int | None = None, scheduler: str | None = None, *, grace_s: float = DEFAULT_GRACE_S) -> LocalExecutor | DaskExecutor:
+    """A :class:`DaskExecutor` when ``scheduler`` is given, else a :class:`LocalExecutor`."""
+    if scheduler:
+        return DaskExecutor(scheduler, grace_s=grace_s)
+    return LocalExecutor(jobs, grace_s=grace_s)

@@ -1,0 +1,195 @@
+"""Tasks: one (instance, algorithm, objective, parameters, seed) run of a comparison sweep.
+
+A :class:`Task` carries everything a worker process needs (the instance as its JSON-ready dict,
+never an instance object), so it can be pickled to a local child process or shipped to a Dask
+worker on another machine. Its :attr:`Task.key` identifies the run in the result store: the
+hash of (instance content hash, problem, algorithm, objective, canonical parameters, seed).
+The time limit is deliberately not part of the key: re-running a sweep with another time limit
+does not redo finished runs (``--retry-failed`` redoes the ones that hit their limit).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping, Sequence
+
+from optkit.errors import InputError
+from optkit.formulation import Formulation
+from optkit.instances import canonical_json, instance_hash
+
+__all__ = ["Task", "task_key", "build_tasks"]
+
+
+def task_key(
+    instance_hash: str,
+    problem: str,
+    algorithm: str,
+    objective: str,
+    params: Mapping[str, Any] | None,
+    seed: int | None,
+) -> str:
+    """Stable identity of a run: hex SHA-256 of the canonical JSON of its defining fields.
+
+    ``params`` is canonicalised (sorted keys, no whitespace), so ``{"a": 1, "b": 2}`` and
+    ``{"b": 2, "a": 1}`` give the same key.
+    """
+    payload = canonical_json({
+        "instance_hash": instance_hash,
+        "problem": problem,
+        "algorithm": algorithm,
+        "objective": objective,
+        "params": dict(params or {}),
+        "seed": seed,
+    })
+    return hashlib.sha256(payload.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class Task:
+    """One run of a sweep.
+
+    Attributes
+    ----------
+    problem: the formulation's name (``gpu-mapping``).
+    instance_name: a human name for the instance (its file path, or suite/name).
+    instance: the instance as a JSON-ready dict (validated by the caller).
+    instance_hash: :func:`optkit.instances.instance_hash` of ``instance``.
+    algorithm, objective: what runs and which objective it is asked to minimise.
+    params: the algorithm's keyword parameters (JSON-ready).
+    seed: the seed handed to the algorithm.
+    time_limit: seconds the algorithm is told it has; the worker kills it after
+        ``time_limit * 1.2`` plus a start-up grace. ``None`` means no limit at all.
+    source: where the instance came from (a suite name or the path given on the command line).
+    """
+
+    problem: str
+    instance_name: str
+    instance: dict[str, Any] = field(repr=False, compare=False)
+    instance_hash: str
+    algorithm: str
+    objective: str
+    params: dict[str, Any] = field(default_factory=dict, compare=False)
+    seed: int | None = 0
+    time_limit: float | None = None
+    source: str = ""
+
+    @property
+    def key(self) -> str:
+        """See :func:`task_key`."""
+        return task_key(self.instance_hash, self.problem, self.algorithm, self.objective, self.params, self.seed)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A plain dict (JSON-ready) from which :meth:`from_dict` rebuilds the task."""
+        return {
+            "problem": self.problem,
+            "instance_name": self.instance_name,
+            "instance": self.instance,
+            "instance_hash": self.instance_hash,
+            "algorithm": self.algorithm,
+            "objective": self.objective,
+            "params": dict(self.params),
+            "seed": self.seed,
+            "time_limit": self.time_limit,
+            "source": self.source,
+        }
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "Task":
+        """Inverse of :meth:`to_dict`."""
+        return cls(
+            problem=d["problem"],
+            instance_name=d["instance_name"],
+            instance=d["instance"],
+            instance_hash=d["instance_hash"],
+            algorithm=d["algorithm"],
+            objective=d["objective"],
+            params=dict(d.get("params") or {}),
+            seed=d.get("seed"),
+            time_limit=d.get("time_limit"),
+            source=d.get("source", ""),
+        )
+
+
+def _check_time_limit(time_limit: float | None) -> float | None:
+    if time_limit is None:
+        return None
+    if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)):
+        raise InputError("time_limit", f"must be a number of seconds, got {time_limit!r}")
+    if not math.isfinite(time_limit) or time_limit <= 0:
+        raise InputError("time_limit", f"must be a finite number of seconds > 0, got {time_limit!r}")
+    return float(time_limit)
+
+
+def _check_seeds(seeds: Iterable[int | None]) -> list[int | None]:
+    out: list[int | None] = []
+    for s in seeds:
+        if s is not None and (isinstance(s, bool) or not isinstance(s, int) or s < 0):
+            raise InputError("seeds", f"must be integers >= 0, got {s!r}")
+        if s not in out:
+            out.append(s)
+    if not out:
+        raise InputError("seeds", "must list at least one seed")
+    return out
+
+
+def build_tasks(
+    formulation: Formulation,
+    instances: Sequence[tuple[str, dict[str, Any]]],
+    algorithms: Sequence[str],
+    objectives: Sequence[str],
+    seeds: Sequence[int | None] = (0,),
+    time_limit: float | None = 60.0,
+    *,
+    params: Mapping[str, Mapping[str, Any]] | None = None,
+    source: str | Mapping[str, str] = "",
+    all_seeds_for_deterministic: bool = False,
+) -> list[Task]:
+    """Every task of a sweep, in a stable order (instance, algorithm, objective, seed).
+
+    * An (algorithm, objective) pair the algorithm does not support is skipped; an algorithm
+      that supports none of ``objectives`` is an :class:`InputError`.
+    * A deterministic algorithm (``Algorithm.randomized`` false) runs once, with the first seed,
+      unless ``all_seeds_for_deterministic``: its other seeds would repeat the same run.
+    * ``params`` maps an algorithm name to its keyword parameters.
+    * ``source`` is one label for every instance, or a mapping from instance name to label.
+    * Tasks with equal keys (the same instance content listed twice) are kept once.
+
+    The caller validates the instances (see :func:`optkit.harness.compare.validate_instances`).
+    """
+    time_limit = _check_time_limit(time_limit)
+    seed_list = _check_seeds(seeds)
+    params = params or {}
+    for name in params:
+        if name not in algorithms:
+            raise InputError("params", f"names algorithm {name!r}, which is not in this sweep")
+    pairs: list[tuple[str, str]] = []
+    for algo_name in algorithms:
+        if algo_name not in formulation.algorithms:
+            known = ", ".join(formulation.algorithms)
+            raise InputError("algorithms", f"{algo_name!r} is unknown for {formulation.name} (known: {known})")
+        algo = formulation.algorithms[algo_name]
+        supported = [o for o in objectives if o in algo.objectives]
+        if not supported:
+            raise InputError("objective", f"{algo_name} supports none of {', '.join(objectives)} "
+                                          f"(it supports {', '.join(algo.objectives)})")
+        pairs.extend((algo_name, o) for o in supported)
+    tasks: list[Task] = []
+    seen: set[str] = set()
+    for inst_name, data in instances:
+        h = instance_hash(data)
+        label = source.get(inst_name, "") if isinstance(source, Mapping) else source
+        for algo_name, objective in pairs:
+            algo = formulation.algorithms[algo_name]
+            algo_seeds = seed_list if (algo.randomized or all_seeds_for_deterministic) else seed_list[:1]
+            for seed in algo_seeds:
+                task = Task(
+                    problem=formulation.name, instance_name=inst_name, instance=data, instance_hash=h,
+                    algorithm=algo_name, objective=objective, params=dict(params.get(algo_name, {})),
+                    seed=seed, time_limit=time_limit, source=label,
+                )
+                if task.key not in seen:
+                    seen.add(task.key)
+                    tasks.append(task)
+    return tasks

@@ -1,0 +1,305 @@
+"""Reports of comparison sweeps: tables (terminal, Markdown, CSV) and plots (PNG).
+
+Everything is computed from the rows of a result store (:mod:`optkit.harness.store`) when the
+report is made, so gaps always use the best proven bound known at that moment (see
+:func:`optkit.harness.compare.annotate_gaps`). Per problem, objective and algorithm the summary
+gives the number of runs, how many ended optimal / feasible / infeasible / time_limit / error,
+the median and maximum gap, and the median and maximum wall time.
+
+A report folder holds ``summary.md``, ``summary.csv``, ``rows.csv`` (every row, with its best
+bound and gap) and, per problem and objective, ``gap_<problem>_<objective>.png`` and
+``time_<problem>_<objective>.png`` (box plots with the runs drawn over them; time on a log scale).
+Bound conflicts (a proven bound above a feasible objective) are listed in the terminal output
+and in ``summary.md``: they are bug findings.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import re
+import statistics
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence, TextIO
+
+from optkit.errors import InputError
+
+__all__ = [
+    "SUMMARY_COLUMNS", "ROWS_COLUMNS", "Report", "build_report", "summarize", "format_table",
+    "to_markdown", "write_report", "print_report",
+]
+
+STATUSES = ("optimal", "feasible", "infeasible", "time_limit", "error")
+SUMMARY_COLUMNS = (
+    "problem", "objective", "algorithm", "runs", *STATUSES,
+    "gap_median", "gap_max", "wall_time_median_s", "wall_time_max_s",
+)
+ROWS_COLUMNS = (
+    "key", "problem", "instance_name", "instance_hash", "source", "algorithm", "objective_name", "params",
+    "seed", "time_limit", "status", "objective", "bound", "best_bound", "best_bound_source", "gap",
+    "wall_time_s", "message", "finished_at", "metrics", "info", "solution",
+)
+
+
+@dataclass
+class Report:
+    """Annotated rows, their summary, bound conflicts and notes (e.g. a failing lower bound)."""
+
+    rows: list[dict[str, Any]]
+    summary: list[dict[str, Any]]
+    conflicts: list[Any] = field(default_factory=list)  # optkit.harness.compare.BoundConflict
+    notes: list[str] = field(default_factory=list)
+    db: str = ""
+
+
+# ----------------------------------------------------------------------------- building
+def build_report(db: Any, *, problem: str | None = None, keys: Iterable[str] | None = None) -> Report:
+    """Report on the rows of ``db`` (a path or an open ``ResultStore``).
+
+    ``problem`` keeps one problem; ``keys`` keeps only those rows (a sweep's tasks) while bounds
+    still come from every stored row of their problems. A path that does not exist is an
+    :class:`InputError` (nothing is created).
+    """
+    from optkit.harness.compare import annotate_gaps
+    from optkit.harness.store import ResultStore
+
+    own = not isinstance(db, ResultStore)
+    if own:
+        if str(db) != ":memory:" and not Path(db).is_file():
+            raise InputError("db", f"{db} does not exist (run `optkit compare --db {db}` first)")
+        store = ResultStore(db)
+    else:
+        store = db
+    try:
+        all_rows = store.rows(problem=problem)
+        wanted = set(keys) if keys is not None else None
+        rows = [r for r in all_rows if wanted is None or r["key"] in wanted]
+        notes: list[str] = []
+        annotated, conflicts = annotate_gaps(rows, store.instances(problem), gap_rows=all_rows, notes=notes)
+        pairs = {(r["instance_hash"], r["objective_name"]) for r in rows}
+        conflicts = [c for c in conflicts if (c.instance_hash, c.objective_name) in pairs]
+        return Report(rows=annotated, summary=summarize(annotated), conflicts=conflicts,
+                      notes=list(dict.fromkeys(notes)), db=store.path)
+    finally:
+        if own:
+            store.close()
+
+
+def _algorithm_order(problem: str) -> dict[str, int]:
+    try:
+        from optkit import registry
+
+        return {name: i for i, name in enumerate(registry.get(problem).algorithms)}
+    except Exception:  # noqa: BLE001 - an unregistered problem sorts by name
+        return {}
+
+
+def _finite(values: Iterable[Any]) -> list[float]:
+    return [float(v) for v in values
+            if isinstance(v, (int, float)) and not isinstance(v, bool) and not math.isnan(v)]
+
+
+def summarize(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """One dict per (problem, objective, algorithm) with :data:`SUMMARY_COLUMNS`.
+
+    Gaps are taken from the rows' ``gap`` (see ``annotate_gaps``); rows without one (errors,
+    no bound known) do not enter the gap statistics. Every row with a wall time enters the
+    time statistics, killed runs included (with the time they were given).
+    """
+    groups: dict[tuple[str, str, str], list[Mapping[str, Any]]] = {}
+    for r in rows:
+        groups.setdefault((r["problem"], r["objective_name"], r["algorithm"]), []).append(r)
+    orders: dict[str, dict[str, int]] = {}
+
+    def sort_key(k: tuple[str, str, str]) -> tuple[Any, ...]:
+        order = orders.setdefault(k[0], _algorithm_order(k[0]))
+        return (k[0], k[1], order.get(k[2], len(order)), k[2])
+
+    out = []
+    for key in sorted(groups, key=sort_key):
+        grp = groups[key]
+        gaps = _finite(r.get("gap") for r in grp)
+        times = _finite(r.get("wall_time_s") for r in grp)
+        d: dict[str, Any] = {"problem": key[0], "objective": key[1], "algorithm": key[2], "runs": len(grp)}
+        for s in STATUSES:
+            d[s] = sum(1 for r in grp if r["status"] == s)
+        d["gap_median"] = statistics.median(gaps) if gaps else None
+        d["gap_max"] = max(gaps) if gaps else None
+        d["wall_time_median_s"] = statistics.median(times) if times else None
+        d["wall_time_max_s"] = max(times) if times else None
+        out.append(d)
+    return out
+
+
+# ----------------------------------------------------------------------------- text
+def _fmt(col: str, v: Any) -> str:
+    if v is None:
+        return "-"
+    if col.startswith("gap"):
+        return "inf" if math.isinf(v) else f"{100 * v:.2f}%"
+    if col.startswith("wall_time"):
+        return f"{v:.3g}"
+    return str(v)
+
+
+_HEADERS = {
+    "problem": "problem", "objective": "objective", "algorithm": "algorithm", "runs": "runs",
+    "optimal": "opt", "feasible": "feas", "infeasible": "infeas", "time_limit": "tlim", "error": "err",
+    "gap_median": "gap med", "gap_max": "gap max", "wall_time_median_s": "time med [s]",
+    "wall_time_max_s": "time max [s]",
+}
+
+
+def _table_cells(summary: Sequence[Mapping[str, Any]]) -> tuple[list[str], list[list[str]]]:
+    headers = [_HEADERS[c] for c in SUMMARY_COLUMNS]
+    body = [[_fmt(c, s.get(c)) for c in SUMMARY_COLUMNS] for s in summary]
+    return headers, body
+
+
+def format_table(summary: Sequence[Mapping[str, Any]]) -> str:
+    """The summary as an aligned plain-text table (numbers right-aligned)."""
+    if not summary:
+        return "(no rows)"
+    headers, body = _table_cells(summary)
+    widths = [max(len(h), *(len(row[i]) for row in body)) for i, h in enumerate(headers)]
+    left = {0, 1, 2}
+
+    def line(cells: Sequence[str]) -> str:
+        return "  ".join(c.ljust(w) if i in left else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
+
+    return "\n".join([line(headers), line(["-" * w for w in widths]), *(line(r) for r in body)])
+
+
+def _conflict_lines(report: Report) -> list[str]:
+    return [c.describe() for c in report.conflicts]
+
+
+def print_report(report: Report, file: TextIO | None = None) -> None:
+    """The terminal table, then bound conflicts (as BUG lines) and notes."""
+    out = file or sys.stdout
+    print(format_table(report.summary), file=out)
+    if report.conflicts:
+        print(f"\nBOUND CONFLICTS ({len(report.conflicts)}): a proven bound exceeds a feasible objective; "
+              "a solver, bound or evaluate is wrong:", file=out)
+        for line in _conflict_lines(report):
+            print(f"  BUG: {line}", file=out)
+    for note in report.notes:
+        print(f"note: {note}", file=out)
+
+
+def to_markdown(report: Report, plots: Sequence[Path] = ()) -> str:
+    """``summary.md``: the summary table, bound conflicts, notes and the plots."""
+    headers, body = _table_cells(report.summary)
+    lines = ["# optkit comparison report", ""]
+    if report.db:
+        lines += [f"Result store: `{report.db}`; {len(report.rows)} runs.", ""]
+    lines += [
+        "Gap: `(objective - best bound) / |objective|`, against the best proven bound of each instance and "
+        "objective over every stored run and the formulation's lower bound. Statuses: opt = optimal, "
+        "feas = feasible, infeas = infeasible, tlim = time_limit, err = error. Times are wall-clock seconds "
+        "of the algorithm alone (killed runs: until the kill).", "",
+    ]
+    if body:
+        lines.append("| " + " | ".join(headers) + " |")
+        lines.append("|" + "|".join("---" if i < 3 else "---:" for i in range(len(headers))) + "|")
+        lines += ["| " + " | ".join(row) + " |" for row in body]
+    else:
+        lines.append("(no rows)")
+    if report.conflicts:
+        lines += ["", f"## Bound conflicts ({len(report.conflicts)})", "",
+                  "A proven bound exceeds a feasible objective of the same instance and objective: "
+                  "a solver, a lower bound or `evaluate` is wrong.", ""]
+        lines += [f"- **BUG**: {c}" for c in _conflict_lines(report)]
+    if report.notes:
+        lines += ["", "## Notes", ""] + [f"- {n}" for n in report.notes]
+    if plots:
+        lines += ["", "## Plots", ""] + [f"![{p.stem}]({p.name})" for p in plots]
+    return "\n".join(lines) + "\n"
+
+
+# ----------------------------------------------------------------------------- files
+def _csv_value(v: Any) -> Any:
+    if v is None:
+        return ""
+    if isinstance(v, (dict, list)):
+        return json.dumps(v, sort_keys=True, allow_nan=True)
+    return v
+
+
+def _write_csv(path: Path, columns: Sequence[str], rows: Iterable[Mapping[str, Any]]) -> None:
+    with path.open("w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(columns)
+        for r in rows:
+            w.writerow([_csv_value(r.get(c)) for c in columns])
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-") or "x"
+
+
+def _plot(rows: Sequence[Mapping[str, Any]], algorithms: Sequence[str], field_name: str, path: Path,
+          title: str, ylabel: str, log: bool) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    data = []
+    for a in algorithms:
+        vals = _finite(r.get(field_name) for r in rows if r["algorithm"] == a)
+        if field_name == "gap":
+            vals = [100 * v for v in vals if math.isfinite(v)]
+        if log:
+            vals = [max(v, 1e-6) for v in vals]
+        data.append(vals)
+    fig, ax = plt.subplots(figsize=(max(4.0, 1.1 * len(algorithms) + 2), 3.6), layout="constrained")
+    positions = np.arange(1, len(algorithms) + 1)
+    filled = [(p, d) for p, d in zip(positions, data) if d]
+    if filled:
+        ax.boxplot([d for _, d in filled], positions=[p for p, _ in filled], widths=0.5, showfliers=False)
+        rng = np.random.default_rng(0)  # jitter only; fixed so the plot is reproducible
+        for p, d in filled:
+            ax.scatter(p + rng.uniform(-0.15, 0.15, len(d)), d, s=10, alpha=0.6, zorder=3)
+    for p, d in zip(positions, data):
+        if not d:
+            ax.annotate("n/a", (p, 0.5), xycoords=("data", "axes fraction"), ha="center", color="grey")
+    ax.set_xticks(positions, [f"{a}\n(n={len(d)})" for a, d in zip(algorithms, data)], fontsize=8)
+    ax.set_xlim(0.4, len(algorithms) + 0.6)
+    if log and filled:
+        ax.set_yscale("log")
+    ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize=10)
+    ax.grid(axis="y", alpha=0.3)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def write_report(report: Report, out_dir: str | Path) -> list[Path]:
+    """Write ``summary.md``, ``summary.csv``, ``rows.csv`` and the PNG plots; return their paths."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    plots: list[Path] = []
+    by_pair: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for r in report.rows:
+        by_pair.setdefault((r["problem"], r["objective_name"]), []).append(r)
+    for (problem, objective), rows in by_pair.items():
+        algorithms = [s["algorithm"] for s in report.summary if s["problem"] == problem and s["objective"] == objective]
+        stem = f"{_slug(problem)}_{_slug(objective)}"
+        gap_png = out / f"gap_{stem}.png"
+        _plot(rows, algorithms, "gap", gap_png, f"{problem}: gap on {objective} vs best proven bound",
+              "gap [%]", log=False)
+        time_png = out / f"time_{stem}.png"
+        _plot(rows, algorithms, "wall_time_s", time_png, f"{problem} [{objective}]: wall time", "wall time [s]", log=True)
+        plots += [gap_png, time_png]
+    md = out / "summary.md"
+    md.write_text(to_markdown(report, plots))
+    summary_csv = out / "summary.csv"
+    _write_csv(summary_csv, SUMMARY_COLUMNS, report.summary)
+    rows_csv = out / "rows.csv"
+    _write_csv(rows_csv, ROWS_COLUMNS, report.rows)
+    return [md, summary_csv, rows_csv, *plots]

@@ -1,0 +1,1 @@
+"""Test-only formulations that plug into optkit through ``OPTKIT_FORMULATIONS``."""
