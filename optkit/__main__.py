@@ -4,4 +4,7 @@ import sys
 
 from optkit.cli import main
 
-sys.exit(main())
+# Guarded: the harness's worker processes (forkserver/spawn) import the parent's main module
+# under the name ``__mp_main__``, and must not run the command line again.
+if __name__ == "__main__":
+    sys.exit(main())

@@ -179,7 +179,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"optkit: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("optkit: interrupted", file=sys.stderr)
+        print("optkit: interrupted; finished runs are stored, re-run to resume", file=sys.stderr)
         return 130
     except BrokenPipeError:  # the reader went away (``optkit generate ... | head``): not a failure
         devnull = os.open(os.devnull, os.O_WRONLY)

@@ -18,11 +18,12 @@ Contracts
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Protocol
+from collections.abc import Iterator, Mapping
+from typing import Any, Callable, Protocol
 
 from optkit.result import Result
 
-__all__ = ["Algorithm", "Evaluation", "Formulation", "Suite"]
+__all__ = ["Algorithm", "Evaluation", "Formulation", "LazyMapping", "Suite"]
 
 
 @dataclass
@@ -83,6 +84,32 @@ class Suite:
     name: str
     summary: str
     build: Callable[[], list[tuple[str, dict[str, Any]]]]  # [(instance name, instance dict)]
+
+
+class LazyMapping(Mapping[str, Any]):
+    """A read-only mapping built by ``loader()`` on first access.
+
+    Lets a formulation declare its suites without importing its generator (and whatever that
+    needs) until someone asks for a suite.
+    """
+
+    def __init__(self, loader: Callable[[], Mapping[str, Any]]) -> None:
+        self._loader = loader
+        self._data: Mapping[str, Any] | None = None
+
+    def _get(self) -> Mapping[str, Any]:
+        if self._data is None:
+            self._data = dict(self._loader())
+        return self._data
+
+    def __getitem__(self, key: str) -> Any:
+        return self._get()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._get())
+
+    def __len__(self) -> int:
+        return len(self._get())
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ from optkit.errors import InputError  # noqa: E402
 from optkit.harness import (  # noqa: E402
     LocalExecutor, ResultStore, Task, build_tasks, compare, hard_limit, run_task, task_key,
 )
-from optkit.harness import cli_commands  # noqa: E402
+from optkit import cli  # noqa: E402
 from optkit.harness.compare import compare_report, resolve_algorithms  # noqa: E402
 from optkit.instances import instance_hash  # noqa: E402
 from tests.plugins import sleepy  # noqa: E402
@@ -196,7 +196,7 @@ def test_killed_sweep_resumes_without_recomputing(tmp_path: Path) -> None:
     for i in range(n):
         (folder / f"s{i}.json").write_text(json.dumps(sleepy_instance(i + 1, sleep=0.35, log=log)))
     db = tmp_path / "r.sqlite"
-    cmd = [sys.executable, "-m", "optkit.harness.cli_commands", "compare", str(folder), "--algorithms", "nap",
+    cmd = [sys.executable, "-m", "optkit", "compare", str(folder), "--algorithms", "nap",
            "--time-limit", "10", "--jobs", "1", "--db", str(db), "--no-progress"]
     proc = subprocess.Popen(cmd, env=_env(), cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                             start_new_session=True)
@@ -315,7 +315,7 @@ def test_bad_instance_is_named_and_nothing_is_written(tmp_path: Path, capsys: py
     bad["job"]["stages"][1]["replicas"] = 0
     (folder / "b.json").write_text(json.dumps(bad))
     db = tmp_path / "r.sqlite"
-    code = cli_commands.main(["compare", str(folder), "--db", str(db), "--algorithms", "heavy-edge", "--no-progress"])
+    code = cli.main(["compare", str(folder), "--db", str(db), "--algorithms", "heavy-edge", "--no-progress"])
     err = capsys.readouterr().err
     assert code == 2
     assert "b.json" in err and "job.stages[1].replicas" in err and "Traceback" not in err
@@ -331,11 +331,11 @@ def test_bad_instance_is_named_and_nothing_is_written(tmp_path: Path, capsys: py
     with pytest.raises(InputError, match="optional packages"):
         compare("sleepy", [("ok", sleepy_instance(2))], ["missing-dep"], db=db, progress=False)
     (folder / "c.json").write_text(json.dumps(sleepy_instance(2)))
-    assert cli_commands.main(["compare", str(folder), "--db", str(db)]) == 2
+    assert cli.main(["compare", str(folder), "--db", str(db)]) == 2
     assert "one problem per sweep" in capsys.readouterr().err
-    assert cli_commands.main(["compare", str(folder / "a.json"), "--db", str(db), "--seeds", "x"]) == 2
-    assert cli_commands.main(["compare", str(folder / "a.json"), "--db", str(db), "--time-limit", "-1"]) == 2
-    assert cli_commands.main(["compare", str(tmp_path / "missing.json"), "--db", str(db)]) == 2
+    assert cli.main(["compare", str(folder / "a.json"), "--db", str(db), "--seeds", "x"]) == 2
+    assert cli.main(["compare", str(folder / "a.json"), "--db", str(db), "--time-limit", "-1"]) == 2
+    assert cli.main(["compare", str(tmp_path / "missing.json"), "--db", str(db)]) == 2
     assert not db.exists()
 
 
@@ -344,7 +344,7 @@ def test_cli_suite_defaults_and_report_folder(tmp_path: Path, capsys: pytest.Cap
     default = resolve_algorithms(sleepy.FORMULATION, None)
     assert "missing-dep" not in default and {"exact", "random", "hang"} <= set(default)
     assert resolve_algorithms(sleepy.FORMULATION, "all") == default
-    code = cli_commands.main(["compare", "--problem", "sleepy", "--suite", "tiny", "--objective", "all",
+    code = cli.main(["compare", "--problem", "sleepy", "--suite", "tiny", "--objective", "all",
                               "--algorithms", "exact,random,wrong-bound,nap", "--seeds", "0-1",
                               "--time-limit", "2", "--jobs", "2", "--db", str(db), "--report", str(out),
                               "--no-progress"])

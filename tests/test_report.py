@@ -19,7 +19,8 @@ if str(REPO) not in sys.path:
 
 from optkit import registry  # noqa: E402
 from optkit.errors import InputError  # noqa: E402
-from optkit.harness import ResultStore, Task, cli_commands  # noqa: E402
+from optkit import cli  # noqa: E402
+from optkit.harness import ResultStore, Task  # noqa: E402
 from optkit.harness.worker import make_row  # noqa: E402
 from optkit.instances import instance_hash  # noqa: E402
 from optkit.report import build_report, format_table, summarize, to_markdown  # noqa: E402
@@ -101,7 +102,7 @@ def test_bound_above_a_feasible_objective_is_flagged(tmp_path: Path, capsys: pyt
     assert (c.instance_name, c.bound, c.objective) == ("s10", 11.0, 10.0)
     assert "liar" in c.bound_source and "exact" in c.objective_source
     assert "BUG" in to_markdown(rep) and "Bound conflicts (1)" in to_markdown(rep)
-    assert cli_commands.main(["report", "--db", str(db)]) == 0
+    assert cli.main(["report", "--db", str(db)]) == 0
     assert "BOUND CONFLICTS (1)" in capsys.readouterr().out
 
 
@@ -109,7 +110,7 @@ def test_report_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     rows = ROWS + [row(10, "heur", "feasible", 3.0, objective_name="x"), row(10, "exact", "optimal", 1.0, 1.0, objective_name="x")]
     db = store_with(tmp_path / "r.sqlite", rows)
     out = tmp_path / "rep"
-    assert cli_commands.main(["report", "--db", str(db), "--out", str(out), "--problem", "sleepy"]) == 0
+    assert cli.main(["report", "--db", str(db), "--out", str(out), "--problem", "sleepy"]) == 0
     printed = capsys.readouterr().out
     assert "heur" in printed and "gap med" in printed
     names = {p.name for p in out.iterdir()}
@@ -135,9 +136,9 @@ def test_report_on_a_missing_store_is_bad_input(tmp_path: Path, capsys: pytest.C
     missing = tmp_path / "nope.sqlite"
     with pytest.raises(InputError, match="does not exist"):
         build_report(missing)
-    assert cli_commands.main(["report", "--db", str(missing)]) == 2
+    assert cli.main(["report", "--db", str(missing)]) == 2
     assert "does not exist" in capsys.readouterr().err and not missing.exists()
-    assert cli_commands.main(["report", "--db", str(store_with(tmp_path / "r.sqlite", ROWS)), "--problem", "nope"]) == 2
+    assert cli.main(["report", "--db", str(store_with(tmp_path / "r.sqlite", ROWS)), "--problem", "nope"]) == 2
 
 
 def test_store_round_trip_and_lexicographic_objective(tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from optkit.formulation import Algorithm, Formulation
+from optkit.formulation import Algorithm, Formulation, LazyMapping
 from optkit.result import Result, Status
 
 from .heavy_edge import alpha_min_estimate, fewest_servers, heavy_edge, heavy_edge_arrays, heavy_edge_job
@@ -78,46 +78,6 @@ def _generate(**kwargs: Any) -> dict[str, Any]:
     return generate(**kwargs)
 
 
-class _LazySuites(dict):
-    """Suites are built by :mod:`.generate` on first use."""
-
-    def _fill(self) -> None:
-        if not super().__len__():
-            super().update(_suites())
-
-    def __getitem__(self, k: str) -> Any:
-        self._fill()
-        return super().__getitem__(k)
-
-    def __iter__(self):  # type: ignore[override]
-        self._fill()
-        return super().__iter__()
-
-    def __len__(self) -> int:
-        self._fill()
-        return super().__len__()
-
-    def __contains__(self, k: object) -> bool:
-        self._fill()
-        return super().__contains__(k)
-
-    def items(self):  # type: ignore[override]
-        self._fill()
-        return super().items()
-
-    def keys(self):  # type: ignore[override]
-        self._fill()
-        return super().keys()
-
-    def values(self):  # type: ignore[override]
-        self._fill()
-        return super().values()
-
-    def get(self, k: str, default: Any = None) -> Any:
-        self._fill()
-        return super().get(k, default)
-
-
 FORMULATION = Formulation(
     name=PROBLEM,
     summary="map a pipeline job's stage replicas onto free GPUs: balanced graph cut (A-SRPT paper, Heavy-Edge)",
@@ -126,7 +86,7 @@ FORMULATION = Formulation(
     evaluate=evaluate,
     objectives=OBJECTIVES,
     algorithms={a.name: a for a in _ALGORITHMS},
-    suites=_LazySuites(),
+    suites=LazyMapping(_suites),
     generate=_generate,
     lower_bound=_lower_bound,
 )

@@ -3,8 +3,7 @@
 ``optkit/cli.py`` adds them with :func:`add_compare_parser` and :func:`add_report_parser`; each
 parser's defaults carry ``func`` (the handler, ``args -> exit status``). Handlers raise
 :class:`~optkit.errors.InputError` for bad input; the caller prints it as one line on stderr and
-exits with status 2. ``python -m optkit.harness.cli_commands compare|report ...`` runs them
-stand-alone (same behaviour).
+exits with status 2.
 """
 
 from __future__ import annotations
@@ -202,24 +201,3 @@ def run_report(args: argparse.Namespace) -> int:
         written = report_mod.write_report(rep, args.out)
         _stderr(f"report: {len(written)} files written to {args.out}")
     return 0
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Stand-alone entry point (``python -m optkit.harness.cli_commands``): InputError -> exit 2."""
-    parser = argparse.ArgumentParser(prog="optkit", description="optkit comparison harness")
-    sub = parser.add_subparsers(dest="command", required=True)
-    add_compare_parser(sub)
-    add_report_parser(sub)
-    args = parser.parse_args(argv)
-    try:
-        return int(args.func(args))
-    except InputError as exc:
-        print(f"optkit: error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("optkit: interrupted; finished runs are stored, re-run to resume", file=sys.stderr)
-        return 130
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,0 +1,938 @@
+"""Exact gpu-mapping solvers: CP-SAT and MILP on the stage-count model, and brute force.
+
+All three minimise either objective of :func:`.model.evaluate` exactly: ``alpha`` (eq. 7,
+seconds per iteration) or ``cut`` (bytes per iteration on job-graph edges between servers).
+
+The stage-count model
+=====================
+Notation: stages ``s = 0..S-1`` with ``k_s`` replicas; servers ``m = 0..M-1`` with ``c_m`` free
+GPUs, ``sum_m c_m = sum_s k_s``; ``g`` GPUs per server; ``B_inter``, ``B_intra``. The decision is
+the integer matrix ``x[s, m]`` = replicas of stage s on server m (``x_s^m`` of the paper) with
+
+    sum_m x[s, m] = k_s,   sum_s x[s, m] = c_m,   0 <= x[s, m] <= U[s, m] = min(k_s, c_m).
+
+Each x[s, m] is also encoded one-hot: binaries ``z[s, m, v]``, ``v = 0..U[s, m]``, exactly one
+of them 1, ``x[s, m] = sum_v v z[s, m, v]``. Every replica assignment has a count matrix, and
+every count matrix is realised by some assignment, so minimising over x (plus, for the cut, over
+the arrangement inside each stage, below) is minimising over all assignments.
+
+alpha (eqs. 4-7)
+----------------
+Eq. (7) is ``alpha = max { beta[s, m] : x[s, m] > 0 }`` with ``beta = comp + comm + AllReduce``.
+For one replica of stage s on server m:
+
+* eq. (4): ``comp_s = p^f_s + p^b_s``, a constant.
+* eq. (5) (NOTES.md reading, x[s, m] cancels)::
+
+      comm = g (2 d^in_s (k_{s-1} - x[s-1,m]) / k_{s-1} + 2 d^out_s (k_{s+1} - x[s+1,m]) / k_{s+1}) / B_inter
+             + (2 d^in_s x[s-1,m] / k_{s-1} + 2 d^out_s x[s+1,m] / k_{s+1}) / B_intra
+           = c_s + b^-_s x[s-1, m] + b^+_s x[s+1, m]
+
+  with ``c_s = 2 g (d^in_s + d^out_s) / B_inter``, ``b^-_s = (2 d^in_s / k_{s-1}) (1/B_intra - g/B_inter)``,
+  ``b^+_s = (2 d^out_s / k_{s+1}) (1/B_intra - g/B_inter)`` (the missing neighbour's terms dropped
+  for the first and last stage): **linear** in the neighbours' counts.
+* eq. (6): ``AR_s(v) = 2(k_s-1) h_s g / (k_s v B_inter)`` for ``0 < v < k_s``,
+  ``2(k_s-1) h_s / (k_s B_intra)`` for ``v = k_s``, 0 when ``k_s = 1``: nonlinear (1/v) in the
+  stage's own count, but a constant per value v, so it is ``sum_v AR_s(v) z[s, m, v]``.
+
+So ``beta[s, m] = a_s + AR_s(x[s,m]) + b^-_s x[s-1,m] + b^+_s x[s+1,m]`` (``a_s = comp_s + c_s``), and
+``alpha >= beta[s, m]`` must hold exactly for the (s, m) with ``z[s, m, 0] = 0``:
+
+* CP-SAT: for every ``v >= 1``, ``alpha >= a_s + AR_s(v) + b^- x[s-1,m] + b^+ x[s+1,m]`` enforced by
+  the literal ``z[s, m, v]``.
+* MILP: one row ``alpha >= sum_{v>=1} (a_s + AR_s(v)) z[s,m,v] + b^- x[s-1,m] + b^+ x[s+1,m] - M_sm z[s,m,0]``
+  with ``M_sm = max(0, b^-) k_{s-1} + max(0, b^+) k_{s+1}``. When ``z[s,m,0] = 1`` the right-hand
+  side is at most 0 <= alpha (so the row is void); otherwise it is beta[s, m]. With the usual
+  ``g/B_inter > 1/B_intra`` both b are negative and ``M_sm = 0``.
+
+Minimising alpha under these rows gives exactly ``max beta`` over the occupied (s, m).
+
+cut
+---
+The job graph (Sec. IV-B, :func:`.model.job_edges`) has three kinds of edges.
+
+* **Inter-stage** edges join every replica of stage s-1 to every replica of stage s, each of
+  weight ``w_s = 2 d^out_{s-1} / k_s``: complete bipartite with a uniform weight. The pairs on a
+  common server number ``sum_m x[s-1,m] x[s,m]``, so their cut is
+  ``w_s (k_{s-1} k_s - sum_m x[s-1,m] x[s,m])``, a function of the counts alone. CP-SAT: an
+  ``AddMultiplicationEquality`` per product. MILP: ``P[s,m] = sum_v v q[s,m,v]`` with continuous
+  ``q[s,m,v] >= 0``, ``q[s,m,v] <= min(k_{s-1}, c_m - v) z[s,m,v]`` and
+  ``sum_v q[s,m,v] <= x[s-1,m]``. Since P enters the objective with coefficient ``-w_s <= 0`` it
+  is maximised, and the maximum of ``sum_v v q_v`` under these rows is ``v* x[s-1,m]`` for the one
+  ``v*`` with ``z_{v*} = 1`` (``x[s-1,m] <= c_m - v*`` by the server's capacity, so the cap is
+  not binding): the linearisation is exact.
+* **Ring AllReduce** (``allreduce = ring``, k_s >= 2): the ring edges ``(r, r+1 mod k_s)``, each
+  of weight ``W_s = 2(k_s-1) h_s / k_s`` (for k_s = 2 the two parallel edges are summed into one of
+  weight 2W_s). The arrangement inside a stage changes neither the counts nor any other stage's
+  edges, so it can be chosen per stage to minimise the ring cut. Let the stage use
+  ``n_s = #{m : x[s,m] > 0}`` servers. If ``n_s = 1`` nothing is cut. If ``n_s >= 2`` the cut ring
+  edges are the colour changes around the cycle; every server's replicas form at least one
+  maximal arc, and a cycle with ``a >= 2`` maximal arcs has exactly ``a`` changes, so at least
+  ``n_s`` edges are cut, and exactly ``n_s`` when each server holds one contiguous arc. For k_s = 2
+  (n_s = 2) the one summed edge of weight 2 W_s is cut: again ``n_s W_s``. Hence the minimum
+  ring cut is ``W_s (n_s - [n_s = 1])``, and ``[n_s = 1] = sum_m z[s, m, k_s]`` (a stage sits on
+  one server iff some x[s, m] = k_s, at most one m can), ``n_s = sum_m (1 - z[s, m, 0])``:
+  **linear in z**. The replica assignment gives server m a contiguous block of x[s, m] replicas.
+* **Tree AllReduce** (``allreduce = tree``, k_s >= 2): the double-binary-tree edges of
+  :func:`.model.double_binary_tree_edges`, each ``(k_s-1) h_s / k_s`` (parallel ones summed).
+  Replicas are not interchangeable here, so tree stages get replica-level binaries ``y[r, m]``
+  (replica r of the stage on server m) with ``sum_m y[r, m] = 1`` and ``sum_r y[r, m] = x[s, m]``,
+  and per tree edge (a, b) a cut indicator ``e_ab >= y[a, m] - y[b, m]`` for every m (CP-SAT: the
+  clause ``not y[a,m] or y[b,m] or e_ab``). If a and b sit on different servers the row of a's
+  server forces e_ab = 1; otherwise e_ab = 0 is allowed, and minimisation takes it. These are
+  only built for the cut objective (alpha depends on x alone).
+
+So ``cut = sum_s w_s (k_{s-1} k_s - sum_m x[s-1,m] x[s,m]) + sum_{ring s} W_s (n_s - [n_s=1])
++ sum_{tree s} sum_ab w_ab e_ab``, minimised exactly by the models.
+
+Symmetry
+--------
+Servers with equal free GPUs are interchangeable: permuting them (the columns of x, and the
+server index of y) changes neither the constraints nor beta[s, m] (which depends on the column
+x[:, m] only) nor any cut term. So some optimum has the columns of every class of equal servers
+in non-increasing lexicographic order, and it is valid to require that order. Both models
+impose it on the first L stages, for consecutive servers m < m' of one class, as
+``sum_{s<L} x[s,m] B^(L-1-s) >= sum_{s<L} x[s,m'] B^(L-1-s)`` with ``B = 1 + max entry`` (a base-B
+number comparison, which is the lexicographic comparison; a lexicographically sorted matrix has
+sorted prefixes too). L is the number of stages CP-SAT's int64 (``B^L <= 2^40``) or the MILP's
+numerics (``B^(L-1) <= 10^4``) allow.
+
+Strengthening (valid inequalities, both models)
+-----------------------------------------------
+The relaxations of the count model are weak where integrality (parity) decides: with k_s = 2,
+``x[s, m] = 1`` on two servers is half of "all on m" plus half of "all on m'" for the LP, and
+then the ring term ``W_s (n_s - [n_s = 1])`` (which is ``W_s`` times the number of servers
+holding part of the stage) relaxes to 0. Two families of cuts close this:
+
+* **Partial stages.** If no stage is split on server m (every x[s, m] is 0 or k_s), then
+  ``c_m = sum of the k_s of the stages wholly on m``, a subset sum of the k_s. So when ``c_m`` is
+  no subset sum of the k_s, some stage must be split on m:
+  ``sum_s sum_{1 <= v < k_s} z[s, m, v] >= 1``. (For GPT-175B's 16 x 2 replicas: every server with
+  an odd number of free GPUs holds a lone replica of some stage.)
+* **Tree stages.** Each of the two trees of the double binary tree spans the stage's k_s
+  replicas (checked per instance; only the trees that do count). A spanning tree whose vertices
+  are split over ``n_s`` servers has at least ``n_s - 1`` edges between them (contract every
+  server's part: the contracted tree is connected on n_s vertices). So the stage's tree cut is
+  at least ``w0 (number of spanning trees) (n_s - 1)`` with ``w0 = (k_s-1) h_s / k_s`` and
+  ``n_s = sum_m (1 - z[s, m, 0])``. (In CP-SAT the right-hand side uses ``floor(w0/delta)`` per
+  edge, which the rounded-down weight of every tree edge, single or two merged, is at least.)
+
+Numbers
+-------
+CP-SAT needs integer coefficients. Every coefficient is scaled by ``1/delta`` and rounded
+**down** (each multiplies a nonnegative integer quantity: a count, a binary, or
+``k_{s-1}k_s - sum_m x x``), so the integer objective is ``<= true/delta`` for every solution,
+and ``delta * (CP-SAT's best bound)`` is a valid lower bound on the true optimum: that is the
+reported ``bound``. The resolution is ``delta = UB / 2^30`` with UB the Heavy-Edge value (the warm
+start), i.e. about 1e-9 relative; a solution CP-SAT proves optimal is within
+``delta * (number of rounded terms)`` of the optimum (a few 1e-9 relative). Coefficients above
+``2^50`` (terms that are far beyond UB) are clipped down to ``2^50``, which keeps the bound valid.
+The MILP uses the float coefficients, with the objective in milliseconds (alpha) or megabytes
+(cut) for HiGHS' tolerances, and reports both objective and bound back in seconds/bytes.
+
+Both models are solved with the Heavy-Edge mapping (columns permuted into the symmetry order)
+as the initial upper bound (CP-SAT also gets it as a hint). When a time limit stops a solver
+before it found any solution, the Heavy-Edge mapping is returned as the incumbent, with status
+``time_limit`` and the solver's bound (``info["incumbent"] = "heavy-edge warm start"``).
+
+The coefficients above are derived here from the equations, not taken from
+:func:`.model.stage_times`; the brute force below uses the model's own functions (the referee),
+so the tests' agreement between CP-SAT, the MILP and the brute force checks the derivation.
+
+Brute force
+===========
+Enumerates every count matrix (contingency table with row sums k_s and column sums c_m). alpha
+is :func:`.model.alpha_from_counts` of the table. For the cut, the inter-stage part depends on
+the counts alone and each stage's intra-stage (ring or tree) edges on that stage's arrangement
+alone, so for every table and stage it enumerates the arrangements of the stage's replicas
+with those counts (multiset permutations) and keeps the best; the cut is then
+:func:`.model.cut_weight` of the assembled assignment. Two reductions keep this small, both
+mere relabellings of servers: the best arrangement depends only on the multiset of the row's
+nonzero counts (it is cached per multiset), and servers holding equally many replicas of the
+stage are interchangeable, so only arrangements in which those labels first appear in order are
+enumerated (each partition of the replicas into blocks of the given sizes once). It refuses instances with
+more than :data:`BRUTE_FORCE_MAX_TABLES` count matrices or (for the cut) a stage with more than
+:data:`BRUTE_FORCE_MAX_ARRANGEMENTS` arrangements. :func:`naive_enumeration` (all replica
+assignments, at most :data:`NAIVE_MAX_REPLICAS` replicas) cross-checks the brute force in tests.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from typing import Any, Iterator, Sequence
+
+import numpy as np
+
+from optkit.errors import InputError
+from optkit.result import Result, Status
+
+from .heavy_edge import heavy_edge_job
+from .model import (
+    GpuMappingInstance, alpha_from_counts, cut_weight, double_binary_tree_edges, stage_counts,
+    vertex_servers,
+)
+
+__all__ = [
+    "run_cpsat", "run_highs", "run_brute_force", "brute_force", "naive_enumeration",
+    "build_cp_model", "build_pyomo_model", "BRUTE_FORCE_MAX_TABLES", "BRUTE_FORCE_MAX_ARRANGEMENTS",
+    "NAIVE_MAX_REPLICAS", "count_tables",
+]
+
+OBJECTIVES = ("cut", "alpha")
+BRUTE_FORCE_MAX_TABLES = 200_000
+BRUTE_FORCE_MAX_ARRANGEMENTS = 250_000
+NAIVE_MAX_REPLICAS = 8
+_CP_RESOLUTION_BITS = 30          # delta = UB / 2**30
+_CP_MAX_COEF = 2**50
+_CP_LEX_LIMIT = 2**40
+_MILP_LEX_LIMIT = 10**4
+_MILP_SCALE = {"alpha": 1e3, "cut": 1e-6}  # objective units: ms, MB
+
+
+def _check_objective(objective: str) -> None:
+    if objective not in OBJECTIVES:
+        raise InputError("objective", f"must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
+
+
+# ============================================================================= coefficients
+@dataclass(frozen=True)
+class _Coefficients:
+    """The count model's data, derived from eqs. (4)-(7) and the job graph's definition."""
+
+    k: tuple[int, ...]
+    caps: tuple[int, ...]
+    upper: tuple[tuple[int, ...], ...]          # U[s][m] = min(k_s, c_m)
+    base: tuple[float, ...]                     # a_s = comp_s + c_s  (s)
+    coef_prev: tuple[float, ...]                # b^-_s (s per replica of s-1 on the server)
+    coef_next: tuple[float, ...]                # b^+_s
+    allreduce: tuple[tuple[float, ...], ...]    # AR_s(v), v = 0..k_s (AR_s(0) = 0, unused)
+    pair_weight: tuple[float, ...]              # w_s, s >= 1 (w_0 = 0)
+    ring_weight: tuple[float, ...]              # W_s for ring stages with k_s >= 2, else 0
+    tree_edges: tuple[tuple[tuple[int, int, float], ...], ...]  # per stage, summed (a, b, w)
+    tree_edge_weight: tuple[float, ...]         # w0 = (k_s-1) h_s / k_s of one tree edge (tree stages)
+    tree_spanning: tuple[int, ...]              # how many of the two trees span the stage (0..2)
+    needs_partial: tuple[bool, ...]             # c_m is no subset sum of the k_s (<= c_m)
+
+    @property
+    def n_stages(self) -> int:
+        return len(self.k)
+
+    @property
+    def n_servers(self) -> int:
+        return len(self.caps)
+
+
+def _coefficients(instance: GpuMappingInstance) -> _Coefficients:
+    job, cl = instance.job, instance.cluster
+    st = job.stages
+    S = len(st)
+    k = tuple(s.replicas for s in st)
+    caps = tuple(int(c) for c in instance.servers)
+    g, bi, ba = float(cl.gpus_per_server), cl.inter_bandwidth, cl.intra_bandwidth
+    base, cprev, cnext, ar = [], [], [], []
+    for s in range(S):
+        a = st[s].fwd_time + st[s].bwd_time                     # eq. (4)
+        bp = bn = 0.0
+        if s > 0:                                               # eq. (5), previous stage
+            a += g * 2.0 * st[s].in_bytes / bi
+            bp = (2.0 * st[s].in_bytes / k[s - 1]) * (1.0 / ba - g / bi)
+        if s < S - 1:                                           # eq. (5), next stage
+            a += g * 2.0 * st[s].out_bytes / bi
+            bn = (2.0 * st[s].out_bytes / k[s + 1]) * (1.0 / ba - g / bi)
+        base.append(a)
+        cprev.append(bp)
+        cnext.append(bn)
+        data = 2.0 * (k[s] - 1) * st[s].param_bytes / k[s]      # eq. (6)
+        row = [0.0]
+        for v in range(1, k[s] + 1):
+            if k[s] == 1:
+                row.append(0.0)
+            elif v == k[s]:
+                row.append(data / ba)
+            else:
+                row.append(data * g / (v * bi))
+        ar.append(tuple(row))
+    pair = [0.0] + [2.0 * st[s - 1].out_bytes / k[s] for s in range(1, S)]
+    ring, tree, span_w, span_n = [], [], [], []
+    for s in range(S):
+        if job.allreduce == "ring" and k[s] >= 2:
+            ring.append(2.0 * (k[s] - 1) * st[s].param_bytes / k[s])
+        else:
+            ring.append(0.0)
+        edges: dict[tuple[int, int], float] = {}
+        span, w0 = 0, 0.0
+        if job.allreduce == "tree" and k[s] >= 2 and st[s].param_bytes > 0:
+            w0 = w = (k[s] - 1) * st[s].param_bytes / k[s]
+            listed = double_binary_tree_edges(k[s])
+            for a_, b_ in listed:
+                key = (min(a_, b_), max(a_, b_))
+                edges[key] = edges.get(key, 0.0) + w
+            for part in (listed[:k[s] - 1], listed[k[s] - 1:]):
+                if _spans(k[s], part):
+                    span += 1
+        tree.append(tuple((a_, b_, w_) for (a_, b_), w_ in sorted(edges.items())))
+        span_n.append(span)
+        span_w.append(w0)
+    upper = tuple(tuple(min(ks, c) for c in caps) for ks in k)
+    sums = {0}
+    for ks in k:
+        sums |= {v + ks for v in sums}
+    needs = tuple(c not in sums for c in caps)
+    return _Coefficients(k, caps, upper, tuple(base), tuple(cprev), tuple(cnext), tuple(ar),
+                         tuple(pair), tuple(ring), tuple(tree), tuple(span_w), tuple(span_n), needs)
+
+
+def _spans(n: int, edges: Sequence[tuple[int, int]]) -> bool:
+    """Whether ``edges`` (n - 1 of them) form a spanning tree of vertices 0..n-1."""
+    if len(edges) != n - 1:
+        return False
+    parent = list(range(n))
+
+    def find(a: int) -> int:
+        while parent[a] != a:
+            parent[a] = parent[parent[a]]
+            a = parent[a]
+        return a
+
+    for a, b in edges:
+        ra, rb = find(a), find(b)
+        if ra == rb:
+            return False
+        parent[ra] = rb
+    return True
+
+
+def _server_classes(caps: Sequence[int]) -> list[list[int]]:
+    """Servers grouped by free GPUs (each class in index order), classes of size >= 2 only."""
+    by: dict[int, list[int]] = {}
+    for m, c in enumerate(caps):
+        by.setdefault(int(c), []).append(m)
+    return [ms for _, ms in sorted(by.items()) if len(ms) >= 2]
+
+
+def _lex_weights(co: _Coefficients, cls: list[int], limit: int, exponent_offset: int) -> list[int]:
+    """Base-B weights ``B^(L-1-s)`` of the first L stages for a class of equal servers.
+
+    L is the largest length with ``B^(L - exponent_offset) <= limit``."""
+    cap = co.caps[cls[0]]
+    B = 1 + max(min(ks, cap) for ks in co.k)
+    L = 0
+    while L < co.n_stages and B ** (L + 1 - exponent_offset) <= limit:
+        L += 1
+    L = max(L, 1)
+    return [B ** (L - 1 - s) for s in range(L)]
+
+
+def _canonical_assignment(instance: GpuMappingInstance, assignment: list[list[int]]) -> list[list[int]]:
+    """Relabel equal servers so the count columns of each class are lexicographically non-increasing
+    (the symmetry order both models impose); the objective values do not change."""
+    x = stage_counts(instance.job, assignment, len(instance.servers))
+    perm = list(range(len(instance.servers)))
+    for cls in _server_classes(instance.servers):
+        order = sorted(cls, key=lambda m: tuple(-int(v) for v in x[:, m]))
+        for new, old in zip(cls, order):
+            perm[old] = new
+    return [[perm[m] for m in row] for row in assignment]
+
+
+def _contiguous_row(counts: Sequence[int]) -> list[int]:
+    """Replicas 0..k-1 in blocks: server m gets one contiguous arc of counts[m] replicas."""
+    row: list[int] = []
+    for m, c in enumerate(counts):
+        row.extend([m] * int(c))
+    return row
+
+
+def _warm_start(instance: GpuMappingInstance, objective: str, seed: int | None) -> tuple[list[list[int]], float]:
+    """Heavy-Edge's mapping in the symmetry order, with contiguous arcs for the count-only
+    stages, and its objective value (by the model's own functions)."""
+    assignment = _canonical_assignment(instance, heavy_edge_job(instance.job, instance.servers, seed=seed))
+    x = stage_counts(instance.job, assignment, len(instance.servers))
+    if instance.job.allreduce == "ring" or objective == "alpha":
+        assignment = [_contiguous_row(x[s]) for s in range(len(instance.job.stages))]
+    return assignment, _objective_of(instance, assignment, objective)
+
+
+def _objective_of(instance: GpuMappingInstance, assignment: list[list[int]], objective: str) -> float:
+    job = instance.job
+    if objective == "alpha":
+        return alpha_from_counts(job, instance.cluster, stage_counts(job, assignment, len(instance.servers)))
+    return cut_weight(job, vertex_servers(job, assignment))
+
+
+def _model_size_info(n_vars: int, n_cons: int) -> dict[str, int]:
+    return {"variables": int(n_vars), "constraints": int(n_cons)}
+
+
+# ============================================================================= CP-SAT
+@dataclass
+class _CpModel:
+    model: Any
+    x: dict[tuple[int, int], Any]
+    z: dict[tuple[int, int, int], Any]
+    y: dict[tuple[int, int, int], Any]      # (s, r, m) for tree stages (cut objective)
+    delta: float
+    hint: dict[Any, int]
+
+
+def build_cp_model(instance: GpuMappingInstance, objective: str, *, symmetry: bool = True,
+                   warm_start: list[list[int]] | None = None, upper_bound: float | None = None) -> _CpModel:
+    """The CP-SAT stage-count model of the module docstring (integer coefficients, resolution
+    ``delta = upper_bound / 2^30``)."""
+    from ortools.sat.python import cp_model
+
+    _check_objective(objective)
+    co = _coefficients(instance)
+    S, M = co.n_stages, co.n_servers
+    ub = upper_bound if upper_bound is not None and upper_bound > 0 else 1.0
+    delta = ub / 2.0**_CP_RESOLUTION_BITS
+
+    def scaled(value: float) -> int:
+        """floor(value / delta), clipped to +-2^50 (downwards: stays a lower bound)."""
+        q = math.floor(value / delta)
+        return int(max(-_CP_MAX_COEF, min(_CP_MAX_COEF, q)))
+
+    md = cp_model.CpModel()
+    x: dict[tuple[int, int], Any] = {}
+    z: dict[tuple[int, int, int], Any] = {}
+    for s in range(S):
+        for m in range(M):
+            U = co.upper[s][m]
+            x[s, m] = md.NewIntVar(0, U, f"x[{s},{m}]")
+            lits = [md.NewBoolVar(f"z[{s},{m},{v}]") for v in range(U + 1)]
+            for v, lit in enumerate(lits):
+                z[s, m, v] = lit
+            md.AddExactlyOne(lits)
+            md.Add(x[s, m] == sum(v * lit for v, lit in enumerate(lits)))
+    for s in range(S):
+        md.Add(sum(x[s, m] for m in range(M)) == co.k[s])
+    for m in range(M):
+        md.Add(sum(x[s, m] for s in range(S)) == co.caps[m])
+    if symmetry:
+        for cls in _server_classes(co.caps):
+            wts = _lex_weights(co, cls, _CP_LEX_LIMIT, 0)
+            for m, m2 in zip(cls, cls[1:]):
+                md.Add(sum(w * x[s, m] for s, w in enumerate(wts)) >= sum(w * x[s, m2] for s, w in enumerate(wts)))
+
+    for m in range(M):  # valid inequality: see "Strengthening" in the module docstring
+        if co.needs_partial[m]:
+            # a linear row, not a clause: CP-SAT's LP relaxation then sees it
+            md.Add(sum(z[s, m, v] for s in range(S) for v in range(1, min(co.k[s] - 1, co.upper[s][m]) + 1)) >= 1)
+
+    y: dict[tuple[int, int, int], Any] = {}
+    if objective == "alpha":
+        alpha = md.NewIntVar(0, int(math.floor(ub / delta)) + 2, "alpha")
+        for s in range(S):
+            for m in range(M):
+                lin = 0
+                if s > 0 and co.coef_prev[s] != 0.0:
+                    lin = lin + scaled(co.coef_prev[s]) * x[s - 1, m]
+                if s < S - 1 and co.coef_next[s] != 0.0:
+                    lin = lin + scaled(co.coef_next[s]) * x[s + 1, m]
+                for v in range(1, co.upper[s][m] + 1):
+                    const = scaled(co.base[s] + co.allreduce[s][v])
+                    md.Add(alpha >= const + lin).OnlyEnforceIf(z[s, m, v])
+        md.Minimize(alpha)
+    else:
+        terms: list[Any] = []
+        const = 0
+        for s in range(1, S):
+            w = scaled(co.pair_weight[s])
+            if w == 0:
+                continue
+            const += w * co.k[s - 1] * co.k[s]
+            for m in range(M):
+                hi = min(co.upper[s - 1][m] * co.upper[s][m], co.caps[m] ** 2 // 4)
+                p = md.NewIntVar(0, hi, f"p[{s},{m}]")
+                md.AddMultiplicationEquality(p, [x[s - 1, m], x[s, m]])
+                terms.append(-w * p)
+        for s in range(S):
+            W = scaled(co.ring_weight[s])
+            if W == 0:
+                continue
+            for m in range(M):
+                terms.append(W * (1 - z[s, m, 0]))
+                if co.upper[s][m] == co.k[s]:
+                    terms.append(-W * z[s, m, co.k[s]])
+        for s in range(S):
+            if not co.tree_edges[s]:
+                continue
+            for r in range(co.k[s]):
+                lits = []
+                for m in range(M):
+                    y[s, r, m] = md.NewBoolVar(f"y[{s},{r},{m}]")
+                    lits.append(y[s, r, m])
+                md.AddExactlyOne(lits)
+            for m in range(M):
+                md.Add(sum(y[s, r, m] for r in range(co.k[s])) == x[s, m])
+            tree_terms = []
+            for a, b, wf in co.tree_edges[s]:
+                w = scaled(wf)
+                if w == 0:
+                    continue
+                e = md.NewBoolVar(f"e[{s},{a},{b}]")
+                for m in range(M):
+                    md.AddBoolOr([y[s, a, m].Not(), y[s, b, m], e])
+                tree_terms.append(w * e)
+            terms.extend(tree_terms)
+            # a spanning tree cut into n parts loses >= n-1 edges; each edge's scaled weight is
+            # >= floor(w0/delta) (merged parallel edges: floor(2 w0/delta) >= 2 floor(w0/delta))
+            span = co.tree_spanning[s] * scaled(co.tree_edge_weight[s])
+            if span > 0 and tree_terms:
+                md.Add(sum(tree_terms) >= span * (sum(1 - z[s, m, 0] for m in range(M)) - 1))
+        md.Minimize(const + sum(terms))
+
+    hint: dict[Any, int] = {}
+    if warm_start is not None:
+        xs = stage_counts(instance.job, warm_start, M)
+        for s in range(S):
+            for m in range(M):
+                hint[x[s, m]] = int(xs[s, m])
+                for v in range(co.upper[s][m] + 1):
+                    hint[z[s, m, v]] = int(xs[s, m] == v)
+        for (s, r, m), var in y.items():
+            hint[var] = int(warm_start[s][r] == m)
+    return _CpModel(md, x, z, y, delta, hint)
+
+
+def _assignment_from_counts(instance: GpuMappingInstance, x: np.ndarray,
+                            tree_rows: dict[int, list[int]]) -> list[list[int]]:
+    return [tree_rows[s] if s in tree_rows else _contiguous_row(x[s]) for s in range(len(instance.job.stages))]
+
+
+def run_cpsat(instance: GpuMappingInstance, *, objective: str, time_limit: float | None, seed: int | None,
+              workers: int | None = None, symmetry: bool = True, log: bool = False) -> Result:
+    """Solve the stage-count model with CP-SAT (see the module docstring).
+
+    ``bound`` is ``delta`` times CP-SAT's best bound: a proven lower bound on the true optimum
+    (coefficients rounded down). ``info`` holds the solver status, the model size, ``delta`` and
+    whether the incumbent is the solver's or the Heavy-Edge warm start.
+    """
+    from optkit.solvers.cpsat import solve_cp_model
+
+    _check_objective(objective)
+    warm, warm_value = _warm_start(instance, objective, seed)
+    cm = build_cp_model(instance, objective, symmetry=symmetry, warm_start=warm, upper_bound=warm_value)
+    out = solve_cp_model(cm.model, time_limit=time_limit, workers=workers, seed=seed, hint=cm.hint, log=log)
+    proto = cm.model.Proto()
+    info: dict[str, Any] = {
+        "solver_status": out.solver_status, "solver_time_s": out.wall_time_s,
+        **_model_size_info(len(proto.variables), len(proto.constraints)),
+        "resolution": cm.delta, "symmetry_breaking": symmetry,
+    }
+    # both objectives are sums/maxima of nonnegative terms, so 0 is always a valid bound
+    bound = max(0.0, cm.delta * out.bound) if out.bound is not None else None
+    if out.has_solution:
+        solver = out.raw
+        S, M = len(instance.job.stages), len(instance.servers)
+        x = np.array([[solver.Value(cm.x[s, m]) for m in range(M)] for s in range(S)], dtype=np.int64)
+        tree_rows: dict[int, list[int]] = {}
+        for s in {s for (s, _, _) in cm.y}:
+            tree_rows[s] = [next(m for m in range(M) if solver.Value(cm.y[s, r, m]))
+                            for r in range(instance.job.stages[s].replicas)]
+        solution = {"assignment": _assignment_from_counts(instance, x, tree_rows)}
+        info["incumbent"] = "solver"
+    elif out.status == Status.TIME_LIMIT:
+        solution = {"assignment": warm}
+        info["incumbent"] = "heavy-edge warm start"
+    else:
+        solution = None
+    status = out.status
+    if status == Status.INFEASIBLE:  # every valid instance has a mapping: this is a bug
+        return Result(Status.ERROR, message="CP-SAT reported the count model infeasible", info=info)
+    return Result(status, solution=solution, bound=bound, message=out.solver_status, info=info)
+
+
+# ============================================================================= MILP (Pyomo)
+@dataclass
+class _PyomoModel:
+    model: Any
+    scale: float
+    tree_stages: tuple[int, ...]
+
+
+def build_pyomo_model(instance: GpuMappingInstance, objective: str, *, symmetry: bool = True,
+                      upper_bound: float | None = None) -> _PyomoModel:
+    """The MILP stage-count model of the module docstring (objective in ms or MB)."""
+    import pyomo.environ as pyo
+
+    _check_objective(objective)
+    co = _coefficients(instance)
+    S, M = co.n_stages, co.n_servers
+    scale = _MILP_SCALE[objective]
+    md = pyo.ConcreteModel(name=f"gpu_mapping_{objective}")
+    zidx = [(s, m, v) for s in range(S) for m in range(M) for v in range(co.upper[s][m] + 1)]
+    md.z = pyo.Var(zidx, domain=pyo.Binary)
+
+    def xe(s: int, m: int) -> Any:
+        return sum(v * md.z[s, m, v] for v in range(1, co.upper[s][m] + 1))
+
+    md.one_hot = pyo.Constraint([(s, m) for s in range(S) for m in range(M)],
+                                rule=lambda b, s, m: sum(md.z[s, m, v] for v in range(co.upper[s][m] + 1)) == 1)
+    md.stage_sum = pyo.Constraint(range(S), rule=lambda b, s: sum(xe(s, m) for m in range(M)) == co.k[s])
+    md.server_sum = pyo.Constraint(range(M), rule=lambda b, m: sum(xe(s, m) for s in range(S)) == co.caps[m])
+    md.lex = pyo.ConstraintList()
+    if symmetry:
+        for cls in _server_classes(co.caps):
+            wts = _lex_weights(co, cls, _MILP_LEX_LIMIT, 1)
+            for m, m2 in zip(cls, cls[1:]):
+                md.lex.add(sum(w * xe(s, m) for s, w in enumerate(wts)) >= sum(w * xe(s, m2) for s, w in enumerate(wts)))
+
+    md.partial = pyo.ConstraintList()  # valid inequality: see "Strengthening"
+    for m in range(M):
+        if co.needs_partial[m]:
+            md.partial.add(sum(md.z[s, m, v] for s in range(S)
+                               for v in range(1, min(co.k[s] - 1, co.upper[s][m]) + 1)) >= 1)
+
+    tree_stages: list[int] = []
+    if objective == "alpha":
+        ub = upper_bound * scale * (1 + 1e-7) + 1e-9 if upper_bound is not None else None
+        md.alpha = pyo.Var(domain=pyo.NonNegativeReals, bounds=(0.0, ub))
+        md.beta = pyo.ConstraintList()
+        for s in range(S):
+            for m in range(M):
+                big_m = 0.0
+                rhs = sum((co.base[s] + co.allreduce[s][v]) * scale * md.z[s, m, v]
+                          for v in range(1, co.upper[s][m] + 1))
+                if s > 0:
+                    rhs = rhs + co.coef_prev[s] * scale * xe(s - 1, m)
+                    big_m += max(0.0, co.coef_prev[s] * scale) * co.k[s - 1]
+                if s < S - 1:
+                    rhs = rhs + co.coef_next[s] * scale * xe(s + 1, m)
+                    big_m += max(0.0, co.coef_next[s] * scale) * co.k[s + 1]
+                if big_m > 0.0:
+                    rhs = rhs - big_m * md.z[s, m, 0]
+                md.beta.add(md.alpha >= rhs)
+        md.obj = pyo.Objective(expr=md.alpha, sense=pyo.minimize)
+    else:
+        qidx = [(s, m, v) for s in range(1, S) if co.pair_weight[s] > 0 for m in range(M)
+                for v in range(1, co.upper[s][m] + 1)]
+        md.q = pyo.Var(qidx, domain=pyo.NonNegativeReals)
+        md.q_cap = pyo.Constraint(qidx, rule=lambda b, s, m, v:
+                                  md.q[s, m, v] <= min(co.k[s - 1], co.caps[m] - v) * md.z[s, m, v])
+        pm = sorted({(s, m) for (s, m, _) in qidx})
+        md.q_sum = pyo.Constraint(pm, rule=lambda b, s, m:
+                                  sum(md.q[s, m, v] for v in range(1, co.upper[s][m] + 1)) <= xe(s - 1, m))
+        expr: Any = 0.0
+        for s in range(1, S):
+            w = co.pair_weight[s] * scale
+            if w <= 0.0:
+                continue
+            pairs = sum(v * md.q[s, m, v] for m in range(M) for v in range(1, co.upper[s][m] + 1))
+            expr = expr + w * co.k[s - 1] * co.k[s] - w * pairs
+        for s in range(S):
+            W = co.ring_weight[s] * scale
+            if W <= 0.0:
+                continue
+            n_used = sum(1 - md.z[s, m, 0] for m in range(M))
+            single = sum(md.z[s, m, co.k[s]] for m in range(M) if co.upper[s][m] == co.k[s])
+            expr = expr + W * (n_used - single)
+        tree_stages = [s for s in range(S) if co.tree_edges[s]]
+        yidx = [(s, r, m) for s in tree_stages for r in range(co.k[s]) for m in range(M)]
+        eidx = [(s, a, b) for s in tree_stages for (a, b, _) in co.tree_edges[s]]
+        md.y = pyo.Var(yidx, domain=pyo.Binary)
+        md.e = pyo.Var(eidx, domain=pyo.NonNegativeReals, bounds=(0.0, 1.0))
+        md.y_one = pyo.Constraint([(s, r) for s in tree_stages for r in range(co.k[s])],
+                                  rule=lambda b, s, r: sum(md.y[s, r, m] for m in range(M)) == 1)
+        md.y_count = pyo.Constraint([(s, m) for s in tree_stages for m in range(M)],
+                                    rule=lambda b, s, m: sum(md.y[s, r, m] for r in range(co.k[s])) == xe(s, m))
+        md.e_cut = pyo.Constraint([(s, a, b, m) for (s, a, b) in eidx for m in range(M)],
+                                  rule=lambda blk, s, a, b, m: md.e[s, a, b] >= md.y[s, a, m] - md.y[s, b, m])
+        md.tree_lb = pyo.ConstraintList()
+        for s in tree_stages:
+            tree_cut = sum(w * scale * md.e[s, a, b] for a, b, w in co.tree_edges[s])
+            expr = expr + tree_cut
+            if co.tree_spanning[s] > 0:
+                md.tree_lb.add(tree_cut >= co.tree_spanning[s] * co.tree_edge_weight[s] * scale
+                               * (sum(1 - md.z[s, m, 0] for m in range(M)) - 1))
+        if upper_bound is not None:
+            md.cut_ub = pyo.Constraint(expr=expr <= upper_bound * scale * (1 + 1e-7) + 1e-9)
+        md.obj = pyo.Objective(expr=expr, sense=pyo.minimize)
+    return _PyomoModel(md, scale, tuple(tree_stages))
+
+
+def run_highs(instance: GpuMappingInstance, *, objective: str, time_limit: float | None, seed: int | None,
+              solver: str = "highs", write: str | None = None, symmetry: bool = True,
+              mip_rel_gap: float = 1e-9) -> Result:
+    """Solve the stage-count MILP with HiGHS (or another Pyomo solver by name).
+
+    ``bound`` is the solver's MIP dual bound converted back to seconds or bytes. ``write``
+    writes the model (``.mps`` / ``.lp``) before solving.
+    """
+    import pyomo.environ as pyo
+
+    from optkit.solvers.milp import solve_pyomo_model
+
+    _check_objective(objective)
+    warm, warm_value = _warm_start(instance, objective, seed)
+    pm = build_pyomo_model(instance, objective, symmetry=symmetry, upper_bound=warm_value)
+    out = solve_pyomo_model(pm.model, solver=solver, time_limit=time_limit, seed=seed,
+                            mip_rel_gap=mip_rel_gap, write=write)
+    md = pm.model
+    info: dict[str, Any] = {
+        "solver": solver, "solver_status": out.solver_status, "solver_time_s": out.wall_time_s,
+        **_model_size_info(md.nvariables(), md.nconstraints()),
+        "objective_unit": "ms" if objective == "alpha" else "MB", "symmetry_breaking": symmetry,
+    }
+    bound = max(0.0, out.bound / pm.scale) if out.bound is not None else None
+    S, M = len(instance.job.stages), len(instance.servers)
+    co_upper = [[min(instance.job.stages[s].replicas, instance.servers[m]) for m in range(M)] for s in range(S)]
+    if out.has_solution:
+        x = np.array([[sum(v * round(pyo.value(md.z[s, m, v])) for v in range(1, co_upper[s][m] + 1))
+                       for m in range(M)] for s in range(S)], dtype=np.int64)
+        tree_rows = {s: [max(range(M), key=lambda m: pyo.value(md.y[s, r, m]))
+                         for r in range(instance.job.stages[s].replicas)] for s in pm.tree_stages}
+        solution = {"assignment": _assignment_from_counts(instance, x, tree_rows)}
+        info["incumbent"] = "solver"
+    elif out.status == Status.TIME_LIMIT:
+        solution = {"assignment": warm}
+        info["incumbent"] = "heavy-edge warm start"
+    else:
+        solution = None
+    if out.status == Status.INFEASIBLE:
+        return Result(Status.ERROR, message=f"{solver} reported the count model infeasible", info=info)
+    return Result(out.status, solution=solution, bound=bound, message=out.solver_status, info=info)
+
+
+# ============================================================================= brute force
+def _compositions(total: int, limits: Sequence[int]) -> Iterator[tuple[int, ...]]:
+    """All tuples t with 0 <= t[i] <= limits[i] and sum t = total."""
+    n = len(limits)
+    if n == 0:
+        if total == 0:
+            yield ()
+        return
+    room = sum(limits[1:])
+    for v in range(max(0, total - room), min(total, limits[0]) + 1):
+        for rest in _compositions(total - v, limits[1:]):
+            yield (v,) + rest
+
+
+class _TooMany(Exception):
+    pass
+
+
+def count_tables(k: Sequence[int], caps: Sequence[int], cap: int | None = None) -> int:
+    """Number of count matrices (row sums ``k``, column sums ``caps``).
+
+    Dynamic programming over the stages; the number of completions from a stage depends only on
+    the multiset of remaining capacities, which is the memo key. Every partial table completes
+    (the last row is forced), so with ``cap`` the count stops as soon as it exceeds ``cap`` and
+    returns ``cap + 1``: the work is then O(cap) even for huge instances."""
+    S = len(k)
+    memo: dict[tuple[int, tuple[int, ...]], int] = {}
+
+    def rec(s: int, rem: tuple[int, ...]) -> int:
+        if s == S - 1:
+            return 1
+        key = (s, rem)
+        if key not in memo:
+            total = 0
+            for row in _compositions(k[s], rem):
+                total += rec(s + 1, tuple(sorted(r - t for r, t in zip(rem, row))))
+                if cap is not None and total > cap:
+                    raise _TooMany
+            memo[key] = total
+        return memo[key]
+
+    if sum(k) != sum(caps):
+        return 0
+    try:
+        return rec(0, tuple(sorted(caps)))
+    except _TooMany:
+        return int(cap) + 1  # type: ignore[arg-type]
+
+
+def _tables(k: Sequence[int], caps: Sequence[int]) -> Iterator[np.ndarray]:
+    S = len(k)
+    rows: list[tuple[int, ...]] = []
+
+    def rec(s: int, rem: tuple[int, ...]) -> Iterator[np.ndarray]:
+        if s == S - 1:
+            if sum(rem) == k[s]:
+                yield np.array(rows + [rem], dtype=np.int64)
+            return
+        for row in _compositions(k[s], rem):
+            rows.append(row)
+            yield from rec(s + 1, tuple(r - t for r, t in zip(rem, row)))
+            rows.pop()
+
+    yield from rec(0, tuple(caps))
+
+
+def _arrangements(sizes: Sequence[int]) -> Iterator[list[int]]:
+    """Sequences with ``sizes[j]`` copies of label j, one per class of label relabellings.
+
+    Labels with equal sizes are interchangeable (swapping two servers that hold equally many of
+    the stage's replicas maps an arrangement to one with the same intra-stage cut), so only the
+    sequences in which such labels first appear in increasing order are produced: each
+    partition of the replicas into blocks of the given sizes appears exactly once."""
+    n = sum(sizes)
+    left = list(sizes)
+    seq: list[int] = []
+
+    def rec() -> Iterator[list[int]]:
+        if len(seq) == n:
+            yield list(seq)
+            return
+        for j, c in enumerate(left):
+            if not c:
+                continue
+            # a fresh label may open only after every earlier label of its size has opened
+            if c == sizes[j] and any(sizes[i] == sizes[j] and left[i] == sizes[i] for i in range(j)):
+                continue
+            left[j] -= 1
+            seq.append(j)
+            yield from rec()
+            seq.pop()
+            left[j] += 1
+
+    yield from rec()
+
+
+def _n_arrangements(sizes: Sequence[int]) -> int:
+    """How many sequences :func:`_arrangements` yields: the multinomial over the sizes, divided
+    by ``mult!`` for every size value occurring ``mult`` times."""
+    out = math.factorial(sum(sizes))
+    for c in sizes:
+        out //= math.factorial(c)
+    for c in set(sizes):
+        out //= math.factorial(list(sizes).count(c))
+    return out
+
+
+def _check_brute_force_size(instance: GpuMappingInstance, objective: str) -> int:
+    k = [s.replicas for s in instance.job.stages]
+    caps = list(instance.servers)
+    n_tables = count_tables(k, caps, cap=BRUTE_FORCE_MAX_TABLES)
+    if n_tables > BRUTE_FORCE_MAX_TABLES:
+        raise InputError("instance", f"is too large for brute-force: more than {BRUTE_FORCE_MAX_TABLES} "
+                         "count matrices; use cpsat or highs")
+    if objective == "cut":
+        for s, ks in enumerate(k):
+            worst = max(_n_arrangements([c for c in row if c])
+                        for row in _compositions(ks, [min(ks, c) for c in caps]))
+            if worst > BRUTE_FORCE_MAX_ARRANGEMENTS:
+                raise InputError("instance", f"is too large for brute-force: stage {s} has up to {worst} "
+                                 f"arrangements per count matrix (limit {BRUTE_FORCE_MAX_ARRANGEMENTS}); "
+                                 "use cpsat or highs")
+    return n_tables
+
+
+def _brute_force(instance: GpuMappingInstance, objective: str, deadline: float | None
+                 ) -> tuple[float, list[list[int]], bool]:
+    job = instance.job
+    k = [s.replicas for s in job.stages]
+    u, v, w = job.edges
+    stage_of = job.vertex_stage
+    off = job.offsets
+    intra: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    for s in range(len(k)):
+        sel = (stage_of[u] == s) & (stage_of[v] == s)
+        intra.append((u[sel] - off[s], v[sel] - off[s], w[sel]))
+    best_blocks: dict[tuple[int, tuple[int, ...]], list[int]] = {}
+
+    def best_arrangement(s: int, counts: tuple[int, ...]) -> list[int]:
+        """The stage's cheapest arrangement (intra-stage edges only) with these counts."""
+        used = sorted((m for m, c in enumerate(counts) if c), key=lambda m: (-counts[m], m))
+        sizes = tuple(counts[m] for m in used)
+        key = (s, sizes)
+        if key not in best_blocks:
+            a, b, ww = intra[s]
+            arr = np.array(list(_arrangements(sizes)), dtype=np.int64)
+            if len(ww):
+                cost = (arr[:, a] != arr[:, b]).astype(float) @ ww
+                best_blocks[key] = arr[int(np.argmin(cost))].tolist()
+            else:
+                best_blocks[key] = arr[0].tolist()
+        return [used[j] for j in best_blocks[key]]
+
+    best_val, best_assign, complete = math.inf, None, True
+    for i, x in enumerate(_tables(k, instance.servers)):
+        if deadline is not None and i % 64 == 0 and time.perf_counter() > deadline and best_assign is not None:
+            complete = False
+            break
+        if objective == "alpha":
+            val = alpha_from_counts(job, instance.cluster, x)
+            if val < best_val:
+                best_val, best_assign = val, [_contiguous_row(x[s]) for s in range(len(k))]
+        else:
+            assignment = [best_arrangement(s, tuple(int(c) for c in x[s])) for s in range(len(k))]
+            val = cut_weight(job, vertex_servers(job, assignment))
+            if val < best_val:
+                best_val, best_assign = val, assignment
+    assert best_assign is not None
+    return best_val, best_assign, complete
+
+
+def brute_force(instance: GpuMappingInstance, objective: str) -> tuple[float, list[list[int]]]:
+    """The optimum of ``objective`` and one optimal assignment, by enumeration (module docstring).
+
+    Raises :class:`InputError` (field ``instance``) beyond :data:`BRUTE_FORCE_MAX_TABLES` count
+    matrices or :data:`BRUTE_FORCE_MAX_ARRANGEMENTS` arrangements of one stage.
+    """
+    _check_objective(objective)
+    _check_brute_force_size(instance, objective)
+    value, assignment, _ = _brute_force(instance, objective, None)
+    return value, assignment
+
+
+def run_brute_force(instance: GpuMappingInstance, *, objective: str, time_limit: float | None,
+                    seed: int | None) -> Result:
+    """Brute force as an algorithm: ``optimal`` with ``bound`` = the optimum, or ``time_limit``
+    with the best mapping seen (no bound) when the time limit stops the enumeration."""
+    _check_objective(objective)
+    start = time.perf_counter()
+    n_tables = _check_brute_force_size(instance, objective)
+    deadline = start + time_limit if time_limit is not None else None
+    value, assignment, complete = _brute_force(instance, objective, deadline)
+    info = {"count_matrices": n_tables}
+    if complete:
+        return Result(Status.OPTIMAL, solution={"assignment": assignment}, bound=value, info=info)
+    return Result(Status.TIME_LIMIT, solution={"assignment": assignment}, info=info,
+                  message="the time limit stopped the enumeration")
+
+
+def naive_enumeration(instance: GpuMappingInstance, objective: str) -> tuple[float, list[list[int]]]:
+    """Every replica-to-server assignment that fills each server exactly (no count model, no
+    arrangement argument): the test oracle for :func:`brute_force`. At most
+    :data:`NAIVE_MAX_REPLICAS` replicas."""
+    _check_objective(objective)
+    job = instance.job
+    n = job.n_replicas
+    if n > NAIVE_MAX_REPLICAS:
+        raise InputError("instance", f"is too large for the naive enumeration: {n} replicas "
+                         f"(limit {NAIVE_MAX_REPLICAS})")
+    caps = list(instance.servers)
+    best_val, best = math.inf, None
+    left = list(caps)
+    seq: list[int] = []
+
+    def rec() -> None:
+        nonlocal best_val, best
+        if len(seq) == n:
+            flat = np.asarray(seq)
+            if objective == "alpha":
+                x = np.zeros((len(job.stages), len(caps)), dtype=np.int64)
+                np.add.at(x, (job.vertex_stage, flat), 1)
+                val = alpha_from_counts(job, instance.cluster, x)
+            else:
+                val = cut_weight(job, flat)
+            if val < best_val:
+                best_val, best = val, list(seq)
+            return
+        for m in range(len(caps)):
+            if left[m]:
+                left[m] -= 1
+                seq.append(m)
+                rec()
+                seq.pop()
+                left[m] += 1
+
+    rec()
+    assert best is not None
+    off = job.offsets
+    return best_val, [best[off[s]:off[s + 1]] for s in range(len(job.stages))]
+

@@ -1,0 +1,44 @@
+"""Engine-level solver adapters: they know models and solvers, never a paper.
+
+* :mod:`optkit.solvers.cpsat`: :func:`~optkit.solvers.cpsat.solve_cp_model` runs an OR-Tools
+  CP-SAT ``CpModel``.
+* :mod:`optkit.solvers.milp`: :func:`~optkit.solvers.milp.solve_pyomo_model` runs a Pyomo model
+  with HiGHS (or any installed Pyomo solver).
+
+Both return a :class:`SolverOutcome` whose ``status`` is an :class:`optkit.result.Status`, so a
+formulation maps a solver's verdict the same way whichever solver ran. Neither module is imported
+here: importing :mod:`optkit.solvers` needs neither OR-Tools nor Pyomo.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from optkit.result import Status
+
+__all__ = ["SolverOutcome"]
+
+
+@dataclass
+class SolverOutcome:
+    """What one solver call returned, in the engine's terms.
+
+    status: :class:`~optkit.result.Status` (``optimal``, ``feasible``, ``infeasible``,
+        ``time_limit`` with or without a solution, ``error``).
+    objective: the solver's objective value of its incumbent (model units), ``None`` without one.
+    bound: the proven bound on the optimum (a lower bound when minimising), ``None`` if unknown.
+    wall_time_s: wall-clock seconds of the solve call.
+    solver_status: the solver's own status name (``OPTIMAL``, ``maxTimeLimit``, ...).
+    has_solution: whether an incumbent exists (its values are readable through ``raw``
+        for CP-SAT, loaded into the Pyomo model's variables for a MILP).
+    raw: the solver object (``CpSolver``) or results object (Pyomo ``SolverResults``).
+    """
+
+    status: Status
+    objective: float | None = None
+    bound: float | None = None
+    wall_time_s: float = 0.0
+    solver_status: str = ""
+    has_solution: bool = False
+    raw: Any = field(default=None, repr=False)
