@@ -502,6 +502,23 @@ def _assignment_from_counts(instance: GpuMappingInstance, x: np.ndarray,
     return [tree_rows[s] if s in tree_rows else _contiguous_row(x[s]) for s in range(len(instance.job.stages))]
 
 
+def _result(out: Any, assignment: list[list[int]] | None, warm: list[list[int]], bound: float | None,
+            info: dict[str, Any], solver_name: str) -> Result:
+    """The Result of an exact solve: the solver's incumbent, else (cut short before it found one)
+    the Heavy-Edge warm start, with the proven bound either way."""
+    if assignment is not None:
+        solution: dict[str, Any] | None = {"assignment": assignment}
+        info["incumbent"] = "solver"
+    elif out.status == Status.TIME_LIMIT:
+        solution = {"assignment": warm}
+        info["incumbent"] = "heavy-edge warm start"
+    else:
+        solution = None
+    if out.status == Status.INFEASIBLE:  # every valid instance has a mapping: this is a bug
+        return Result(Status.ERROR, message=f"{solver_name} reported the count model infeasible", info=info)
+    return Result(out.status, solution=solution, bound=bound, message=out.solver_status, info=info)
+
+
 def run_cpsat(instance: GpuMappingInstance, *, objective: str, time_limit: float | None, seed: int | None,
               workers: int | None = None, symmetry: bool = True, log: bool = False) -> Result:
     """Solve the stage-count model with CP-SAT (see the module docstring).
@@ -524,6 +541,7 @@ def run_cpsat(instance: GpuMappingInstance, *, objective: str, time_limit: float
     }
     # both objectives are sums/maxima of nonnegative terms, so 0 is always a valid bound
     bound = max(0.0, cm.delta * out.bound) if out.bound is not None else None
+    assignment: list[list[int]] | None = None
     if out.has_solution:
         solver = out.raw
         S, M = len(instance.job.stages), len(instance.servers)
@@ -532,17 +550,8 @@ def run_cpsat(instance: GpuMappingInstance, *, objective: str, time_limit: float
         for s in {s for (s, _, _) in cm.y}:
             tree_rows[s] = [next(m for m in range(M) if solver.Value(cm.y[s, r, m]))
                             for r in range(instance.job.stages[s].replicas)]
-        solution = {"assignment": _assignment_from_counts(instance, x, tree_rows)}
-        info["incumbent"] = "solver"
-    elif out.status == Status.TIME_LIMIT:
-        solution = {"assignment": warm}
-        info["incumbent"] = "heavy-edge warm start"
-    else:
-        solution = None
-    status = out.status
-    if status == Status.INFEASIBLE:  # every valid instance has a mapping: this is a bug
-        return Result(Status.ERROR, message="CP-SAT reported the count model infeasible", info=info)
-    return Result(status, solution=solution, bound=bound, message=out.solver_status, info=info)
+        assignment = _assignment_from_counts(instance, x, tree_rows)
+    return _result(out, assignment, warm, bound, info, "CP-SAT")
 
 
 # ============================================================================= MILP (Pyomo)
@@ -679,21 +688,14 @@ def run_highs(instance: GpuMappingInstance, *, objective: str, time_limit: float
     bound = max(0.0, out.bound / pm.scale) if out.bound is not None else None
     S, M = len(instance.job.stages), len(instance.servers)
     co_upper = [[min(instance.job.stages[s].replicas, instance.servers[m]) for m in range(M)] for s in range(S)]
+    assignment: list[list[int]] | None = None
     if out.has_solution:
         x = np.array([[sum(v * round(pyo.value(md.z[s, m, v])) for v in range(1, co_upper[s][m] + 1))
                        for m in range(M)] for s in range(S)], dtype=np.int64)
         tree_rows = {s: [max(range(M), key=lambda m: pyo.value(md.y[s, r, m]))
                          for r in range(instance.job.stages[s].replicas)] for s in pm.tree_stages}
-        solution = {"assignment": _assignment_from_counts(instance, x, tree_rows)}
-        info["incumbent"] = "solver"
-    elif out.status == Status.TIME_LIMIT:
-        solution = {"assignment": warm}
-        info["incumbent"] = "heavy-edge warm start"
-    else:
-        solution = None
-    if out.status == Status.INFEASIBLE:
-        return Result(Status.ERROR, message=f"{solver} reported the count model infeasible", info=info)
-    return Result(out.status, solution=solution, bound=bound, message=out.solver_status, info=info)
+        assignment = _assignment_from_counts(instance, x, tree_rows)
+    return _result(out, assignment, warm, bound, info, solver)
 
 
 # ============================================================================= brute force
