@@ -120,7 +120,11 @@ class PipelineJob:
                 out_bytes=_number(st, "out_bytes", sp),
                 param_bytes=_number(st, "param_bytes", sp),
             ))
-        return cls(stages=tuple(stages), allreduce=allreduce)
+        try:
+            return cls(stages=tuple(stages), allreduce=allreduce)
+        except InputError as exc:  # validate_job names fields under "job"; use this job's path
+            field_ = exc.field.replace("job", path, 1) if exc.field.startswith("job") else exc.field
+            raise InputError(field_, exc.message) from None
 
     def to_dict(self) -> dict[str, Any]:
         return {"allreduce": self.allreduce, "stages": [s.to_dict() for s in self.stages]}

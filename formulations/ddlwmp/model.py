@@ -1,0 +1,296 @@
+"""ddlwmp: instance, schedule and the independent ``evaluate``.
+
+Source: Luo, Liu, Lee, Shroff (the A-SRPT paper), Sec. III: problem (8). A cluster of M servers
+with g GPUs each; job i arrives at r_i, needs g_i = sum_s k_{i,s} GPUs for its pipeline model, runs
+n_i iterations non-preemptively from its start t_i on a placement x_{i,s}^m, each iteration
+taking alpha_i (eqs. 4-7 of the placement, :mod:`formulations.gpu_mapping.model`), and completes
+at C_i = t_i + n_i·alpha_i. Objective: total completion time sum_i C_i.
+
+Time (optkit's reading of the slotted model, used by the simulator and the exact solver alike):
+time is in seconds; decisions happen at integer multiples of ``slot_seconds`` (1 s by default),
+so every start t_i is a slot boundary with t_i >= r_i; C_i is real; job i holds its GPUs over
+[t_i, ceil(C_i / slot)·slot), so they are free again at the first slot boundary at or after C_i.
+Releases may be real (a job released at 0.4 s can start at 1 s at the earliest).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+import numpy as np
+
+from formulations.gpu_mapping.model import (
+    Cluster, PipelineJob, _integer, _mapping, _number, alpha_from_counts, stage_counts,
+)
+from optkit.errors import InputError
+from optkit.formulation import Evaluation
+
+__all__ = [
+    "PROBLEM", "OBJECTIVES", "DdlwmpCluster", "Job", "DdlwmpInstance", "evaluate", "free_time",
+    "slot_ceil", "TIME_TOL",
+]
+
+PROBLEM = "ddlwmp"
+OBJECTIVES = ("total_completion", "total_flow", "makespan")
+TIME_TOL = 1e-9  # relative tolerance on recomputed times (seconds)
+
+
+@dataclass(frozen=True)
+class DdlwmpCluster:
+    """M servers of g GPUs; B_inter per server NIC and B_intra in bytes/s; the slot length in s."""
+
+    servers: int
+    gpus_per_server: int
+    inter_bandwidth: float
+    intra_bandwidth: float
+    slot_seconds: float = 1.0
+
+    @property
+    def total_gpus(self) -> int:
+        return self.servers * self.gpus_per_server
+
+    @property
+    def mapping_cluster(self) -> Cluster:
+        """The gpu-mapping view (g, B_inter, B_intra) used by eqs. 4-7."""
+        return Cluster(self.gpus_per_server, self.inter_bandwidth, self.intra_bandwidth)
+
+    @classmethod
+    def from_dict(cls, d: Any, path: str = "cluster") -> "DdlwmpCluster":
+        d = _mapping(d, path)
+        for key in ("servers", "gpus_per_server"):
+            if key not in d:
+                raise InputError(f"{path}.{key}", "is required")
+        return cls(
+            servers=_integer(d["servers"], f"{path}.servers", low=1),
+            gpus_per_server=_integer(d["gpus_per_server"], f"{path}.gpus_per_server", low=1),
+            inter_bandwidth=_number(d, "inter_bandwidth", path, positive=True),
+            intra_bandwidth=_number(d, "intra_bandwidth", path, positive=True),
+            slot_seconds=_number(d, "slot_seconds", path, positive=True) if "slot_seconds" in d else 1.0,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"servers": self.servers, "gpus_per_server": self.gpus_per_server,
+                             "inter_bandwidth": self.inter_bandwidth, "intra_bandwidth": self.intra_bandwidth}
+        if self.slot_seconds != 1.0:
+            d["slot_seconds"] = self.slot_seconds
+        return d
+
+
+@dataclass(frozen=True)
+class Job:
+    """One job: release r_i (s), model name, actual iterations n_i, optional prediction ñ_i,
+    and the features a predictor may use (user, recurring group). Extra fields are kept."""
+
+    id: str
+    release: float
+    model: str
+    iterations: int
+    predicted_iterations: float | None = None
+    user: str | None = None
+    group: str | None = None
+    extras: Mapping[str, Any] = field(default_factory=dict, compare=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"id": self.id, "release": self.release, "model": self.model, "iterations": self.iterations}
+        if self.predicted_iterations is not None:
+            d["predicted_iterations"] = self.predicted_iterations
+        if self.user is not None:
+            d["user"] = self.user
+        if self.group is not None:
+            d["group"] = self.group
+        d.update(self.extras)
+        return d
+
+
+_JOB_KEYS = ("id", "release", "model", "iterations", "predicted_iterations", "user", "group")
+
+
+@dataclass(frozen=True)
+class DdlwmpInstance:
+    """The cluster, the pipeline models by name, and the jobs (in the file's order)."""
+
+    cluster: DdlwmpCluster
+    models: Mapping[str, PipelineJob]
+    jobs: tuple[Job, ...]
+    extras: Mapping[str, Any] = field(default_factory=dict, compare=False)
+
+    def model_of(self, job: Job) -> PipelineJob:
+        return self.models[job.model]
+
+    def gpus(self, job: Job) -> int:
+        """g_i: the GPUs job i needs (its total replicas)."""
+        return self.models[job.model].n_replicas
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "DdlwmpInstance":
+        d = _mapping(d, "instance")
+        if d.get("problem", PROBLEM) != PROBLEM:
+            raise InputError("problem", f"must be {PROBLEM!r}, got {d.get('problem')!r}")
+        for key in ("cluster", "models", "jobs"):
+            if key not in d:
+                raise InputError(key, "is required")
+        cluster = DdlwmpCluster.from_dict(d["cluster"])
+        raw_models = _mapping(d["models"], "models")
+        if not raw_models:
+            raise InputError("models", "must define at least one model")
+        models = {str(name): PipelineJob.from_dict(m, f"models.{name}") for name, m in raw_models.items()}
+        if not isinstance(d["jobs"], list):
+            raise InputError("jobs", f"must be a list of jobs, got {type(d['jobs']).__name__}")
+        jobs = []
+        seen: set[str] = set()
+        for i, j in enumerate(d["jobs"]):
+            p = f"jobs[{i}]"
+            j = _mapping(j, p)
+            for key in ("id", "release", "model", "iterations"):
+                if key not in j:
+                    raise InputError(f"{p}.{key}", "is required")
+            jid = j["id"]
+            if not isinstance(jid, str) or not jid:
+                raise InputError(f"{p}.id", f"must be a non-empty string, got {jid!r}")
+            if jid in seen:
+                raise InputError(f"{p}.id", f"duplicates the id {jid!r} of an earlier job")
+            seen.add(jid)
+            model = j["model"]
+            if model not in models:
+                raise InputError(f"{p}.model", f"names no model in 'models': {model!r}")
+            need = models[model].n_replicas
+            if need > cluster.total_gpus:
+                raise InputError(f"{p}.model", f"needs {need} GPUs but the cluster has {cluster.total_gpus}")
+            pred = j.get("predicted_iterations")
+            if pred is not None:
+                pred = _number(j, "predicted_iterations", p)
+            for key in ("user", "group"):
+                if j.get(key) is not None and not isinstance(j[key], str):
+                    raise InputError(f"{p}.{key}", f"must be a string, got {type(j[key]).__name__}")
+            jobs.append(Job(
+                id=jid, release=_number(j, "release", p), model=model,
+                iterations=_integer(j["iterations"], f"{p}.iterations", low=1),
+                predicted_iterations=pred, user=j.get("user"), group=j.get("group"),
+                extras={k: v for k, v in j.items() if k not in _JOB_KEYS},
+            ))
+        extras = {k: v for k, v in d.items() if k not in ("problem", "cluster", "models", "jobs")}
+        return cls(cluster=cluster, models=models, jobs=tuple(jobs), extras=extras)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = {"problem": PROBLEM, "cluster": self.cluster.to_dict(),
+             "models": {name: m.to_dict() for name, m in self.models.items()},
+             "jobs": [j.to_dict() for j in self.jobs]}
+        d.update(self.extras)
+        return d
+
+
+# ----------------------------------------------------------------------------- time rule
+def slot_ceil(t: float, slot: float) -> float:
+    """The first slot boundary at or after ``t`` (tolerant of rounding just above a boundary)."""
+    q = t / slot
+    r = round(q)
+    if abs(q - r) <= 1e-9 * max(1.0, abs(q)):
+        return r * slot
+    return math.ceil(q) * slot
+
+
+def free_time(completion: float, slot: float) -> float:
+    """When a job that completes at ``completion`` gives its GPUs back: ceil(C_i) in slots."""
+    return slot_ceil(completion, slot)
+
+
+def _on_slot(t: float, slot: float) -> bool:
+    q = t / slot
+    return abs(q - round(q)) <= 1e-9 * max(1.0, abs(q))
+
+
+# ----------------------------------------------------------------------------- evaluate
+def evaluate(instance: DdlwmpInstance, solution: Mapping[str, Any]) -> Evaluation:
+    """Check a schedule and measure it, from starts and placements alone.
+
+    Checks: every job scheduled exactly once; t_i >= r_i and on a slot boundary; each
+    ``assignment`` maps every replica of the job's model to a server 0..M-1; alpha_i (eq. 7) and
+    C_i = t_i + n_i·alpha_i recomputed (the schedule's own ``alpha_s``/``completion``, when
+    given, must agree within 1e-9 relative); at every moment each server holds at most g GPUs,
+    a job holding its GPUs over [t_i, ceil(C_i)). Objectives: ``total_completion`` (sum C_i),
+    ``total_flow`` (sum C_i - r_i), ``makespan`` (max C_i). Metrics add mean and tail (p50, p95,
+    p99, max) job completion time C_i - r_i.
+    """
+    if not isinstance(solution, Mapping) or not isinstance(solution.get("jobs"), list):
+        return Evaluation(False, violations=["solution must be an object with a 'jobs' list"])
+    cl = instance.cluster
+    slot = cl.slot_seconds
+    by_id = {j.id: j for j in instance.jobs}
+    violations: list[str] = []
+    seen: set[str] = set()
+    completions: dict[str, float] = {}
+    events: list[tuple[float, int, int, int]] = []  # (time, +1 start / -1 free order, server, gpus)
+    for idx, entry in enumerate(solution["jobs"]):
+        p = f"jobs[{idx}]"
+        if not isinstance(entry, Mapping) or "id" not in entry:
+            violations.append(f"{p} must be an object with an 'id'")
+            continue
+        jid = entry["id"]
+        job = by_id.get(jid)
+        if job is None:
+            violations.append(f"{p}.id {jid!r} is no job of the instance")
+            continue
+        if jid in seen:
+            violations.append(f"job {jid} is scheduled twice")
+            continue
+        seen.add(jid)
+        start = entry.get("start")
+        if isinstance(start, bool) or not isinstance(start, (int, float)) or not math.isfinite(start):
+            violations.append(f"job {jid}: start must be a number, got {start!r}")
+            continue
+        if start < job.release - TIME_TOL * max(1.0, job.release):
+            violations.append(f"job {jid} starts at {start} before its release {job.release}")
+        if not _on_slot(start, slot):
+            violations.append(f"job {jid} starts at {start}, not on a slot boundary (slot {slot} s)")
+        model = instance.models[job.model]
+        a = entry.get("assignment")
+        if not isinstance(a, list) or len(a) != len(model.stages) or any(
+                not isinstance(row, list) or len(row) != st.replicas for row, st in zip(a, model.stages)):
+            violations.append(f"job {jid}: assignment must list, per stage of {job.model}, one server per replica")
+            continue
+        flat = [m for row in a for m in row]
+        if any(isinstance(m, bool) or not isinstance(m, (int, np.integer)) or not 0 <= m < cl.servers for m in flat):
+            violations.append(f"job {jid}: assignment holds a server index outside 0..{cl.servers - 1}")
+            continue
+        x = stage_counts(model, a, cl.servers)
+        alpha = alpha_from_counts(model, cl.mapping_cluster, x)
+        completion = float(start) + job.iterations * alpha
+        for key, value in (("alpha_s", alpha), ("completion", completion)):
+            claimed = entry.get(key)
+            if claimed is not None and not math.isclose(claimed, value, rel_tol=TIME_TOL, abs_tol=1e-12):
+                violations.append(f"job {jid}: {key} {claimed!r} disagrees with {value!r} recomputed from the assignment")
+        completions[jid] = completion
+        release_at = free_time(completion, slot)
+        for m, n in enumerate(x.sum(axis=0)):
+            if n:
+                events.append((float(start), 1, m, int(n)))
+                events.append((release_at, 0, m, -int(n)))
+    missing = [j.id for j in instance.jobs if j.id not in seen]
+    if missing:
+        violations.append(f"{len(missing)} jobs are not scheduled: {', '.join(missing[:5])}")
+    # Capacity at every moment: frees (order 0) before starts (order 1) at the same instant.
+    events.sort()
+    load = np.zeros(cl.servers, dtype=np.int64)
+    for t, _, m, n in events:
+        load[m] += n
+        if load[m] > cl.gpus_per_server:
+            violations.append(f"server {m} holds {int(load[m])} GPUs at t={t} s (capacity {cl.gpus_per_server})")
+            break
+    if violations:
+        return Evaluation(False, violations=violations)
+    c = np.array([completions[j.id] for j in instance.jobs])
+    r = np.array([j.release for j in instance.jobs])
+    jct = c - r
+    objectives = {"total_completion": float(c.sum()), "total_flow": float(jct.sum()), "makespan": float(c.max())}
+    metrics = {
+        "jobs": len(instance.jobs),
+        "mean_jct_s": float(jct.mean()),
+        "p50_jct_s": float(np.percentile(jct, 50)),
+        "p95_jct_s": float(np.percentile(jct, 95)),
+        "p99_jct_s": float(np.percentile(jct, 99)),
+        "max_jct_s": float(jct.max()),
+        **objectives,
+    }
+    return Evaluation(True, objectives=objectives, metrics=metrics)
