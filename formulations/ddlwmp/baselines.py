@@ -1,0 +1,120 @@
+"""The paper's baselines (Sec. V-A-1-d) and FIFO, as event-driven policies.
+
+Predicted duration of job i: ``ñ_i·α̃_i^min`` (ñ_i the prediction, 0 when missing; α̃^min the
+Heavy-Edge estimate on the fewest servers, as A-SRPT uses); predicted workload: that times g_i.
+
+* ``spjf`` (MLaaS): shortest predicted duration first, strict order (the best job that has
+  arrived must start first; if it does not fit, nothing starts: the paper's "if the shortest job
+  does not fit, it will not schedule longer jobs with fewer GPU demands").
+* ``spwf`` (Tiresias): smallest predicted workload first, strict order.
+* ``wcs-duration`` / ``wcs-workload`` / ``wcs-subtime`` (work-conserving scheduler): in order of
+  predicted duration / workload / submission time, start every job that fits, skipping those
+  that do not.
+* ``fifo``: arrival order, strict head-of-line.
+
+Ties: release, then the instance's order. "Fits": g_i <= free GPUs in the whole cluster.
+Placement (all of them; the paper only says they use Heavy-Edge): consolidate on the servers
+with the most free GPUs (:func:`.placement.most_free_servers`: the fewest servers the current
+availability allows), then Heavy-Edge.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from formulations.gpu_mapping.model import PipelineJob
+
+from .model import DdlwmpCluster, DdlwmpInstance
+from .policies import JobSpec, QueuePolicy
+from .simulate import run_policy
+
+__all__ = ["SPJF", "SPWF", "WCSDuration", "WCSWorkload", "WCSSubTime", "FIFO", "BASELINES",
+           "run_spjf", "run_spwf", "run_wcs_duration", "run_wcs_workload", "run_wcs_subtime", "run_fifo"]
+
+
+class _Predicted(QueuePolicy):
+    def duration(self, job: JobSpec) -> float:
+        return job.n_tilde * self.placer.alpha_min(job.model)
+
+
+class SPJF(_Predicted):
+    name = "spjf"
+
+    def __init__(self, cluster: DdlwmpCluster, models: Mapping[str, PipelineJob], **kw: Any) -> None:
+        super().__init__(cluster, models, work_conserving=False, **kw)
+
+    def key(self, job: JobSpec) -> float:
+        return self.duration(job)
+
+
+class SPWF(_Predicted):
+    name = "spwf"
+
+    def __init__(self, cluster: DdlwmpCluster, models: Mapping[str, PipelineJob], **kw: Any) -> None:
+        super().__init__(cluster, models, work_conserving=False, **kw)
+
+    def key(self, job: JobSpec) -> float:
+        return self.duration(job) * job.gpus
+
+
+class WCSDuration(_Predicted):
+    name = "wcs-duration"
+
+    def __init__(self, cluster: DdlwmpCluster, models: Mapping[str, PipelineJob], **kw: Any) -> None:
+        super().__init__(cluster, models, work_conserving=True, **kw)
+
+    def key(self, job: JobSpec) -> float:
+        return self.duration(job)
+
+
+class WCSWorkload(_Predicted):
+    name = "wcs-workload"
+
+    def __init__(self, cluster: DdlwmpCluster, models: Mapping[str, PipelineJob], **kw: Any) -> None:
+        super().__init__(cluster, models, work_conserving=True, **kw)
+
+    def key(self, job: JobSpec) -> float:
+        return self.duration(job) * job.gpus
+
+
+class WCSSubTime(QueuePolicy):
+    name = "wcs-subtime"
+
+    def __init__(self, cluster: DdlwmpCluster, models: Mapping[str, PipelineJob], **kw: Any) -> None:
+        super().__init__(cluster, models, work_conserving=True, **kw)
+
+    def key(self, job: JobSpec) -> float:
+        return job.release
+
+
+class FIFO(QueuePolicy):
+    name = "fifo"
+
+    def __init__(self, cluster: DdlwmpCluster, models: Mapping[str, PipelineJob], **kw: Any) -> None:
+        super().__init__(cluster, models, work_conserving=False, **kw)
+
+    def key(self, job: JobSpec) -> float:
+        return job.release
+
+
+BASELINES: dict[str, type[QueuePolicy]] = {
+    c.name: c for c in (SPJF, SPWF, WCSDuration, WCSWorkload, WCSSubTime, FIFO)
+}
+
+
+def _runner(cls: type[QueuePolicy]) -> Any:
+    def run(instance: DdlwmpInstance, *, objective: str = "total_completion", time_limit: float | None = None,
+            seed: int | None = None, **params: Any) -> Any:
+        return run_policy(instance, cls(instance.cluster, instance.models, seed=seed, **params),
+                          time_limit=time_limit)
+    run.__name__ = "run_" + cls.name.replace("-", "_")
+    run.__doc__ = f"The {cls.name} baseline (see :mod:`{__name__}`); params: ``consolidate`` (True)."
+    return run
+
+
+run_spjf = _runner(SPJF)
+run_spwf = _runner(SPWF)
+run_wcs_duration = _runner(WCSDuration)
+run_wcs_workload = _runner(WCSWorkload)
+run_wcs_subtime = _runner(WCSSubTime)
+run_fifo = _runner(FIFO)

@@ -1,0 +1,131 @@
+"""Server selection and Heavy-Edge placement for the online ddlwmp policies.
+
+Two ways to pick the g_i GPUs of a job from the free-GPU vector ``free`` (one entry per server):
+
+* :func:`most_free_servers` (Algorithm 1 line 9, "servers with most available GPUs"; also the
+  baselines' consolidation rule): servers in order of free GPUs, descending (ties: lower server
+  index first); take **all** free GPUs of each server in turn, and from the last one only the
+  GPUs still missing. This uses the fewest servers possible for the current availability.
+* :func:`least_free_servers` (line 22, "servers with least available GPUs", best fit): if one
+  server alone has >= g_i free GPUs, the one among them with the fewest free GPUs (ties: lower
+  index) takes the whole job; otherwise the servers with free GPUs in ascending order of free
+  GPUs (ties: lower index), taking all free GPUs of each and the remainder from the last. This
+  fills fragments first and keeps the emptiest servers for communication-heavy jobs.
+
+Heavy-Edge (:func:`formulations.gpu_mapping.heavy_edge.heavy_edge_job`) then maps the job's
+replicas onto the chosen (server, GPUs) pairs. Its result, and alpha (eq. 7), depend only on the
+model and on the multiset of GPU counts taken from the servers (it orders servers by count,
+ties by position, and we hand it the servers sorted by count descending, then server index), so
+:class:`Placer` caches them per ``(model, counts)``; only the relabelling to global server
+indices is done per job.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping
+
+import numpy as np
+
+from formulations.gpu_mapping.heavy_edge import alpha_min_estimate, heavy_edge_job
+from formulations.gpu_mapping.model import PipelineJob, alpha_from_counts, alpha_max, stage_counts
+
+from .model import DdlwmpCluster
+
+__all__ = ["Placement", "Placer", "most_free_servers", "least_free_servers"]
+
+
+def _take_in_order(free: np.ndarray, order: np.ndarray, need: int) -> tuple[np.ndarray, np.ndarray]:
+    taken = free[order]
+    cum = np.cumsum(taken)
+    last = int(np.searchsorted(cum, need))  # first position where the cumulative sum reaches need
+    if last >= len(order):
+        raise ValueError(f"{need} GPUs requested but only {int(cum[-1]) if len(cum) else 0} are free")
+    servers = order[:last + 1]
+    counts = taken[:last + 1].copy()
+    counts[-1] -= int(cum[last]) - need
+    keep = counts > 0
+    return servers[keep], counts[keep]
+
+
+def most_free_servers(free: np.ndarray, need: int) -> tuple[np.ndarray, np.ndarray]:
+    """(servers, GPUs taken from each): all free GPUs of the most-free servers first."""
+    order = np.argsort(-free, kind="stable")
+    return _take_in_order(free, order, need)
+
+
+def least_free_servers(free: np.ndarray, need: int) -> tuple[np.ndarray, np.ndarray]:
+    """(servers, GPUs taken from each): best fit on one server, else the least-free servers first."""
+    fits = np.flatnonzero(free >= need)
+    if len(fits):
+        m = fits[int(np.argmin(free[fits]))]
+        return np.array([m], dtype=np.int64), np.array([need], dtype=np.int64)
+    nz = np.flatnonzero(free > 0)
+    order = nz[np.argsort(free[nz], kind="stable")]
+    return _take_in_order(free, order, need)
+
+
+@dataclass(frozen=True)
+class Placement:
+    """A job's placement: per stage the global server of each replica, alpha (s/iteration),
+    and the GPUs it takes from each server (``servers``, ``counts``)."""
+
+    assignment: list[list[int]]
+    alpha: float
+    servers: tuple[int, ...]
+    counts: tuple[int, ...]
+
+
+class Placer:
+    """Per-instance caches: alpha~min (Heavy-Edge on the fewest servers), alpha_max, and the
+    Heavy-Edge mapping with its alpha per (model, GPU counts)."""
+
+    def __init__(self, cluster: DdlwmpCluster, models: Mapping[str, PipelineJob], *, seed: int | None = None) -> None:
+        self.cluster = cluster
+        self.models = models
+        self.seed = seed
+        self._mc = cluster.mapping_cluster
+        self._alpha_min: dict[str, float] = {}
+        self._alpha_max: dict[str, float] = {}
+        self._maps: dict[tuple[str, tuple[int, ...]], tuple[list[list[int]], float]] = {}
+
+    def gpus(self, model: str) -> int:
+        return self.models[model].n_replicas
+
+    def alpha_min(self, model: str) -> float:
+        a = self._alpha_min.get(model)
+        if a is None:
+            a = self._alpha_min[model] = alpha_min_estimate(self.models[model], self._mc, seed=self.seed)
+        return a
+
+    def alpha_max(self, model: str) -> float:
+        a = self._alpha_max.get(model)
+        if a is None:
+            a = self._alpha_max[model] = alpha_max(self.models[model], self._mc)
+        return a
+
+    def place(self, model: str, servers: np.ndarray, counts: np.ndarray) -> Placement:
+        """Heavy-Edge of ``model`` on ``counts[j]`` GPUs of server ``servers[j]``."""
+        order = np.lexsort((servers, -counts))
+        srv = [int(s) for s in servers[order]]
+        cnt = tuple(int(c) for c in counts[order])
+        key = (model, cnt)
+        hit = self._maps.get(key)
+        if hit is None:
+            job = self.models[model]
+            local = heavy_edge_job(job, list(cnt), seed=self.seed)
+            alpha = alpha_from_counts(job, self._mc, stage_counts(job, local, len(cnt)))
+            hit = self._maps[key] = (local, alpha)
+        local, alpha = hit
+        if len(srv) == 1:
+            m = srv[0]
+            assignment = [[m] * len(row) for row in local]
+        else:
+            assignment = [[srv[r] for r in row] for row in local]
+        return Placement(assignment, alpha, tuple(srv), cnt)
+
+    def place_most_free(self, model: str, free: np.ndarray) -> Placement:
+        return self.place(model, *most_free_servers(free, self.gpus(model)))
+
+    def place_least_free(self, model: str, free: np.ndarray) -> Placement:
+        return self.place(model, *least_free_servers(free, self.gpus(model)))

@@ -1,0 +1,162 @@
+"""The online-policy protocol of ddlwmp and the machinery its policies share.
+
+A policy is an object driven by events (DESIGN.md); any simulator may drive it:
+
+* ``on_arrival(job: JobSpec, now)``: a job has been released (``job.release <= now``).
+* ``on_completion(job_id, now)``: a started job has given its GPUs back.
+* ``decide(now, state: ClusterState) -> list[StartDecision]``: the jobs to start at ``now``,
+  each with its placement over global server indices. ``state.free`` is a working copy of the
+  free GPUs per server; the policy takes GPUs from it (``state.take``) as it decides, and the
+  driver applies the decisions to its own copy.
+* ``next_wakeup(now) -> float | None``: the next time the policy wants ``decide`` called even
+  if no job arrives or ends (A-SRPT: a completion in its virtual machine, the deadline of a
+  delayed start). The driver may call later (ours rounds up to the next slot boundary).
+
+Policies never see a job's true iteration count: a :class:`JobSpec` carries only the
+prediction (``predicted_iterations``; the driver puts the true count there for the
+``-perfect`` variants). A missing prediction counts as 0 iterations (the paper's rule for a job
+of an unseen group, Sec. IV-C3).
+
+:class:`QueuePolicy` is the baselines' machinery: a priority key per job, and either strict
+head-of-line service (the best job must start first; if it does not fit, nothing starts) or
+work-conserving service (in key order, start every job that fits, skip those that do not).
+Every policy places its jobs with Heavy-Edge (:mod:`.placement`).
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass
+from typing import Any, Mapping, Protocol
+
+import numpy as np
+
+from formulations.gpu_mapping.model import PipelineJob
+
+from .model import DdlwmpCluster
+from .placement import Placement, Placer
+
+__all__ = ["JobSpec", "StartDecision", "ClusterState", "Policy", "QueuePolicy"]
+
+
+@dataclass(frozen=True)
+class JobSpec:
+    """What a policy knows of a job: id, release (s), model name, GPUs g_i, predicted iterations."""
+
+    id: str
+    release: float
+    model: str
+    gpus: int
+    predicted_iterations: float | None = None
+
+    @property
+    def n_tilde(self) -> float:
+        """ñ_i, with a missing prediction read as 0."""
+        return 0.0 if self.predicted_iterations is None else float(self.predicted_iterations)
+
+
+@dataclass(frozen=True)
+class StartDecision:
+    """Start job ``job_id`` now on ``placement`` (global server indices)."""
+
+    job_id: str
+    placement: Placement
+
+
+class ClusterState:
+    """The free GPUs per server (a working copy the policy may consume) and the cluster size."""
+
+    __slots__ = ("free", "total_gpus", "gpus_per_server")
+
+    def __init__(self, free: np.ndarray, gpus_per_server: int) -> None:
+        self.free = free
+        self.gpus_per_server = gpus_per_server
+        self.total_gpus = len(free) * gpus_per_server
+
+    @property
+    def free_total(self) -> int:
+        return int(self.free.sum())
+
+    def take(self, placement: Placement) -> None:
+        idx = np.asarray(placement.servers, dtype=np.int64)
+        cnt = np.asarray(placement.counts, dtype=np.int64)
+        if np.any(self.free[idx] < cnt):
+            raise ValueError("placement takes more GPUs than a server has free")
+        self.free[idx] -= cnt
+
+
+class Policy(Protocol):
+    name: str
+
+    def on_arrival(self, job: JobSpec, now: float) -> None: ...
+
+    def on_completion(self, job_id: str, now: float) -> None: ...
+
+    def decide(self, now: float, state: ClusterState) -> list[StartDecision]: ...
+
+    def next_wakeup(self, now: float) -> float | None: ...
+
+
+class QueuePolicy:
+    """Jobs wait in priority order of ``key(job)`` (ties: release, then arrival order).
+
+    ``work_conserving=False``: strict head-of-line; ``True``: start every job that fits, in key
+    order. "Fits" means g_i <= the free GPUs of the whole cluster (a job may span servers).
+    Placement: ``consolidate`` (default) takes the most-free servers (fewest servers) and maps
+    with Heavy-Edge; otherwise best fit on the least-free servers.
+    """
+
+    name = "queue"
+
+    def __init__(self, cluster: DdlwmpCluster, models: Mapping[str, PipelineJob], *,
+                 work_conserving: bool, placer: Placer | None = None, consolidate: bool = True,
+                 seed: int | None = None) -> None:
+        self.cluster = cluster
+        self.placer = placer or Placer(cluster, models, seed=seed)
+        self.work_conserving = work_conserving
+        self.consolidate = consolidate
+        self._seq = 0
+        # One heap per GPU demand: the work-conserving scan then jumps to the best job that fits.
+        self._heaps: dict[int, list[tuple[Any, float, int, JobSpec]]] = {}
+        self._n_waiting = 0
+
+    def key(self, job: JobSpec) -> Any:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def on_arrival(self, job: JobSpec, now: float) -> None:
+        heapq.heappush(self._heaps.setdefault(job.gpus, []), (self.key(job), job.release, self._seq, job))
+        self._seq += 1
+        self._n_waiting += 1
+
+    def on_completion(self, job_id: str, now: float) -> None:
+        pass
+
+    def next_wakeup(self, now: float) -> float | None:
+        return None
+
+    def _place(self, job: JobSpec, free: np.ndarray) -> Placement:
+        if self.consolidate:
+            return self.placer.place_most_free(job.model, free)
+        return self.placer.place_least_free(job.model, free)
+
+    def decide(self, now: float, state: ClusterState) -> list[StartDecision]:
+        out: list[StartDecision] = []
+        free_total = state.free_total
+        while self._n_waiting and free_total > 0:
+            best = None
+            for g, heap in self._heaps.items():
+                if heap and (self.work_conserving is False or g <= free_total):
+                    if best is None or heap[0][:3] < best[0][:3]:
+                        best = heap
+            if best is None:
+                break
+            job = best[0][3]
+            if job.gpus > free_total:  # strict head-of-line: the best job waits, so does everyone
+                break
+            heapq.heappop(best)
+            self._n_waiting -= 1
+            placement = self._place(job, state.free)
+            state.take(placement)
+            free_total -= job.gpus
+            out.append(StartDecision(job.id, placement))
+        return out

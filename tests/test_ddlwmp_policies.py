@@ -1,0 +1,206 @@
+"""ddlwmp online policies: A-SRPT and the baselines, driven by the event simulator."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from formulations.ddlwmp import a_srpt, baselines
+from formulations.ddlwmp.model import DdlwmpInstance, evaluate
+from formulations.ddlwmp.placement import least_free_servers, most_free_servers
+from optkit.result import Status
+from optkit.simulation import EventQueue, drive
+
+RUNS = {
+    "a-srpt": a_srpt.run_a_srpt,
+    "a-srpt-perfect": a_srpt.run_a_srpt_perfect,
+    "spjf": baselines.run_spjf,
+    "spwf": baselines.run_spwf,
+    "wcs-duration": baselines.run_wcs_duration,
+    "wcs-workload": baselines.run_wcs_workload,
+    "wcs-subtime": baselines.run_wcs_subtime,
+    "fifo": baselines.run_fifo,
+}
+
+
+def _stage(k: int, fwd: float, bwd: float, d_in: float, d_out: float, h: float) -> dict[str, Any]:
+    return {"replicas": k, "fwd_time": fwd, "bwd_time": bwd, "in_bytes": d_in, "out_bytes": d_out, "param_bytes": h}
+
+
+def _random_model(rng: np.random.Generator, gpus: int) -> dict[str, Any]:
+    n_st = 1 if gpus == 1 else int(rng.integers(1, min(3, gpus) + 1))
+    cuts = sorted(rng.choice(np.arange(1, gpus), size=n_st - 1, replace=False).tolist()) if n_st > 1 else []
+    k = np.diff([0, *cuts, gpus]).tolist()
+    total = float(rng.uniform(1e6, 5e7))
+    stages = [_stage(int(k[s]), float(rng.uniform(0.01, 0.06)), float(rng.uniform(0.02, 0.12)),
+                     total / k[s] if s > 0 else 0.0, total / k[s] if s < n_st - 1 else 0.0,
+                     float(rng.uniform(1e6, 5e8))) for s in range(n_st)]
+    return {"allreduce": "ring" if rng.random() < 0.5 else "tree", "stages": stages}
+
+
+def random_instance(seed: int) -> DdlwmpInstance:
+    """2-4 servers of 4 GPUs, 2-3 models of 1-6 GPUs, 5-25 jobs, real releases in [0, 20] s,
+    1-500 iterations, predictions noisy or missing; sometimes half-second slots."""
+    rng = np.random.default_rng(seed)
+    models = {f"m{i}": _random_model(rng, int(rng.integers(1, 7))) for i in range(int(rng.integers(2, 4)))}
+    names = sorted(models)
+    jobs = []
+    for i in range(int(rng.integers(5, 26))):
+        n = int(rng.integers(1, 501))
+        j = {"id": f"j{i}", "release": float(np.round(rng.uniform(0, 20), 2)),
+             "model": names[int(rng.integers(len(names)))], "iterations": n}
+        if rng.random() < 0.8:
+            j["predicted_iterations"] = float(max(0, n + rng.integers(-200, 201)))
+        jobs.append(j)
+    cluster = {"servers": int(rng.integers(2, 5)), "gpus_per_server": 4,
+               "inter_bandwidth": float(rng.choice([1.25e8, 1.25e9, 6.25e9])), "intra_bandwidth": 3e11}
+    if rng.random() < 0.3:
+        cluster["slot_seconds"] = 0.5
+    return DdlwmpInstance.from_dict({"problem": "ddlwmp", "cluster": cluster, "models": models, "jobs": jobs})
+
+
+def _run(name: str, inst: DdlwmpInstance, **params: Any) -> dict[str, Any]:
+    res = RUNS[name](inst, objective="total_completion", time_limit=None, seed=0, **params)
+    assert res.status == Status.FEASIBLE
+    ev = evaluate(inst, res.solution)
+    assert ev.feasible, (name, ev.violations)
+    return {j["id"]: j for j in res.solution["jobs"]}
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_every_policy_is_feasible_on_random_instances(seed: int) -> None:
+    inst = random_instance(seed)
+    for name in RUNS:
+        sched = _run(name, inst)
+        assert list(sched) == [j.id for j in inst.jobs]
+    for params in ({"tau": 0.0}, {"tau": 5.0, "comm_heavy": 1.1}, {"comm_heavy": 100.0}):
+        _run("a-srpt", inst, **params)
+
+
+# ----------------------------------------------------------------------------- hand-worked cases
+SMALL = {"allreduce": "ring", "stages": [_stage(1, 0.4, 0.6, 0, 0, 1e6)]}  # alpha = 1 s anywhere
+
+
+def _instance(servers: int, gpus: int, models: dict[str, Any], jobs: list[dict[str, Any]],
+              inter: float = 1.25e9) -> DdlwmpInstance:
+    return DdlwmpInstance.from_dict({"problem": "ddlwmp", "models": models, "jobs": jobs, "cluster": {
+        "servers": servers, "gpus_per_server": gpus, "inter_bandwidth": inter, "intra_bandwidth": 3e11}})
+
+
+def test_a_srpt_follows_srpt_order_of_the_virtual_machine() -> None:
+    # One GPU (G = 1), alpha = 1 s: Ã1 sizes are the predicted iterations. Ã1: A runs 0-0.5,
+    # B (2) 0.5-2.5, C (5) 2.5-7.5, A 7.5-17. The queue gets B at 3, C at 8, A at 17.
+    jobs = [{"id": "A", "release": 0, "model": "s", "iterations": 10, "predicted_iterations": 10},
+            {"id": "B", "release": 0.5, "model": "s", "iterations": 2, "predicted_iterations": 2},
+            {"id": "C", "release": 0.5, "model": "s", "iterations": 5, "predicted_iterations": 5}]
+    inst = _instance(1, 1, {"s": SMALL}, jobs)
+    s = _run("a-srpt", inst)
+    assert {k: v["start"] for k, v in s.items()} == {"A": 17.0, "B": 3.0, "C": 8.0}
+    assert s["A"]["completion"] == pytest.approx(27.0)
+    f = _run("fifo", inst)  # arrival order, B and C delivered at slot 1
+    assert {k: v["start"] for k, v in f.items()} == {"A": 0.0, "B": 10.0, "C": 12.0}
+    w = _run("wcs-duration", inst)  # A alone at 0; then the shorter B first
+    assert {k: v["start"] for k, v in w.items()} == {"A": 0.0, "B": 10.0, "C": 12.0}
+    # No prediction: size 0, the job joins the queue at its release.
+    jobs[0].pop("predicted_iterations")
+    s = _run("a-srpt", _instance(1, 1, {"s": SMALL}, jobs))
+    assert s["A"]["start"] == 0.0
+
+
+def test_a_srpt_perfect_uses_true_iterations() -> None:
+    jobs = [{"id": "A", "release": 0, "model": "s", "iterations": 10, "predicted_iterations": 1},
+            {"id": "B", "release": 0.5, "model": "s", "iterations": 2, "predicted_iterations": 20}]
+    inst = _instance(1, 1, {"s": SMALL}, jobs)
+    assert _run("a-srpt", inst)["A"]["start"] == 1.0       # Ã1 believes A is short
+    perfect = _run("a-srpt-perfect", inst)
+    for j in jobs:
+        j["predicted_iterations"] = j["iterations"]
+    assert perfect == _run("a-srpt", _instance(1, 1, {"s": SMALL}, jobs))
+    assert perfect["B"]["start"] == 3.0 and perfect["A"]["start"] == 12.0  # Ã1: A 0-0.5, B -2.5, A -12
+
+
+def test_strict_head_of_line_versus_work_conserving() -> None:
+    big = {"allreduce": "ring", "stages": [_stage(4, 0.4, 0.6, 0, 0, 1e6)]}
+    jobs = [{"id": "a", "release": 0, "model": "s", "iterations": 10},
+            {"id": "big", "release": 1, "model": "b", "iterations": 5},
+            {"id": "c", "release": 2, "model": "s", "iterations": 3}]
+    inst = _instance(1, 4, {"s": SMALL, "b": big}, jobs)
+    f = _run("fifo", inst)
+    assert f["a"]["start"] == 0 and f["big"]["start"] == 10 and f["c"]["start"] >= f["big"]["completion"]
+    w = _run("wcs-subtime", inst)
+    assert w["a"]["start"] == 0 and w["c"]["start"] == 2 and w["big"]["start"] == 10
+
+
+def _delay_case(tau: float) -> dict[str, Any]:
+    # Two servers of 4 GPUs; h2 (2 GPUs) and h4 (4 GPUs) are communication-heavy (large ring
+    # AllReduce). H1 and H2 take 2 GPUs of server 0 and of server 1; H4 then only finds 2 + 2.
+    # Ã1 sizes (G = 8): H1 0.26 s, H2 0.52 s, H4 5.25 s, L 12.5 s; completions 0.26, 0.78, 6.03,
+    # 18.5, so the queue gets H1, H2 at slot 1, H4 at 7, L at 19.
+    heavy2 = {"allreduce": "ring", "stages": [_stage(2, 0.04, 0.06, 0, 0, 1e9)]}
+    heavy4 = {"allreduce": "ring", "stages": [_stage(4, 0.04, 0.06, 0, 0, 1e9)]}
+    one = {"allreduce": "ring", "stages": [_stage(1, 0.04, 0.06, 0, 0, 1e6)]}
+    jobs = [{"id": "H1", "release": 0, "model": "h2", "iterations": 1000, "predicted_iterations": 10},
+            {"id": "H2", "release": 0, "model": "h2", "iterations": 100000, "predicted_iterations": 20},
+            {"id": "H4", "release": 0, "model": "h4", "iterations": 100, "predicted_iterations": 100},
+            {"id": "L", "release": 0, "model": "one", "iterations": 10, "predicted_iterations": 1000}]
+    inst = _instance(2, 4, {"h2": heavy2, "h4": heavy4, "one": one}, jobs)
+    return _run("a-srpt", inst, tau=tau)
+
+
+def test_a_srpt_delays_a_comm_heavy_job_until_a_better_placement() -> None:
+    now = _delay_case(0.0)  # no delay: H4 starts as soon as it heads the queue, split 2 + 2
+    assert now["H1"]["start"] == 1 and now["H2"]["start"] == 1
+    assert now["H1"]["assignment"] == [[0, 0]] and now["H2"]["assignment"] == [[1, 1]]
+    assert now["H4"]["start"] == 7 and sorted(now["H4"]["assignment"][0]) == [0, 0, 1, 1]
+    late = _delay_case(100.0)  # waits for H1's GPUs (freed at ceil(C_H1)), then one server
+    free_h1 = np.ceil(late["H1"]["completion"])
+    assert late["H4"]["start"] == free_h1 and late["H4"]["assignment"] == [[0, 0, 0, 0]]
+    assert late["H4"]["alpha_s"] < now["H4"]["alpha_s"]
+    # L joins the queue behind H4 at slot 19 and would fit (2 + 2 GPUs free), but the delayed
+    # head blocks the queue.
+    assert late["L"]["start"] >= late["H4"]["start"]
+    short = _delay_case(1.0)  # deadline 7 + 5.25 s: no better placement by slot 12, start there
+    assert short["H4"]["start"] == 12 and sorted(short["H4"]["assignment"][0]) == [0, 0, 1, 1]
+
+
+def test_deterministic() -> None:
+    inst = random_instance(123)
+    for name in RUNS:
+        a = RUNS[name](inst, objective="total_completion", time_limit=None, seed=3).solution
+        b = RUNS[name](inst, objective="total_completion", time_limit=None, seed=3).solution
+        assert a == b
+
+
+def test_server_selection_rules() -> None:
+    free = np.array([1, 4, 2, 4, 3])
+    s, c = most_free_servers(free, 6)
+    assert s.tolist() == [1, 3] and c.tolist() == [4, 2]
+    s, c = least_free_servers(free, 2)
+    assert s.tolist() == [2] and c.tolist() == [2]          # best fit
+    s, c = least_free_servers(free, 5)
+    assert s.tolist() == [0, 2, 4] and c.tolist() == [1, 2, 2]
+    with pytest.raises(ValueError):
+        most_free_servers(free, 15)
+
+
+def test_event_queue_batches_instants() -> None:
+    q = EventQueue()
+    q.push(2.0, "b", 1, priority=1)
+    q.push(1.0, "a", 0)
+    q.push(2.0, "c", 2, priority=0)
+    seen: list[tuple[float, list[Any]]] = []
+
+    def handle(t: float, batch: list[Any]) -> None:
+        seen.append((t, [e.payload for e in batch]))
+        if t == 1.0:
+            q.push(3.0, "d", 3)
+
+    assert drive(q, handle) == 3
+    assert seen == [(1.0, [0]), (2.0, [2, 1]), (3.0, [3])]
+
+
+def test_time_limit_gives_time_limit_status() -> None:
+    res = a_srpt.run_a_srpt(random_instance(5), objective="total_completion", time_limit=0.0, seed=0)
+    assert res.status == Status.TIME_LIMIT and res.solution is None
