@@ -40,8 +40,7 @@ class _Predicted(QueuePolicy):
 class SPJF(_Predicted):
     name = "spjf"
 
-    def __init__(self, cluster: DdlwmpCluster, models: Mapping[str, PipelineJob], **kw: Any) -> None:
-        super().__init__(cluster, models, work_conserving=False, **kw)
+    WORK_CONSERVING = False
 
     def key(self, job: JobSpec) -> float:
         return self.duration(job)
@@ -50,8 +49,7 @@ class SPJF(_Predicted):
 class SPWF(_Predicted):
     name = "spwf"
 
-    def __init__(self, cluster: DdlwmpCluster, models: Mapping[str, PipelineJob], **kw: Any) -> None:
-        super().__init__(cluster, models, work_conserving=False, **kw)
+    WORK_CONSERVING = False
 
     def key(self, job: JobSpec) -> float:
         return self.duration(job) * job.gpus
@@ -60,8 +58,7 @@ class SPWF(_Predicted):
 class WCSDuration(_Predicted):
     name = "wcs-duration"
 
-    def __init__(self, cluster: DdlwmpCluster, models: Mapping[str, PipelineJob], **kw: Any) -> None:
-        super().__init__(cluster, models, work_conserving=True, **kw)
+    WORK_CONSERVING = True
 
     def key(self, job: JobSpec) -> float:
         return self.duration(job)
@@ -70,8 +67,7 @@ class WCSDuration(_Predicted):
 class WCSWorkload(_Predicted):
     name = "wcs-workload"
 
-    def __init__(self, cluster: DdlwmpCluster, models: Mapping[str, PipelineJob], **kw: Any) -> None:
-        super().__init__(cluster, models, work_conserving=True, **kw)
+    WORK_CONSERVING = True
 
     def key(self, job: JobSpec) -> float:
         return self.duration(job) * job.gpus
@@ -80,8 +76,7 @@ class WCSWorkload(_Predicted):
 class WCSSubTime(QueuePolicy):
     name = "wcs-subtime"
 
-    def __init__(self, cluster: DdlwmpCluster, models: Mapping[str, PipelineJob], **kw: Any) -> None:
-        super().__init__(cluster, models, work_conserving=True, **kw)
+    WORK_CONSERVING = True
 
     def key(self, job: JobSpec) -> float:
         return job.release
@@ -90,8 +85,7 @@ class WCSSubTime(QueuePolicy):
 class FIFO(QueuePolicy):
     name = "fifo"
 
-    def __init__(self, cluster: DdlwmpCluster, models: Mapping[str, PipelineJob], **kw: Any) -> None:
-        super().__init__(cluster, models, work_conserving=False, **kw)
+    WORK_CONSERVING = False
 
     def key(self, job: JobSpec) -> float:
         return job.release

@@ -108,12 +108,15 @@ class QueuePolicy:
 
     name = "queue"
 
+    WORK_CONSERVING: bool = False
+
     def __init__(self, cluster: DdlwmpCluster, models: Mapping[str, PipelineJob], *,
-                 work_conserving: bool, placer: Placer | None = None, consolidate: bool = True,
+                 work_conserving: bool | None = None, placer: Placer | None = None, consolidate: bool = True,
                  seed: int | None = None) -> None:
         self.cluster = cluster
         self.placer = placer or Placer(cluster, models, seed=seed)
-        self.work_conserving = work_conserving
+        # a subclass states its discipline as the class attribute WORK_CONSERVING
+        self.work_conserving = self.WORK_CONSERVING if work_conserving is None else work_conserving
         self.consolidate = consolidate
         self._seq = 0
         # One heap per GPU demand: the work-conserving scan then jumps to the best job that fits.
