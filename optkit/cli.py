@@ -1,6 +1,6 @@
 """The ``optkit`` command line.
 
-Verbs: ``list``, ``generate``, ``validate``, ``solve``, ``compare``, ``report``.
+Verbs: ``list``, ``generate``, ``validate``, ``solve``, ``simulate``, ``compare``, ``report``.
 
 Exit status: 0 on success, 2 for bad input (one line on stderr naming the field; never a
 traceback), 1 for an internal failure (set ``OPTKIT_DEBUG=1`` for the traceback).
@@ -126,6 +126,40 @@ def cmd_solve(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_simulate(args: argparse.Namespace) -> int:
+    """Run an online policy on a workload (optionally filling predictions first), print its
+    metrics, and write the schedule."""
+    from optkit.solve import solve
+
+    f = registry.get(args.problem)
+    data = read_json(args.file)
+    if data.get("problem") != f.name:
+        raise InputError("problem", f"{args.file} holds a {data.get('problem')!r} instance, not {f.name!r}")
+    report: dict[str, Any] = {}
+    if args.predictor:
+        if f.prepare is None or args.predictor not in f.predictors:
+            known = ", ".join(f.predictors) or "none"
+            raise InputError("--predictor", f"is unknown for {f.name}: {args.predictor!r} (known: {known})")
+        report = f.prepare(data, predictor=args.predictor, seed=args.seed)
+    result = solve(f.name, data, args.policy, time_limit=args.time_limit, seed=args.seed,
+                   params=_parse_params(args.param))
+    out = Path(args.out or f"{Path(args.file).stem}.{args.policy}.schedule.json")
+    if result.solution is not None:
+        out.write_text(json.dumps(result.solution, indent=1) + "\n")
+    summary = {**result.to_json_summary(), "prediction": report or None, "schedule_file": str(out)}
+    summary.pop("solution")
+    if args.json:
+        _print_json(summary)
+        return 0
+    print(f"{f.name} / {args.policy}: {result.status.value}, schedule written to {out}")
+    if report:
+        print(f"  predictor {report.get('predictor')}: mean absolute error {report.get('mean_absolute_error')}")
+    for k, v in result.metrics.items():
+        print(f"  {k}: {v}")
+    print(f"  wall time: {result.wall_time_s:.3f} s")
+    return 0
+
+
 # ----------------------------------------------------------------------------- parser
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="optkit", description="Exact and approximate solvers for GPU-cluster scheduling.")
@@ -159,6 +193,18 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--out", help="write the solution JSON here")
     s.add_argument("--json", action="store_true", help="print exactly one JSON object")
     s.set_defaults(func=cmd_solve)
+
+    s = sub.add_parser("simulate", help="run an online policy on a workload and write its schedule")
+    s.add_argument("problem")
+    s.add_argument("file", metavar="WORKLOAD")
+    s.add_argument("--policy", "-p", required=True, help="an algorithm of the problem, e.g. a-srpt")
+    s.add_argument("--predictor", help="fill predictions first (trained on the first 80%% of jobs)")
+    s.add_argument("--time-limit", type=float, default=None, help="seconds")
+    s.add_argument("--seed", type=int, default=None)
+    s.add_argument("--param", action="append", metavar="KEY=VALUE", help="policy keyword (repeatable)")
+    s.add_argument("--out", help="schedule file (default WORKLOAD-stem.POLICY.schedule.json)")
+    s.add_argument("--json", action="store_true", help="print exactly one JSON object")
+    s.set_defaults(func=cmd_simulate)
 
     try:
         from optkit.harness.cli_commands import add_compare_parser, add_report_parser

@@ -126,6 +126,10 @@ class Formulation:
     suites: Mapping[str, Suite] = field(default_factory=dict)
     generate: Callable[..., dict[str, Any]] | None = None
     lower_bound: Callable[[Any, str], float | None] | None = None
+    # Prepare an instance dict for an online run, e.g. fill predicted quantities with a named
+    # predictor: ``prepare(data, predictor=NAME, seed=N) -> report dict`` (modifies ``data``).
+    prepare: Callable[..., dict[str, Any]] | None = None
+    predictors: tuple[str, ...] = ()
 
     @property
     def default_objective(self) -> str:

@@ -1,5 +1,84 @@
 """ddlwmp: online scheduling of distributed jobs with mixed parallelism (the A-SRPT paper).
 
-Work in progress (issue 3): the instance, schedule and ``evaluate`` are in :mod:`.model`.
-The formulation is not registered with the engine until its algorithms are complete.
+The formulation, the time rule and every reading of the paper: this package's ``README.md``.
+Importing one policy needs neither the harness nor a solver::
+
+    from formulations.ddlwmp.a_srpt import ASRPT        # an event-driven policy object
+    from formulations.ddlwmp.simulate import simulate   # optkit's driver for it
+
+Solver-backed algorithms and the generator are imported lazily.
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from optkit.formulation import Algorithm, Formulation, LazyMapping
+from optkit.result import Result
+
+from .model import OBJECTIVES, PROBLEM, DdlwmpInstance, evaluate
+
+__all__ = ["FORMULATION", "DdlwmpInstance", "evaluate"]
+
+
+def _lazy(module: str, name: str) -> Any:
+    def run(instance: DdlwmpInstance, **kwargs: Any) -> Result:
+        return getattr(importlib.import_module(f"{__name__}.{module}"), name)(instance, **kwargs)
+    run.__name__ = name
+    return run
+
+
+_POLICIES = [
+    ("a-srpt", "a_srpt", "run_a_srpt", "heuristic", "A-SRPT (Algorithm 1) with the instance's predicted iterations"),
+    ("a-srpt-perfect", "a_srpt", "run_a_srpt_perfect", "heuristic", "A-SRPT with perfect predictions (ñ = n)"),
+    ("spjf", "baselines", "run_spjf", "baseline", "shortest predicted job first, strict order (MLaaS)"),
+    ("spwf", "baselines", "run_spwf", "baseline", "shortest predicted workload first, strict order (Tiresias)"),
+    ("wcs-duration", "baselines", "run_wcs_duration", "baseline", "work-conserving, by predicted duration"),
+    ("wcs-workload", "baselines", "run_wcs_workload", "baseline", "work-conserving, by predicted workload"),
+    ("wcs-subtime", "baselines", "run_wcs_subtime", "baseline", "work-conserving, by submission time"),
+    ("fifo", "baselines", "run_fifo", "baseline", "arrival order, strict head-of-line"),
+]
+_ALGORITHMS = [Algorithm(name, _lazy(mod, fn), kind, summary, OBJECTIVES) for name, mod, fn, kind, summary in _POLICIES]
+_ALGORITHMS += [
+    Algorithm("cpsat", _lazy("exact", "run_cpsat"), "exact", "clairvoyant offline optimum, CP-SAT with per-server cumulatives", OBJECTIVES),
+    Algorithm("highs", _lazy("exact", "run_highs"), "exact", "clairvoyant offline optimum, time-indexed MILP (Pyomo, HiGHS)", OBJECTIVES),
+]
+
+
+def _suites() -> Any:
+    from .generate import SUITES
+    return SUITES
+
+
+def _generate(**kwargs: Any) -> dict[str, Any]:
+    from .generate import generate
+    return generate(**kwargs)
+
+
+def _lower_bound(instance: DdlwmpInstance, objective: str) -> float | None:
+    from .bounds import lower_bound
+    return lower_bound(instance, objective)
+
+
+def _prepare(data: dict[str, Any], *, predictor: str, seed: int | None = None) -> dict[str, Any]:
+    """Fill ``predicted_iterations`` with ``predictor`` trained on the first 80% of the jobs."""
+    from optkit.predict import fill_predictions
+    mae = fill_predictions(data, predictor=predictor, seed=0 if seed is None else seed)
+    return {"predictor": predictor, "mean_absolute_error": mae}
+
+
+FORMULATION = Formulation(
+    name=PROBLEM,
+    summary="online total-completion-time scheduling of mixed-parallelism jobs (A-SRPT paper)",
+    instance_from_dict=DdlwmpInstance.from_dict,
+    instance_to_dict=DdlwmpInstance.to_dict,
+    evaluate=evaluate,
+    objectives=OBJECTIVES,
+    algorithms={a.name: a for a in _ALGORITHMS},
+    suites=LazyMapping(_suites),
+    generate=_generate,
+    lower_bound=_lower_bound,
+    prepare=_prepare,
+    predictors=("rf", "mean", "median", "perfect", "rf-columns"),
+)

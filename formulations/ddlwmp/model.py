@@ -291,6 +291,5 @@ def evaluate(instance: DdlwmpInstance, solution: Mapping[str, Any]) -> Evaluatio
         "p95_jct_s": float(np.percentile(jct, 95)),
         "p99_jct_s": float(np.percentile(jct, 99)),
         "max_jct_s": float(jct.max()),
-        **objectives,
     }
     return Evaluation(True, objectives=objectives, metrics=metrics)
