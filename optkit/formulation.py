@@ -23,7 +23,7 @@ from typing import Any, Callable, Protocol
 
 from optkit.result import Result
 
-__all__ = ["Algorithm", "Evaluation", "Formulation", "LazyMapping", "Suite"]
+__all__ = ["Algorithm", "Evaluation", "Formulation", "LazyMapping", "Suite", "lazy_run"]
 
 
 @dataclass
@@ -84,6 +84,19 @@ class Suite:
     name: str
     summary: str
     build: Callable[[], list[tuple[str, dict[str, Any]]]]  # [(instance name, instance dict)]
+
+
+def lazy_run(module: str, name: str) -> AlgorithmRun:
+    """An algorithm entry that imports ``module`` and calls its ``name`` only when first run, so
+    a formulation package loads without the dependencies of its solvers."""
+    import importlib
+
+    def run(instance: Any, **kwargs: Any) -> Result:
+        return getattr(importlib.import_module(module), name)(instance, **kwargs)
+
+    run.__name__ = name
+    run.__qualname__ = f"{module}.{name}"
+    return run  # type: ignore[return-value]
 
 
 class LazyMapping(Mapping[str, Any]):

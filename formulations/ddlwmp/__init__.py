@@ -11,22 +11,14 @@ Solver-backed algorithms and the generator are imported lazily.
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
-from optkit.formulation import Algorithm, Formulation, LazyMapping
+from optkit.formulation import Algorithm, Formulation, LazyMapping, lazy_run
 from optkit.result import Result
 
 from .model import OBJECTIVES, PROBLEM, DdlwmpInstance, evaluate
 
 __all__ = ["FORMULATION", "DdlwmpInstance", "evaluate"]
-
-
-def _lazy(module: str, name: str) -> Any:
-    def run(instance: DdlwmpInstance, **kwargs: Any) -> Result:
-        return getattr(importlib.import_module(f"{__name__}.{module}"), name)(instance, **kwargs)
-    run.__name__ = name
-    return run
 
 
 _POLICIES = [
@@ -39,10 +31,10 @@ _POLICIES = [
     ("wcs-subtime", "baselines", "run_wcs_subtime", "baseline", "work-conserving, by submission time"),
     ("fifo", "baselines", "run_fifo", "baseline", "arrival order, strict head-of-line"),
 ]
-_ALGORITHMS = [Algorithm(name, _lazy(mod, fn), kind, summary, OBJECTIVES) for name, mod, fn, kind, summary in _POLICIES]
+_ALGORITHMS = [Algorithm(name, lazy_run(f"{__name__}.{mod}", fn), kind, summary, OBJECTIVES) for name, mod, fn, kind, summary in _POLICIES]
 _ALGORITHMS += [
-    Algorithm("cpsat", _lazy("exact", "run_cpsat"), "exact", "clairvoyant offline optimum, CP-SAT with per-server cumulatives", OBJECTIVES),
-    Algorithm("highs", _lazy("exact", "run_highs"), "exact", "clairvoyant offline optimum, time-indexed MILP (Pyomo, HiGHS)", OBJECTIVES),
+    Algorithm("cpsat", lazy_run(f"{__name__}.exact", "run_cpsat"), "exact", "clairvoyant offline optimum, CP-SAT with per-server cumulatives", OBJECTIVES),
+    Algorithm("highs", lazy_run(f"{__name__}.exact", "run_highs"), "exact", "clairvoyant offline optimum, time-indexed MILP (Pyomo, HiGHS)", OBJECTIVES),
 ]
 
 

@@ -13,10 +13,9 @@ Solver-backed algorithms are imported lazily, so this package loads without OR-T
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
-from optkit.formulation import Algorithm, Formulation, LazyMapping
+from optkit.formulation import Algorithm, Formulation, LazyMapping, lazy_run
 from optkit.result import Result, Status
 
 from .heavy_edge import alpha_min_estimate, fewest_servers, heavy_edge, heavy_edge_arrays, heavy_edge_job
@@ -34,13 +33,6 @@ __all__ = [
 OBJECTIVES = ("cut", "alpha")
 
 
-def _lazy(module: str, name: str) -> Any:
-    def run(instance: GpuMappingInstance, **kwargs: Any) -> Result:
-        return getattr(importlib.import_module(f"{__name__}.{module}"), name)(instance, **kwargs)
-    run.__name__ = name
-    return run
-
-
 def _run_heavy_edge(instance: GpuMappingInstance, *, objective: str, time_limit: float | None,
                     seed: int | None) -> Result:
     """Heavy-Edge ignores the objective: it is the paper's greedy, whichever measure is read."""
@@ -49,17 +41,17 @@ def _run_heavy_edge(instance: GpuMappingInstance, *, objective: str, time_limit:
 
 _ALGORITHMS = [
     Algorithm("heavy-edge", _run_heavy_edge, "heuristic", "the paper's Heavy-Edge (Sec. IV-B)", OBJECTIVES),
-    Algorithm("heavy-edge-refine", _lazy("refine", "run_heavy_edge_refine"), "heuristic",
+    Algorithm("heavy-edge-refine", lazy_run(f"{__name__}.refine", "run_heavy_edge_refine"), "heuristic",
               "Heavy-Edge, then Kernighan-Lin style swaps on the chosen objective", OBJECTIVES),
-    Algorithm("cpsat", _lazy("exact", "run_cpsat"), "exact", "OR-Tools CP-SAT on the stage-count model", OBJECTIVES),
-    Algorithm("highs", _lazy("exact", "run_highs"), "exact", "MILP (Pyomo, HiGHS by default) on the stage-count model", OBJECTIVES),
-    Algorithm("brute-force", _lazy("exact", "run_brute_force"), "exact",
+    Algorithm("cpsat", lazy_run(f"{__name__}.exact", "run_cpsat"), "exact", "OR-Tools CP-SAT on the stage-count model", OBJECTIVES),
+    Algorithm("highs", lazy_run(f"{__name__}.exact", "run_highs"), "exact", "MILP (Pyomo, HiGHS by default) on the stage-count model", OBJECTIVES),
+    Algorithm("brute-force", lazy_run(f"{__name__}.exact", "run_brute_force"), "exact",
               "enumeration of stage counts and intra-stage arrangements (small instances)", OBJECTIVES),
-    Algorithm("metis", _lazy("baselines", "run_metis"), "peer", "METIS k-way partition with target part weights, repaired to exact sizes",
+    Algorithm("metis", lazy_run(f"{__name__}.baselines", "run_metis"), "peer", "METIS k-way partition with target part weights, repaired to exact sizes",
               OBJECTIVES, randomized=True, requires=("pymetis",)),
-    Algorithm("kahip", _lazy("baselines", "run_kahip"), "peer", "KaHIP partition with one heavy dummy vertex per part for exact sizes",
+    Algorithm("kahip", lazy_run(f"{__name__}.baselines", "run_kahip"), "peer", "KaHIP partition with one heavy dummy vertex per part for exact sizes",
               OBJECTIVES, randomized=True, requires=("kahip",)),
-    Algorithm("random", _lazy("baselines", "run_random"), "baseline", "uniformly random mapping (seeded)", OBJECTIVES, randomized=True),
+    Algorithm("random", lazy_run(f"{__name__}.baselines", "run_random"), "baseline", "uniformly random mapping (seeded)", OBJECTIVES, randomized=True),
 ]
 
 
