@@ -158,3 +158,17 @@ def test_from_trace_real_itp() -> None:
     inst = DdlwmpInstance.from_dict(d)
     assert len(inst.jobs) == 300 and d["meta"]["prediction"]["predicted"] == 60
     assert all(inst.gpus(j) == j.extras["trace_gpus"] for j in inst.jobs)
+
+
+def test_shipped_tiny_suite_is_regenerated_byte_for_byte(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """instances/ddlwmp/tiny is `optkit generate ddlwmp --suite tiny`'s output, unchanged."""
+    from pathlib import Path
+
+    from optkit.instances import save_instance
+
+    shipped = Path(__file__).resolve().parents[1] / "instances" / "ddlwmp" / "tiny"
+    items = SUITES["tiny"].build()
+    assert len(items) == len(list(shipped.glob("*.json"))) >= 30
+    for name, data in items:
+        save_instance(tmp_path / f"{name}.json", data)
+        assert (tmp_path / f"{name}.json").read_bytes() == (shipped / f"{name}.json").read_bytes(), name
