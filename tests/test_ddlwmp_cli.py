@@ -61,3 +61,17 @@ def test_simulate_bad_input_exits_2(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert main([a.format(w=w) for a in argv]) == 2
     err = capsys.readouterr().err
     assert needle in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("algorithm", ["cpsat", "highs"])
+def test_cli_solve_json_is_optimal_on_shipped_tiny(algorithm: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    shipped = sorted((Path(__file__).resolve().parents[1] / "instances" / "ddlwmp" / "tiny").glob("*.json"))
+    assert len(shipped) >= 30
+    for path in shipped[::9]:
+        sol = tmp_path / "sol.json"
+        assert main(["solve", "ddlwmp", str(path), "--algorithm", algorithm, "--json", "--out", str(sol),
+                     "--time-limit", "60"]) == 0
+        obj = json.loads(capsys.readouterr().out)
+        assert obj["status"] == "optimal" and obj["gap"] <= 1e-6
+        ev = evaluate(DdlwmpInstance.from_dict(json.loads(path.read_text())), json.loads(sol.read_text()))
+        assert ev.feasible and obj["objective"] == pytest.approx(ev.objectives["total_completion"])
