@@ -161,6 +161,14 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
 
 # ----------------------------------------------------------------------------- parser
+def _add_run_options(s: argparse.ArgumentParser, what: str) -> None:
+    """The options of every verb that runs one algorithm: time limit, seed, parameters, --json."""
+    s.add_argument("--time-limit", type=float, default=None, help="seconds")
+    s.add_argument("--seed", type=int, default=None)
+    s.add_argument("--param", action="append", metavar="KEY=VALUE", help=f"{what} keyword (repeatable)")
+    s.add_argument("--json", action="store_true", help="print exactly one JSON object")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="optkit", description="Exact and approximate solvers for GPU-cluster scheduling.")
     sub = p.add_subparsers(dest="verb", required=True, metavar="VERB")
@@ -187,11 +195,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("file")
     s.add_argument("--algorithm", "-a", required=True)
     s.add_argument("--objective", help="objective to optimise and report (default: the problem's first)")
-    s.add_argument("--time-limit", type=float, default=None, help="seconds")
-    s.add_argument("--seed", type=int, default=None)
-    s.add_argument("--param", action="append", metavar="KEY=VALUE", help="algorithm keyword (repeatable)")
+    _add_run_options(s, "algorithm")
     s.add_argument("--out", help="write the solution JSON here")
-    s.add_argument("--json", action="store_true", help="print exactly one JSON object")
     s.set_defaults(func=cmd_solve)
 
     s = sub.add_parser("simulate", help="run an online policy on a workload and write its schedule")
@@ -199,11 +204,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("file", metavar="WORKLOAD")
     s.add_argument("--policy", "-p", required=True, help="an algorithm of the problem, e.g. a-srpt")
     s.add_argument("--predictor", help="fill predictions first (trained on the first 80%% of jobs)")
-    s.add_argument("--time-limit", type=float, default=None, help="seconds")
-    s.add_argument("--seed", type=int, default=None)
-    s.add_argument("--param", action="append", metavar="KEY=VALUE", help="policy keyword (repeatable)")
+    _add_run_options(s, "policy")
     s.add_argument("--out", help="schedule file (default WORKLOAD-stem.POLICY.schedule.json)")
-    s.add_argument("--json", action="store_true", help="print exactly one JSON object")
     s.set_defaults(func=cmd_simulate)
 
     try:
