@@ -132,7 +132,7 @@ def _table(title: str, xname: str, xs: list[str], rows: list[dict[str, float]]) 
              "A-SRPT with tau = 0 (no delayed starts), with its own min / max reduction; FIFO (strict arrival order); "
              "makespan / last release of WCS-SubTime (far above 1 = the queue never drains while jobs arrive: overload); "
              "GPU-time inflation = sum g_i n_i alpha_i of the schedule / sum g_i n_i alpha~min_i (the generator calibrates "
-             "the offered load 0.8 at alpha~min), for A-SRPT / WCS-Duration.", "",
+             "its offered load at alpha~min), for A-SRPT / WCS-Duration.", "",
              f"| {xname} | " + " | ".join(LABEL[c] for c in cols) + " | min / max reduction | A-SRPT delayed starts | A-SRPT tau=0 | tau=0 min / max reduction | FIFO | makespan / last release | GPU-time inflation A-SRPT / WCS-Duration |",
              "|" + "---|" * (len(cols) + 8)]
     for x, r in zip(xs, rows):
