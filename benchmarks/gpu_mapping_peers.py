@@ -20,7 +20,7 @@ from collections import Counter
 from pathlib import Path
 
 from formulations.gpu_mapping import FORMULATION
-from optkit.harness.compare import compare_report
+from optkit.harness.compare import compare
 from optkit.harness.executors import LocalExecutor
 from optkit.report import format_table, summarize
 
@@ -50,7 +50,7 @@ def main() -> None:
         items = FORMULATION.suites[suite].build()
         sizes = sorted(sum(st["replicas"] for st in d["job"]["stages"]) for _, d in items)
         print(f"{suite}: {len(items)} instances, {sizes[0]}..{sizes[-1]} replicas", flush=True)
-        rep = compare_report("gpu-mapping", items, ALGORITHMS, [args.objective], seeds=[0],
+        rep = compare("gpu-mapping", items, ALGORITHMS, [args.objective], seeds=[0],
                              time_limit=args.time_limit, db=args.db, executor=LocalExecutor(args.jobs),
                              progress=True, source=suite, log=print)
         table = format_table(summarize(rep.rows))

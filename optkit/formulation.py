@@ -86,17 +86,18 @@ class Suite:
     build: Callable[[], list[tuple[str, dict[str, Any]]]]  # [(instance name, instance dict)]
 
 
-def lazy_run(module: str, name: str) -> AlgorithmRun:
-    """An algorithm entry that imports ``module`` and calls its ``name`` only when first run, so
-    a formulation package loads without the dependencies of its solvers."""
+def lazy_run(module: str, name: str) -> Any:
+    """A function that imports ``module`` and calls its ``name`` only when first called, so a
+    formulation package loads without the dependencies of its solvers and generators (use it
+    for algorithm entries, ``generate`` and ``lower_bound`` alike)."""
     import importlib
 
-    def run(instance: Any, **kwargs: Any) -> Result:
-        return getattr(importlib.import_module(module), name)(instance, **kwargs)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        return getattr(importlib.import_module(module), name)(*args, **kwargs)
 
     run.__name__ = name
     run.__qualname__ = f"{module}.{name}"
-    return run  # type: ignore[return-value]
+    return run
 
 
 class LazyMapping(Mapping[str, Any]):
@@ -109,6 +110,13 @@ class LazyMapping(Mapping[str, Any]):
     def __init__(self, loader: Callable[[], Mapping[str, Any]]) -> None:
         self._loader = loader
         self._data: Mapping[str, Any] | None = None
+
+    @classmethod
+    def of(cls, module: str, attribute: str) -> "LazyMapping":
+        """The mapping ``module.attribute``, imported on first access."""
+        import importlib
+
+        return cls(lambda: getattr(importlib.import_module(module), attribute))
 
     def _get(self) -> Mapping[str, Any]:
         if self._data is None:

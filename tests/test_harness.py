@@ -29,7 +29,7 @@ from optkit.harness import (  # noqa: E402
     LocalExecutor, ResultStore, Task, build_tasks, compare, hard_limit, run_task, task_key,
 )
 from optkit import cli  # noqa: E402
-from optkit.harness.compare import compare_report, resolve_algorithms  # noqa: E402
+from optkit.harness.compare import compare, resolve_algorithms  # noqa: E402
 from optkit.instances import instance_hash  # noqa: E402
 from tests.plugins import sleepy  # noqa: E402
 
@@ -175,7 +175,7 @@ def test_sweep_goes_on_after_hangs_crashes_and_bad_solutions(tmp_path: Path) -> 
     instances = [("s2", sleepy_instance(2)), ("s4", sleepy_instance(4))]
     t0 = time.monotonic()
     summary = compare("sleepy", instances, ["exact", "hang", "crash", "bad", "nap"], "cost", [0], 0.3, db,
-                      LocalExecutor(2, grace_s=GRACE), progress=False)
+                      LocalExecutor(2, grace_s=GRACE), progress=False).summary
     assert time.monotonic() - t0 < 2 * hard_limit(0.3, GRACE) + 3.0  # hangs do not hold the sweep
     by_algo = {s["algorithm"]: s for s in summary}
     assert by_algo["exact"]["optimal"] == 2 and by_algo["exact"]["gap_max"] == 0.0
@@ -265,16 +265,16 @@ def test_gaps_use_the_best_bound_of_all_rows_and_improve_later(tmp_path: Path) -
     inst = [("s4", sleepy_instance(4))]
     ex = LocalExecutor(2, grace_s=GRACE)
     # nap: cost 8. partial: cost 6, proven bound 3. lower_bound: 2. Best so far: 3.
-    rep = compare_report("sleepy", inst, ["nap", "partial"], "cost", [0], 1.0, db, ex, progress=False)
+    rep = compare("sleepy", inst, ["nap", "partial"], "cost", [0], 1.0, db, ex, progress=False)
     gaps = {r["algorithm"]: r["gap"] for r in rep.rows}
     assert gaps == {"nap": pytest.approx((8 - 3) / 8), "partial": pytest.approx((6 - 3) / 6)}
     # the exact optimum (4) arrives later: the stored nap and partial rows' gaps tighten
-    rep = compare_report("sleepy", inst, ["nap", "partial", "exact"], "cost", [0], 1.0, db, ex, progress=False)
+    rep = compare("sleepy", inst, ["nap", "partial", "exact"], "cost", [0], 1.0, db, ex, progress=False)
     gaps = {r["algorithm"]: r["gap"] for r in rep.rows}
     assert gaps == {"nap": pytest.approx(0.5), "partial": pytest.approx(2 / 6), "exact": 0.0}
     assert not rep.conflicts
     # a wrong "proven" bound (9 > optimum 4) is flagged, not hidden
-    rep = compare_report("sleepy", inst, ["nap", "exact", "wrong-bound"], "cost", [0], 1.0, db, ex, progress=False)
+    rep = compare("sleepy", inst, ["nap", "exact", "wrong-bound"], "cost", [0], 1.0, db, ex, progress=False)
     assert len(rep.conflicts) == 1
     c = rep.conflicts[0]
     assert c.bound == 9.0 and c.objective == 4.0 and "wrong-bound" in c.bound_source and "exact" in c.objective_source
@@ -285,14 +285,14 @@ def test_dask_executor_gives_the_local_rows(tmp_path: Path) -> None:
     distributed = pytest.importorskip("distributed")
     instances = [("g1", gpu_instance(2, 2, [3, 1])), ("g2", gpu_instance(3, 2, [4, 2])),
                  ("g3", gpu_instance(4, 3, [5, 4, 3], "tree"))]
-    local = compare_report("gpu-mapping", instances, ["heavy-edge"], "all", [0], 10.0, tmp_path / "local.sqlite",
+    local = compare("gpu-mapping", instances, ["heavy-edge"], "all", [0], 10.0, tmp_path / "local.sqlite",
                            LocalExecutor(2), progress=False)
     from optkit.harness import DaskExecutor
 
     with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None) as cluster:
         ex = DaskExecutor(cluster.scheduler_address)
         try:
-            dask = compare_report("gpu-mapping", instances, ["heavy-edge"], "all", [0], 10.0,
+            dask = compare("gpu-mapping", instances, ["heavy-edge"], "all", [0], 10.0,
                                   tmp_path / "dask.sqlite", ex, progress=False)
         finally:
             ex.close()

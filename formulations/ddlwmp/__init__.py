@@ -38,21 +38,6 @@ _ALGORITHMS += [
 ]
 
 
-def _suites() -> Any:
-    from .generate import SUITES
-    return SUITES
-
-
-def _generate(**kwargs: Any) -> dict[str, Any]:
-    from .generate import generate
-    return generate(**kwargs)
-
-
-def _lower_bound(instance: DdlwmpInstance, objective: str) -> float | None:
-    from .bounds import lower_bound
-    return lower_bound(instance, objective)
-
-
 def _prepare(data: dict[str, Any], *, predictor: str, seed: int | None = None) -> dict[str, Any]:
     """Fill ``predicted_iterations`` with ``predictor`` trained on the first 80% of the jobs."""
     from optkit.predict import fill_predictions
@@ -68,9 +53,9 @@ FORMULATION = Formulation(
     evaluate=evaluate,
     objectives=OBJECTIVES,
     algorithms={a.name: a for a in _ALGORITHMS},
-    suites=LazyMapping(_suites),
-    generate=_generate,
-    lower_bound=_lower_bound,
+    suites=LazyMapping.of(f"{__name__}.generate", "SUITES"),
+    generate=lazy_run(f"{__name__}.generate", "generate"),
+    lower_bound=lazy_run(f"{__name__}.bounds", "lower_bound"),
     prepare=_prepare,
     predictors=("rf", "mean", "median", "perfect", "rf-columns"),
 )

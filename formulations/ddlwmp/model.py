@@ -21,11 +21,10 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from formulations.gpu_mapping.model import (
-    Cluster, PipelineJob, _integer, _mapping, _number, alpha_from_counts, stage_counts,
-)
+from formulations.gpu_mapping.model import Cluster, PipelineJob, alpha_from_counts, stage_counts
 from optkit.errors import InputError
 from optkit.formulation import Evaluation
+from optkit.validation import instance_object, integer, mapping, number
 
 __all__ = [
     "PROBLEM", "OBJECTIVES", "DdlwmpCluster", "Job", "DdlwmpInstance", "evaluate", "free_time",
@@ -58,16 +57,16 @@ class DdlwmpCluster:
 
     @classmethod
     def from_dict(cls, d: Any, path: str = "cluster") -> "DdlwmpCluster":
-        d = _mapping(d, path)
+        d = mapping(d, path)
         for key in ("servers", "gpus_per_server"):
             if key not in d:
                 raise InputError(f"{path}.{key}", "is required")
         return cls(
-            servers=_integer(d["servers"], f"{path}.servers", low=1),
-            gpus_per_server=_integer(d["gpus_per_server"], f"{path}.gpus_per_server", low=1),
-            inter_bandwidth=_number(d, "inter_bandwidth", path, positive=True),
-            intra_bandwidth=_number(d, "intra_bandwidth", path, positive=True),
-            slot_seconds=_number(d, "slot_seconds", path, positive=True) if "slot_seconds" in d else 1.0,
+            servers=integer(d["servers"], f"{path}.servers", low=1),
+            gpus_per_server=integer(d["gpus_per_server"], f"{path}.gpus_per_server", low=1),
+            inter_bandwidth=number(d, "inter_bandwidth", path, positive=True),
+            intra_bandwidth=number(d, "intra_bandwidth", path, positive=True),
+            slot_seconds=number(d, "slot_seconds", path, positive=True) if "slot_seconds" in d else 1.0,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -125,14 +124,9 @@ class DdlwmpInstance:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "DdlwmpInstance":
-        d = _mapping(d, "instance")
-        if d.get("problem", PROBLEM) != PROBLEM:
-            raise InputError("problem", f"must be {PROBLEM!r}, got {d.get('problem')!r}")
-        for key in ("cluster", "models", "jobs"):
-            if key not in d:
-                raise InputError(key, "is required")
+        d = instance_object(d, PROBLEM, ("cluster", "models", "jobs"))
         cluster = DdlwmpCluster.from_dict(d["cluster"])
-        raw_models = _mapping(d["models"], "models")
+        raw_models = mapping(d["models"], "models")
         if not raw_models:
             raise InputError("models", "must define at least one model")
         models = {str(name): PipelineJob.from_dict(m, f"models.{name}") for name, m in raw_models.items()}
@@ -142,7 +136,7 @@ class DdlwmpInstance:
         seen: set[str] = set()
         for i, j in enumerate(d["jobs"]):
             p = f"jobs[{i}]"
-            j = _mapping(j, p)
+            j = mapping(j, p)
             for key in ("id", "release", "model", "iterations"):
                 if key not in j:
                     raise InputError(f"{p}.{key}", "is required")
@@ -160,13 +154,13 @@ class DdlwmpInstance:
                 raise InputError(f"{p}.model", f"needs {need} GPUs but the cluster has {cluster.total_gpus}")
             pred = j.get("predicted_iterations")
             if pred is not None:
-                pred = _number(j, "predicted_iterations", p)
+                pred = number(j, "predicted_iterations", p)
             for key in ("user", "group"):
                 if j.get(key) is not None and not isinstance(j[key], str):
                     raise InputError(f"{p}.{key}", f"must be a string, got {type(j[key]).__name__}")
             jobs.append(Job(
-                id=jid, release=_number(j, "release", p), model=model,
-                iterations=_integer(j["iterations"], f"{p}.iterations", low=1),
+                id=jid, release=number(j, "release", p), model=model,
+                iterations=integer(j["iterations"], f"{p}.iterations", low=1),
                 predicted_iterations=pred, user=j.get("user"), group=j.get("group"),
                 extras={k: v for k, v in j.items() if k not in _JOB_KEYS},
             ))

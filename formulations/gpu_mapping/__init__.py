@@ -13,7 +13,6 @@ Solver-backed algorithms are imported lazily, so this package loads without OR-T
 
 from __future__ import annotations
 
-from typing import Any
 
 from optkit.formulation import Algorithm, Formulation, LazyMapping, lazy_run
 from optkit.result import Result, Status
@@ -55,21 +54,6 @@ _ALGORITHMS = [
 ]
 
 
-def _lower_bound(instance: GpuMappingInstance, objective: str) -> float | None:
-    from .bounds import lower_bound
-    return lower_bound(instance, objective)
-
-
-def _suites() -> dict[str, Any]:
-    from .generate import SUITES
-    return SUITES
-
-
-def _generate(**kwargs: Any) -> dict[str, Any]:
-    from .generate import generate
-    return generate(**kwargs)
-
-
 FORMULATION = Formulation(
     name=PROBLEM,
     summary="map a pipeline job's stage replicas onto free GPUs: balanced graph cut (A-SRPT paper, Heavy-Edge)",
@@ -78,7 +62,7 @@ FORMULATION = Formulation(
     evaluate=evaluate,
     objectives=OBJECTIVES,
     algorithms={a.name: a for a in _ALGORITHMS},
-    suites=LazyMapping(_suites),
-    generate=_generate,
-    lower_bound=_lower_bound,
+    suites=LazyMapping.of(f"{__name__}.generate", "SUITES"),
+    generate=lazy_run(f"{__name__}.generate", "generate"),
+    lower_bound=lazy_run(f"{__name__}.bounds", "lower_bound"),
 )

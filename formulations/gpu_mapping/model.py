@@ -21,6 +21,7 @@ import networkx as nx
 import numpy as np
 
 from optkit.errors import InputError
+from optkit.validation import instance_object, integer, mapping, number
 from optkit.formulation import Evaluation
 
 __all__ = [
@@ -32,40 +33,6 @@ __all__ = [
 PROBLEM = "gpu-mapping"
 ALLREDUCE_KINDS = ("ring", "tree")
 REL_TOL = 1e-9
-
-
-# ----------------------------------------------------------------------------- validation helpers
-def _number(d: Mapping[str, Any], key: str, path: str, *, positive: bool = False) -> float:
-    if key not in d:
-        raise InputError(f"{path}.{key}", "is required")
-    v = d[key]
-    if isinstance(v, bool) or not isinstance(v, (int, float)):
-        raise InputError(f"{path}.{key}", f"must be a number, got {type(v).__name__} {v!r}")
-    v = float(v)
-    if not math.isfinite(v):
-        raise InputError(f"{path}.{key}", f"must be finite, got {v!r}")
-    if positive and v <= 0:
-        raise InputError(f"{path}.{key}", f"must be > 0, got {v!r}")
-    if not positive and v < 0:
-        raise InputError(f"{path}.{key}", f"must be >= 0, got {v!r}")
-    return v
-
-
-def _integer(v: Any, path: str, *, low: int | None = None, high: int | None = None) -> int:
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or (isinstance(v, float) and not v.is_integer()):
-        raise InputError(path, f"must be an integer, got {type(v).__name__} {v!r}")
-    v = int(v)
-    if low is not None and v < low:
-        raise InputError(path, f"must be >= {low}, got {v}")
-    if high is not None and v > high:
-        raise InputError(path, f"must be <= {high}, got {v}")
-    return v
-
-
-def _mapping(d: Any, path: str) -> Mapping[str, Any]:
-    if not isinstance(d, Mapping):
-        raise InputError(path, f"must be an object, got {type(d).__name__}")
-    return d
 
 
 # ----------------------------------------------------------------------------- instance types
@@ -97,7 +64,7 @@ class PipelineJob:
 
     @classmethod
     def from_dict(cls, d: Any, path: str = "job") -> "PipelineJob":
-        d = _mapping(d, path)
+        d = mapping(d, path)
         allreduce = d.get("allreduce", None)
         if allreduce is None:
             raise InputError(f"{path}.allreduce", "is required (ring or tree)")
@@ -109,16 +76,16 @@ class PipelineJob:
         stages = []
         for i, st in enumerate(raw):
             sp = f"{path}.stages[{i}]"
-            st = _mapping(st, sp)
+            st = mapping(st, sp)
             if "replicas" not in st:
                 raise InputError(f"{sp}.replicas", "is required")
             stages.append(Stage(
-                replicas=_integer(st["replicas"], f"{sp}.replicas", low=1),
-                fwd_time=_number(st, "fwd_time", sp),
-                bwd_time=_number(st, "bwd_time", sp),
-                in_bytes=_number(st, "in_bytes", sp),
-                out_bytes=_number(st, "out_bytes", sp),
-                param_bytes=_number(st, "param_bytes", sp),
+                replicas=integer(st["replicas"], f"{sp}.replicas", low=1),
+                fwd_time=number(st, "fwd_time", sp),
+                bwd_time=number(st, "bwd_time", sp),
+                in_bytes=number(st, "in_bytes", sp),
+                out_bytes=number(st, "out_bytes", sp),
+                param_bytes=number(st, "param_bytes", sp),
             ))
         try:
             return cls(stages=tuple(stages), allreduce=allreduce)
@@ -197,13 +164,13 @@ class Cluster:
 
     @classmethod
     def from_dict(cls, d: Any, path: str = "cluster") -> "Cluster":
-        d = _mapping(d, path)
+        d = mapping(d, path)
         if "gpus_per_server" not in d:
             raise InputError(f"{path}.gpus_per_server", "is required")
         return cls(
-            gpus_per_server=_integer(d["gpus_per_server"], f"{path}.gpus_per_server", low=1),
-            inter_bandwidth=_number(d, "inter_bandwidth", path, positive=True),
-            intra_bandwidth=_number(d, "intra_bandwidth", path, positive=True),
+            gpus_per_server=integer(d["gpus_per_server"], f"{path}.gpus_per_server", low=1),
+            inter_bandwidth=number(d, "inter_bandwidth", path, positive=True),
+            intra_bandwidth=number(d, "intra_bandwidth", path, positive=True),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -236,17 +203,12 @@ class GpuMappingInstance:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "GpuMappingInstance":
-        d = _mapping(d, "instance")
-        if d.get("problem", PROBLEM) != PROBLEM:
-            raise InputError("problem", f"must be {PROBLEM!r}, got {d.get('problem')!r}")
-        for key in ("cluster", "job", "servers"):
-            if key not in d:
-                raise InputError(key, "is required")
+        d = instance_object(d, PROBLEM, ("cluster", "job", "servers"))
         cluster = Cluster.from_dict(d["cluster"])
         job = PipelineJob.from_dict(d["job"])
         if not isinstance(d["servers"], list):
             raise InputError("servers", f"must be a list of free-GPU counts, got {type(d['servers']).__name__}")
-        servers = tuple(_integer(c, f"servers[{m}]", low=1, high=cluster.gpus_per_server)
+        servers = tuple(integer(c, f"servers[{m}]", low=1, high=cluster.gpus_per_server)
                         for m, c in enumerate(d["servers"]))
         extras = {k: v for k, v in d.items() if k not in ("problem", "cluster", "job", "servers")}
         return cls(cluster=cluster, job=job, servers=servers, extras=extras)

@@ -4,15 +4,16 @@ store, local and Dask executors, and sweeps with gaps against the best proven bo
 Typical use::
 
     from optkit.harness import compare, LocalExecutor
-    summary = compare("gpu-mapping", [("a", instance_dict)], algorithms="all",
-                      time_limit=10, db="results.sqlite", executor=LocalExecutor(jobs=4))
+    report = compare("gpu-mapping", [("a", instance_dict)], algorithms="all",
+                     time_limit=10, db="results.sqlite", executor=LocalExecutor(jobs=4))
+    print(report.summary)
 
 Reports (tables and plots) live in :mod:`optkit.report`; the command line in
 :mod:`optkit.harness.cli_commands`.
 """
 
 from optkit.harness.compare import (
-    BoundConflict, annotate_gaps, best_bounds, compare, compare_report, plan, validate_instances,
+    BoundConflict, annotate_gaps, best_bounds, compare, plan, validate_instances,
 )
 from optkit.harness.executors import DaskExecutor, Executor, LocalExecutor, make_executor
 from optkit.harness.store import ResultStore
@@ -21,6 +22,6 @@ from optkit.harness.worker import execute_task, hard_limit, run_task
 
 __all__ = [
     "BoundConflict", "DaskExecutor", "Executor", "LocalExecutor", "ResultStore", "Task",
-    "annotate_gaps", "best_bounds", "build_tasks", "compare", "compare_report", "execute_task",
+    "annotate_gaps", "best_bounds", "build_tasks", "compare", "execute_task",
     "hard_limit", "make_executor", "plan", "run_task", "task_key", "validate_instances",
 ]

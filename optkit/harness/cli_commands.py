@@ -150,7 +150,7 @@ def _stderr(message: str) -> None:
 def run_compare(args: argparse.Namespace) -> int:
     """Handler of ``optkit compare``; returns the exit status (0)."""
     from optkit import report as report_mod
-    from optkit.harness.compare import compare_report
+    from optkit.harness.compare import compare
     from optkit.harness.executors import make_executor
 
     _positive("--time-limit", args.time_limit)
@@ -175,7 +175,7 @@ def run_compare(args: argparse.Namespace) -> int:
     registry.get(problem)  # unknown problem: InputError before anything else
     executor = make_executor(args.jobs, args.scheduler)
     try:
-        rep = compare_report(
+        rep = compare(
             problem, instances, algorithms=args.algorithms, objectives=args.objective, seeds=seeds,
             time_limit=args.time_limit, db=args.db, executor=executor, progress=not args.no_progress,
             retry_failed=args.retry_failed, source=sources, log=_stderr,

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BOUND_REL_TOL", "BOUND_ABS_TOL", "BoundConflict", "validate_instances", "resolve_algorithms",
-    "resolve_objectives", "plan", "compare", "compare_report", "best_bounds", "annotate_gaps",
+    "resolve_objectives", "plan", "compare", "best_bounds", "annotate_gaps",
 ]
 
 BOUND_REL_TOL = 1e-6
@@ -186,8 +186,8 @@ def compare(
     source: str | Mapping[str, str] = "",
     on_row: Callable[[dict[str, Any]], None] | None = None,
     log: Callable[[str], None] | None = None,
-) -> list[dict[str, Any]]:
-    """Run a comparison sweep, resuming whatever the store already holds; return its summary.
+) -> "Report":
+    """Run a comparison sweep, resuming whatever the store already holds; return its report.
 
     Parameters
     ----------
@@ -208,32 +208,10 @@ def compare(
 
     Returns
     -------
-    The summary (see :func:`optkit.report.summarize`) of every stored row of this sweep's
-    tasks, old and new, with gaps against the best proven bounds of the whole store;
-    :func:`compare_report` returns the whole report (rows, conflicts, notes).
+    The :class:`optkit.report.Report` of every stored row of this sweep's tasks, old and new,
+    with gaps against the best proven bounds of the whole store: ``.summary`` is the table
+    (see :func:`optkit.report.summarize`), ``.rows``, ``.conflicts`` and ``.notes`` the rest.
     """
-    return compare_report(problem, instances, algorithms, objectives, seeds, time_limit, db, executor,
-                          progress, retry_failed, params=params, source=source, on_row=on_row, log=log).summary
-
-
-def compare_report(
-    problem: str,
-    instances: Sequence[tuple[str, Mapping[str, Any]]],
-    algorithms: Sequence[str] | str | None = None,
-    objectives: Sequence[str] | str | None = None,
-    seeds: Sequence[int] = (0,),
-    time_limit: float = 60.0,
-    db: str | Path | ResultStore = "optkit-results.sqlite",
-    executor: Executor | None = None,
-    progress: bool = True,
-    retry_failed: bool = False,
-    *,
-    params: Mapping[str, Mapping[str, Any]] | None = None,
-    source: str | Mapping[str, str] = "",
-    on_row: Callable[[dict[str, Any]], None] | None = None,
-    log: Callable[[str], None] | None = None,
-) -> "Report":
-    """:func:`compare`, returning the :class:`optkit.report.Report` of the sweep's rows."""
     from optkit import report
 
     tasks = plan(problem, instances, algorithms, objectives, seeds, time_limit, params=params, source=source)

@@ -1,0 +1,59 @@
+"""Field checks every formulation's ``from_dict`` uses, so each bad field gets the same kind of
+one-line :class:`~optkit.errors.InputError` naming its path (``job.stages[2].replicas``)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Mapping, Sequence
+
+from optkit.errors import InputError
+
+__all__ = ["mapping", "number", "integer", "instance_object"]
+
+
+def mapping(d: Any, path: str) -> Mapping[str, Any]:
+    """``d`` itself if it is a JSON object."""
+    if not isinstance(d, Mapping):
+        raise InputError(path, f"must be an object, got {type(d).__name__}")
+    return d
+
+
+def number(d: Mapping[str, Any], key: str, path: str, *, positive: bool = False) -> float:
+    """The finite number ``d[key]``: ``>= 0``, or ``> 0`` with ``positive``; booleans rejected."""
+    if key not in d:
+        raise InputError(f"{path}.{key}", "is required")
+    v = d[key]
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise InputError(f"{path}.{key}", f"must be a number, got {type(v).__name__} {v!r}")
+    v = float(v)
+    if not math.isfinite(v):
+        raise InputError(f"{path}.{key}", f"must be finite, got {v!r}")
+    if positive and v <= 0:
+        raise InputError(f"{path}.{key}", f"must be > 0, got {v!r}")
+    if not positive and v < 0:
+        raise InputError(f"{path}.{key}", f"must be >= 0, got {v!r}")
+    return v
+
+
+def integer(v: Any, path: str, *, low: int | None = None, high: int | None = None) -> int:
+    """``v`` as an int (an integral float is accepted, a boolean is not), within ``[low, high]``."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or (isinstance(v, float) and not v.is_integer()):
+        raise InputError(path, f"must be an integer, got {type(v).__name__} {v!r}")
+    v = int(v)
+    if low is not None and v < low:
+        raise InputError(path, f"must be >= {low}, got {v}")
+    if high is not None and v > high:
+        raise InputError(path, f"must be <= {high}, got {v}")
+    return v
+
+
+def instance_object(d: Any, problem: str, required: Sequence[str]) -> Mapping[str, Any]:
+    """An instance's top level: a JSON object whose ``"problem"`` (if present) is ``problem``
+    and which has every ``required`` key."""
+    d = mapping(d, "instance")
+    if d.get("problem", problem) != problem:
+        raise InputError("problem", f"must be {problem!r}, got {d.get('problem')!r}")
+    for key in required:
+        if key not in d:
+            raise InputError(key, "is required")
+    return d
