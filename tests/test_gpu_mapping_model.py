@@ -208,3 +208,14 @@ def test_round_trip_keeps_extra_fields() -> None:
     assert inst.to_dict() == {**d, "job": inst.job.to_dict()}
     assert GpuMappingInstance.from_dict(inst.to_dict()) == inst
     assert math.isclose(evaluate(inst, {"assignment": [[0, 0], [0, 0], [1, 2]]}).objectives["cut"], 1.2e6)
+
+
+def test_one_gpu_server_reading_uses_weight_to_unassigned_vertices() -> None:
+    # Server 0 (2 GPUs) takes the heaviest edge a-b. For the first one-GPU server, c has total
+    # edge weight 6 (5 to a, 1 to d) and d has 1, but both have weight 1 to unassigned vertices.
+    # The "total weight" reading would pick d; optkit's reading (only edges to unassigned
+    # vertices distinguish the choices) ties and takes the lower index, c.
+    g = nx.Graph()
+    g.add_nodes_from("abcd")
+    g.add_weighted_edges_from([("a", "b", 10.0), ("a", "c", 5.0), ("c", "d", 1.0)])
+    assert heavy_edge(g, [2, 1, 1]) == {"a": 0, "b": 0, "c": 1, "d": 2}
