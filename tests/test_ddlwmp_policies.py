@@ -204,3 +204,16 @@ def test_event_queue_batches_instants() -> None:
 def test_time_limit_gives_time_limit_status() -> None:
     res = a_srpt.run_a_srpt(random_instance(5), objective="total_completion", time_limit=0.0, seed=0)
     assert res.status == Status.TIME_LIMIT and res.solution is None
+
+
+def test_comm_heavy_test_is_greater_or_equal_as_line_8_says() -> None:
+    # Line 8 reads alpha_max / alpha~min >= COMM_HEAVY (the text's "exceeds" would be >): a model
+    # whose ratio equals the threshold exactly is communication-heavy; just above it, it is not.
+    heavy4 = {"allreduce": "ring", "stages": [_stage(4, 0.04, 0.06, 0, 0, 1e9)]}
+    jobs = [{"id": "J", "release": 0, "model": "h4", "iterations": 10}]
+    inst = _instance(2, 4, {"h4": heavy4}, jobs)
+    probe = a_srpt.ASRPT(inst.cluster, inst.models)
+    ratio = probe.placer.alpha_max("h4") / probe.placer.alpha_min("h4")
+    assert ratio > 1.0
+    assert a_srpt.ASRPT(inst.cluster, inst.models, comm_heavy=ratio)._comm_heavy("h4")
+    assert not a_srpt.ASRPT(inst.cluster, inst.models, comm_heavy=ratio * (1 + 1e-9))._comm_heavy("h4")
