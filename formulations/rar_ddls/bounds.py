@@ -1,0 +1,148 @@
+"""rar-ddls lower bounds on the optimum, and Theorem 5's ratio ``n_g·phi·u/l`` per instance.
+
+Notation: servers s with O_s GPUs, N = sum_s O_s; job j with G_j GPUs and F_j iterations; slots
+of ``slot_seconds``. For a job on n servers, ``phi_j(n, p)`` = :func:`.model.rate_table` (eq. 9)
+iterations per slot at contention p (eq. 6). The *feasible server counts* of job j are
+``n = min_servers(G_j) .. min(G_j, S)`` (S servers): n servers can hold G_j GPUs with at
+least one on each iff n <= G_j and the n largest servers hold >= G_j.
+
+``rho_j^min`` (slots) = ``min_n solo_slots(j, n)`` over the feasible n = ``ceil(F_j / phi_j(n,
+1))`` at the best n. With ``intra_bandwidth >= inter_bandwidth`` this is ``solo_slots`` at
+``fastest_servers(G_j)`` (tau, eq. 8, is then nondecreasing in n, see
+:func:`.model.fastest_servers`); the minimum keeps the bounds valid without that assumption.
+
+Lemma 0. In every schedule job j is active for at least ``rho_j^min`` slots. Proof: on n
+servers, in each active slot it makes ``phi_j(n, p_j[t]) <= phi_j(n, 1)`` iterations (a split job
+counts itself, p >= 1; phi is nonincreasing in p because f(k) grows with k; on one server phi
+does not depend on p), so reaching F_j takes >= ``ceil(F_j / phi_j(n, 1)) >= rho_j^min`` slots.
+
+Lower bounds on the makespan (:func:`lower_bounds`, seconds = slots × slot_seconds)
+==================================================================================
+* ``LB_job = max_j rho_j^min``: every job starts at slot >= 0 and runs >= rho_j^min slots
+  (Lemma 0).
+* ``LB_area = ceil(sum_j G_j rho_j^min / N)``: job j holds G_j GPUs in each of its >= rho_j^min
+  active slots (gang scheduling) and at most N GPUs are held in any slot (eq. 2), so
+  ``N·makespan >= sum_j G_j rho_j^min``; the makespan is an integer number of slots.
+* ``LB_conflict = max over sets K of pairwise conflicting jobs of sum_{j in K} rho_j^min``: two
+  jobs with ``G_j + G_j' > N`` can never be active in the same slot (eq. 2 summed over the
+  servers), so the jobs of K run one after another and the makespan is >= the sum of their
+  active times (Lemma 0). The conflict graph is a threshold graph, so the best K is found
+  exactly in O(J^2): rank jobs by non-increasing G (ties by index); if a and b are the two
+  lowest-ranked members of K (G_a >= G_b, G_a + G_b > N), every job ranked at or above a has
+  G >= G_a and conflicts with every other such job and with b, so the heaviest K with those two
+  is {every job ranked at or above a} ∪ {b}. (The jobs with G_j > N/2 are one such K.)
+
+``total_completion``: ``sum_j rho_j^min`` (each job completes at >= its active time, Lemma 0).
+
+:func:`lower_bound` returns the largest bound of the objective.
+
+Theorem 5 (:func:`theorem5`)
+============================
+The paper: SJF-BCO is ``n_g·phi·u/l``-approximate, ``phi = max_j rho_j(y1)/rho_j(y2)`` over any
+two schedules, ``rho-hat_j in [l·rho_j, u·rho_j]``. optkit's definitions, per instance:
+
+* ``rho-hat_j(n) = solo_slots(j, n)``: SJF-BCO's contention-free estimate on n servers.
+* ``u = 1`` by default: contention only slows a job (Lemma 0), so ``rho-hat_j(n) <= rho_j`` for
+  every schedule placing j on n servers; any ``u >= 1`` may be passed.
+* ``p_max = min(max_s O_s, #{j : G_j >= 2})``: p counts split jobs with >= 1 GPU on one server
+  (<= O_s), and only jobs with G_j >= 2 can be split; so p_j[t] <= p_max always.
+* ``rho_j^worst(n) = ceil(F_j / phi_j(n, p_max))``: every active slot gives >= phi_j(n, p_max)
+  iterations, so ``rho_j <= rho_j^worst(n)`` on n servers.
+* ``l = min_j min_n rho-hat_j(n) / rho_j^worst(n)`` over feasible n: ``rho-hat_j >= l·rho_j``.
+* ``phi = max_j (max_n rho_j^worst(n)) / rho_j^min`` (``rho_j^min`` = ``solo_slots`` at
+  ``fastest_servers(G_j)``, as SJF-BCO estimates): bounds the ratio of a job's execution times
+  under any two schedules.
+* ``n_g = max_j G_j``; ratio ``n_g·phi·u/l``.
+
+If ``phi_j(n, p_max) = 0`` for some job and feasible n (enough contention stalls the job, the
+"phi = 0" reading of :mod:`.model`), no finite rho^worst exists: ``phi`` and the ratio are
+``math.inf``, ``l = 0`` and ``reason`` says which job.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from optkit.errors import InputError
+
+from .model import OBJECTIVES, Job, RarInstance, fastest_servers, min_servers, rate_table, solo_slots
+
+__all__ = ["feasible_server_counts", "rho_min", "lower_bounds", "lower_bound", "theorem5"]
+
+
+def feasible_server_counts(instance: RarInstance, job: Job) -> range:
+    """n = min_servers(G_j) .. min(G_j, S): the server counts a placement of ``job`` can use."""
+    return range(min_servers(instance.servers, job.gpus), min(job.gpus, len(instance.servers)) + 1)
+
+
+def _solo(instance: RarInstance, job: Job, n: int) -> float:
+    """solo_slots, or inf where the job makes no progress on n servers even alone."""
+    try:
+        return float(solo_slots(instance, job, n))
+    except ValueError:
+        return math.inf
+
+
+def rho_min(instance: RarInstance, job: Job) -> int:
+    """rho_j^min (slots): the fewest active slots of ``job`` in any schedule (Lemma 0)."""
+    return int(min(_solo(instance, job, n) for n in feasible_server_counts(instance, job)))
+
+
+def _conflict_bound(instance: RarInstance, rmin: list[int]) -> int:
+    """LB_conflict (module docstring): heaviest set of pairwise conflicting jobs, in slots."""
+    N = instance.total_gpus
+    G = [job.gpus for job in instance.jobs]
+    rank = sorted(range(len(G)), key=lambda j: (-G[j], j))
+    best = 0
+    prefix = 0
+    for ia, a in enumerate(rank):
+        prefix += rmin[a]  # every job ranked at or above a
+        for b in rank[ia + 1:]:
+            if G[a] + G[b] > N:
+                best = max(best, prefix + rmin[b])
+    return best
+
+
+def lower_bounds(instance: RarInstance, objective: str = "makespan") -> dict[str, float]:
+    """Every lower bound of the module docstring for ``objective`` (seconds)."""
+    if objective not in OBJECTIVES:
+        raise InputError("objective", f"must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
+    slot = instance.slot_seconds
+    rmin = [rho_min(instance, job) for job in instance.jobs]
+    if objective == "total_completion":
+        return {"LB_sum": float(sum(rmin)) * slot}
+    area = -(-sum(job.gpus * r for job, r in zip(instance.jobs, rmin)) // instance.total_gpus)
+    return {"LB_job": float(max(rmin)) * slot, "LB_area": float(area) * slot,
+            "LB_conflict": float(_conflict_bound(instance, rmin)) * slot}
+
+
+def lower_bound(instance: RarInstance, objective: str = "makespan") -> float:
+    """The best proven lower bound on the optimum of ``objective`` (seconds)."""
+    return max(lower_bounds(instance, objective).values())
+
+
+def theorem5(instance: RarInstance, *, u: float = 1.0) -> dict[str, Any]:
+    """Theorem 5's ``n_g``, ``phi``, ``u``, ``l`` and ``ratio = n_g·phi·u/l`` for ``instance``
+    (definitions in the module docstring), plus ``p_max`` and, for an infinite ratio, ``reason``."""
+    if isinstance(u, bool) or not isinstance(u, (int, float)) or not math.isfinite(u) or u < 1:
+        raise InputError("u", f"must be a finite number >= 1 (rho-hat <= u·rho), got {u!r}")
+    jobs = instance.jobs
+    n_g = max(job.gpus for job in jobs)
+    p_max = min(max(instance.servers), sum(1 for job in jobs if job.gpus >= 2))
+    phi_ratio, l_min = 0.0, math.inf
+    for job in jobs:
+        r_min = solo_slots(instance, job, fastest_servers(instance.servers, job.gpus, job, instance.network))
+        worst = 0
+        for n in feasible_server_counts(instance, job):
+            rate = int(rate_table(instance, job, n)[p_max])
+            if rate < 1:
+                return {"n_g": n_g, "phi": math.inf, "u": float(u), "l": 0.0, "ratio": math.inf, "p_max": p_max,
+                        "reason": f"job {job.id} makes no progress on {n} servers at contention p = {p_max} "
+                                  "(eq. 9 gives phi = 0), so its worst-case execution time is unbounded"}
+            rw = -(-job.iterations // rate)
+            worst = max(worst, rw)
+            l_min = min(l_min, _solo(instance, job, n) / rw)
+        phi_ratio = max(phi_ratio, worst / r_min)
+    return {"n_g": n_g, "phi": phi_ratio, "u": float(u), "l": l_min, "ratio": n_g * phi_ratio * u / l_min,
+            "p_max": p_max}

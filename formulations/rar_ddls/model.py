@@ -1,0 +1,460 @@
+"""rar-ddls: instance, schedule, the contention model of eqs. (6)-(9) and the independent ``evaluate``.
+
+Source: Yu, Ji, Rajan, Liu, *On Scheduling Ring-All-Reduce Learning Jobs in Multi-Tenant GPU
+Clusters with Communication Contention* (MobiHoc '22), Sec. 4. Servers s with O_s GPUs; jobs j,
+all available at slot 0, each needing G_j GPUs (w_j = G_j ring workers) for F_j iterations;
+gang scheduling without preemption or migration: job j holds y_js GPUs on server s (eq. 1-5)
+from its start slot a_j through its last slot T_j.
+
+The per-slot model, exactly as optkit evaluates it (module constants and functions below):
+
+* eq. (6): ``p_j[t]`` = max over servers s with ``0 < y_js < G_j`` of the number of active jobs j'
+  (j included) with ``0 < y_j's < G_j'``. A job is *split* when it uses more than one server
+  (then ``0 < y_js < G_j`` on every server it uses); a job on one server has p = 0.
+* eq. (7): ``k_j[t] = xi1 · p_j[t]``.
+* Bandwidth: ``B = intra_bandwidth`` for a job on one server; otherwise
+  ``B = inter_bandwidth / f(k)``, ``f(k) = k + degradation·(k - 1)``.
+  **Reading (k < 1):** the paper has ``xi1 in (0, 1]``, so ``k`` can fall below 1, where
+  ``f(k) < 1`` would give a split job *more* than the link's bandwidth. optkit uses
+  ``k_eff = max(1, xi1·p)``: fewer than one contending job on average means the job has the link
+  to itself, ``f = 1`` (the paper's own normalisation ``f(alpha, 1) = 1``).
+* eq. (8): ``tau_j[t] = 2(w-1)m/w / B + (w-1)m/w / C + xi2·(servers used) + Δf·M + Δb``
+  seconds (m gradient bytes, C compute speed in bytes/s, xi2 seconds per server used, a
+  single-GPU job included: it uses one server).
+* eq. (9): ``phi_j[t] = floor(slot_seconds / tau_j[t])`` iterations in slot t. The floor is taken
+  of ``slot/tau · (1 + 1e-12)`` so that a quotient that is an integer in exact arithmetic (1/0.05)
+  is not lost to rounding (:data:`FLOOR_SLACK`).
+  **Reading (phi = 0):** a slot in which ``tau >= slot_seconds`` gives the job no iteration: it
+  stays active, holds its GPUs and contends, and resumes when contention falls. A schedule in
+  which some active jobs can never progress again (every remaining job has phi = 0 and no job
+  starts later) is rejected, naming the jobs. An instance with a job that has phi = 0 even alone
+  on its fastest placement is rejected when loaded.
+* Completion: job j runs in slots a_j, a_j+1, ..., T_j, where T_j is the first slot by whose end
+  its iterations reach F_j; it *completes* at slot T_j + 1 and its GPUs are free from slot
+  T_j + 1. Makespan = max_j (T_j + 1) slots.
+
+Units: schedule ``start`` and ``completion`` are slot indices (integers); the objectives are in
+seconds (slots × ``slot_seconds``; equal to slots at the default 1 s); metrics also report slots.
+
+Horizon: the instance's ``horizon`` T (slots) is the paper's scheduling horizon: the exact
+solvers index time over [0, T) and report ``infeasible`` when no schedule completes by T; SJF-BCO
+bisects its execution-time limit over [1, T]. ``evaluate`` measures a schedule that runs past T
+too (heuristics' makespans are always measured) and reports ``within_horizon``.
+
+Simulation is event-driven (:func:`simulate`): the contention state changes only when a job
+starts or completes, so between two such events every active job's phi is constant and the next
+completion is computed in closed form; no loop over slots.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from optkit.errors import InputError
+from optkit.formulation import Evaluation
+from optkit.validation import instance_object, integer, mapping, number
+
+__all__ = [
+    "PROBLEM", "OBJECTIVES", "FLOOR_SLACK", "Network", "Job", "RarInstance", "iteration_time",
+    "iterations_per_slot", "rate_table", "solo_slots", "min_servers", "fastest_servers", "SimOutcome", "simulate", "evaluate",
+    "schedule_dict",
+]
+
+PROBLEM = "rar-ddls"
+OBJECTIVES = ("makespan", "total_completion")
+FLOOR_SLACK = 1e-12  # relative slack of the floor in eq. (9)
+_NETWORK_FIELDS = ("inter_bandwidth", "intra_bandwidth", "compute_speed", "xi1", "xi2", "degradation")
+_JOB_FIELDS = ("id", "gpus", "iterations", "grad_bytes", "batch", "fwd_time_per_sample", "bwd_time")
+
+
+@dataclass(frozen=True)
+class Network:
+    """b^e and b^i (bytes/s), C (bytes/s), xi1 (eq. 7), xi2 (s per server used), alpha of f."""
+
+    inter_bandwidth: float
+    intra_bandwidth: float
+    compute_speed: float
+    xi1: float
+    xi2: float
+    degradation: float
+
+    @classmethod
+    def from_dict(cls, d: Any, path: str = "network") -> "Network":
+        d = mapping(d, path)
+        unknown = sorted(set(d) - set(_NETWORK_FIELDS))
+        if unknown:
+            raise InputError(f"{path}.{unknown[0]}", f"is not a field of the network (fields: {', '.join(_NETWORK_FIELDS)})")
+        v = {k: number(d, k, path, positive=k in ("inter_bandwidth", "intra_bandwidth", "compute_speed", "xi1"))
+             for k in _NETWORK_FIELDS}
+        if v["xi1"] > 1:
+            raise InputError(f"{path}.xi1", f"must be in (0, 1] (eq. 7), got {v['xi1']!r}")
+        return cls(**v)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in _NETWORK_FIELDS}
+
+
+@dataclass(frozen=True)
+class Job:
+    """G_j GPUs, F_j iterations, m_j gradient bytes, M_j mini-batch, Δf_j s/sample, Δb_j s."""
+
+    id: str
+    gpus: int
+    iterations: int
+    grad_bytes: float
+    batch: int
+    fwd_time_per_sample: float
+    bwd_time: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in _JOB_FIELDS}
+
+
+def iteration_time(job: Job, net: Network, servers_used: int, contenders: int) -> float:
+    """tau_j (eq. 8), seconds, for ``job`` on ``servers_used`` servers with p_j = ``contenders``
+    (eq. 6; ignored on one server). ``k = max(1, xi1·p)`` (module docstring, reading k < 1)."""
+    w = job.gpus
+    share = job.grad_bytes * (w - 1) / w
+    if servers_used <= 1:
+        bandwidth = net.intra_bandwidth
+    else:
+        k = max(1.0, net.xi1 * contenders)
+        bandwidth = net.inter_bandwidth / (k + net.degradation * (k - 1.0))
+    return (2.0 * share / bandwidth + share / net.compute_speed + net.xi2 * servers_used
+            + job.fwd_time_per_sample * job.batch + job.bwd_time)
+
+
+def iterations_per_slot(tau: float, slot_seconds: float) -> int:
+    """phi (eq. 9): ``floor(slot / tau)``, with :data:`FLOOR_SLACK` against rounding."""
+    return int(math.floor(slot_seconds / tau * (1.0 + FLOOR_SLACK)))
+
+
+@dataclass(frozen=True)
+class RarInstance:
+    """Servers' GPU counts O_s, the network, the slot length (s), the horizon T (slots), jobs."""
+
+    servers: tuple[int, ...]
+    network: Network
+    slot_seconds: float
+    horizon: int
+    jobs: tuple[Job, ...]
+
+    @property
+    def total_gpus(self) -> int:
+        return sum(self.servers)
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "RarInstance":
+        d = instance_object(d, PROBLEM, ("servers", "network", "jobs"))
+        srv = d["servers"]
+        if not isinstance(srv, list) or not srv:
+            raise InputError("servers", "must be a non-empty list of GPU counts O_s")
+        servers = tuple(integer(o, f"servers[{s}]", low=1) for s, o in enumerate(srv))
+        net = Network.from_dict(d["network"])
+        slot = number(d, "slot_seconds", "instance", positive=True) if "slot_seconds" in d else 1.0
+        horizon = integer(d["horizon"], "horizon", low=1) if "horizon" in d else 1200
+        if not isinstance(d["jobs"], list) or not d["jobs"]:
+            raise InputError("jobs", "must be a non-empty list")
+        jobs: list[Job] = []
+        ids: set[str] = set()
+        for n, jd in enumerate(d["jobs"]):
+            p = f"jobs[{n}]"
+            jd = mapping(jd, p)
+            unknown = sorted(set(jd) - set(_JOB_FIELDS))
+            if unknown:
+                raise InputError(f"{p}.{unknown[0]}", f"is not a field of a job (fields: {', '.join(_JOB_FIELDS)})")
+            jid = jd.get("id")
+            if not isinstance(jid, str) or not jid:
+                raise InputError(f"{p}.id", f"must be a non-empty string, got {jid!r}")
+            if jid in ids:
+                raise InputError(f"{p}.id", f"duplicate job id {jid!r}")
+            ids.add(jid)
+            if "gpus" not in jd:
+                raise InputError(f"{p}.gpus", "is required")
+            gpus = integer(jd["gpus"], f"{p}.gpus", low=1)
+            if gpus > sum(servers):
+                raise InputError(f"{p}.gpus", f"job {jid} asks for {gpus} GPUs but the cluster has {sum(servers)}")
+            if "iterations" not in jd:
+                raise InputError(f"{p}.iterations", "is required")
+            if "batch" not in jd:
+                raise InputError(f"{p}.batch", "is required")
+            job = Job(jid, gpus, integer(jd["iterations"], f"{p}.iterations", low=1),
+                      number(jd, "grad_bytes", p), integer(jd["batch"], f"{p}.batch", low=1),
+                      number(jd, "fwd_time_per_sample", p), number(jd, "bwd_time", p))
+            n_best = fastest_servers(servers, gpus, job, net)
+            tau = iteration_time(job, net, n_best, 1)
+            if iterations_per_slot(tau, slot) < 1:
+                raise InputError(f"{p}", f"job {jid} never completes: even alone on {n_best} server(s) an iteration "
+                                 f"takes {tau:.6g} s >= slot_seconds {slot:g} (eq. 9 gives 0 iterations per slot)")
+            jobs.append(job)
+        return cls(servers, net, slot, horizon, tuple(jobs))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"problem": PROBLEM, "servers": list(self.servers), "network": self.network.to_dict(),
+                "slot_seconds": self.slot_seconds, "horizon": self.horizon, "jobs": [j.to_dict() for j in self.jobs]}
+
+
+def min_servers(servers: Sequence[int], gpus: int) -> int:
+    """The fewest servers that can hold ``gpus`` GPUs on an empty cluster (largest first)."""
+    total, n = 0, 0
+    for o in sorted(servers, reverse=True):
+        total += o
+        n += 1
+        if total >= gpus:
+            return n
+    raise ValueError(f"{gpus} GPUs do not fit on servers {list(servers)}")
+
+
+def fastest_servers(servers: Sequence[int], gpus: int, job: Job | None = None, net: Network | None = None) -> int:
+    """The number of servers on which a job of ``gpus`` GPUs is fastest when alone (p = 1).
+
+    The feasible counts are :func:`min_servers` .. min(G_j, servers). Without ``job`` and ``net``
+    this is the fewest servers, which is the fastest whenever ``intra_bandwidth >=
+    inter_bandwidth`` (the paper's b^i >> b^e): tau (eq. 8) then only grows with the servers
+    used (each adds xi2, and a split pays the inter-server link). With them, the count with the
+    least tau is returned (fewest on ties), which also covers a slow intra-server link."""
+    lo = min_servers(servers, gpus)
+    if job is None or net is None:
+        return lo
+    hi = min(gpus, len(servers))
+    return min(range(lo, hi + 1), key=lambda n: (iteration_time(job, net, n, 1), n))
+
+
+def rate_table(instance: RarInstance, job: Job, servers_used: int) -> np.ndarray:
+    """phi of ``job`` on ``servers_used`` servers for p = 0..len(jobs) (index = p), eqs. (7)-(9)
+    vectorised over p; the same numbers as :func:`iteration_time` and
+    :func:`iterations_per_slot`. On one server every entry is the same (no contention)."""
+    net, n = instance.network, len(instance.jobs)
+    if servers_used <= 1:
+        tau = np.full(n + 1, iteration_time(job, net, servers_used, 0))
+    else:
+        w = job.gpus
+        share = job.grad_bytes * (w - 1) / w
+        k = np.maximum(1.0, net.xi1 * np.arange(n + 1, dtype=float))
+        bandwidth = net.inter_bandwidth / (k + net.degradation * (k - 1.0))
+        tau = (2.0 * share / bandwidth + share / net.compute_speed + net.xi2 * servers_used
+               + job.fwd_time_per_sample * job.batch + job.bwd_time)
+    return np.floor(instance.slot_seconds / tau * (1.0 + FLOOR_SLACK)).astype(np.int64)
+
+
+def solo_slots(instance: RarInstance, job: Job, servers_used: int) -> int:
+    """Slots ``job`` takes on ``servers_used`` servers with no other job contending (p = 1 if
+    split, eq. 6 counts the job itself): ``ceil(F_j / phi)``. Exact when the job runs alone;
+    contention only lengthens it (phi is nonincreasing in p). The estimate rho-hat of SJF-BCO and
+    the lower bounds build on it. ``0`` iterations per slot gives a ``ValueError``."""
+    phi = iterations_per_slot(iteration_time(job, instance.network, servers_used, 1), instance.slot_seconds)
+    if phi < 1:
+        raise ValueError(f"job {job.id} makes no progress on {servers_used} servers even alone")
+    return -(-job.iterations // phi)
+
+
+@dataclass
+class SimOutcome:
+    """Start slot a_j and completion slot T_j + 1 per job (instance order), or why it failed.
+
+    ``max_contention`` is the largest p_j[t] seen per job; ``stuck`` lists jobs that can never
+    finish (phi = 0 for good)."""
+
+    start: np.ndarray
+    completion: np.ndarray
+    max_contention: np.ndarray
+    stuck: list[str]
+
+
+def simulate(instance: RarInstance, y: np.ndarray, *, starts: Sequence[int] | None = None,
+             predecessors: Sequence[Sequence[int]] | None = None) -> SimOutcome:
+    """Run the contention model of eqs. (6)-(9) over placements ``y`` (jobs × servers).
+
+    Exactly one of ``starts`` (a start slot per job) and ``predecessors`` (per job, the jobs that
+    must have completed before it starts; it then starts at the first event slot at which they all
+    have, slot 0 when it has none) is given. The second turns a plan (an order of jobs on each
+    GPU) into a schedule under gang scheduling; the predecessor relation must be acyclic.
+
+    Event-driven: at each event slot t the active set is fixed, p_j (eq. 6) and phi_j are
+    recomputed for every active job, and the next event is the earliest of the next start and
+    the next completion ``t + ceil(remaining_j / phi_j)``. Capacity is *not* checked here
+    (:func:`evaluate` does).
+    """
+    if (starts is None) == (predecessors is None):
+        raise ValueError("give exactly one of starts and predecessors")
+    n = len(instance.jobs)
+    y = np.asarray(y, dtype=np.int64)
+    used = y > 0
+    nsrv = used.sum(axis=1)
+    split = nsrv > 1
+    rates = np.zeros((n, n + 1), dtype=np.int64)
+    cache: dict[tuple[int, int], np.ndarray] = {}
+    for j, job in enumerate(instance.jobs):
+        key = (j, int(nsrv[j]))
+        rates[j] = cache.setdefault(key, rate_table(instance, job, int(nsrv[j])))
+    need = np.array([job.iterations for job in instance.jobs], dtype=np.int64)
+    done = np.zeros(n, dtype=np.int64)
+    start = np.full(n, -1, dtype=np.int64)
+    completion = np.full(n, -1, dtype=np.int64)
+    max_p = np.zeros(n, dtype=np.int64)
+    active = np.zeros(n, dtype=bool)
+    split_used = used & split[:, None]
+    if starts is not None:
+        fixed = np.asarray(starts, dtype=np.int64)
+        pending = sorted(range(n), key=lambda j: fixed[j])
+        waiting: list[int] = []
+        blockers = None
+    else:
+        fixed = None
+        pending = []
+        blockers = [set(p) for p in predecessors]  # type: ignore[union-attr]
+        waiting = list(range(n))
+    t = 0
+    pi = 0
+    finished = 0
+    while finished < n:
+        # Starts at slot t.
+        if fixed is not None:
+            while pi < n and fixed[pending[pi]] <= t:
+                j = pending[pi]
+                start[j] = fixed[j]
+                active[j] = True
+                pi += 1
+        else:
+            still = []
+            for j in waiting:
+                if not blockers[j]:  # type: ignore[index]
+                    start[j] = t
+                    active[j] = True
+                else:
+                    still.append(j)
+            waiting = still
+        act = np.flatnonzero(active)
+        if len(act) == 0:
+            if fixed is not None and pi < n:
+                t = int(fixed[pending[pi]])
+                continue
+            break  # nothing active and nothing can start: blocked predecessors (a cycle)
+        # eq. (6): split jobs per server among the active ones, then the max over own servers.
+        per_server = split_used[act].sum(axis=0)
+        p = np.where(split_used[act], per_server[None, :], 0).max(axis=1)
+        max_p[act] = np.maximum(max_p[act], p)
+        phi = rates[act, p]
+        remaining = need[act] - done[act]
+        with np.errstate(divide="ignore"):
+            dur = np.where(phi > 0, -(-remaining // np.maximum(phi, 1)), np.iinfo(np.int64).max)
+        next_done = int(dur.min())
+        next_start = int(fixed[pending[pi]]) - t if fixed is not None and pi < n else None
+        if next_done == np.iinfo(np.int64).max and next_start is None:
+            stuck = [instance.jobs[j].id for j in act]
+            return SimOutcome(start, completion, max_p, stuck)
+        step = next_done if next_start is None else min(next_done, next_start)
+        done[act] += phi * step
+        t += step
+        ended = act[done[act] >= need[act]]
+        if len(ended):
+            completion[ended] = t
+            active[ended] = False
+            finished += len(ended)
+            if blockers is not None:
+                gone = set(int(e) for e in ended)
+                for j in waiting:
+                    blockers[j] -= gone
+    stuck = [instance.jobs[j].id for j in range(n) if completion[j] < 0]
+    return SimOutcome(start, completion, max_p, stuck)
+
+
+def schedule_dict(instance: RarInstance, y: np.ndarray, outcome: SimOutcome) -> dict[str, Any]:
+    """The solution object: per job its start, y_js per server and completion (slots)."""
+    return {"jobs": [{"id": job.id, "start": int(outcome.start[j]),
+                      "gpus_per_server": [int(v) for v in y[j]], "completion": int(outcome.completion[j])}
+                     for j, job in enumerate(instance.jobs)]}
+
+
+def evaluate(instance: RarInstance, solution: Mapping[str, Any]) -> Evaluation:
+    """Check a schedule and measure it from starts and placements alone.
+
+    Checks: every job scheduled exactly once; ``start`` a slot index >= 0; ``gpus_per_server``
+    one nonnegative integer per server summing to G_j (eq. 1, gang size); the contention model
+    re-simulated (:func:`simulate`) to recompute every completion (a ``completion`` the schedule
+    states must agree); no job stuck for good (phi = 0); server capacity O_s in every slot
+    (eq. 2), a job holding its GPUs in slots a_j..T_j. Objectives: ``makespan`` = max_j (T_j + 1)
+    and ``total_completion`` = sum_j (T_j + 1), in seconds. Metrics: the same in slots, mean job
+    completion time, ``within_horizon``, split jobs and the largest contention p seen.
+    """
+    if not isinstance(solution, Mapping) or not isinstance(solution.get("jobs"), list):
+        return Evaluation(False, violations=["solution must be an object with a 'jobs' list"])
+    S = len(instance.servers)
+    index = {job.id: j for j, job in enumerate(instance.jobs)}
+    n = len(instance.jobs)
+    y = np.zeros((n, S), dtype=np.int64)
+    starts = np.zeros(n, dtype=np.int64)
+    claimed: dict[int, Any] = {}
+    seen: set[int] = set()
+    violations: list[str] = []
+    for idx, entry in enumerate(solution["jobs"]):
+        if not isinstance(entry, Mapping) or entry.get("id") not in index:
+            violations.append(f"jobs[{idx}] must be an object whose 'id' is a job of the instance")
+            continue
+        j = index[entry["id"]]
+        jid = entry["id"]
+        if j in seen:
+            violations.append(f"job {jid} is scheduled twice")
+            continue
+        seen.add(j)
+        a = entry.get("start")
+        if isinstance(a, bool) or not isinstance(a, (int, np.integer)) or a < 0:
+            violations.append(f"job {jid}: start must be a slot index >= 0, got {a!r}")
+            continue
+        row = entry.get("gpus_per_server")
+        if (not isinstance(row, list) or len(row) != S
+                or any(isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0 for v in row)):
+            violations.append(f"job {jid}: gpus_per_server must list {S} nonnegative integers (one per server)")
+            continue
+        if sum(row) != instance.jobs[j].gpus:
+            violations.append(f"job {jid}: gpus_per_server sums to {sum(row)}, the job needs G_j = {instance.jobs[j].gpus} (eq. 1)")
+            continue
+        y[j] = row
+        starts[j] = int(a)
+        if entry.get("completion") is not None:
+            claimed[j] = entry["completion"]
+    missing = [instance.jobs[j].id for j in range(n) if j not in seen]
+    if missing:
+        violations.append(f"{len(missing)} jobs are not scheduled: {', '.join(missing[:5])}")
+    if violations:
+        return Evaluation(False, violations=violations)
+    out = simulate(instance, y, starts=starts)
+    if out.stuck:
+        return Evaluation(False, violations=[f"jobs {', '.join(out.stuck[:5])} never complete: phi = 0 (eq. 9) "
+                                             "under the contention they meet, and nothing else changes"])
+    for j, c in claimed.items():
+        if c != out.completion[j]:
+            violations.append(f"job {instance.jobs[j].id}: completion {c!r} disagrees with slot "
+                              f"{int(out.completion[j])} recomputed by the contention model")
+    # eq. (2): capacity in every slot. Sweep the starts (+y_j) and frees (-y_j) in time order,
+    # frees first at equal slots; a server's prefix sums peak at the ends of start groups.
+    cap = np.array(instance.servers, dtype=np.int64)
+    times = np.concatenate([out.completion, out.start])
+    kind = np.concatenate([np.zeros(n, dtype=np.int64), np.ones(n, dtype=np.int64)])  # 0 free, 1 start
+    order = np.lexsort((kind, times))
+    load = np.cumsum(np.concatenate([-y, y])[order], axis=0)
+    over = np.argwhere(load > cap[None, :])
+    if len(over):
+        row, s = (int(v) for v in over[0])
+        violations.append(f"server {s} holds {int(load[row, s])} GPUs in slot {int(times[order[row]])} "
+                          f"(capacity O_s = {int(cap[s])})")
+    if violations:
+        return Evaluation(False, violations=violations)
+    slot = instance.slot_seconds
+    c = out.completion.astype(float)
+    mk = int(out.completion.max())
+    objectives = {"makespan": mk * slot, "total_completion": float(c.sum()) * slot}
+    metrics = {
+        "jobs": n,
+        "makespan_slots": mk,
+        "mean_jct_s": float(c.mean()) * slot,
+        "within_horizon": bool(mk <= instance.horizon),
+        "horizon_slots": instance.horizon,
+        "split_jobs": int(((y > 0).sum(axis=1) > 1).sum()),
+        "max_contention": int(out.max_contention.max()),
+    }
+    return Evaluation(True, objectives=objectives, metrics=metrics)

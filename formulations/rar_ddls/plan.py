@@ -1,0 +1,472 @@
+"""The planning machinery shared by SJF-BCO (Algorithms 1-3) and the Sec. 7 baselines.
+
+Every algorithm of this package is a *planning pass* over per-GPU accumulated execution times
+``U_s^g`` followed by a conversion of the plan into a schedule that the contention model of
+:mod:`.model` measures. What lives here, with the readings optkit takes (each with its reason):
+
+**The estimate rho-hat (Sec. 5.3).** ``rho_hat_j(y) = solo_slots(instance, job, n_servers(y))``:
+the contention-free execution time of job j, in slots, on the number of servers the placement
+``y`` uses (:func:`.model.solo_slots`). It is exact when the job runs alone and only contention
+lengthens it, so it is the natural ``hat rho`` with ``l <= 1``; the paper's experiments derive
+the estimate from ``tau·F_j`` in the same way. The plan charges ``W = rho_hat/u`` (eq. 15) with
+the keyword ``u >= 1`` (default 1.0). A placement on more servers than give the job one
+iteration per slot (eq. 9 gives phi = 0) has ``rho_hat = inf``: never eligible.
+
+**The plan state.** Per GPU g of server s (one flat numpy array over all GPUs, in server order
+then GPU order, with a server-index array) the accumulated busy time ``U_s^g`` (slots, float)
+and a *planned free time* (the planned completion of the last job planned on it). Each
+(theta_u, kappa) trial plans from an empty cluster: U is re-initialised to 0 per trial.
+(Alg. 1 line 2 initialises once, before the bisection, but a trial that kept the U of the
+previous trial would charge every job twice; each trial is a fresh answer to Problem (14).)
+
+**Eligibility (Alg. 2 line 2, Alg. 3 line 5).** GPU g is eligible for job j under theta_u iff
+``U_g + rho_hat_j(y)/u <= theta_u`` (up to :data:`TOL` slots of float rounding). rho-hat depends
+on the placement being chosen (how many servers it uses), so eligibility and the pick are a
+fixed point, resolved as follows (:func:`place_job`): start from the eligible set under the
+job's *fastest* estimate (``rho_hat`` on :func:`.model.fastest_servers` servers, the least it
+can be); pick with the algorithm's rule; compute rho-hat of the resulting placement; drop the
+chosen GPUs that violate the limit with that rho-hat from the eligible set and re-pick; stop when
+the pick is consistent (every chosen GPU satisfies the limit with the rho-hat of the pick
+itself) or fewer than G_j GPUs remain (the job does not fit: infeasible for this trial). The
+eligible set only shrinks, so this ends after at most N re-picks; a GPU dropped once is not
+re-admitted even if a later pick uses fewer servers (a monotone rule, so that it terminates and
+is deterministic). A consistent pick keeps every GPU's U within theta_u, which is Lemma 2's
+invariant ``max_g U_g <= theta_u``.
+
+**Commit (Alg. 2 lines 5-6, Alg. 3 lines 8-9).** The planned completion is
+``T_j = max over chosen GPUs of their planned free time + rho_hat/u`` (the gang starts when its
+last GPU is free); the chosen GPUs' free time becomes T_j and ``U += rho_hat/u`` on each.
+
+**"Waiting for some job to exit" (Alg. 2 lines 8-9, Alg. 3 lines 11-12).** In a planning pass U
+never decreases (a job "exiting" frees its GPU in time but leaves its execution time in U), so
+waiting cannot make an ineligible GPU eligible: the job is infeasible for this (theta_u, kappa)
+and the pick returns empty (Alg. 2 line 10, Alg. 3 line 13).
+
+**A failed trial.** Alg. 1 lines 14-15 break out of the job loop when a job gets no GPUs; the
+text ("we quit the current loop and update kappa") says the trial is then abandoned, so an
+incomplete plan is never compared in lines 17-18 (its partial makespan would be meaningless).
+
+**Bisection (Alg. 1 lines 4-6, 17-23), literally.** Integer ``left = 1, right = T`` (the
+instance's horizon), ``theta = (left + right) // 2``; the global ``m`` starts at T and each
+theta's ``m_theta`` starts at T; a theta whose best complete plan has ``m_theta < m`` is
+accepted (``m = m_theta``, ``right = theta - 1``), otherwise ``left = theta + 1``. A plan whose
+estimated makespan is not below T is therefore never accepted. The baselines FF and LS use the
+search as Sec. 5 states it instead, the smallest theta with a complete plan
+(``feasibility=True``; :mod:`.baselines` says why).
+
+**Plan -> schedule.** Each GPU runs its planned jobs in plan order. A job starts at the first
+slot at which every job planned before it on any of its GPUs has completed
+(:func:`.model.simulate` with ``predecessors``; listing the immediate predecessor on each GPU is
+equivalent, since that job itself started after its own predecessors completed). So gang
+scheduling holds (all G_j GPUs start together), no GPU holds two jobs at once (capacity holds),
+and the real, contention-dependent durations come from the same event-driven model that
+``evaluate`` uses. The predecessor relation follows plan order, so it is acyclic.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
+
+import numpy as np
+
+from optkit.errors import InputError
+
+if TYPE_CHECKING:
+    from optkit.result import Result
+
+from .model import RarInstance, SimOutcome, fastest_servers, iteration_time, iterations_per_slot, simulate
+
+__all__ = [
+    "TOL", "ClusterIndex", "Estimates", "Plan", "PickRule", "Trial", "Bisection", "NoPlanError",
+    "as_instance", "place_job", "build_plan", "bisect_theta", "plan_to_schedule", "PlanResult", "finish",
+    "pick_least_busy", "pick_first_fit", "pick_lbsgf", "lbsgf_servers", "pick_list", "pick_random", "run_planner",
+]
+
+TOL = 1e-9  # slots: float slack in U + rho_hat/u <= theta_u (U is a sum of rho_hat/u)
+
+
+def as_instance(instance: RarInstance | Mapping[str, Any]) -> RarInstance:
+    """``instance`` itself, or a :class:`RarInstance` built (and validated) from its dict."""
+    return instance if isinstance(instance, RarInstance) else RarInstance.from_dict(instance)
+
+
+@dataclass(frozen=True)
+class ClusterIndex:
+    """All GPUs as one flat index: GPU ``g`` is GPU ``local[g]`` of server ``server_of[g]``."""
+
+    capacity: np.ndarray   # O_s per server
+    server_of: np.ndarray  # server of each flat GPU
+    local: np.ndarray      # GPU index inside its server
+
+    @classmethod
+    def of(cls, servers: Sequence[int]) -> "ClusterIndex":
+        cap = np.asarray(servers, dtype=np.int64)
+        server_of = np.repeat(np.arange(len(cap)), cap)
+        offsets = np.concatenate([[0], np.cumsum(cap)[:-1]])
+        local = np.arange(len(server_of)) - offsets[server_of]
+        return cls(cap, server_of, local)
+
+    @property
+    def n_gpus(self) -> int:
+        return len(self.server_of)
+
+    @property
+    def n_servers(self) -> int:
+        return len(self.capacity)
+
+    def gpu(self, server: int, index: int) -> int:
+        """The flat index of GPU ``index`` of ``server``."""
+        return int(np.flatnonzero(self.server_of == server)[index])
+
+
+class Estimates:
+    """``rho_hat_j(n)/u`` for every job and every number n of servers used (slots, float).
+
+    ``w[j, n] = solo_slots(instance, job_j, n) / u`` for ``1 <= n <= min(G_j, S)``; ``inf`` where
+    the placement is impossible (n > G_j) or the job makes no progress on n servers (phi = 0).
+    ``first[j]`` is the estimate on the job's fastest placement (:func:`.model.fastest_servers`),
+    the starting point of the fixed point of :func:`place_job`.
+    """
+
+    def __init__(self, instance: RarInstance, *, u: float = 1.0) -> None:
+        if isinstance(u, bool) or not isinstance(u, (int, float)) or not math.isfinite(u) or u < 1:
+            raise InputError("u", f"must be a number >= 1 (the paper's u >= 1, eq. 15), got {u!r}")
+        self.instance = instance
+        self.u = float(u)
+        S = len(instance.servers)
+        n_jobs = len(instance.jobs)
+        self.w = np.full((n_jobs, S + 1), np.inf)
+        self.first = np.empty(n_jobs)
+        net, slot = instance.network, instance.slot_seconds
+        for j, job in enumerate(instance.jobs):
+            for n in range(1, min(job.gpus, S) + 1):
+                phi = iterations_per_slot(iteration_time(job, net, n, 1), slot)  # = model.solo_slots
+                if phi >= 1:
+                    self.w[j, n] = -(-job.iterations // phi) / self.u
+            self.first[j] = self.w[j, fastest_servers(instance.servers, job.gpus, job, instance.network)]
+        self.gpus = np.array([job.gpus for job in instance.jobs], dtype=np.int64)
+
+
+@dataclass
+class Plan:
+    """One planning pass: U, planned free times, and per job its GPUs, T_j and predecessors.
+
+    ``rng`` serves randomised pick rules (RAND). ``order`` lists the planned jobs (instance
+    indices) in plan order.
+    """
+
+    cluster: ClusterIndex
+    U: np.ndarray
+    free: np.ndarray
+    last: np.ndarray
+    rng: np.random.Generator | None = None
+    order: list[int] = field(default_factory=list)
+    gpus: dict[int, np.ndarray] = field(default_factory=dict)
+    finish: dict[int, float] = field(default_factory=dict)
+    preds: dict[int, list[int]] = field(default_factory=dict)
+
+    @classmethod
+    def empty(cls, cluster: ClusterIndex, rng: np.random.Generator | None = None) -> "Plan":
+        """U = 0 and free time 0 on every GPU (the start of every trial)."""
+        n = cluster.n_gpus
+        return cls(cluster, np.zeros(n), np.zeros(n), np.full(n, -1, dtype=np.int64), rng)
+
+    @property
+    def makespan(self) -> float:
+        """``m_theta^kappa``: the largest planned T_j (Alg. 1 line 16), the paper's estimate."""
+        return max(self.finish.values(), default=0.0)
+
+    def server_load(self) -> np.ndarray:
+        """``sum_g U_s^g / O_s`` per server (Alg. 3 line 2)."""
+        c = self.cluster
+        return np.bincount(c.server_of, weights=self.U, minlength=c.n_servers) / c.capacity
+
+    def y(self, n_jobs: int) -> np.ndarray:
+        """Placements y_js (jobs × servers, instance order) of the planned jobs."""
+        c = self.cluster
+        out = np.zeros((n_jobs, c.n_servers), dtype=np.int64)
+        for j, g in self.gpus.items():
+            out[j] = np.bincount(c.server_of[g], minlength=c.n_servers)
+        return out
+
+    def predecessors(self, n_jobs: int) -> list[list[int]]:
+        """Per job (instance order) the jobs planned immediately before it on its GPUs."""
+        return [self.preds.get(j, []) for j in range(n_jobs)]
+
+
+PickRule = Callable[[Plan, int, int, np.ndarray], "np.ndarray | None"]
+"""``rule(plan, j, G_j, candidates) -> chosen`` flat GPU indices (G_j of them) or ``None``.
+``candidates`` are the eligible GPUs, ascending flat index (server, then GPU)."""
+
+
+# ----------------------------------------------------------------------------- pick rules
+def pick_least_busy(plan: Plan, j: int, G: int, cand: np.ndarray) -> np.ndarray | None:
+    """FA-FFP (Alg. 2 line 4): the G eligible GPUs with least U; ties first-fit (server index,
+    then GPU index: a stable sort of the candidates, which come in flat order)."""
+    if len(cand) < G:
+        return None
+    if G == 1:
+        return cand[[int(np.argmin(plan.U[cand]))]]
+    return cand[np.argsort(plan.U[cand], kind="stable")[:G]]
+
+
+def lbsgf_servers(load: np.ndarray, capacity: np.ndarray, G: int, lam: float) -> np.ndarray:
+    """Alg. 3 line 2: servers by mean U ``load`` ascending (ties: index), the fewest top ones
+    with ``sum O_s >= lam·G`` (every server if the cluster holds fewer GPUs), in that order."""
+    sorder = np.argsort(load, kind="stable")
+    m = int(np.searchsorted(np.cumsum(capacity[sorder]), lam * G - TOL)) + 1
+    return sorder[:m]
+
+
+def pick_lbsgf(lam: float) -> PickRule:
+    """LBSGF (Alg. 3 lines 2-7) with ``lambda_j = lam``.
+
+    Line 2: servers by ``sum_g U_s^g / O_s`` ascending (ties: server index), the top m with
+    ``sum O_s >= lam·G_j`` (all servers if the cluster is smaller). Lines 4-5: each selected
+    server's eligible GPUs sorted by U (ties: GPU index), appended in server order. Line 7: the
+    top G_j with least U, ties by append order (a stable sort of the appended list).
+    """
+
+    def rule(plan: Plan, j: int, G: int, cand: np.ndarray) -> np.ndarray | None:
+        c = plan.cluster
+        selected = lbsgf_servers(plan.server_load(), c.capacity, G, lam)
+        rank = np.full(c.n_servers, -1, dtype=np.int64)
+        rank[selected] = np.arange(len(selected))
+        cand = cand[rank[c.server_of[cand]] >= 0]
+        if len(cand) < G:
+            return None  # line 11-13: waiting cannot help in a planning pass (module docstring)
+        # Appended list: key (server rank, U, GPU); then the stable pick by U keeps append order.
+        keys = np.lexsort((cand, plan.U[cand], rank[c.server_of[cand]]))
+        appended = cand[keys]
+        return appended[np.argsort(plan.U[appended], kind="stable")[:G]]
+
+    rule.__name__ = f"lbsgf(lam={lam})"
+    return rule
+
+
+def pick_first_fit(plan: Plan, j: int, G: int, cand: np.ndarray) -> np.ndarray | None:
+    """FF (Sec. 7): the first G eligible GPUs scanning servers in index order, server to
+    server (GPU index order inside a server)."""
+    return cand[:G] if len(cand) >= G else None
+
+
+def pick_list(plan: Plan, j: int, G: int, cand: np.ndarray) -> np.ndarray | None:
+    """LS (Sec. 7): the G eligible GPUs with least U; ties by the server's mean U
+    (least-loaded server first), then server index, then GPU index."""
+    if len(cand) < G:
+        return None
+    sl = plan.server_load()[plan.cluster.server_of[cand]]
+    return cand[np.lexsort((cand, sl, plan.U[cand]))[:G]]
+
+
+def pick_random(plan: Plan, j: int, G: int, cand: np.ndarray) -> np.ndarray | None:
+    """RAND (Sec. 7): servers in a random order (``plan.rng``), from each server its eligible
+    GPUs in a random order, server to server, until G are taken."""
+    if len(cand) < G:
+        return None
+    rng = plan.rng if plan.rng is not None else np.random.default_rng(0)
+    c = plan.cluster
+    srank = rng.permutation(c.n_servers)
+    within = rng.random(len(cand))
+    return cand[np.lexsort((within, srank[c.server_of[cand]]))[:G]]
+
+
+# ----------------------------------------------------------------------------- one job, one plan
+def place_job(plan: Plan, est: Estimates, j: int, theta: float, rule: PickRule) -> bool:
+    """Plan job j under the limit ``theta`` with ``rule``; commit it and return True, or leave
+    the plan unchanged and return False (Alg. 2 line 10 / Alg. 3 line 13).
+
+    The fixed point of the module docstring: eligible under the fastest estimate, pick, rho-hat
+    of the pick, drop violating chosen GPUs, re-pick, until consistent or too few remain. Then
+    Alg. 2 lines 5-6 / Alg. 3 lines 8-9: ``T_j = max free + rho_hat/u``, free = T_j and
+    ``U += rho_hat/u`` on the chosen GPUs.
+    """
+    G = int(est.gpus[j])
+    limit = theta + TOL
+    U = plan.U
+    elig = U + est.first[j] <= limit
+    server_of = plan.cluster.server_of
+    while True:
+        cand = np.flatnonzero(elig)
+        if len(cand) < G:
+            return False
+        chosen = rule(plan, j, G, cand)
+        if chosen is None:
+            return False
+        n = len(np.unique(server_of[chosen])) if G > 1 else 1
+        w = est.w[j, n]
+        bad = U[chosen] + w > limit
+        if not bad.any():
+            break
+        elig[chosen[bad]] = False
+    t_j = float(plan.free[chosen].max()) + w
+    prev = plan.last[chosen]
+    plan.preds[j] = sorted(set(int(p) for p in prev[prev >= 0]))
+    plan.free[chosen] = t_j
+    plan.U[chosen] += w
+    plan.last[chosen] = j
+    plan.gpus[j] = np.sort(chosen)
+    plan.finish[j] = t_j
+    plan.order.append(j)
+    return True
+
+
+def build_plan(est: Estimates, cluster: ClusterIndex, order: Sequence[int], theta: float,
+               rule_of: Callable[[int], PickRule], *, rng: np.random.Generator | None = None) -> Plan | None:
+    """One (theta_u, kappa) trial (Alg. 1 lines 8-16): plan the jobs in ``order`` from an empty
+    cluster, each with ``rule_of(j)``; ``None`` as soon as one job gets no GPUs (lines 14-15)."""
+    plan = Plan.empty(cluster, rng)
+    for j in order:
+        if not place_job(plan, est, j, theta, rule_of(j)):
+            return None
+    return plan
+
+
+# ----------------------------------------------------------------------------- bisection
+Trial = Callable[[int], "tuple[Plan, Any] | None"]
+"""``trial(theta) -> (plan, tag)``: the best complete plan for theta with ``m_theta < T``
+(Alg. 1 lines 6-18), with a tag (the kappa that gave it), or ``None``."""
+
+
+@dataclass
+class Bisection:
+    """What Alg. 1's bisection accepted last: its plan, theta_u, tag, and the steps taken."""
+
+    plan: Plan | None
+    theta: int | None
+    tag: Any
+    steps: int
+    trials_accepted: int
+    timed_out: bool
+
+
+def bisect_theta(horizon: int, trial: Trial, *, deadline: float | None = None,
+                 clock: Callable[[], float] | None = None, feasibility: bool = False) -> Bisection:
+    """Integer bisection on theta over [1, T].
+
+    Default: Alg. 1 lines 4-6 and 19-23, literally: a theta is accepted when its plan's makespan
+    is below the best so far (m starts at T). ``feasibility=True``: Sec. 5's own statement of
+    the search, "the minimum theta_u feasible to Problem (14)": a theta is accepted when the trial
+    returns a complete plan, whatever its estimated makespan (m starts at infinity), so the
+    search converges on the smallest theta with a complete plan. ``deadline`` (a ``clock()``
+    value) stops the search early with what was accepted so far."""
+    import time
+
+    clock = clock or time.perf_counter
+    m = math.inf if feasibility else float(horizon)
+    best: Bisection = Bisection(None, None, None, 0, 0, False)
+    left, right = 1, int(horizon)
+    while left <= right:
+        theta = (left + right) // 2
+        best.steps += 1
+        got = trial(theta)
+        if got is not None and (feasibility or got[0].makespan < m):
+            m = got[0].makespan
+            best.plan, best.theta, best.tag = got[0], theta, got[1]
+            best.trials_accepted += 1
+            right = theta - 1
+        else:
+            left = theta + 1
+        if deadline is not None and clock() > deadline and left <= right:
+            best.timed_out = True
+            break
+    return best
+
+
+# ----------------------------------------------------------------------------- plan -> schedule
+class NoPlanError(ValueError):
+    """No (theta_u, ...) trial produced an accepted plan within the horizon."""
+
+    def __init__(self, message: str, *, timed_out: bool = False) -> None:
+        super().__init__(message)
+        self.timed_out = timed_out
+
+
+@dataclass
+class PlanResult:
+    """A plan turned into a schedule, and what the algorithm learned on the way.
+
+    ``theta`` (theta_u accepted), ``kappa`` (SJF-BCO only), ``plan_makespan`` (the paper's
+    estimate ``max T_j``, slots: *not* the measured makespan, which only ``evaluate`` gives),
+    ``bisection_steps``, ``max_busy`` (max_g U_g, Lemma 2's quantity), ``order`` (plan order),
+    ``gpus`` (per job its flat GPU indices), ``predecessors`` (per job), and the simulated
+    ``outcome`` (start and completion slots under the contention model).
+    """
+
+    theta: int | None
+    kappa: int | None
+    plan_makespan: float
+    bisection_steps: int
+    max_busy: float
+    order: list[int]
+    gpus: dict[int, list[tuple[int, int]]]
+    predecessors: list[list[int]]
+    outcome: SimOutcome
+    timed_out: bool = False
+
+    def info(self) -> dict[str, Any]:
+        """JSON-ready diagnostics for :attr:`optkit.result.Result.info`."""
+        d: dict[str, Any] = {"theta_u": self.theta, "plan_makespan_estimate_slots": self.plan_makespan,
+                             "bisection_steps": self.bisection_steps, "max_busy_slots": self.max_busy}
+        if self.kappa is not None:
+            d["kappa"] = self.kappa
+        if self.timed_out:
+            d["timed_out"] = True
+        return d
+
+
+def plan_to_schedule(instance: RarInstance, plan: Plan) -> tuple[np.ndarray, SimOutcome]:
+    """Placements y (instance order) and the simulated schedule: every job starts when all jobs
+    planned before it on its GPUs have completed (module docstring, "Plan -> schedule")."""
+    n = len(instance.jobs)
+    y = plan.y(n)
+    return y, simulate(instance, y, predecessors=plan.predecessors(n))
+
+
+def finish(instance: RarInstance, bis: Bisection, *, what: str) -> tuple[np.ndarray, PlanResult]:
+    """Turn the accepted plan of ``bis`` into ``(y, PlanResult)``; :class:`NoPlanError` if none."""
+    if bis.plan is None:
+        if bis.timed_out:
+            raise NoPlanError(f"{what}: the time limit ran out before any execution-time limit theta_u "
+                              "gave a complete plan", timed_out=True)
+        raise NoPlanError(f"{what}: no execution-time limit theta_u in [1, T = {instance.horizon}] gives a plan "
+                          f"of every job with estimated makespan below T; raise the instance's horizon")
+    plan = bis.plan
+    y, out = plan_to_schedule(instance, plan)
+    c = plan.cluster
+    gpus = {j: [(int(c.server_of[g]), int(c.local[g])) for g in gs] for j, gs in plan.gpus.items()}
+    return y, PlanResult(bis.theta, bis.tag if isinstance(bis.tag, int) else None, float(plan.makespan),
+                         bis.steps, float(plan.U.max()), list(plan.order), gpus,
+                         plan.predecessors(len(instance.jobs)), out, bis.timed_out)
+
+
+def run_planner(fn: Callable[..., tuple[np.ndarray, PlanResult]], instance: RarInstance, time_limit: float | None,
+                **params: Any) -> "Result":
+    """Run a planner (:func:`.sjf_bco.sjf_bco` or a baseline) as an algorithm-table entry.
+
+    Status: ``feasible`` with the schedule; ``time_limit`` when the deadline stopped the search
+    (with the best plan so far, if any); ``error`` when no plan was found (not ``infeasible``: a
+    heuristic's failure proves nothing) or when the planned schedule leaves jobs stuck at phi = 0.
+    """
+    import time
+
+    from optkit.result import Result, Status
+
+    from .model import schedule_dict
+
+    t0 = time.perf_counter()
+    deadline = None if time_limit is None else t0 + float(time_limit)
+    try:
+        y, res = fn(instance, deadline=deadline, **params)
+    except NoPlanError as exc:
+        return Result(Status.TIME_LIMIT if exc.timed_out else Status.ERROR, message=str(exc))
+    info = res.info()
+    info["algorithm_wall_time_s"] = time.perf_counter() - t0
+    if res.outcome.stuck:
+        return Result(Status.ERROR, info=info,
+                      message=f"jobs {', '.join(res.outcome.stuck[:5])} never complete under the contention "
+                              "of the planned schedule (phi = 0, eq. 9)")
+    status = Status.TIME_LIMIT if res.timed_out else Status.FEASIBLE
+    return Result(status, solution=schedule_dict(instance, y, res.outcome), info=info)
