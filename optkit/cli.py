@@ -90,6 +90,13 @@ def cmd_generate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _fmt_value(v: object) -> str:
+    """A number as ``%.6g``; a lexicographic (list) objective as ``[a, b, ...]``."""
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_fmt_value(x) for x in v) + "]"
+    return f"{v:.6g}" if isinstance(v, (int, float)) else str(v)
+
+
 def cmd_validate(args: argparse.Namespace) -> int:
     for path in args.files:
         problem, instance, data = load_instance(path)
@@ -99,7 +106,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
             ev = f.evaluate(instance, read_json(args.solution))
             if not ev.feasible:
                 raise InputError(args.solution, "is infeasible: " + "; ".join(ev.violations))
-            line += "; solution feasible: " + ", ".join(f"{k}={v:.6g}" for k, v in ev.objectives.items())
+            line += "; solution feasible: " + ", ".join(f"{k}={_fmt_value(v)}" for k, v in ev.objectives.items())
         print(line)
     return 0
 

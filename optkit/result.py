@@ -9,11 +9,19 @@ reports, and the algorithm's name, parameters and seed.
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import asdict, dataclass, field
 from enum import Enum
 from typing import Any
 
-__all__ = ["Status", "Result", "relative_gap"]
+__all__ = ["Status", "Result", "relative_gap", "scalar_objective", "OBJECTIVE_KEY_PREFIX"]
+
+OBJECTIVE_KEY_PREFIX = "objective_key."
+"""Lexicographic objectives. A formulation whose objective is lexicographic has ``evaluate``
+return it as a list (compared element by element, every entry minimised), and reports in its
+metrics ``objective_key.<objective name>``: a scalar that orders solutions exactly as the lists
+do (e.g. ``idle·(M+1) + used``). The key is what gaps and bounds are measured in: ``bound`` of a
+run with a list objective is a lower bound on the key, and ``gap`` compares the key with it."""
 
 
 class Status(str, Enum):
@@ -53,6 +61,16 @@ def relative_gap(objective: float | None, bound: float | None) -> float | None:
     return diff / scale
 
 
+def scalar_objective(objective: Any, metrics: dict[str, Any] | None, name: str) -> float | None:
+    """The number gaps are measured on: ``objective`` itself when it is a number; for a list
+    (lexicographic) objective the metric ``objective_key.<name>``; ``None`` otherwise."""
+    if isinstance(objective, (list, tuple)):
+        objective = (metrics or {}).get(OBJECTIVE_KEY_PREFIX + name)
+    if isinstance(objective, numbers.Real) and not isinstance(objective, bool):
+        return float(objective)
+    return None
+
+
 @dataclass
 class Result:
     """What one (instance, algorithm, parameters, seed) run produced.
@@ -60,8 +78,10 @@ class Result:
     Attributes
     ----------
     status: see :class:`Status`.
-    objective: value of ``solution`` on the selected objective, computed by ``evaluate``.
-    bound: proven lower bound on the optimum (minimisation) known to this run, if any.
+    objective: value of ``solution`` on the selected objective, computed by ``evaluate``; a list
+        for a lexicographic objective (see :data:`OBJECTIVE_KEY_PREFIX`).
+    bound: proven lower bound on the optimum (minimisation) known to this run, if any (on the
+        scalar key for a lexicographic objective).
     gap: ``(objective - bound) / objective`` against ``bound``; the harness recomputes it
         against the best bound known for the instance.
     wall_time_s: wall-clock seconds of the algorithm alone (not of ``evaluate``).
@@ -74,7 +94,7 @@ class Result:
     """
 
     status: Status
-    objective: float | None = None
+    objective: float | list[float] | None = None
     bound: float | None = None
     gap: float | None = None
     wall_time_s: float | None = None

@@ -13,7 +13,7 @@ from typing import Any
 from optkit import registry
 from optkit.errors import InputError
 from optkit.formulation import Formulation
-from optkit.result import Result, Status, relative_gap
+from optkit.result import Result, Status, relative_gap, scalar_objective
 
 __all__ = ["solve", "finish_result", "check_algorithm"]
 
@@ -60,15 +60,17 @@ def finish_result(
             result.objective = None
             result.message = "evaluate rejected the solution: " + "; ".join(ev.violations[:5])
         else:
-            result.objective = ev.objectives[objective]
+            value = ev.objectives[objective]
+            result.objective = list(value) if isinstance(value, (list, tuple)) else value
     elif result.status in (Status.OPTIMAL, Status.FEASIBLE):
         result.status = Status.ERROR
         result.message = result.message or "the algorithm returned no solution"
-    if result.status == Status.OPTIMAL and result.objective is not None:
+    key = scalar_objective(result.objective, result.metrics, objective)
+    if result.status == Status.OPTIMAL and key is not None:
         # A proof of optimality is a bound equal to the objective (up to the solver's tolerance).
-        if result.bound is None or result.bound > result.objective:
-            result.bound = result.objective
-    result.gap = relative_gap(result.objective, result.bound)
+        if result.bound is None or result.bound > key:
+            result.bound = key
+    result.gap = relative_gap(key, result.bound)
     return result
 
 

@@ -29,7 +29,7 @@ from optkit.formulation import Formulation
 from optkit.harness.executors import Executor, LocalExecutor
 from optkit.harness.store import ResultStore
 from optkit.harness.tasks import Task, build_tasks
-from optkit.result import relative_gap
+from optkit.result import relative_gap, scalar_objective
 from optkit.solve import check_algorithm
 
 if TYPE_CHECKING:
@@ -259,6 +259,13 @@ def _is_number(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
 
+def _scalar(r: Mapping[str, Any]) -> float | None:
+    """A row's objective as a number: itself, or the key of a lexicographic (list) objective
+    (:func:`optkit.result.scalar_objective`)."""
+    v = scalar_objective(r.get("objective"), r.get("metrics"), r.get("objective_name", ""))
+    return v if v is not None and math.isfinite(v) else None
+
+
 def _exceeds(bound: float, objective: float) -> bool:
     return bound > objective + BOUND_ABS_TOL + BOUND_REL_TOL * max(abs(bound), abs(objective))
 
@@ -329,17 +336,17 @@ def annotate_gaps(
     seen: set[tuple[str, str]] = set()
     for r in pool:
         key = (r["instance_hash"], r["objective_name"])
-        if key in seen or key not in best or r["status"] in ("error", "infeasible") or not _is_number(r.get("objective")):
+        if key in seen or key not in best or r["status"] in ("error", "infeasible") or _scalar(r) is None:
             continue
         bound, where = best[key]
-        if _exceeds(bound, r["objective"]):
+        if _exceeds(bound, _scalar(r)):  # type: ignore[arg-type]
             # report the lowest feasible objective of this pair: the strongest evidence
             cands = [x for x in pool if (x["instance_hash"], x["objective_name"]) == key
-                     and x["status"] not in ("error", "infeasible") and _is_number(x.get("objective"))]
-            low = min(cands, key=lambda x: x["objective"])
+                     and x["status"] not in ("error", "infeasible") and _scalar(x) is not None]
+            low = min(cands, key=lambda x: _scalar(x))  # type: ignore[arg-type, return-value]
             conflicts.append(BoundConflict(
                 problem=r["problem"], instance_name=r["instance_name"], instance_hash=key[0], objective_name=key[1],
-                bound=bound, bound_source=where, objective=float(low["objective"]),
+                bound=bound, bound_source=where, objective=float(_scalar(low)),  # type: ignore[arg-type]
                 objective_source=f"{low['algorithm']} (seed {low['seed']}, row {low['key'][:12]})",
             ))
             seen.add(key)
@@ -349,8 +356,8 @@ def annotate_gaps(
         b = best.get((r["instance_hash"], r["objective_name"]))
         d["best_bound"] = b[0] if b else None
         d["best_bound_source"] = b[1] if b else ""
-        obj = r.get("objective")
-        d["gap"] = relative_gap(obj, b[0]) if (b and _is_number(obj) and r["status"] not in ("error", "infeasible")) else None
+        obj = _scalar(r)
+        d["gap"] = relative_gap(obj, b[0]) if (b and obj is not None and r["status"] not in ("error", "infeasible")) else None
         out.append(d)
     return out, conflicts
 

@@ -1,0 +1,48 @@
+"""nimp: non-idle-machine-aware worker placement (Fang et al., Titan).
+
+The formulation and every reading of the paper: this package's ``README.md``. Importing one
+algorithm needs neither the harness nor a solver::
+
+    from formulations.nimp.titan import titan           # Algorithms 1-3
+    from formulations.nimp.model import evaluate        # the referee
+
+Solver-backed algorithms and the generator are imported lazily.
+"""
+
+from __future__ import annotations
+
+from optkit.formulation import Algorithm, Formulation, LazyMapping, lazy_run
+
+from .model import OBJECTIVES, PROBLEM, NimpInstance, evaluate
+
+__all__ = ["FORMULATION", "NimpInstance", "evaluate"]
+
+_ALGORITHMS = [
+    Algorithm("titan", lazy_run(f"{__name__}.titan", "run_titan"), "heuristic",
+              "Titan (Algorithms 1-3): greedy submodular merging, idle machines then non-idle + chosen idle", OBJECTIVES),
+    Algorithm("elasticflow", lazy_run(f"{__name__}.baselines", "run_elasticflow"), "baseline",
+              "best fit, consolidated (Sec. V-A)", OBJECTIVES),
+    Algorithm("hived", lazy_run(f"{__name__}.baselines", "run_hived"), "baseline",
+              "fragmented (non-idle) machines first (Sec. V-A)", OBJECTIVES),
+    Algorithm("tiresias", lazy_run(f"{__name__}.baselines", "run_tiresias"), "baseline",
+              "consolidate if placement-sensitive, else spread (Sec. V-A)", OBJECTIVES),
+    Algorithm("cpsat", lazy_run(f"{__name__}.exact", "run_cpsat"), "exact",
+              "lexicographic optimum, weighted single solve, CP-SAT", OBJECTIVES),
+    Algorithm("highs", lazy_run(f"{__name__}.exact", "run_highs"), "exact",
+              "lexicographic optimum, weighted single solve, MILP (Pyomo, HiGHS)", OBJECTIVES),
+    Algorithm("brute-force", lazy_run(f"{__name__}.exact", "run_brute_force"), "exact",
+              "exhaustive search, tiny instances only", OBJECTIVES),
+]
+
+FORMULATION = Formulation(
+    name=PROBLEM,
+    summary="non-idle-machine-aware worker placement, lexicographic (idle machines, machines) (Titan paper)",
+    instance_from_dict=NimpInstance.from_dict,
+    instance_to_dict=NimpInstance.to_dict,
+    evaluate=evaluate,
+    objectives=OBJECTIVES,
+    algorithms={a.name: a for a in _ALGORITHMS},
+    suites=LazyMapping.of(f"{__name__}.generate", "SUITES"),
+    generate=lazy_run(f"{__name__}.generate", "generate"),
+    lower_bound=lazy_run(f"{__name__}.bounds", "lower_bound"),
+)

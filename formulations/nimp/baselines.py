@@ -1,0 +1,132 @@
+"""The paper's baselines (Sec. V-A), as placement rules that ignore the bandwidth constraint.
+
+Each rule picks machines and puts the workers on them in index order (W1, W2, ... fill the
+first machine chosen, then the next), as the paper's Fig. 1 draws them. None of the three
+systems checks the bandwidth constraint, so neither do the rules; ``run_*`` then checks the
+placement and, if it violates a constraint, reports that the baseline found no feasible
+placement (status ``error``, ``info["found"] = False``: not a proof of infeasibility). Too few
+idle GPUs in the whole cluster *is* a proof, reported as ``infeasible``.
+
+* :func:`elasticflow` -- best fit, consolidated: while r workers remain, take the machine with
+  the fewest idle GPUs that still holds all r ("closest to N"); if none does, the machine with
+  the most idle GPUs, filled. Idle and non-idle machines alike; ties by index. Fig. 1: all four
+  workers on machine 1.
+* :func:`hived` -- fragments first: the same rule over the non-idle machines, then (for what is
+  left) over the idle ones. Fig. 1: W1-W3 on machine 2 (3 idle GPUs, the most among fragments,
+  none holds 4), W4 on machine 4 (best fit for 1), cross traffic 3K/2.
+* :func:`tiresias` -- consolidate if the job is placement-sensitive (the job's
+  ``placement_sensitive`` flag, else its ``model``: VGG/AlexNet are, others are not; a job with
+  neither is treated as sensitive, :func:`.model.is_placement_sensitive`): fewest machines,
+  most idle GPUs first; otherwise spread: round robin over the machines with idle GPUs in order
+  of most idle GPUs (ties by index), worker n on the n-th machine of the cycle (skipping
+  machines already full), so the job touches as many machines as it has workers if it can.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Callable, Sequence
+
+from optkit.result import Result, Status
+
+from .model import NimpInstance, bandwidth_violations, is_placement_sensitive, solution_dict
+
+__all__ = ["elasticflow", "hived", "tiresias", "run_elasticflow", "run_hived", "run_tiresias"]
+
+
+def _best_fit(idle_gpus: Sequence[int], machines: Sequence[int], r: int, out: list[int]) -> int:
+    """Fill from ``machines`` by the best-fit rule; returns the workers still unplaced."""
+    left = [s for s in machines if idle_gpus[s] > 0]
+    while r > 0 and left:
+        fits = [s for s in left if idle_gpus[s] >= r]
+        if fits:
+            s = min(fits, key=lambda s: (idle_gpus[s], s))
+            take = r
+        else:
+            s = max(left, key=lambda s: (idle_gpus[s], -s))
+            take = idle_gpus[s]
+        left.remove(s)
+        out += [s] * take
+        r -= take
+    return r
+
+
+def elasticflow(idle_gpus: Sequence[int], *, workers: int) -> list[int] | None:
+    """Elasticflow's best-fit consolidated placement (module docstring); ``None`` if the idle
+    GPUs do not suffice."""
+    out: list[int] = []
+    r = _best_fit(idle_gpus, range(len(idle_gpus)), workers, out)
+    return out if r == 0 else None
+
+
+def hived(gpus: Sequence[int], idle_gpus: Sequence[int], *, workers: int) -> list[int] | None:
+    """HiveD's fragments-first placement (module docstring)."""
+    frag = [s for s in range(len(gpus)) if 0 < idle_gpus[s] < gpus[s]]
+    idle = [s for s in range(len(gpus)) if idle_gpus[s] == gpus[s]]
+    out: list[int] = []
+    r = _best_fit(idle_gpus, frag, workers, out)
+    r = _best_fit(idle_gpus, idle, r, out)
+    return out if r == 0 else None
+
+
+def tiresias(idle_gpus: Sequence[int], *, workers: int, placement_sensitive: bool) -> list[int] | None:
+    """Tiresias: consolidate (fewest machines, most idle GPUs first) if ``placement_sensitive``,
+    else spread round robin over the machines, most idle GPUs first (module docstring)."""
+    if sum(idle_gpus) < workers:
+        return None
+    M = len(idle_gpus)
+    if placement_sensitive:
+        out: list[int] = []
+        for s in sorted(range(M), key=lambda s: (-idle_gpus[s], s)):
+            take = min(idle_gpus[s], workers - len(out))
+            out += [s] * take
+            if len(out) == workers:
+                break
+        return out
+    free = list(idle_gpus)
+    ring = [s for s in sorted(range(M), key=lambda s: (-idle_gpus[s], s)) if free[s] > 0]
+    out = []
+    while len(out) < workers:
+        for s in ring:
+            if free[s] > 0 and len(out) < workers:
+                free[s] -= 1
+                out.append(s)
+    return out
+
+
+def _run(instance: NimpInstance, what: str, fn: Callable[[], list[int] | None]) -> Result:
+    t0 = time.perf_counter()
+    if sum(m.idle_gpus for m in instance.machines) < instance.N:
+        return Result(Status.INFEASIBLE, message="fewer idle GPUs than workers (resource constraint)")
+    m = fn()
+    info: dict[str, Any] = {"algorithm_s": time.perf_counter() - t0}
+    if m is None:  # pragma: no cover - the rules place every worker when the GPUs suffice
+        return Result(Status.ERROR, message=f"{what} placed no solution", info={**info, "found": False})
+    import numpy as np
+
+    bad = bandwidth_violations(instance, np.asarray(m, dtype=np.int64), limit=3)
+    if bad:
+        return Result(Status.ERROR, message=f"{what} found no feasible placement (not a proof that none exists): "
+                      f"its placement {m} violates " + "; ".join(bad), info={**info, "found": False})
+    return Result(Status.FEASIBLE, solution=solution_dict(m), info={**info, "found": True})
+
+
+def run_elasticflow(instance: NimpInstance, *, objective: str = "lex", time_limit: float | None = None,
+                    seed: int | None = None) -> Result:
+    """Algorithm-table entry ``elasticflow``."""
+    return _run(instance, "elasticflow", lambda: elasticflow([m.idle_gpus for m in instance.machines],
+                                                             workers=instance.N))
+
+
+def run_hived(instance: NimpInstance, *, objective: str = "lex", time_limit: float | None = None,
+              seed: int | None = None) -> Result:
+    """Algorithm-table entry ``hived``."""
+    return _run(instance, "hived", lambda: hived([m.gpus for m in instance.machines],
+                                                 [m.idle_gpus for m in instance.machines], workers=instance.N))
+
+
+def run_tiresias(instance: NimpInstance, *, objective: str = "lex", time_limit: float | None = None,
+                 seed: int | None = None) -> Result:
+    """Algorithm-table entry ``tiresias``."""
+    return _run(instance, "tiresias", lambda: tiresias([m.idle_gpus for m in instance.machines], workers=instance.N,
+                                                       placement_sensitive=is_placement_sensitive(instance.job)))

@@ -1,0 +1,104 @@
+"""nimp lower bounds, and the (1 - 1/e) claim of Theorems 4-5 as a function of an instance.
+
+Resource relaxation (:func:`resource_relaxation`)
+=================================================
+Drop the bandwidth constraints. What remains depends on the machines only through R_s and
+idleness, and its lexicographic optimum is found greedily:
+
+* ``i_lb`` = the fewest idle machines such that the idle GPUs of every non-idle machine plus
+  those of the ``i_lb`` largest idle machines reach N (every feasible placement uses >= i_lb
+  idle machines: the workers must fit their machines' R_s);
+* ``u_lb`` = ``i_lb`` + the fewest non-idle machines (largest R_s first) covering what the
+  ``i_lb`` largest idle machines leave (with exactly i_lb idle machines, the largest ones leave
+  the least to cover); so every placement is lexicographically >= (i_lb, u_lb);
+* ``u_min`` = the fewest machines of any kind holding N (largest R_s first): a bound on the
+  second criterion alone, used as a valid inequality by the exact models.
+
+``None`` when the idle GPUs of the whole cluster are fewer than N (the instance is infeasible).
+
+:func:`lower_bound` (the harness' ``lower_bound``) is the key (:func:`.model.key_of`) of
+(i_lb, u_lb) for ``lex`` and of (i_lb, u_lb, 0) for ``lex-cross``: keys are lexicographically
+monotone, so a lexicographic lower bound is a key lower bound.
+
+Theorems 4-5, the "remaining machines" form (Eq. 3)
+===================================================
+The paper maximises ``O_1 = C_max - (idle machines used)`` and ``O_2 = C_max - (machines used)``
+with ``C_max = max(|S|, |N|)`` and claims a greedy value of at least ``(1 - 1/e)`` times the
+optimum for each (Theorem 4 for O_1, Theorem 5 for O_2). :func:`remaining_machines` computes the
+form, :func:`approximation_check` the measured ratios against the exact optimum (the
+lexicographic optimum: its O_1 is the best possible; its O_2 is the best among placements with
+the fewest idle machines, which is the value Theorem 5's second step competes with).
+``benchmarks/nimp_exact.md`` reports where the claim holds and where not.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+from .model import NimpInstance, key_of
+
+__all__ = ["resource_relaxation", "lower_bound", "remaining_machines", "approximation_check", "RATIO"]
+
+RATIO = 1.0 - 1.0 / math.e
+
+
+def _cover(sizes: Sequence[int], need: int) -> int | None:
+    """Fewest of ``sizes`` (largest first) summing to >= need."""
+    if need <= 0:
+        return 0
+    total = 0
+    for k, r in enumerate(sorted(sizes, reverse=True), 1):
+        total += r
+        if total >= need:
+            return k
+    return None
+
+
+def resource_relaxation(instance: NimpInstance) -> tuple[int, int, int] | None:
+    """(i_lb, u_lb, u_min) of the resource relaxation (module docstring), or ``None``."""
+    N = instance.N
+    idle = sorted((m.idle_gpus for m in instance.machines if m.usable and m.idle), reverse=True)
+    frag = [m.idle_gpus for m in instance.machines if m.usable and not m.idle]
+    if sum(idle) + sum(frag) < N:
+        return None
+    i_lb = _cover(idle, N - sum(frag))
+    assert i_lb is not None
+    f = _cover(frag, N - sum(idle[:i_lb]))
+    assert f is not None
+    u_min = _cover(idle + frag, N)
+    assert u_min is not None
+    return i_lb, i_lb + f, u_min
+
+
+def lower_bound(instance: NimpInstance, objective: str = "lex") -> float | None:
+    """A proven lower bound on the key of ``objective`` (module docstring); ``None`` if the
+    resource relaxation is infeasible."""
+    r = resource_relaxation(instance)
+    if r is None:
+        return None
+    vals = [r[0], r[1]] if objective == "lex" else [r[0], r[1], 0.0]
+    return key_of(instance, objective, vals)
+
+
+def remaining_machines(instance: NimpInstance, idle_used: int, used: int) -> tuple[int, int]:
+    """(O_1, O_2) of Eq. (3): ``C_max - idle used``, ``C_max - used``, ``C_max = max(|S|, |N|)``."""
+    c_max = max(instance.M, instance.N)
+    return c_max - idle_used, c_max - used
+
+
+def approximation_check(instance: NimpInstance, heuristic: Sequence[int], optimum: Sequence[int]) -> dict[str, Any]:
+    """Theorems 4-5 measured: ``heuristic`` and ``optimum`` are (idle used, used) pairs.
+
+    Returns ``c_max``, ``remaining_heuristic`` and ``remaining_optimum`` ([O_1, O_2] each), the
+    ratios ``ratio_o1``, ``ratio_o2`` = ``O_heur / O_opt`` (1.0 when O_opt = 0) and ``holds_o1``,
+    ``holds_o2``: whether each is >= 1 - 1/e."""
+    h = remaining_machines(instance, heuristic[0], heuristic[1])
+    o = remaining_machines(instance, optimum[0], optimum[1])
+    out: dict[str, Any] = {"c_max": max(instance.M, instance.N), "remaining_heuristic": list(h),
+                           "remaining_optimum": list(o)}
+    for k, name in ((0, "o1"), (1, "o2")):
+        ratio = 1.0 if o[k] <= 0 else h[k] / o[k]
+        out[f"ratio_{name}"] = ratio
+        out[f"holds_{name}"] = ratio >= RATIO - 1e-12
+    return out

@@ -1,0 +1,355 @@
+"""nimp: instance, collective phases, solution and the independent ``evaluate``.
+
+Source: Fang et al., *Non-Idle Machine-Aware Worker Placement for Efficient Distributed Training
+in GPU Clusters*, Sec. III (Eq. 1). The package ``README.md`` states the formulation and every
+reading; the short version:
+
+* Machines s with ``gpus`` K_s and ``idle_gpus`` R_s (``0 <= R_s <= K_s``). *Idle* machine
+  (S_n): ``R_s = K_s``; *non-idle* (S_f): ``0 < R_s < K_s``; *full* (``R_s = 0``): cannot host.
+* A job of N workers synchronises with a collective made of phases t; in phase t worker pair
+  {n, n'} exchanges ``C^t_{n,n'}`` bytes (:func:`phases`).
+* Place each worker on one machine, at most R_s workers on s; for every phase t and every
+  *unordered* machine pair {s, s'}, s != s', the bytes of the phase-t pairs with one worker on s
+  and the other on s' are at most ``P_{s,s'}`` (``pair_capacity_bytes``; the diagonal of a
+  matrix is ignored: traffic inside a machine is not constrained).
+* Criteria, all minimised, lexicographically: (1) idle machines used, (2) machines used,
+  optionally (3) cross-machine bytes per synchronisation (the sum over all phases of the bytes
+  of the pairs split across machines).
+
+Objectives (``OBJECTIVES``): ``lex`` = ``[idle machines used, machines used]`` and ``lex-cross`` =
+``[idle, used, cross bytes]``; both are lists (lexicographic). For gaps and bounds the engine
+needs a scalar: the metric ``objective_key.<name>`` (see :mod:`optkit.result`) is
+``idle·(M+1) + used`` for ``lex`` and ``(idle·(M+1) + used)·(X+1) + cross_bytes`` for
+``lex-cross``, X = the cross bytes when every pair of every phase is split (:func:`key_of`);
+both keys order placements exactly as the lists do (``used <= M``, ``cross <= X``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from optkit.errors import InputError
+from optkit.formulation import Evaluation
+from optkit.validation import instance_object, integer, mapping, number
+
+__all__ = [
+    "PROBLEM", "OBJECTIVES", "COLLECTIVES", "REL_TOL", "Machine", "Job", "Phase", "NimpInstance",
+    "phases", "halving_doubling_phases", "ring_phases", "pair_limit", "criteria", "key_of",
+    "evaluate", "solution_dict", "is_placement_sensitive",
+]
+
+PROBLEM = "nimp"
+OBJECTIVES = ("lex", "lex-cross")
+COLLECTIVES = ("halving-doubling", "ring")
+REL_TOL = 1e-9  # relative slack of every bandwidth comparison (bytes are floats)
+_TOP_FIELDS = ("problem", "name", "machines", "pair_capacity_bytes", "job")
+_MACHINE_FIELDS = ("gpus", "idle_gpus")
+_JOB_FIELDS = ("workers", "collective", "param_bytes", "placement_sensitive", "model")
+# Tiresias (NSDI '19, Sec. 3.2) found VGG-family and AlexNet placement-sensitive (large
+# fully-connected layers, skewed tensor sizes) and ResNet / Inception not.
+_SENSITIVE_PREFIXES = ("vgg", "alexnet")
+
+
+@dataclass(frozen=True)
+class Machine:
+    """K_s GPUs of which R_s are idle."""
+
+    gpus: int
+    idle_gpus: int
+
+    @property
+    def idle(self) -> bool:
+        """In S_n: every GPU idle."""
+        return self.idle_gpus == self.gpus
+
+    @property
+    def usable(self) -> bool:
+        return self.idle_gpus > 0
+
+
+@dataclass(frozen=True)
+class Job:
+    """N workers, the collective, K = ``param_bytes``; Tiresias' flag or model name (optional)."""
+
+    workers: int
+    collective: str
+    param_bytes: float
+    placement_sensitive: bool | None = None
+    model: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"workers": self.workers, "collective": self.collective, "param_bytes": self.param_bytes}
+        if self.placement_sensitive is not None:
+            d["placement_sensitive"] = self.placement_sensitive
+        if self.model is not None:
+            d["model"] = self.model
+        return d
+
+
+@dataclass(frozen=True)
+class Phase:
+    """One phase t: unordered worker pairs (a < b) each exchanging ``volume`` bytes."""
+
+    pairs: tuple[tuple[int, int], ...]
+    volume: float
+
+
+def halving_doubling_phases(workers: int, param_bytes: float) -> list[Phase]:
+    """Halving-doubling exactly as Fig. 1 fixes it: N = 2^p, phases j = 1..p then j = p..1;
+    phase j pairs a with ``a XOR (N >> j)``, ``K / 2^j`` bytes per pair. N = 1: no phase.
+    N not a power of two raises :class:`InputError` (``job.workers``)."""
+    n = workers
+    if n < 1 or n & (n - 1):
+        raise InputError("job.workers", f"must be a power of two for collective 'halving-doubling' "
+                                        f"(the paper's HD, Fig. 1), got {n}; use collective 'ring'")
+    p = n.bit_length() - 1
+    out = []
+    for j in list(range(1, p + 1)) + list(range(p, 0, -1)):
+        d = n >> j
+        out.append(Phase(tuple((a, a ^ d) for a in range(n) if a < a ^ d), param_bytes / 2 ** j))
+    return out
+
+
+def ring_phases(workers: int, param_bytes: float) -> list[Phase]:
+    """Ring all-reduce: 2(N-1) phases (reduce-scatter then all-gather); in each, every worker a
+    sends ``K/N`` bytes to ``(a+1) mod N``: pairs {a, a+1 mod N}, ``K/N`` each. For N = 2 the two
+    directions are one pair {0, 1} (like HD's exchange pairs, a pair counts once). N = 1: none."""
+    n = workers
+    if n == 1:
+        return []
+    pairs = tuple(sorted({(min(a, (a + 1) % n), max(a, (a + 1) % n)) for a in range(n)}))
+    return [Phase(pairs, param_bytes / n) for _ in range(2 * (n - 1))]
+
+
+def phases(job: Job) -> list[Phase]:
+    """C^t_{n,n'} of ``job``'s collective, phase by phase."""
+    if job.collective == "halving-doubling":
+        return halving_doubling_phases(job.workers, job.param_bytes)
+    return ring_phases(job.workers, job.param_bytes)
+
+
+def pair_limit(capacity: float, volume: float) -> int:
+    """Most pairs of ``volume`` bytes that fit ``capacity`` bytes (with :data:`REL_TOL`): every
+    phase has one volume per pair, so the bandwidth constraint of a phase is a pair count."""
+    if volume <= 0:
+        return 1 << 30
+    return int(math.floor(capacity / volume * (1.0 + REL_TOL)))
+
+
+def is_placement_sensitive(job: Job) -> bool:
+    """Tiresias' consolidation test: the job's flag if given, else whether its ``model`` is a
+    VGG or AlexNet; a job with neither is treated as sensitive (consolidating is the safe choice)."""
+    if job.placement_sensitive is not None:
+        return job.placement_sensitive
+    if job.model is None:
+        return True
+    name = job.model.lower().replace("-", "").replace("_", "")
+    return name.startswith(_SENSITIVE_PREFIXES)
+
+
+@dataclass(frozen=True)
+class NimpInstance:
+    """Machines, the pair capacity matrix P (bytes per phase; a symmetric M x M array), the job."""
+
+    machines: tuple[Machine, ...]
+    capacity: np.ndarray  # M x M float, symmetric, read-only
+    capacity_is_scalar: bool
+    job: Job
+    name: str | None = None
+
+    @property
+    def M(self) -> int:
+        return len(self.machines)
+
+    @property
+    def N(self) -> int:
+        return self.job.workers
+
+    def phases(self) -> list[Phase]:
+        return phases(self.job)
+
+    def max_cross_bytes(self) -> float:
+        """X: cross bytes when every pair of every phase is split."""
+        return float(sum(len(ph.pairs) * ph.volume for ph in self.phases()))
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "NimpInstance":
+        d = instance_object(d, PROBLEM, ("machines", "pair_capacity_bytes", "job"))
+        unknown = sorted(set(d) - set(_TOP_FIELDS))
+        if unknown:
+            raise InputError(unknown[0], f"is not a field of a nimp instance (fields: {', '.join(_TOP_FIELDS[1:])})")
+        ms = d["machines"]
+        if not isinstance(ms, list) or not ms:
+            raise InputError("machines", "must be a non-empty list of {gpus, idle_gpus}")
+        machines = []
+        for s, md in enumerate(ms):
+            p = f"machines[{s}]"
+            md = mapping(md, p)
+            bad = sorted(set(md) - set(_MACHINE_FIELDS))
+            if bad:
+                raise InputError(f"{p}.{bad[0]}", f"is not a field of a machine (fields: {', '.join(_MACHINE_FIELDS)})")
+            for k in _MACHINE_FIELDS:
+                if k not in md:
+                    raise InputError(f"{p}.{k}", "is required")
+            k_s = integer(md["gpus"], f"{p}.gpus", low=1)
+            r_s = integer(md["idle_gpus"], f"{p}.idle_gpus", low=0)
+            if r_s > k_s:
+                raise InputError(f"{p}.idle_gpus", f"must be <= gpus ({k_s}), got {r_s}")
+            machines.append(Machine(k_s, r_s))
+        M = len(machines)
+        cap, scalar = _capacity(d["pair_capacity_bytes"], M)
+        jd = mapping(d["job"], "job")
+        bad = sorted(set(jd) - set(_JOB_FIELDS))
+        if bad:
+            raise InputError(f"job.{bad[0]}", f"is not a field of the job (fields: {', '.join(_JOB_FIELDS)})")
+        for k in ("workers", "collective", "param_bytes"):
+            if k not in jd:
+                raise InputError(f"job.{k}", "is required")
+        workers = integer(jd["workers"], "job.workers", low=1)
+        coll = jd["collective"]
+        if coll not in COLLECTIVES:
+            raise InputError("job.collective", f"must be one of {', '.join(COLLECTIVES)}, got {coll!r}")
+        k_bytes = number(jd, "param_bytes", "job", positive=True)
+        sens = jd.get("placement_sensitive")
+        if sens is not None and not isinstance(sens, bool):
+            raise InputError("job.placement_sensitive", f"must be true or false, got {sens!r}")
+        model = jd.get("model")
+        if model is not None and (not isinstance(model, str) or not model):
+            raise InputError("job.model", f"must be a non-empty string, got {model!r}")
+        job = Job(workers, coll, k_bytes, sens, model)
+        phases(job)  # HD rejects N that is not a power of two, naming job.workers
+        name = d.get("name")
+        if name is not None and not isinstance(name, str):
+            raise InputError("name", f"must be a string, got {type(name).__name__}")
+        return cls(tuple(machines), cap, scalar, job, name)
+
+    def to_dict(self) -> dict[str, Any]:
+        cap: Any = float(self.capacity[0, 1]) if self.capacity_is_scalar and self.M > 1 else (
+            float(self.capacity[0, 0]) if self.capacity_is_scalar else self.capacity.tolist())
+        d: dict[str, Any] = {"problem": PROBLEM}
+        if self.name:
+            d["name"] = self.name
+        d.update({"machines": [{"gpus": m.gpus, "idle_gpus": m.idle_gpus} for m in self.machines],
+                  "pair_capacity_bytes": cap, "job": self.job.to_dict()})
+        return d
+
+
+def _capacity(v: Any, M: int) -> tuple[np.ndarray, bool]:
+    """P as an M x M array: a scalar for every pair, or a symmetric matrix (diagonal ignored)."""
+    f = "pair_capacity_bytes"
+    if isinstance(v, list):
+        if len(v) != M or any(not isinstance(row, list) or len(row) != M for row in v):
+            shape = f"{len(v)} rows of lengths {[len(r) if isinstance(r, list) else None for r in v][:8]}"
+            raise InputError(f, f"must be a number or an {M} x {M} matrix (one row and column per machine), got {shape}")
+        arr = np.empty((M, M))
+        for s, row in enumerate(v):
+            for u, x in enumerate(row):
+                if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x) or x < 0:
+                    raise InputError(f"{f}[{s}][{u}]", f"must be a finite number >= 0 (bytes per phase), got {x!r}")
+                arr[s, u] = float(x)
+        if not np.array_equal(arr, arr.T):
+            s, u = (int(i) for i in np.argwhere(arr != arr.T)[0])
+            raise InputError(f, f"must be symmetric (the capacity of the unordered pair {{s, s'}}), but "
+                                f"[{s}][{u}] = {arr[s, u]:g} and [{u}][{s}] = {arr[u, s]:g}")
+        arr.flags.writeable = False
+        return arr, False
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise InputError(f, f"must be a number or an {M} x {M} matrix, got {type(v).__name__}")
+    x = float(v)
+    if not math.isfinite(x) or x < 0:
+        raise InputError(f, f"must be a finite number >= 0 (bytes per phase), got {v!r}")
+    arr = np.full((M, M), x)
+    arr.flags.writeable = False
+    return arr, True
+
+
+def criteria(instance: NimpInstance, machine_of_worker: Sequence[int]) -> tuple[int, int, float]:
+    """(idle machines used, machines used, cross bytes per synchronisation) of a placement
+    (no feasibility check)."""
+    used = sorted(set(int(s) for s in machine_of_worker))
+    idle = sum(1 for s in used if instance.machines[s].idle)
+    m = np.asarray(machine_of_worker, dtype=np.int64)
+    cross = 0.0
+    for ph in instance.phases():
+        if ph.pairs:
+            pr = np.asarray(ph.pairs, dtype=np.int64)
+            cross += ph.volume * int(np.count_nonzero(m[pr[:, 0]] != m[pr[:, 1]]))
+    return idle, len(used), cross
+
+
+def key_of(instance: NimpInstance, objective: str, values: Sequence[float]) -> float:
+    """The scalar key of a lexicographic value (module docstring)."""
+    base = values[0] * (instance.M + 1) + values[1]
+    if objective == "lex":
+        return float(base)
+    return float(base * (instance.max_cross_bytes() + 1.0) + values[2])
+
+
+def bandwidth_violations(instance: NimpInstance, m: np.ndarray, *, limit: int = 5) -> list[str]:
+    """Every (phase, machine pair) whose split bytes exceed P (the first ``limit`` named)."""
+    out: list[str] = []
+    M = instance.M
+    seen: set[tuple[tuple[tuple[int, int], ...], float]] = set()
+    for t, ph in enumerate(instance.phases()):
+        if not ph.pairs or (ph.pairs, ph.volume) in seen:
+            continue
+        seen.add((ph.pairs, ph.volume))
+        pr = np.asarray(ph.pairs, dtype=np.int64)
+        ma, mb = m[pr[:, 0]], m[pr[:, 1]]
+        split = ma != mb
+        if not split.any():
+            continue
+        lo, hi = np.minimum(ma[split], mb[split]), np.maximum(ma[split], mb[split])
+        keys, counts = np.unique(lo * M + hi, return_counts=True)
+        for k, c in zip(keys.tolist(), counts.tolist()):
+            s, u = divmod(k, M)
+            bytes_ = c * ph.volume
+            if bytes_ > instance.capacity[s, u] * (1.0 + REL_TOL):
+                if len(out) < limit:
+                    out.append(f"phase {t}: {c} pairs x {ph.volume:g} B = {bytes_:g} B between machines {s} and {u} "
+                               f"exceed P = {instance.capacity[s, u]:g} B")
+                else:
+                    return out
+    return out
+
+
+def evaluate(instance: NimpInstance, solution: Mapping[str, Any]) -> Evaluation:
+    """Feasibility (placement, resource and bandwidth constraints of Eq. 1) and the criteria."""
+    if not isinstance(solution, Mapping) or "machine_of_worker" not in solution:
+        return Evaluation(False, violations=["solution must be an object with 'machine_of_worker'"])
+    mow = solution["machine_of_worker"]
+    N, M = instance.N, instance.M
+    if not isinstance(mow, list) or len(mow) != N:
+        return Evaluation(False, violations=[f"machine_of_worker must list one machine per worker ({N})"])
+    bad = [n for n, s in enumerate(mow)
+           if isinstance(s, bool) or not isinstance(s, (int, np.integer)) or not 0 <= s < M]
+    if bad:
+        return Evaluation(False, violations=[f"machine_of_worker[{bad[0]}] must be a machine index in 0..{M - 1}, "
+                                             f"got {mow[bad[0]]!r}"])
+    m = np.asarray(mow, dtype=np.int64)
+    violations = []
+    load = np.bincount(m, minlength=M)
+    for s in np.flatnonzero(load > np.array([mc.idle_gpus for mc in instance.machines])).tolist():
+        violations.append(f"machine {s} hosts {int(load[s])} workers but has R_s = {instance.machines[s].idle_gpus} idle GPUs")
+    violations += bandwidth_violations(instance, m)
+    if violations:
+        return Evaluation(False, violations=violations)
+    idle, used, cross = criteria(instance, mow)
+    objectives = {"lex": [idle, used], "lex-cross": [idle, used, cross]}
+    metrics = {
+        "idle_machines_used": idle,
+        "machines_used": used,
+        "cross_bytes": cross,
+        "non_idle_machines_used": used - idle,
+        "objective_key.lex": key_of(instance, "lex", objectives["lex"]),
+        "objective_key.lex-cross": key_of(instance, "lex-cross", objectives["lex-cross"]),
+    }
+    return Evaluation(True, objectives=objectives, metrics=metrics)
+
+
+def solution_dict(machine_of_worker: Sequence[int]) -> dict[str, Any]:
+    return {"machine_of_worker": [int(s) for s in machine_of_worker]}

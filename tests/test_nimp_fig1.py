@@ -1,0 +1,72 @@
+"""The paper's Fig. 1, exactly: 4 machines of 4 GPUs with 4, 3, 2, 1 idle; a 4-worker HD job.
+
+Elasticflow puts W1-W4 on machine 1 (no cross traffic); HiveD W1-W3 on machine 2 and W4 on
+machine 4 (3K/2); Titan W1, W3 on machine 2 and W2, W4 on machine 3 (K). Machines and workers
+are 0-based in the code: machine 2 is index 1.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from formulations.nimp.baselines import elasticflow, hived, tiresias
+from formulations.nimp.model import NimpInstance, criteria, evaluate
+from formulations.nimp.titan import titan
+from optkit.solve import solve
+
+K = 1.0e8
+FIG1 = json.loads((Path(__file__).resolve().parents[1] / "instances" / "nimp" / "paper" / "fig1.json").read_text())
+
+
+@pytest.fixture()
+def inst() -> NimpInstance:
+    return NimpInstance.from_dict(FIG1)
+
+
+def test_instance_is_fig1(inst: NimpInstance) -> None:
+    assert [(m.gpus, m.idle_gpus) for m in inst.machines] == [(4, 4), (4, 3), (4, 2), (4, 1)]
+    assert inst.N == 4 and inst.job.collective == "halving-doubling" and inst.job.param_bytes == K
+
+
+def test_titan(inst: NimpInstance) -> None:
+    m = titan([4] * 4, [4, 3, 2, 1], K, inst.phases(), workers=4)
+    assert m == [1, 2, 1, 2]  # W1, W3 on machine 2; W2, W4 on machine 3
+    assert criteria(inst, m) == (0, 2, K)
+    ev = evaluate(inst, {"machine_of_worker": m})
+    assert ev.feasible and ev.objectives["lex-cross"] == [0, 2, K]
+
+
+def test_elasticflow(inst: NimpInstance) -> None:
+    m = elasticflow([4, 3, 2, 1], workers=4)
+    assert m == [0, 0, 0, 0]
+    assert criteria(inst, m) == (1, 1, 0.0)
+
+
+def test_hived(inst: NimpInstance) -> None:
+    m = hived([4] * 4, [4, 3, 2, 1], workers=4)
+    assert m == [1, 1, 1, 3]  # W1-W3 on machine 2, W4 on machine 4
+    assert criteria(inst, m) == (0, 2, 1.5 * K)
+
+
+def test_tiresias_consolidates_an_unflagged_job(inst: NimpInstance) -> None:
+    assert tiresias([4, 3, 2, 1], workers=4, placement_sensitive=True) == [0, 0, 0, 0]
+    assert tiresias([4, 3, 2, 1], workers=4, placement_sensitive=False) == [0, 1, 2, 3]
+
+
+@pytest.mark.parametrize("algorithm,placement,cross", [
+    ("titan", [1, 2, 1, 2], K), ("elasticflow", [0, 0, 0, 0], 0.0), ("hived", [1, 1, 1, 3], 1.5 * K),
+])
+def test_through_the_engine(algorithm: str, placement: list[int], cross: float) -> None:
+    res = solve("nimp", FIG1, algorithm)
+    assert res.solution == {"machine_of_worker": placement}
+    assert res.metrics["cross_bytes"] == cross
+
+
+def test_the_optimum_with_cross_bytes_is_titans_value() -> None:
+    res = solve("nimp", FIG1, "cpsat", objective="lex-cross", params={"workers": 1})
+    assert res.status.value == "optimal" and res.objective == [0, 2, K]
+    res = solve("nimp", FIG1, "cpsat", params={"workers": 1})
+    assert res.objective == [0, 2] and res.gap == 0.0

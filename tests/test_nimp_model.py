@@ -1,0 +1,150 @@
+"""nimp model: the collectives' phases written out, evaluate, and bad input."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from formulations.nimp.model import (
+    NimpInstance, evaluate, halving_doubling_phases, is_placement_sensitive, pair_limit, ring_phases,
+)
+from optkit.errors import InputError
+
+K = 1.0e8
+BASE = {"problem": "nimp",
+        "machines": [{"gpus": 4, "idle_gpus": 4}, {"gpus": 4, "idle_gpus": 3}],
+        "pair_capacity_bytes": 5.0e8,
+        "job": {"workers": 4, "collective": "halving-doubling", "param_bytes": K}}
+
+
+def _phases(n: int) -> list[tuple[list[tuple[int, int]], float]]:
+    return [(list(ph.pairs), ph.volume) for ph in halving_doubling_phases(n, K)]
+
+
+def test_hd_phases_n4_exactly_as_fig1() -> None:
+    assert _phases(4) == [
+        ([(0, 2), (1, 3)], K / 2),
+        ([(0, 1), (2, 3)], K / 4),
+        ([(0, 1), (2, 3)], K / 4),
+        ([(0, 2), (1, 3)], K / 2),
+    ]
+
+
+def test_hd_phases_n8() -> None:
+    j1 = ([(0, 4), (1, 5), (2, 6), (3, 7)], K / 2)
+    j2 = ([(0, 2), (1, 3), (4, 6), (5, 7)], K / 4)
+    j3 = ([(0, 1), (2, 3), (4, 5), (6, 7)], K / 8)
+    assert _phases(8) == [j1, j2, j3, j3, j2, j1]
+
+
+def test_hd_trivial_and_non_power_of_two() -> None:
+    assert halving_doubling_phases(1, K) == []
+    assert _phases(2) == [([(0, 1)], K / 2), ([(0, 1)], K / 2)]
+    with pytest.raises(InputError, match=r"job.workers must be a power of two.*got 6"):
+        halving_doubling_phases(6, K)
+    d = copy.deepcopy(BASE)
+    d["job"]["workers"] = 6
+    with pytest.raises(InputError, match="job.workers"):
+        NimpInstance.from_dict(d)
+    d["job"]["collective"] = "ring"
+    assert NimpInstance.from_dict(d).N == 6
+
+
+def test_ring_phases() -> None:
+    ph = ring_phases(4, K)
+    assert len(ph) == 6
+    assert all(p.pairs == ((0, 1), (0, 3), (1, 2), (2, 3)) and p.volume == K / 4 for p in ph)
+    assert [(p.pairs, p.volume) for p in ring_phases(2, K)] == [(((0, 1),), K / 2)] * 2
+    assert ring_phases(1, K) == []
+
+
+def test_round_trip_scalar_and_matrix() -> None:
+    inst = NimpInstance.from_dict(BASE)
+    assert inst.to_dict() == BASE
+    d = copy.deepcopy(BASE)
+    d["pair_capacity_bytes"] = [[0.0, 3.0e7], [3.0e7, 0.0]]
+    inst = NimpInstance.from_dict(d)
+    assert not inst.capacity_is_scalar and inst.to_dict() == d
+
+
+def test_evaluate_criteria_and_violations() -> None:
+    d = copy.deepcopy(BASE)
+    d["machines"].append({"gpus": 4, "idle_gpus": 2})
+    d["pair_capacity_bytes"] = K / 2
+    inst = NimpInstance.from_dict(d)
+    ev = evaluate(inst, {"machine_of_worker": [1, 2, 1, 2]})
+    assert ev.feasible, ev.violations
+    assert ev.objectives == {"lex": [0, 2], "lex-cross": [0, 2, K]}
+    assert ev.metrics["objective_key.lex"] == 0 * 4 + 2
+    ev = evaluate(inst, {"machine_of_worker": [0, 0, 0, 0]})
+    assert ev.objectives["lex"] == [1, 1] and ev.metrics["cross_bytes"] == 0.0
+    # {0,1} | {2,3} splits the K/2 pairs (0,2),(1,3): K bytes in phase 0 > P = K/2
+    ev = evaluate(inst, {"machine_of_worker": [1, 1, 2, 2]})
+    assert not ev.feasible and any("between machines 1 and 2" in v for v in ev.violations)
+    ev = evaluate(inst, {"machine_of_worker": [2, 2, 2, 0]})  # machine 2 has R = 2
+    assert not ev.feasible and "machine 2 hosts 3 workers" in ev.violations[0]
+    assert not evaluate(inst, {"machine_of_worker": [0, 0, 0]}).feasible
+    assert not evaluate(inst, {"machine_of_worker": [0, 0, 0, 7]}).feasible
+    assert not evaluate(inst, {"placement": [0, 0, 0, 0]}).feasible
+
+
+def test_matrix_capacity_is_per_pair() -> None:
+    d = copy.deepcopy(BASE)
+    d["machines"] = [{"gpus": 2, "idle_gpus": 2}] * 3
+    d["pair_capacity_bytes"] = [[0, K, 0], [K, 0, K], [0, K, 0]]
+    inst = NimpInstance.from_dict(d)
+    assert evaluate(inst, {"machine_of_worker": [0, 1, 0, 1]}).feasible   # K/2 per phase on {0,1}
+    assert not evaluate(inst, {"machine_of_worker": [0, 2, 0, 2]}).feasible  # P[0][2] = 0
+
+
+def test_pair_limit_tolerance() -> None:
+    assert pair_limit(K, K / 4) == 4
+    assert pair_limit(K * (1 - 1e-12), K / 4) == 4
+    assert pair_limit(K / 4 - 1, K / 4) == 0
+
+
+def test_placement_sensitivity() -> None:
+    inst = NimpInstance.from_dict(BASE)
+    assert is_placement_sensitive(inst.job)  # neither flag nor model: consolidate
+    for model, sens in (("VGG-16", True), ("alexnet", True), ("resnet50", False)):
+        d = copy.deepcopy(BASE)
+        d["job"]["model"] = model
+        assert is_placement_sensitive(NimpInstance.from_dict(d).job) is sens
+    d = copy.deepcopy(BASE)
+    d["job"].update({"model": "vgg16", "placement_sensitive": False})
+    assert not is_placement_sensitive(NimpInstance.from_dict(d).job)
+
+
+def _bad(path: list, value: object) -> dict:
+    d = copy.deepcopy(BASE)
+    target = d
+    for k in path[:-1]:
+        target = target[k]
+    target[path[-1]] = value
+    return d
+
+
+@pytest.mark.parametrize("data,field,text", [
+    (_bad(["machines", 1, "idle_gpus"], 5), "machines[1].idle_gpus", "must be <= gpus (4), got 5"),
+    (_bad(["machines", 0, "gpus"], 0), "machines[0].gpus", ">= 1"),
+    (_bad(["machines", 0, "idle_gpus"], -1), "machines[0].idle_gpus", ">= 0"),
+    (_bad(["pair_capacity_bytes"], -1.0), "pair_capacity_bytes", ">= 0"),
+    (_bad(["pair_capacity_bytes"], [[0, 1, 2], [1, 0, 2]]), "pair_capacity_bytes", "2 x 2 matrix"),
+    (_bad(["pair_capacity_bytes"], [[0, 1], [1]]), "pair_capacity_bytes", "2 x 2 matrix"),
+    (_bad(["pair_capacity_bytes"], [[0, 1], [2, 0]]), "pair_capacity_bytes", "symmetric"),
+    (_bad(["pair_capacity_bytes"], [[0, -1], [-1, 0]]), "pair_capacity_bytes[0][1]", ">= 0"),
+    (_bad(["job", "workers"], 0), "job.workers", ">= 1"),
+    (_bad(["job", "collective"], "tree"), "job.collective", "halving-doubling, ring"),
+    (_bad(["job", "param_bytes"], 0), "job.param_bytes", "> 0"),
+    (_bad(["job", "colective"], "ring"), "job.colective", "is not a field"),
+    (_bad(["machines", 0, "idle"], 1), "machines[0].idle", "is not a field"),
+    (_bad(["capacity"], 1.0), "capacity", "is not a field"),
+    (_bad(["machines"], []), "machines", "non-empty"),
+    (_bad(["job", "placement_sensitive"], "yes"), "job.placement_sensitive", "true or false"),
+])
+def test_bad_input_names_the_field(data: dict, field: str, text: str) -> None:
+    with pytest.raises(InputError) as exc:
+        NimpInstance.from_dict(data)
+    assert exc.value.field == field
+    assert text in str(exc.value)
