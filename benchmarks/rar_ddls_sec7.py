@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from formulations.rar_ddls.baselines import run_ff, run_ls, run_rand
+from formulations.rar_ddls.bounds import lower_bound, theorem5
 from formulations.rar_ddls.generate import paper_sec7
 from formulations.rar_ddls.model import RarInstance, evaluate
 from formulations.rar_ddls.sjf_bco import run_sjf_bco
@@ -137,6 +138,16 @@ def main() -> None:
     best = {s: min((rows[n][k]["makespan"], n) for n in rows if rows[n][k]["makespan"] is not None)[1]
             for k, s in enumerate(seeds)}
     lines += ["", "Smallest makespan per seed: " + ", ".join(f"seed {s}: {best[s]}" for s in seeds), ""]
+    lines += ["Guarantee and bound per seed (`bounds.py`): Theorem 5's ratio n_g·phi·u/l, and each policy's "
+              "makespan over the best proven lower bound (an upper bound on its true approximation ratio there).", "",
+              "| seed | Theorem 5 ratio (n_g, phi, 1/l) | lower bound (s) | " + " | ".join(f"{n} / LB" for n in rows) + " |",
+              "|---|---|---|" + "---|" * len(rows)]
+    for k, s in enumerate(seeds):
+        th = theorem5(insts[s])
+        lb = lower_bound(insts[s], "makespan")
+        ratios = " | ".join("-" if rows[n][k]["makespan"] is None else f"{rows[n][k]['makespan'] / lb:.2f}" for n in rows)
+        lines.append(f"| {s} | {th['ratio']:.3g} ({th['n_g']}, {th['phi']:.3g}, {1 / th['l']:.3g}) | {lb:.0f} | {ratios} |")
+    lines.append("")
     _bars(out / "rar_ddls_sec7_fig4.png", "Fig. 4: makespan and average JCT (mean over seeds)", list(rows),
           {"makespan": [statistics.mean(r["makespan"] for r in rs if r["makespan"] is not None) for rs in rows.values()],
            "average JCT": [statistics.mean(r["jct"] for r in rs if r["jct"] is not None) for rs in rows.values()]})
