@@ -139,6 +139,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     from optkit.solve import solve
 
     f = registry.get(args.problem)
+    if f.simulate is not None:  # the formulation drives its own workload (e.g. nimp's replay)
+        return _simulate_hook(f, args)
     data = read_json(args.file)
     if data.get("problem") != f.name:
         raise InputError("problem", f"{args.file} holds a {data.get('problem')!r} instance, not {f.name!r}")
@@ -164,6 +166,23 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     for k, v in result.metrics.items():
         print(f"  {k}: {v}")
     print(f"  wall time: {result.wall_time_s:.3f} s")
+    return 0
+
+
+def _simulate_hook(f: Any, args: argparse.Namespace) -> int:
+    """``simulate`` through the formulation's own driver (``Formulation.simulate``)."""
+    if args.predictor:
+        raise InputError("--predictor", f"is not supported by the {f.name} simulator")
+    summary = f.simulate(args.file, policy=args.policy, seed=args.seed, time_limit=args.time_limit,
+                         params=_parse_params(args.param), out=args.out)
+    if args.json:
+        _print_json(summary)
+        return 0
+    print(f"{f.name} / {args.policy}: {summary.get('status')}"
+          + (f", schedule written to {args.out}" if args.out else ""))
+    for k, v in summary.items():
+        if k not in ("status", "policy", "problem"):
+            print(f"  {k}: {v}")
     return 0
 
 

@@ -151,6 +151,10 @@ class Formulation:
     # predictor: ``prepare(data, predictor=NAME, seed=N) -> report dict`` (modifies ``data``).
     prepare: Callable[..., dict[str, Any]] | None = None
     predictors: tuple[str, ...] = ()
+    # Own ``optkit simulate`` driver, for a problem whose workload is not one of its instances
+    # (e.g. nimp's cluster replay): ``simulate(path, policy=, seed=, time_limit=, params=, out=)
+    # -> summary dict`` (JSON-able; ``InputError`` for bad input). None: the default driver.
+    simulate: Callable[..., dict[str, Any]] | None = None
 
     @property
     def default_objective(self) -> str:

@@ -45,4 +45,7 @@ FORMULATION = Formulation(
     suites=LazyMapping.of(f"{__name__}.generate", "SUITES"),
     generate=lazy_run(f"{__name__}.generate", "generate"),
     lower_bound=lazy_run(f"{__name__}.bounds", "lower_bound"),
+    # `optkit simulate nimp WORKLOAD --policy titan|elasticflow|hived|tiresias`: the online
+    # cluster replay (replay.py), whose workload is a job stream, not a single-job instance.
+    simulate=lazy_run(f"{__name__}.replay", "simulate_cli"),
 )

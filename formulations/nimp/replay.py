@@ -1,0 +1,777 @@
+"""Online cluster replay of nimp (Fang et al., Sec. V-B): jobs arrive, a policy places them on a
+fat-tree cluster, they run for their trace duration plus the communication time their placement
+causes, and release their GPUs at completion.
+
+Everything below is a stated modelling choice (the paper gives none of these numbers); the
+package ``README.md`` ("Online replay") repeats them.
+
+Cluster (:class:`FatTree`)
+==========================
+``racks x machines_per_rack`` machines of ``gpus_per_machine`` GPUs (paper: 64 x 8 x 8, 100 Gbps).
+Every machine has one NIC of ``link_gbps`` (B = link_gbps·1e9/8 bytes/s). A rack's uplink to
+the aggregation layer carries ``U = machines_per_rack·B / oversubscription`` bytes/s (a fat tree
+is non-blocking: ``oversubscription = 1`` by default); the core is not modelled (non-blocking).
+
+Traffic already placed, residual bandwidth and the pair capacity P
+===================================================================
+A running job j synchronises once per *synchronisation period* ``iteration_s + c_j`` (compute
+time of one iteration, a stated constant, plus its own communication time per synchronisation
+c_j). Per synchronisation, the bytes crossing machine s's NIC are ``sum_t sum over phase-t pairs
+split across machines with one end on s of C^t`` (a pair's volume counts once per end, model
+reading 4); the bytes crossing rack r's uplink are the same sum over pairs with exactly one end
+in r. Its *rate* on s (on r) is those bytes divided by the period. Then
+
+* residual NIC bandwidth ``b_s = max(B - sum_j rate_j(s), floor·B)``,
+* residual uplink bandwidth ``u_r = max(U - sum_j rate_j(r), floor·U)`` (``floor`` = 1%, so a
+  saturated link stays slow rather than infinite-time),
+* pair bandwidth ``bw(s, s') = min(b_s, b_s')`` in one rack, ``min(b_s, b_s', u_r(s), u_r(s'))``
+  across racks,
+* Titan's pair capacity, in bytes per phase (the unit of C^t, model reading 5):
+  ``P_{s,s'} = bw(s, s') · phase_budget_s`` — the bytes a machine pair may carry in one phase if a
+  phase is to take at most ``phase_budget_s`` seconds.
+
+Rates are fixed when a job starts and removed when it ends (no re-sharing while it runs).
+
+Communication time and duration
+===============================
+Per synchronisation, phases run one after the other and the pairs of a phase in parallel, each
+phase as slow as its most loaded NIC or uplink:
+``c_j = sum_t max(max_s bytes_t(s) / b_s, max_r bytes_t(r) / u_r)`` with the residual bandwidths
+seen at placement (0 for a job on one machine). The job synchronises
+``syncs_j = ceil(duration / iteration_s)`` times (one per iteration), so it runs
+``duration + syncs_j · c_j`` seconds (trace duration plus the communication time its placement
+causes, as the paper does: "add the bias to the corresponding job durations").
+
+Jobs
+====
+Worker count N = the trace's ``num_gpu``; collective halving-doubling when N is a power of two
+(every ITP job is), else ring. Parameter size K is **synthetic**: each trace job gets a model
+drawn (seeded) from :data:`MODEL_BYTES` (float32 parameters of the named network) -- the paper
+also "randomly choose[s] a DNN model for each job record"; Tiresias reads its sensitivity from
+that model (VGG/AlexNet consolidate).
+
+Queueing and policies
+=====================
+Strict FIFO: at every instant the head of the queue is placed while the idle GPUs of the
+cluster suffice; the first job that does not fit blocks the ones behind it. Policies are
+event-driven objects (``on_arrival``, ``on_completion``, ``decide``, ``next_wakeup``; the ddlwmp
+pattern) wrapping the phase-1 placement rules. ``decide(now, state)`` returns the started jobs'
+placements and calls ``state.commit(job, placement)`` for each as it goes, so the next placement
+of the same instant sees the GPUs and the traffic of the previous one; any simulator that
+provides a :class:`ClusterState`-like object can drive them. These policies never ask for a
+wake-up (``next_wakeup`` is ``None``): only arrivals and completions change their decisions. The
+driver is :mod:`optkit.simulation`'s event heap; at one instant completions are handled first,
+then arrivals, then ``decide`` once. Titan gets P; if it finds no placement that
+respects P but the idle GPUs suffice, it places with P relaxed (resource constraint only) and
+the replay counts the job in ``titan_bandwidth_relaxed`` -- so every policy starts a job at the
+same condition and the comparison is of placements, not of admission rules. The baselines ignore
+P, as the systems do (:mod:`.baselines`).
+
+Metrics (:func:`summarize`)
+===========================
+Sampled after every instant (piecewise constant in between), averaged over time from the first
+arrival to the last completion:
+
+* ``used_machines``: machines with at least one busy GPU; ``machine_hours`` = its integral / 3600;
+* ``fragmentation_rate``: the paper's first definition, idle GPUs / GPUs of the *used* machines
+  (all machines have the same K, so it is ``1 - busy GPUs / (used · K)``); the second definition
+  (occupied / equipped GPUs of the used machines) is its complement, reported as
+  ``occupancy_rate``. Averaged over the time with at least one used machine. The paper's
+  narrative (Elasticflow highest, HiveD lowest) matches the first.
+* ``cross_bytes``: sum over running jobs of their cross-machine bytes per synchronisation (the
+  paper's Fig. 5 "communication overhead" in GB); ``total_cross_bytes`` = sum over jobs of
+  cross bytes per synchronisation x syncs.
+* ``profit_rate`` K·P/(N·T): K running jobs, P their mean price, N used machines, T the mean
+  duration (hours, including communication) of the running jobs; price of a job = its workers x
+  trace duration in hours (1 unit per GPU-hour of requested work: "related to ... number of
+  workers, training duration"). So ``profit_rate = sum price / (N · mean T)``, in units per
+  machine-hour. Averaged over time with at least one used machine, and also at arrival instants
+  (``profit_rate_at_arrivals``: the paper computes it "once a job arrives").
+* ``queueing_delay``: start - submission (mean, p95, max).
+"""
+
+from __future__ import annotations
+
+import math
+import time as _time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping, Protocol, Sequence
+
+import numpy as np
+
+from optkit.errors import InputError
+from optkit.simulation import EventQueue, drive
+
+from .baselines import elasticflow, hived, tiresias
+from .model import Job, halving_doubling_phases, is_placement_sensitive, ring_phases
+from .titan import titan
+
+__all__ = ["FatTree", "ReplayJob", "ReplayConfig", "ClusterState", "Policy", "FifoPolicy", "TitanPolicy",
+           "ElasticflowPolicy", "HivedPolicy", "TiresiasPolicy", "POLICIES", "MODEL_BYTES", "replay",
+           "summarize", "jobs_from_trace", "workload_from_dict", "generate_workload", "load_workload",
+           "simulate_cli", "traffic", "ReplayResult"]
+
+# float32 parameter bytes of well-known networks (synthetic assignment, see the module docstring)
+MODEL_BYTES = {
+    "resnet50": 25.6e6 * 4,
+    "vgg16": 138.4e6 * 4,
+    "alexnet": 61.1e6 * 4,
+    "inception3": 23.8e6 * 4,
+    "bert-base": 110.0e6 * 4,
+}
+_FREE, _ARRIVE = 0, 1
+RESIDUAL_FLOOR = 0.01
+
+
+# ----------------------------------------------------------------------------- topology
+@dataclass(frozen=True)
+class FatTree:
+    """Racks x machines x GPUs; NIC ``link_gbps``; rack uplink ``machines_per_rack·B/oversubscription``."""
+
+    racks: int = 64
+    machines_per_rack: int = 8
+    gpus_per_machine: int = 8
+    link_gbps: float = 100.0
+    oversubscription: float = 1.0
+
+    @property
+    def machines(self) -> int:
+        return self.racks * self.machines_per_rack
+
+    @property
+    def gpus(self) -> int:
+        return self.machines * self.gpus_per_machine
+
+    @property
+    def nic_Bps(self) -> float:
+        return self.link_gbps * 1e9 / 8.0
+
+    @property
+    def uplink_Bps(self) -> float:
+        return self.machines_per_rack * self.nic_Bps / self.oversubscription
+
+    def rack_of(self) -> np.ndarray:
+        return np.arange(self.machines, dtype=np.int64) // self.machines_per_rack
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"racks": self.racks, "machines_per_rack": self.machines_per_rack,
+                "gpus_per_machine": self.gpus_per_machine, "link_gbps": self.link_gbps,
+                "oversubscription": self.oversubscription}
+
+
+@dataclass(frozen=True)
+class ReplayConfig:
+    """Compute time of one iteration (one synchronisation each) and Titan's phase time budget."""
+
+    iteration_s: float = 1.0
+    phase_budget_s: float = 0.05
+
+
+@dataclass(frozen=True)
+class ReplayJob:
+    """One job of the workload: N = ``workers``; K = ``param_bytes`` (synthetic for traces)."""
+
+    id: str
+    submit: float
+    duration: float
+    workers: int
+    model: str
+    param_bytes: float
+    collective: str
+
+    @property
+    def sensitive(self) -> bool:
+        return is_placement_sensitive(Job(self.workers, self.collective, self.param_bytes, None, self.model))
+
+
+class _Pattern:
+    """A collective's distinct phases as pair arrays with multiplicity, cached per (N, coll, K)."""
+
+    __slots__ = ("phases", "distinct")
+
+    def __init__(self, workers: int, collective: str, param_bytes: float) -> None:
+        fn = halving_doubling_phases if collective == "halving-doubling" else ring_phases
+        self.phases = fn(workers, param_bytes)
+        d: dict[tuple[tuple[tuple[int, int], ...], float], int] = {}
+        for ph in self.phases:
+            if ph.pairs:
+                d[(ph.pairs, ph.volume)] = d.get((ph.pairs, ph.volume), 0) + 1
+        self.distinct = [(np.asarray(p, dtype=np.int64), v, k) for (p, v), k in d.items()]
+
+
+_PATTERNS: dict[tuple[int, str, float], _Pattern] = {}
+
+
+def _pattern(job: ReplayJob) -> _Pattern:
+    key = (job.workers, job.collective, job.param_bytes)
+    p = _PATTERNS.get(key)
+    if p is None:
+        p = _PATTERNS[key] = _Pattern(*key)
+    return p
+
+
+# ----------------------------------------------------------------------------- cluster state
+class ClusterState:
+    """Idle GPUs per machine and the residual NIC / uplink bandwidth (module docstring). The
+    policy reads it and calls :meth:`commit` for each job it starts; the driver owns it."""
+
+    def __init__(self, topo: FatTree, config: ReplayConfig) -> None:
+        self.topo = topo
+        self.config = config
+        M = topo.machines
+        self.gpus = [topo.gpus_per_machine] * M
+        self.idle = np.full(M, topo.gpus_per_machine, dtype=np.int64)
+        self.rack = topo.rack_of()
+        self.nic_load = np.zeros(M)          # bytes/s of running jobs through each NIC
+        self.up_load = np.zeros(topo.racks)  # bytes/s through each rack uplink
+        self._mat: np.ndarray | None = None  # P (bytes per phase) while traffic is placed
+        self._dirty: set[int] = set()  # machines whose row of P is stale
+        self.on_commit: Callable[[ReplayJob, list[int]], None] | None = None
+
+    @property
+    def idle_total(self) -> int:
+        return int(self.idle.sum())
+
+    def nic_residual(self) -> np.ndarray:
+        B = self.topo.nic_Bps
+        return np.maximum(B - self.nic_load, RESIDUAL_FLOOR * B)
+
+    def uplink_residual(self) -> np.ndarray:
+        U = self.topo.uplink_Bps
+        return np.maximum(U - self.up_load, RESIDUAL_FLOOR * U)
+
+    def _rows(self, idx: np.ndarray) -> np.ndarray:
+        """Rows ``idx`` of the pair bandwidth matrix (bytes/s), diagonal included."""
+        b = self.nic_residual()
+        ub = self.uplink_residual()[self.rack]
+        bw = np.minimum(b[idx][:, None], b[None, :])
+        cross = self.rack[idx][:, None] != self.rack[None, :]
+        return np.where(cross, np.minimum(bw, np.minimum(ub[idx][:, None], ub[None, :])), bw)
+
+    def pair_capacity_bytes(self) -> float | np.ndarray:
+        """P (bytes per phase): a scalar while no traffic is placed, else the M x M matrix, kept
+        up to date row by row (only the machines whose NIC or rack uplink load changed)."""
+        tau = self.config.phase_budget_s
+        if not self.nic_load.any() and not self.up_load.any():
+            self._mat = None
+            self._dirty.clear()
+            return min(self.topo.nic_Bps, self.topo.uplink_Bps) * tau
+        if self._mat is None:
+            self._mat = self._rows(np.arange(self.topo.machines)) * tau
+            self._dirty.clear()
+        elif self._dirty:
+            idx = np.fromiter(self._dirty, dtype=np.int64)
+            rows = self._rows(idx) * tau
+            self._mat[idx, :] = rows
+            self._mat[:, idx] = rows.T
+            self._dirty.clear()
+        return self._mat
+
+    def add_load(self, nic: np.ndarray | None, up: np.ndarray | None, sign: float) -> None:
+        if nic is not None:
+            self.nic_load += sign * nic
+            np.maximum(self.nic_load, 0.0, out=self.nic_load)
+            self._dirty.update(np.flatnonzero(nic).tolist())
+        if up is not None:
+            self.up_load += sign * up
+            np.maximum(self.up_load, 0.0, out=self.up_load)
+            for r in np.flatnonzero(up).tolist():
+                self._dirty.update(range(r * self.topo.machines_per_rack, (r + 1) * self.topo.machines_per_rack))
+
+    def commit(self, job: ReplayJob, machine_of_worker: Sequence[int]) -> None:
+        """Start ``job`` on the placement (the driver computes its traffic and completion)."""
+        if self.on_commit is None:  # pragma: no cover - set by the driver
+            raise RuntimeError("ClusterState.commit outside a replay")
+        self.on_commit(job, list(machine_of_worker))
+
+
+# ----------------------------------------------------------------------------- policies
+class Policy(Protocol):
+    name: str
+
+    def on_arrival(self, job: ReplayJob, now: float) -> None: ...
+
+    def on_completion(self, job_id: str, now: float) -> None: ...
+
+    def decide(self, now: float, state: ClusterState) -> list[tuple[str, list[int]]]: ...
+
+    def next_wakeup(self, now: float) -> float | None: ...
+
+
+class FifoPolicy:
+    """Strict FIFO admission; the subclass's :meth:`place` picks the machines."""
+
+    name = "fifo"
+
+    def __init__(self) -> None:
+        self.queue: list[ReplayJob] = []
+        self._head = 0
+
+    def on_arrival(self, job: ReplayJob, now: float) -> None:
+        self.queue.append(job)
+
+    def on_completion(self, job_id: str, now: float) -> None:
+        pass
+
+    def next_wakeup(self, now: float) -> float | None:
+        return None
+
+    def place(self, job: ReplayJob, state: ClusterState) -> list[int]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def decide(self, now: float, state: ClusterState) -> list[tuple[str, list[int]]]:
+        out = []
+        while self._head < len(self.queue):
+            job = self.queue[self._head]
+            if state.idle_total < job.workers:
+                break
+            m = self.place(job, state)
+            state.commit(job, m)
+            out.append((job.id, m))
+            self._head += 1
+        if self._head > 4096:
+            del self.queue[:self._head]
+            self._head = 0
+        return out
+
+    @property
+    def waiting(self) -> int:
+        return len(self.queue) - self._head
+
+
+class TitanPolicy(FifoPolicy):
+    """Titan (Alg. 3) with P from the cluster state; relaxed to P = inf when it finds nothing."""
+
+    name = "titan"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.relaxed = 0
+
+    def place(self, job: ReplayJob, state: ClusterState) -> list[int]:
+        idle = state.idle.tolist()
+        phases = _pattern(job).phases
+        cap = state.pair_capacity_bytes() if job.workers > 1 else math.inf
+        m = titan(state.gpus, idle, cap, phases, workers=job.workers)
+        if m is None:
+            self.relaxed += 1
+            m = titan(state.gpus, idle, math.inf, phases, workers=job.workers)
+        assert m is not None  # the idle GPUs suffice
+        return m
+
+
+class ElasticflowPolicy(FifoPolicy):
+    name = "elasticflow"
+
+    def place(self, job: ReplayJob, state: ClusterState) -> list[int]:
+        m = elasticflow(state.idle.tolist(), workers=job.workers)
+        assert m is not None
+        return m
+
+
+class HivedPolicy(FifoPolicy):
+    name = "hived"
+
+    def place(self, job: ReplayJob, state: ClusterState) -> list[int]:
+        m = hived(state.gpus, state.idle.tolist(), workers=job.workers)
+        assert m is not None
+        return m
+
+
+class TiresiasPolicy(FifoPolicy):
+    name = "tiresias"
+
+    def place(self, job: ReplayJob, state: ClusterState) -> list[int]:
+        m = tiresias(state.idle.tolist(), workers=job.workers, placement_sensitive=job.sensitive)
+        assert m is not None
+        return m
+
+
+POLICIES: dict[str, type[FifoPolicy]] = {p.name: p for p in (TitanPolicy, ElasticflowPolicy, HivedPolicy,
+                                                               TiresiasPolicy)}
+
+
+# ----------------------------------------------------------------------------- traffic of a placement
+def traffic(job: ReplayJob, m: np.ndarray, rack: np.ndarray, M: int, R: int
+            ) -> tuple[float, list[tuple[np.ndarray, np.ndarray | None, int]]]:
+    """Cross-machine bytes per synchronisation and, per distinct phase, the bytes through each
+    NIC and each rack uplink (with the phase's multiplicity)."""
+    cross = 0.0
+    per_phase = []
+    for pr, v, k in _pattern(job).distinct:
+        ma, mb = m[pr[:, 0]], m[pr[:, 1]]
+        split = ma != mb
+        ns = int(np.count_nonzero(split))
+        if not ns:
+            continue
+        cross += k * v * ns
+        nic = (np.bincount(ma[split], minlength=M) + np.bincount(mb[split], minlength=M)) * v
+        ra, rb = rack[ma[split]], rack[mb[split]]
+        xr = ra != rb
+        up = ((np.bincount(ra[xr], minlength=R) + np.bincount(rb[xr], minlength=R)) * v) if xr.any() else None
+        per_phase.append((nic, up, k))
+    return cross, per_phase
+
+
+# ----------------------------------------------------------------------------- driver
+@dataclass
+class ReplayResult:
+    jobs: list[dict[str, Any]]
+    series: dict[str, np.ndarray]
+    topo: FatTree
+    config: ReplayConfig
+    policy: str
+    wall_time_s: float
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def replay(jobs: Sequence[ReplayJob], policy: FifoPolicy | Policy, *, topo: FatTree = FatTree(),
+           config: ReplayConfig = ReplayConfig(), time_limit: float | None = None) -> ReplayResult:
+    """Replay ``jobs`` (sorted by submit) under ``policy`` (module docstring); returns every job's
+    start, end, placement and costs, and the metric time series."""
+    t0 = _time.perf_counter()
+    for i, j in enumerate(jobs):
+        if j.workers > topo.gpus:
+            raise InputError(f"jobs[{i}].workers", f"({j.workers}) exceeds the cluster's {topo.gpus} GPUs")
+    state = ClusterState(topo, config)
+    M, R, G = topo.machines, topo.racks, topo.gpus_per_machine
+    rack = state.rack
+    q = EventQueue()
+    for j in jobs:
+        q.push(j.submit, "arrive", j, priority=_ARRIVE)
+    rec: dict[str, dict[str, Any]] = {}
+    load: dict[str, tuple[np.ndarray, np.ndarray | None, np.ndarray]] = {}
+    running = {"n": 0, "price": 0.0, "dur_h": 0.0, "cross": 0.0, "busy": 0}
+    ser: dict[str, list[float]] = {k: [] for k in ("t", "used", "busy", "cross", "running", "price", "dur_h",
+                                                   "waiting", "arrival")}
+    used_count = np.zeros(M, dtype=np.int64)  # busy GPUs per machine
+
+    def start(job: ReplayJob, mw: list[int]) -> None:
+        m = np.asarray(mw, dtype=np.int64)
+        cnt = np.bincount(m, minlength=M)
+        if np.any(cnt > state.idle):
+            raise RuntimeError(f"policy {policy.name} over-committed a machine (job {job.id})")
+        cross, per_phase = traffic(job, m, rack, M, R)
+        comm = 0.0
+        nic_bytes = np.zeros(M)
+        up_bytes = np.zeros(R)
+        if per_phase:
+            b, u = state.nic_residual(), state.uplink_residual()
+            for nic, up, k in per_phase:
+                tt = float(np.max(nic / b))
+                if up is not None:
+                    tt = max(tt, float(np.max(up / u)))
+                    up_bytes += k * up
+                comm += k * tt
+                nic_bytes += k * nic
+        syncs = math.ceil(job.duration / config.iteration_s)
+        dur = job.duration + syncs * comm
+        now = cur[0]
+        state.idle -= cnt
+        used_count[:] += cnt
+        nic_rate = up_rate = None
+        if per_phase:
+            period = config.iteration_s + comm
+            nic_rate = nic_bytes / period
+            up_rate = up_bytes / period if up_bytes.any() else None
+            state.add_load(nic_rate, up_rate, +1.0)
+        load[job.id] = (cnt, nic_rate if per_phase else None, up_rate)  # type: ignore[assignment]
+        price = job.workers * job.duration / 3600.0
+        machines = np.flatnonzero(cnt)
+        rec[job.id] = {"id": job.id, "submit": job.submit, "start": now, "end": now + dur,
+                       "machines": int(len(machines)),
+                       "idle_machines_used": int(np.count_nonzero(cnt[machines] + state.idle[machines] == G)),
+                       "cross_bytes_per_sync": cross, "comm_s_per_sync": comm, "syncs": syncs,
+                       "comm_s": syncs * comm, "price": price, "machine_of_worker": mw}
+        running["n"] += 1
+        running["price"] += price
+        running["dur_h"] += dur / 3600.0
+        running["cross"] += cross
+        q.push(now + dur, "free", job.id, priority=_FREE)
+
+    state.on_commit = start
+    cur = [0.0]
+
+    def handle(now: float, batch: list[Any]) -> None:
+        cur[0] = now
+        arrived = False
+        for ev in batch:
+            if ev.kind == "free":
+                cnt, nic, up = load.pop(ev.payload)
+                state.idle += cnt
+                used_count[:] -= cnt
+                if nic is not None or up is not None:
+                    state.add_load(nic, up, -1.0)
+                r = rec[ev.payload]
+                running["n"] -= 1
+                running["price"] -= r["price"]
+                running["dur_h"] -= (r["end"] - r["start"]) / 3600.0
+                running["cross"] -= r["cross_bytes_per_sync"]
+                policy.on_completion(ev.payload, now)
+            else:
+                arrived = True
+                policy.on_arrival(ev.payload, now)
+        policy.decide(now, state)
+        ser["t"].append(now)
+        ser["used"].append(int(np.count_nonzero(used_count)))
+        ser["busy"].append(int(used_count.sum()))
+        ser["cross"].append(running["cross"])
+        ser["running"].append(running["n"])
+        ser["price"].append(running["price"])
+        ser["dur_h"].append(running["dur_h"])
+        ser["waiting"].append(getattr(policy, "waiting", 0))
+        ser["arrival"].append(1.0 if arrived else 0.0)
+
+    should_stop = None
+    if time_limit is not None:
+        deadline = t0 + time_limit
+        should_stop = lambda: _time.perf_counter() > deadline  # noqa: E731
+    drive(q, handle, should_stop=should_stop)
+    extra: dict[str, Any] = {}
+    if q:
+        extra["timed_out"] = True
+    if isinstance(policy, TitanPolicy):
+        extra["titan_bandwidth_relaxed"] = policy.relaxed
+    series = {k: np.asarray(v, dtype=float) for k, v in ser.items()}
+    return ReplayResult([rec[j.id] for j in jobs if j.id in rec], series, topo, config, policy.name,
+                        _time.perf_counter() - t0, extra)
+
+
+def _p(x: np.ndarray, q: float) -> float:
+    return float(np.percentile(x, q)) if len(x) else 0.0
+
+
+def summarize(res: ReplayResult) -> dict[str, Any]:
+    """Time-averaged metrics (module docstring) of a replay."""
+    s = res.series
+    G = res.topo.gpus_per_machine
+    t = s["t"]
+    out: dict[str, Any] = {"policy": res.policy, "jobs": len(res.jobs), "replay_wall_s": round(res.wall_time_s, 3)}
+    if len(t) < 2:
+        return out
+    dt = np.diff(t)
+    span = float(t[-1] - t[0])
+    used, busy = s["used"][:-1], s["busy"][:-1]
+    on = used > 0
+    w_on = dt[on]
+
+    def avg(x: np.ndarray, mask: np.ndarray | None = None) -> float:
+        if mask is None:
+            return float(np.sum(x * dt) / span) if span > 0 else 0.0
+        return float(np.sum(x[mask] * dt[mask]) / np.sum(dt[mask])) if np.sum(dt[mask]) > 0 else 0.0
+
+    safe_used = np.where(on, used, 1.0)
+    frag = np.where(on, 1.0 - busy / (safe_used * G), 0.0)
+    n = s["running"][:-1]
+    mean_T = np.where(n > 0, s["dur_h"][:-1] / np.maximum(n, 1), 1.0)
+    profit = np.where(on, s["price"][:-1] / (safe_used * mean_T), 0.0)
+    arr = s["arrival"] > 0
+    used_all = s["used"]
+    n_all = s["running"]
+    profit_all = np.where(used_all > 0, s["price"] / (np.where(used_all > 0, used_all, 1) *
+                                                      np.where(n_all > 0, s["dur_h"] / np.maximum(n_all, 1), 1)), 0)
+    qd = np.array([j["start"] - j["submit"] for j in res.jobs])
+    out.update({
+        "horizon_h": span / 3600.0,
+        "used_machines_avg": avg(used),
+        "used_machines_max": int(used_all.max()),
+        "machine_hours": float(np.sum(used * dt) / 3600.0),
+        "fragmentation_rate_avg": avg(frag, on),
+        "occupancy_rate_avg": 1.0 - avg(frag, on) if w_on.sum() > 0 else 0.0,
+        "cross_bytes_avg": avg(s["cross"][:-1]),
+        "total_cross_bytes": float(sum(j["cross_bytes_per_sync"] * j["syncs"] for j in res.jobs)),
+        "comm_s_total": float(sum(j["comm_s"] for j in res.jobs)),
+        "profit_rate_avg": avg(profit, on),
+        "profit_rate_at_arrivals": float(np.mean(profit_all[arr])) if arr.any() else 0.0,
+        "queueing_delay_mean_s": float(qd.mean()) if len(qd) else 0.0,
+        "queueing_delay_p95_s": _p(qd, 95),
+        "queueing_delay_max_s": float(qd.max()) if len(qd) else 0.0,
+        "multi_machine_jobs": int(sum(1 for j in res.jobs if j["machines"] > 1)),
+        "idle_machines_opened": int(sum(j["idle_machines_used"] for j in res.jobs)),
+    })
+    out.update(res.extra)
+    return out
+
+
+# ----------------------------------------------------------------------------- workloads
+def _collective(n: int) -> str:
+    return "halving-doubling" if n & (n - 1) == 0 else "ring"
+
+
+def _model_names() -> list[str]:
+    return sorted(MODEL_BYTES)
+
+
+def jobs_from_trace(records: Sequence[Mapping[str, Any]], *, seed: int = 0) -> list[ReplayJob]:
+    """ReplayJobs from :mod:`optkit.traces` records: N = ``num_gpu``, a model drawn per job with
+    ``numpy.random.default_rng(seed)`` (synthetic K). Ids are ``<cluster>/<job_id>``."""
+    rng = np.random.default_rng(seed)
+    names = _model_names()
+    picks = rng.integers(len(names), size=len(records))
+    out = []
+    for r, k in zip(records, picks.tolist()):
+        n = int(r["num_gpu"])
+        model = names[k]
+        cl = r.get("cluster")
+        out.append(ReplayJob(f"{cl}/{r['job_id']}" if cl else str(r["job_id"]), float(r["submission_time"]),
+                             float(r["duration"]), n, model, MODEL_BYTES[model], _collective(n)))
+    out.sort(key=lambda j: j.submit)  # stable: file order within a submission time
+    return out
+
+
+_WL_FIELDS = ("problem", "kind", "name", "cluster", "iteration_s", "phase_budget_s", "jobs")
+_JOB_FIELDS = ("id", "submit", "duration", "workers", "model", "param_bytes")
+
+
+def _num(v: Any, where: str, *, low: float, strict: bool = False) -> float:
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+        raise InputError(where, f"must be a finite number, got {v!r}")
+    if v < low or (strict and v == low):
+        raise InputError(where, f"must be {'>' if strict else '>='} {low:g}, got {v!r}")
+    return float(v)
+
+
+def _int(v: Any, where: str, *, low: int) -> int:
+    if isinstance(v, bool) or not isinstance(v, int) or v < low:
+        raise InputError(where, f"must be an integer >= {low}, got {v!r}")
+    return v
+
+
+def workload_from_dict(d: Mapping[str, Any]) -> tuple[list[ReplayJob], FatTree, ReplayConfig]:
+    """A replay workload (``{"problem": "nimp", "kind": "replay", "cluster": {...}, "jobs": [...]}``,
+    README) as jobs, topology and config; :class:`InputError` naming the field otherwise."""
+    if d.get("problem") != "nimp":
+        raise InputError("problem", f"must be 'nimp' for a nimp replay workload, got {d.get('problem')!r}")
+    if d.get("kind") != "replay":
+        raise InputError("kind", f"must be 'replay' (a nimp replay workload; a single-job nimp instance is for "
+                                 f"`optkit solve`), got {d.get('kind')!r}")
+    bad = sorted(set(d) - set(_WL_FIELDS))
+    if bad:
+        raise InputError(bad[0], f"is not a field of a nimp replay workload (fields: {', '.join(_WL_FIELDS)})")
+    cd = d.get("cluster", {})
+    if not isinstance(cd, dict):
+        raise InputError("cluster", f"must be an object, got {type(cd).__name__}")
+    known = ("racks", "machines_per_rack", "gpus_per_machine", "link_gbps", "oversubscription")
+    bad = sorted(set(cd) - set(known))
+    if bad:
+        raise InputError(f"cluster.{bad[0]}", f"is not a field of the cluster (fields: {', '.join(known)})")
+    dflt = FatTree()
+    topo = FatTree(
+        _int(cd.get("racks", dflt.racks), "cluster.racks", low=1),
+        _int(cd.get("machines_per_rack", dflt.machines_per_rack), "cluster.machines_per_rack", low=1),
+        _int(cd.get("gpus_per_machine", dflt.gpus_per_machine), "cluster.gpus_per_machine", low=1),
+        _num(cd.get("link_gbps", dflt.link_gbps), "cluster.link_gbps", low=0, strict=True),
+        _num(cd.get("oversubscription", dflt.oversubscription), "cluster.oversubscription", low=0, strict=True))
+    cfg = ReplayConfig(_num(d.get("iteration_s", 1.0), "iteration_s", low=0, strict=True),
+                       _num(d.get("phase_budget_s", 0.05), "phase_budget_s", low=0, strict=True))
+    js = d.get("jobs")
+    if not isinstance(js, list) or not js:
+        raise InputError("jobs", "must be a non-empty list of {id, submit, duration, workers[, model, param_bytes]}")
+    out, seen = [], set()
+    for i, jd in enumerate(js):
+        p = f"jobs[{i}]"
+        if not isinstance(jd, dict):
+            raise InputError(p, f"must be an object, got {type(jd).__name__}")
+        bad = sorted(set(jd) - set(_JOB_FIELDS))
+        if bad:
+            raise InputError(f"{p}.{bad[0]}", f"is not a field of a job (fields: {', '.join(_JOB_FIELDS)})")
+        for k in ("id", "submit", "duration", "workers"):
+            if k not in jd:
+                raise InputError(f"{p}.{k}", "is required")
+        jid = jd["id"]
+        if not isinstance(jid, (str, int)) or isinstance(jid, bool) or str(jid) in seen:
+            raise InputError(f"{p}.id", f"must be a unique string or integer, got {jid!r}")
+        seen.add(str(jid))
+        submit = _num(jd["submit"], f"{p}.submit", low=0)
+        dur = _num(jd["duration"], f"{p}.duration", low=0, strict=True)
+        n = _int(jd["workers"], f"{p}.workers", low=1)
+        if n > topo.gpus:
+            raise InputError(f"{p}.workers", f"({n}) exceeds the cluster's {topo.gpus} GPUs")
+        model = jd.get("model", "resnet50")
+        if not isinstance(model, str) or not model:
+            raise InputError(f"{p}.model", f"must be a non-empty string, got {model!r}")
+        if "param_bytes" in jd:
+            kb = _num(jd["param_bytes"], f"{p}.param_bytes", low=0, strict=True)
+        elif model in MODEL_BYTES:
+            kb = MODEL_BYTES[model]
+        else:
+            raise InputError(f"{p}.param_bytes", f"is required for a model not in {', '.join(_model_names())} "
+                                                 f"(got model {model!r})")
+        out.append(ReplayJob(str(jid), submit, dur, n, model, kb, _collective(n)))
+    out.sort(key=lambda j: j.submit)
+    return out, topo, cfg
+
+
+def generate_workload(seed: int = 0, *, jobs: int = 200, racks: int = 4, machines_per_rack: int = 4,
+                      gpus_per_machine: int = 8, mean_interarrival_s: float = 600.0,
+                      median_duration_s: float = 7200.0) -> dict[str, Any]:
+    """A seeded replay workload: Poisson arrivals, workers from {1, 2, 4, 8, 16, 32} with ITP-like
+    weights (most jobs 1 GPU), lognormal durations, models uniform over :data:`MODEL_BYTES`."""
+    rng = np.random.default_rng(70_000 + seed)
+    sizes = np.array([1, 2, 4, 8, 16, 32])
+    w = np.array([0.70, 0.08, 0.08, 0.08, 0.04, 0.02])
+    cap = racks * machines_per_rack * gpus_per_machine
+    keep = sizes <= cap
+    sizes, w = sizes[keep], w[keep] / w[keep].sum()
+    t = np.cumsum(rng.exponential(mean_interarrival_s, size=jobs))
+    ns = rng.choice(sizes, size=jobs, p=w)
+    durs = np.maximum(60.0, np.round(rng.lognormal(math.log(median_duration_s), 1.0, size=jobs)))
+    names = _model_names()
+    ms = rng.integers(len(names), size=jobs)
+    return {"problem": "nimp", "kind": "replay", "name": f"nimp-replay-seed{seed}",
+            "cluster": {"racks": racks, "machines_per_rack": machines_per_rack, "gpus_per_machine": gpus_per_machine,
+                        "link_gbps": 100.0, "oversubscription": 1.0},
+            "iteration_s": 1.0, "phase_budget_s": 0.05,
+            "jobs": [{"id": f"j{i}", "submit": float(round(t[i], 3)), "duration": float(durs[i]), "workers": int(ns[i]),
+                      "model": names[int(ms[i])]} for i in range(jobs)]}
+
+
+def load_workload(path: str | Path, *, seed: int = 0, limit: int | None = None
+                  ) -> tuple[list[ReplayJob], FatTree, ReplayConfig]:
+    """WORKLOAD of ``optkit simulate nimp``: a replay workload JSON, one trace CSV (ITP or Philly,
+    by header), or a folder of ITP ``cluster*.csv`` files (merged on their common clock). Traces
+    run on the paper's cluster (64 x 8 x 8, 100 Gbps) with :class:`ReplayConfig` defaults."""
+    from optkit.instances import read_json
+    from optkit.traces import load_itp, load_trace
+
+    p = Path(path)
+    if p.is_dir():
+        files = sorted(p.glob("cluster*.csv")) or sorted((p / "microsoft-itp").glob("cluster*.csv"))
+        if not files:
+            raise InputError(str(p), "is a folder without ITP cluster*.csv files")
+        recs: list[dict[str, Any]] = []
+        for f in files:
+            recs += load_itp(f, limit=limit)
+        recs.sort(key=lambda r: r["submission_time"])
+        return jobs_from_trace(recs, seed=seed), FatTree(), ReplayConfig()
+    if p.suffix.lower() == ".csv":
+        return jobs_from_trace(load_trace(p, limit=limit), seed=seed), FatTree(), ReplayConfig()
+    jobs, topo, cfg = workload_from_dict(read_json(p))
+    return (jobs[:limit] if limit else jobs), topo, cfg
+
+
+def simulate_cli(path: str, *, policy: str, seed: int | None = None, time_limit: float | None = None,
+                 params: Mapping[str, Any] | None = None, out: str | None = None) -> dict[str, Any]:
+    """The ``simulate`` hook of the nimp formulation: replay WORKLOAD under ``policy`` and return
+    the summary; ``out`` gets the per-job schedule JSON. ``params``: ``limit`` (jobs per file)."""
+    import json
+
+    if policy not in POLICIES:
+        raise InputError("--policy", f"is unknown for the nimp replay: {policy!r} (known: {', '.join(POLICIES)})")
+    params = dict(params or {})
+    limit = params.pop("limit", None)
+    if params:
+        raise InputError("--param", f"unknown for the nimp replay: {', '.join(sorted(params))} (known: limit)")
+    if limit is not None:
+        limit = _int(limit, "--param limit", low=1)
+    jobs, topo, cfg = load_workload(path, seed=seed or 0, limit=limit)
+    res = replay(jobs, POLICIES[policy](), topo=topo, config=cfg, time_limit=time_limit)
+    summary = summarize(res)
+    summary.update({"problem": "nimp", "status": "time_limit" if res.extra.get("timed_out") else "feasible",
+                    "workload": str(path), "cluster": topo.to_dict(),
+                    "iteration_s": cfg.iteration_s, "phase_budget_s": cfg.phase_budget_s,
+                    "schedule_file": out})
+    if out:
+        Path(out).write_text(json.dumps({"jobs": res.jobs}, indent=None) + "\n")
+    return summary
