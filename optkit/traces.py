@@ -15,6 +15,13 @@ them add ``user``, ``group`` and ``workload``. Malformed input raises
   one of ``shared/data/README.md``: submission = ``job.start_time``; duration = ``end_time -
   start_time``; GPUs = ``ceil(sum over the job's tasks of plan_gpu/100 * inst_num)``; ``user`` from
   the job table; ``group`` and ``workload`` from the group-tag table joined on ``inst_id``.
+* :func:`load_philly`: the per-job table derived from the Microsoft Philly trace (Jeon et al.,
+  ATC '19) as published in the Sia artifact (``sia-simulator/traces/philly.csv``): header
+  ``timestamp,duration,num_gpus,gpu_time,cluster``, submit times ``YYYY-MM-DD HH:MM:SS``, rows
+  **not** sorted, a trailing blank line. ``submission_time`` = seconds from the earliest kept
+  submission; no job id upstream, so ``job_id`` = ``L<line>`` (the row's line in the file);
+  ``cluster`` = the Philly virtual cluster.
+* :func:`load_trace` picks the loader of a CSV from its header (ITP or Philly).
 * :func:`trace_root` finds ``../shared/data/traces`` beside the repository (``None`` when absent),
   :func:`itp_files` lists the ITP CSVs there.
 
@@ -25,14 +32,18 @@ from __future__ import annotations
 
 import csv
 import math
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
 from optkit.errors import InputError
 
-__all__ = ["ITP_COLUMNS", "PAI_COLUMNS", "load_itp", "load_pai", "trace_root", "itp_files", "read_header"]
+__all__ = ["ITP_COLUMNS", "PAI_COLUMNS", "PHILLY_COLUMNS", "load_itp", "load_pai", "load_philly", "load_trace",
+           "trace_root", "itp_files", "philly_file", "read_header"]
 
 ITP_COLUMNS = ("job_id", "submission_time", "duration", "num_gpu")
+PHILLY_COLUMNS = ("timestamp", "duration", "num_gpus", "gpu_time", "cluster")
+PHILLY_TIME_FORMAT = "%Y-%m-%d %H:%M:%S"
 PAI_COLUMNS = {
     "pai_job_table": ("job_name", "inst_id", "user", "status", "start_time", "end_time"),
     "pai_task_table": ("job_name", "task_name", "inst_num", "status", "start_time", "end_time", "plan_cpu",
@@ -53,6 +64,15 @@ def itp_files(root: str | Path | None = None) -> list[Path]:
     if base is None or not (base / "microsoft-itp").is_dir():
         return []
     return sorted((base / "microsoft-itp").glob("cluster*.csv"))
+
+
+def philly_file(root: str | Path | None = None) -> Path | None:
+    """``root/philly-derived/philly.csv`` (default root :func:`trace_root`) if it exists, else ``None``."""
+    base = Path(root) if root is not None else trace_root()
+    if base is None:
+        return None
+    p = base / "philly-derived" / "philly.csv"
+    return p if p.is_file() else None
 
 
 def _where(path: Path, line: int, column: str) -> str:
@@ -128,6 +148,97 @@ def load_itp(path: str | Path, *, limit: int | None = None) -> list[dict[str, An
             "cluster": path.stem,
         })
     return _sorted(out)
+
+
+# ----------------------------------------------------------------------------- Philly (derived)
+def load_philly(path: str | Path, *, clusters: Sequence[str] | None = None, limit: int | None = None,
+                gpu_time_rtol: float = 1e-6) -> list[dict[str, Any]]:
+    """Records of the Philly-derived per-job table (``timestamp,duration,num_gpus,gpu_time,cluster``;
+    shared/data/README.md, "traces/philly-derived"), sorted by submission time (ties in file order).
+
+    The rows are not sorted upstream: every row is read and checked, then sorted. ``timestamp`` is
+    a naive ``YYYY-MM-DD HH:MM:SS`` (no time zone; only differences are used), and
+    ``submission_time`` is the number of seconds since the earliest submission among the records
+    returned (so the first record is at 0). ``duration`` (s) must be > 0, ``num_gpus`` an integer
+    >= 1, and ``gpu_time`` must equal ``duration * num_gpus`` to within the relative tolerance
+    ``gpu_time_rtol`` (it is derived upstream; a mismatch means a damaged row). ``clusters`` keeps
+    only those virtual clusters; ``limit`` keeps the first ``limit`` records after sorting. Blank
+    lines (the file ends with one) are skipped. Each record: ``job_id`` (``L<line>``, the file has
+    no job id), ``submission_time``, ``duration``, ``num_gpu``, ``cluster``."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(str(path), "is not a file")
+    if limit is not None and limit < 0:
+        raise InputError("limit", f"must be >= 0, got {limit}")
+    keep = set(clusters) if clusters is not None else None
+    rows = _rows(path)
+    try:
+        line, header = next(rows)
+    except StopIteration:
+        raise InputError(_where(path, 1, "header"), "file is empty") from None
+    if tuple(h.strip() for h in header) != PHILLY_COLUMNS:
+        raise InputError(_where(path, line, "header"),
+                         f"must be {','.join(PHILLY_COLUMNS)}, got {','.join(header)}")
+    stamped: list[tuple[datetime, dict[str, Any]]] = []
+    for line, f in rows:
+        if len(f) != len(PHILLY_COLUMNS):
+            raise InputError(_where(path, line, PHILLY_COLUMNS[min(len(f), len(PHILLY_COLUMNS) - 1)]),
+                             f"row has {len(f)} fields, expected {len(PHILLY_COLUMNS)}")
+        text = f[0].strip()
+        try:
+            when = datetime.strptime(text, PHILLY_TIME_FORMAT)
+        except ValueError:
+            raise InputError(_where(path, line, "timestamp"), f"must be YYYY-MM-DD HH:MM:SS, got {f[0]!r}") from None
+        duration = _float(f[1], path, line, "duration", low=0.0, strict_low=True)
+        gpus = _int(f[2].strip(), path, line, "num_gpus", low=1)
+        gpu_time = _float(f[3], path, line, "gpu_time", low=0.0)
+        if abs(gpu_time - duration * gpus) > gpu_time_rtol * max(1.0, duration * gpus):
+            raise InputError(_where(path, line, "gpu_time"),
+                             f"must equal duration * num_gpus = {duration * gpus:g}, got {f[3]!r}")
+        cluster = f[4].strip()
+        if not cluster:
+            raise InputError(_where(path, line, "cluster"), "must be non-empty")
+        if keep is not None and cluster not in keep:
+            continue
+        stamped.append((when, {"job_id": f"L{line}", "submission_time": 0.0, "duration": duration,
+                               "num_gpu": gpus, "cluster": cluster}))
+    order = sorted(range(len(stamped)), key=lambda i: (stamped[i][0], i))
+    if limit is not None:
+        order = order[:limit]
+    if not order:
+        return []
+    t0 = stamped[order[0]][0]
+    out = []
+    for i in order:
+        when, rec = stamped[i]
+        rec["submission_time"] = (when - t0).total_seconds()
+        out.append(rec)
+    return out
+
+
+def load_trace(path: str | Path, *, fmt: str = "auto", limit: int | None = None) -> list[dict[str, Any]]:
+    """Records of one trace CSV: ``fmt`` ``"itp"`` (:func:`load_itp`), ``"philly"``
+    (:func:`load_philly`) or ``"auto"`` (by the header line: :data:`ITP_COLUMNS` or
+    :data:`PHILLY_COLUMNS`). ``limit`` is passed on (ITP: first rows of the file, which is sorted;
+    Philly: first records after sorting)."""
+    if fmt not in ("auto", "itp", "philly"):
+        raise InputError("trace_format", f"must be one of auto, itp, philly, got {fmt!r}")
+    path = Path(path)
+    if fmt == "auto":
+        if not path.is_file():
+            raise InputError(str(path), "is not a file")
+        header: tuple[str, ...] = ()
+        for _, fields in _rows(path):
+            header = tuple(h.strip() for h in fields)
+            break
+        if header == ITP_COLUMNS:
+            fmt = "itp"
+        elif header == PHILLY_COLUMNS:
+            fmt = "philly"
+        else:
+            raise InputError(_where(path, 1, "header"), f"is neither the ITP header ({','.join(ITP_COLUMNS)}) nor the "
+                             f"Philly one ({','.join(PHILLY_COLUMNS)}), got {','.join(header) or 'an empty file'}")
+    return load_itp(path, limit=limit) if fmt == "itp" else load_philly(path, limit=limit)
 
 
 # ----------------------------------------------------------------------------- Alibaba PAI

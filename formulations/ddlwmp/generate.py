@@ -42,8 +42,9 @@ small synthetic models (alpha~_min >= 0.05 s, alpha_max <= 0.8 s), 5-60 iteratio
 releases 0-10, and ``max release + sum_i ceil(n_i * alpha_max_i) <= 40``, so any serial schedule
 (on any placement) ends within 40 one-second slots.
 
-Trace-driven workload (:func:`from_trace`): arrivals and GPU demands from a Microsoft ITP CSV
-(or records of the same shape); model, group and user synthetic (see its docstring).
+Trace-driven workload (:func:`from_trace`): arrivals and GPU demands from a Microsoft ITP CSV or
+the Philly-derived table (format from the header, or ``trace_format``), or records of the same
+shape; model, group and user synthetic (see its docstring).
 
 Suites (:data:`SUITES`, built lazily, none shipped): ``tiny`` (36), ``ci`` (500 jobs on 20
 servers x 8 GPUs, single-GPU shares 0.8/0.5/0.0, 2 seeds each), ``ci-trace`` (500 consecutive
@@ -361,15 +362,17 @@ def from_trace(trace: str | Path | Sequence[Mapping[str, Any]], *, servers: int,
                inter_bandwidth: float = B_INTER, intra_bandwidth: float = B_INTRA, jobs: int | None = None,
                start: int = 0, max_gpus: int | None = None, group_bin: float = 0.5, group_size: float = 8.0,
                allreduce: str = "ring", predictor: str | None = "rf", train_fraction: float = 0.8,
-               seed: int = 0, name: str | None = None) -> dict[str, Any]:
-    """An instance from a Microsoft ITP CSV (a path, loaded by :func:`optkit.traces.load_itp`) or
-    from records with ``submission_time``, ``duration`` and ``num_gpu`` (and optionally ``job_id``,
-    ``user``, ``group``).
+               seed: int = 0, name: str | None = None, trace_format: str = "auto") -> dict[str, Any]:
+    """An instance from a trace CSV (a path: a Microsoft ITP ``clusterNN.csv`` or the Philly-derived
+    ``philly.csv``, loaded by :func:`optkit.traces.load_trace`; ``trace_format`` ``"auto"`` (by the
+    header), ``"itp"`` or ``"philly"``) or from records with ``submission_time``, ``duration`` and
+    ``num_gpu`` (and optionally ``job_id``, ``user``, ``group``).
 
     Real: arrivals (``release = submission_time`` minus the first kept job's) and GPU demands of
     the ``jobs`` consecutive jobs from position ``start`` (sorted by submission). Jobs needing
     more than ``max_gpus`` (default: the cluster) GPUs are dropped (counted in ``meta``).
-    Synthetic (the ITP trace has no model, group or user), labelled in ``meta.synthetic``:
+    Synthetic (neither the ITP nor the Philly table has a model, group or user), labelled in
+    ``meta.synthetic``:
 
     * **group**: records that carry ``group`` keep it. Otherwise, jobs of the same GPU demand
       whose durations fall in the same bin of width ``group_bin`` in natural log (a factor
@@ -380,9 +383,9 @@ def from_trace(trace: str | Path | Sequence[Mapping[str, Any]], *, servers: int,
     * **user**: kept if present, else the group's owner as in :func:`generate`.
     * **iterations** = ``max(1, round(duration / alpha~_min))`` of the group's model (Sec. V-A).
     """
-    from optkit.traces import load_itp
+    from optkit.traces import load_trace
 
-    records = load_itp(trace) if isinstance(trace, (str, Path)) else list(trace)
+    records = load_trace(trace, fmt=trace_format) if isinstance(trace, (str, Path)) else list(trace)
     source = str(trace) if isinstance(trace, (str, Path)) else "records"
     _check_int(servers, "servers", 1)
     g = _check_int(gpus_per_server, "gpus_per_server", 1)
