@@ -112,6 +112,30 @@ def _rows(path: Path) -> Iterator[tuple[int, list[str]]]:
             yield reader.line_num, fields
 
 
+def _headed_rows(path: Path, columns: tuple[str, ...]) -> Iterator[tuple[int, list[str]]]:
+    """(line number, fields) of each data row of a headed CSV file: the file must exist, its header
+    must be ``columns`` and every row must have ``len(columns)`` fields (errors name file:line)."""
+    if not path.is_file():
+        raise InputError(str(path), "is not a file")
+    rows = _rows(path)
+    try:
+        line, header = next(rows)
+    except StopIteration:
+        raise InputError(_where(path, 1, "header"), "file is empty") from None
+    if tuple(h.strip() for h in header) != columns:
+        raise InputError(_where(path, line, "header"), f"must be {','.join(columns)}, got {','.join(header)}")
+    for line, f in rows:
+        _check_width(path, line, f, columns)
+        yield line, f
+
+
+def _check_width(path: Path, line: int, fields: list[str], columns: Sequence[str]) -> None:
+    """A row must have one field per column (the error names the first missing or extra one)."""
+    if len(fields) != len(columns):
+        raise InputError(_where(path, line, columns[min(len(fields), len(columns) - 1)]),
+                         f"row has {len(fields)} fields, expected {len(columns)} ({','.join(columns)})")
+
+
 def _sorted(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [r for _, r in sorted(enumerate(records), key=lambda ir: (ir[1]["submission_time"], ir[0]))]
 
@@ -122,22 +146,10 @@ def load_itp(path: str | Path, *, limit: int | None = None) -> list[dict[str, An
     submission time; ``limit`` keeps the first ``limit`` rows of the file. Each record also gets
     ``cluster`` (the file's stem)."""
     path = Path(path)
-    if not path.is_file():
-        raise InputError(str(path), "is not a file")
     out: list[dict[str, Any]] = []
-    rows = _rows(path)
-    try:
-        line, header = next(rows)
-    except StopIteration:
-        raise InputError(_where(path, 1, "header"), "file is empty") from None
-    if tuple(h.strip() for h in header) != ITP_COLUMNS:
-        raise InputError(_where(path, line, "header"), f"must be {','.join(ITP_COLUMNS)}, got {','.join(header)}")
-    for line, f in rows:
+    for line, f in _headed_rows(path, ITP_COLUMNS):
         if limit is not None and len(out) >= limit:
             break
-        if len(f) != len(ITP_COLUMNS):
-            raise InputError(_where(path, line, ITP_COLUMNS[min(len(f), len(ITP_COLUMNS) - 1)]),
-                             f"row has {len(f)} fields, expected {len(ITP_COLUMNS)}")
         if not f[0].strip():
             raise InputError(_where(path, line, "job_id"), "must be non-empty")
         out.append({
@@ -166,24 +178,11 @@ def load_philly(path: str | Path, *, clusters: Sequence[str] | None = None, limi
     lines (the file ends with one) are skipped. Each record: ``job_id`` (``L<line>``, the file has
     no job id), ``submission_time``, ``duration``, ``num_gpu``, ``cluster``."""
     path = Path(path)
-    if not path.is_file():
-        raise InputError(str(path), "is not a file")
     if limit is not None and limit < 0:
         raise InputError("limit", f"must be >= 0, got {limit}")
     keep = set(clusters) if clusters is not None else None
-    rows = _rows(path)
-    try:
-        line, header = next(rows)
-    except StopIteration:
-        raise InputError(_where(path, 1, "header"), "file is empty") from None
-    if tuple(h.strip() for h in header) != PHILLY_COLUMNS:
-        raise InputError(_where(path, line, "header"),
-                         f"must be {','.join(PHILLY_COLUMNS)}, got {','.join(header)}")
     stamped: list[tuple[datetime, dict[str, Any]]] = []
-    for line, f in rows:
-        if len(f) != len(PHILLY_COLUMNS):
-            raise InputError(_where(path, line, PHILLY_COLUMNS[min(len(f), len(PHILLY_COLUMNS) - 1)]),
-                             f"row has {len(f)} fields, expected {len(PHILLY_COLUMNS)}")
+    for line, f in _headed_rows(path, PHILLY_COLUMNS):
         text = f[0].strip()
         try:
             when = datetime.strptime(text, PHILLY_TIME_FORMAT)
@@ -262,9 +261,7 @@ def _table(folder: Path, name: str, required: Sequence[str]) -> list[tuple[int, 
         raise InputError(str(header), f"lacks the column(s) {', '.join(missing)}")
     out = []
     for line, f in _rows(path):
-        if len(f) != len(cols):
-            raise InputError(_where(path, line, cols[min(len(f), len(cols) - 1)]),
-                             f"row has {len(f)} fields, expected {len(cols)} ({','.join(cols)})")
+        _check_width(path, line, f, cols)
         out.append((line, dict(zip(cols, (x.strip() for x in f)))))
     return out
 

@@ -343,6 +343,17 @@ def _finish(instance: RarInstance, status: Status, y: np.ndarray | None, starts:
 
 
 # ============================================================================= CP-SAT
+def _greedy_or_nothing(instance: RarInstance, out: Any, greedy: tuple[Any, np.ndarray, int], bound: Any,
+                       info: dict[str, Any]) -> Result:
+    """A solve that ended without an incumbent: the greedy schedule when it fits the horizon
+    (a feasible warm start), else no solution; the solver's status and bound are kept."""
+    g_starts, g_y, ub = greedy
+    if ub <= instance.horizon:
+        return _finish(instance, out.status, g_y, list(g_starts), bound, info | {"incumbent": "greedy warm start"},
+                       out.solver_status)
+    return _finish(instance, out.status, None, None, bound, info, out.solver_status)
+
+
 def _prepare(instance: RarInstance, objective: str, tighten: bool) -> tuple[Any, ...]:
     """What both models start from: slot length, J, S, the phi tables, the placement options,
     the greedy schedule (starts, placements, makespan ub), the horizon H, each job's fewest
@@ -523,13 +534,8 @@ def run_cpsat(instance: RarInstance, *, objective: str = "makespan", time_limit:
         starts = [int(solver.Value(v)) for v in Sv]
         y = np.array([next(o.y for o, lit in zip(opts[j], z[j]) if solver.Value(lit)) for j in range(J)],
                      dtype=np.int64).reshape(J, S)
-        info["incumbent"] = "solver"
-    elif ub <= instance.horizon:
-        starts, y = list(g_starts), g_y
-        info["incumbent"] = "greedy warm start"
-    else:
-        return _finish(instance, out.status, None, None, bound, info, out.solver_status)
-    return _finish(instance, out.status, y, starts, bound, info, out.solver_status)
+        return _finish(instance, out.status, y, starts, bound, info | {"incumbent": "solver"}, out.solver_status)
+    return _greedy_or_nothing(instance, out, (g_starts, g_y, ub), bound, info)
 
 
 # ============================================================================= MILP
@@ -684,13 +690,8 @@ def run_highs(instance: RarInstance, *, objective: str = "makespan", time_limit:
         starts = [next(t for t in range(H - rmin[j] + 1) if pyo.value(m.x[j, t]) > 0.5) for j in range(J)]
         y = np.array([next(o.y for k, o in enumerate(opts[j]) if pyo.value(m.z[j, k]) > 0.5) for j in range(J)],
                      dtype=np.int64).reshape(J, S)
-        info["incumbent"] = "solver"
-    elif ub <= instance.horizon:
-        starts, y = list(g_starts), g_y
-        info["incumbent"] = "greedy warm start"
-    else:
-        return _finish(instance, out.status, None, None, bound, info, out.solver_status)
-    return _finish(instance, out.status, y, starts, bound, info, out.solver_status)
+        return _finish(instance, out.status, y, starts, bound, info | {"incumbent": "solver"}, out.solver_status)
+    return _greedy_or_nothing(instance, out, (g_starts, g_y, ub), bound, info)
 
 
 # ============================================================================= brute force

@@ -76,7 +76,7 @@ from optkit.errors import InputError
 if TYPE_CHECKING:
     from optkit.result import Result
 
-from .model import RarInstance, SimOutcome, fastest_servers, iteration_time, iterations_per_slot, simulate
+from .model import RarInstance, SimOutcome, fastest_servers, simulate, solo_slots
 
 __all__ = [
     "TOL", "ClusterIndex", "Estimates", "Plan", "PickRule", "Trial", "Bisection", "NoPlanError",
@@ -139,12 +139,12 @@ class Estimates:
         n_jobs = len(instance.jobs)
         self.w = np.full((n_jobs, S + 1), np.inf)
         self.first = np.empty(n_jobs)
-        net, slot = instance.network, instance.slot_seconds
         for j, job in enumerate(instance.jobs):
             for n in range(1, min(job.gpus, S) + 1):
-                phi = iterations_per_slot(iteration_time(job, net, n, 1), slot)  # = model.solo_slots
-                if phi >= 1:
-                    self.w[j, n] = -(-job.iterations // phi) / self.u
+                try:
+                    self.w[j, n] = solo_slots(instance, job, n) / self.u
+                except ValueError:  # phi = 0 on n servers: never eligible
+                    pass
             self.first[j] = self.w[j, fastest_servers(instance.servers, job.gpus, job, instance.network)]
         self.gpus = np.array([job.gpus for job in instance.jobs], dtype=np.int64)
 
