@@ -70,6 +70,9 @@ class Algorithm:
     objectives: tuple[str, ...]
     randomized: bool = False
     requires: tuple[str, ...] = ()
+    params: tuple[str, ...] = ()
+    """Tuning keywords accepted beside the function's own keyword-only parameters and the
+    problem's readings (see :mod:`optkit.readings`); needed for a function taking ``**params``."""
 
     def available(self) -> bool:
         import importlib.util
@@ -95,8 +98,12 @@ def lazy_run(module: str, name: str) -> Any:
     def run(*args: Any, **kwargs: Any) -> Any:
         return getattr(importlib.import_module(module), name)(*args, **kwargs)
 
+    def target() -> Any:
+        return getattr(importlib.import_module(module), name)
+
     run.__name__ = name
     run.__qualname__ = f"{module}.{name}"
+    run.target = target  # type: ignore[attr-defined]  # the real function, for introspection
     return run
 
 
@@ -155,6 +162,20 @@ class Formulation:
     # (e.g. nimp's cluster replay): ``simulate(path, policy=, seed=, time_limit=, params=, out=)
     # -> summary dict`` (JSON-able; ``InputError`` for bad input). None: the default driver.
     simulate: Callable[..., dict[str, Any]] | None = None
+    # The readings of the paper this formulation chose (optkit.readings.Reading), declared once
+    # in the formulation's readings.py.
+    readings: tuple[Any, ...] = ()
+    # The paper's quantitative claims that `optkit reproduce` measures
+    # (optkit.claims.Experiment objects, each holding one or more Claim), usually a LazyMapping
+    # from experiment id to Experiment so that measuring code loads only when asked.
+    experiments: Mapping[str, Any] = field(default_factory=dict)
+
+    def reading(self, name: str) -> Any:
+        """The declared reading ``name`` (``KeyError`` if there is none)."""
+        for r in self.readings:
+            if r.name == name:
+                return r
+        raise KeyError(name)
 
     @property
     def default_objective(self) -> str:

@@ -29,14 +29,18 @@ class Status(str, Enum):
 
     ``optimal``: the solution is proven optimal (exact solvers only).
     ``feasible``: a feasible solution without an optimality proof (every heuristic).
-    ``infeasible``: the instance was proven to have no feasible solution.
+    ``infeasible``: the instance was proven to have no feasible solution (exact solvers, or a
+        check that is itself a proof, such as fewer free GPUs than workers).
+    ``no_solution``: the algorithm ran correctly and found nothing feasible; nothing is proven
+        (heuristics and baselines). ``message`` says why.
     ``time_limit``: the time limit cut the run short; a solution may still be attached.
-    ``error``: the run failed (crash, or a solution that ``evaluate`` rejected).
+    ``error``: the run failed: a crash, a bug, or a solution that ``evaluate`` rejected.
     """
 
     OPTIMAL = "optimal"
     FEASIBLE = "feasible"
     INFEASIBLE = "infeasible"
+    NO_SOLUTION = "no_solution"
     TIME_LIMIT = "time_limit"
     ERROR = "error"
 
@@ -128,4 +132,6 @@ class Result:
             "wall_time_s": self.wall_time_s,
             "solution": self.solution,
             "metrics": self.metrics,
+            "params": self.params,
+            "message": self.message,
         }

@@ -13,6 +13,7 @@ from typing import Any
 from optkit import registry
 from optkit.errors import InputError
 from optkit.formulation import Formulation
+from optkit.readings import resolve_params
 from optkit.result import Result, Status, relative_gap, scalar_objective
 
 __all__ = ["solve", "finish_result", "check_algorithm"]
@@ -86,6 +87,11 @@ def solve(
 ) -> Result:
     """Run ``algorithm`` on ``instance`` (an instance object or dict) and evaluate its solution.
 
+    ``params`` are validated against the algorithm's keywords and the problem's readings
+    (:func:`optkit.readings.resolve_params`): an unknown key or an option outside a reading's
+    options is an :class:`InputError`; every reading the algorithm takes and ``params`` leaves
+    out is filled with its default, so ``Result.params`` names every choice the run made.
+
     Exceptions other than :class:`InputError` propagate; the harness turns them into ``error``
     rows, the CLI into exit status 1.
     """
@@ -96,7 +102,7 @@ def solve(
         except InputError as exc:
             raise exc.with_problem(problem) from None
     objective = check_algorithm(formulation, algorithm, objective)
-    params = dict(params or {})
+    params = resolve_params(formulation, algorithm, params)
     algo = formulation.algorithms[algorithm]
     start = time.perf_counter()
     result = algo.run(instance, objective=objective, time_limit=time_limit, seed=seed, **params)

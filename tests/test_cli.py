@@ -12,7 +12,7 @@ import pytest
 from optkit.cli import main
 from tests.test_gpu_mapping_model import BAD_INPUTS, FIG2, _mutate
 
-JSON_KEYS = ["problem", "algorithm", "status", "objective", "bound", "gap", "wall_time_s", "solution", "metrics"]
+JSON_KEYS = ["problem", "algorithm", "status", "objective", "bound", "gap", "wall_time_s", "solution", "metrics", "params", "message"]
 
 
 def _write(tmp_path: Path, data: object, name: str = "inst.json") -> str:

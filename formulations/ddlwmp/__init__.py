@@ -31,7 +31,9 @@ _POLICIES = [
     ("wcs-subtime", "baselines", "run_wcs_subtime", "baseline", "work-conserving, by submission time"),
     ("fifo", "baselines", "run_fifo", "baseline", "arrival order, strict head-of-line"),
 ]
-_ALGORITHMS = [Algorithm(name, lazy_run(f"{__name__}.{mod}", fn), kind, summary, OBJECTIVES) for name, mod, fn, kind, summary in _POLICIES]
+_POLICY_PARAMS = {"a_srpt": ("comm_heavy", "tau")}
+_ALGORITHMS = [Algorithm(name, lazy_run(f"{__name__}.{mod}", fn), kind, summary, OBJECTIVES, params=_POLICY_PARAMS.get(mod, ()))
+               for name, mod, fn, kind, summary in _POLICIES]
 _ALGORITHMS += [
     Algorithm("cpsat", lazy_run(f"{__name__}.exact", "run_cpsat"), "exact", "clairvoyant offline optimum, CP-SAT with per-server cumulatives", OBJECTIVES),
     Algorithm("highs", lazy_run(f"{__name__}.exact", "run_highs"), "exact", "clairvoyant offline optimum, time-indexed MILP (Pyomo, HiGHS)", OBJECTIVES),

@@ -41,15 +41,18 @@ def _run_heavy_edge(instance: GpuMappingInstance, *, objective: str, time_limit:
 _ALGORITHMS = [
     Algorithm("heavy-edge", _run_heavy_edge, "heuristic", "the paper's Heavy-Edge (Sec. IV-B)", OBJECTIVES),
     Algorithm("heavy-edge-refine", lazy_run(f"{__name__}.refine", "run_heavy_edge_refine"), "heuristic",
-              "Heavy-Edge, then Kernighan-Lin style swaps on the chosen objective", OBJECTIVES),
+              "Heavy-Edge, then Kernighan-Lin style swaps on the chosen objective", OBJECTIVES,
+              params=("max_passes", "polish", "lex_depth")),
     Algorithm("cpsat", lazy_run(f"{__name__}.exact", "run_cpsat"), "exact", "OR-Tools CP-SAT on the stage-count model", OBJECTIVES),
     Algorithm("highs", lazy_run(f"{__name__}.exact", "run_highs"), "exact", "MILP (Pyomo, HiGHS by default) on the stage-count model", OBJECTIVES),
     Algorithm("brute-force", lazy_run(f"{__name__}.exact", "run_brute_force"), "exact",
               "enumeration of stage counts and intra-stage arrangements (small instances)", OBJECTIVES),
     Algorithm("metis", lazy_run(f"{__name__}.baselines", "run_metis"), "peer", "METIS k-way partition with target part weights, repaired to exact sizes",
-              OBJECTIVES, randomized=True, requires=("pymetis",)),
+              OBJECTIVES, randomized=True, requires=("pymetis",),
+              params=("target_weights", "ufactor", "recursive")),
     Algorithm("kahip", lazy_run(f"{__name__}.baselines", "run_kahip"), "peer", "KaHIP partition with one heavy dummy vertex per part for exact sizes",
-              OBJECTIVES, randomized=True, requires=("kahip",)),
+              OBJECTIVES, randomized=True, requires=("kahip",),
+              params=("mode", "dummy_scale")),
     Algorithm("random", lazy_run(f"{__name__}.baselines", "run_random"), "baseline", "uniformly random mapping (seeded)", OBJECTIVES, randomized=True),
 ]
 

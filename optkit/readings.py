@@ -1,0 +1,298 @@
+"""Readings: the interpretations optkit chooses where a paper is ambiguous, garbled or silent.
+
+A *reading* is a keyword parameter of one or more algorithms (or of a generator, a simulator or a
+claim's measurement) with a name, its options, a default, the passage of the paper it reads and
+the reason for the default. Each formulation declares its readings once, as data, in a
+``readings.py`` beside its ``model.py`` (a tuple of :class:`Reading`), and hands them to the
+engine through :attr:`optkit.formulation.Formulation.readings`. The engine then
+
+* lists them (``optkit readings PROBLEM``),
+* validates every ``--param`` against them (:func:`check_params`: an unknown key or an option
+  outside the declared ones is an :class:`~optkit.errors.InputError` naming the valid ones),
+* fills in the default of every reading an algorithm takes before a run, so the stored run key
+  says which reading produced each row (:func:`resolve_params`), and
+* sweeps them (``--param key=v1,v2`` in ``compare`` and ``simulate``: :func:`expand_sweep`).
+
+A reading never hides as a constant or a sentence in a docstring: the code takes it as a keyword
+and the algorithm's docstring names it.
+
+Non-reading keyword parameters (solver tuning such as ``workers`` or ``symmetry``) are accepted
+too: every keyword-only parameter of the algorithm's function, plus the names an algorithm lists
+in :attr:`optkit.formulation.Algorithm.params` (for a function that takes ``**params``).
+"""
+
+from __future__ import annotations
+
+import inspect
+import itertools
+import json
+import math
+from dataclasses import dataclass, field
+from difflib import get_close_matches
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
+
+from optkit.errors import InputError
+
+if TYPE_CHECKING:
+    from optkit.formulation import Algorithm, Formulation
+
+__all__ = [
+    "Reading", "ALL", "readings_for", "accepted_params", "check_params", "resolve_params",
+    "parse_param_values", "expand_sweep", "format_params", "reading_table",
+]
+
+ALL = "*"
+"""In :attr:`Reading.algorithms`: every algorithm of the problem takes this reading."""
+
+_ENGINE_KEYWORDS = ("objective", "time_limit", "seed")
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One declared interpretation of a paper passage.
+
+    Attributes
+    ----------
+    name: the keyword parameter (``tie_break``); unique within a problem.
+    summary: one line: what the choice is about.
+    options: the plausible values. For a closed reading (``open=False``) these are the only
+        values accepted; for an open (numeric) reading they are the values ``--readings all``
+        sweeps, and any number within ``[minimum, maximum]`` is accepted.
+    default: the value used when none is given (must be accepted).
+    passage: the paper and the place it reads: ``"Titan paper, Sec. IV-B, Algorithm 2 line 4"``.
+    reason: why the default: the words or numbers that support it.
+    algorithms: registered algorithm names that take it (``("*",)`` for all of them). Readings
+        taken only by a generator, a simulator or a claim list no algorithm (``()``).
+    scope: where else it applies, free text (``"generator"``, ``"claim a-srpt-table2"``).
+    open: see ``options``.
+    minimum, maximum: the accepted range of an open reading.
+    option_notes: one phrase per option, shown by ``optkit readings``.
+    """
+
+    name: str
+    summary: str
+    options: tuple[Any, ...]
+    default: Any
+    passage: str
+    reason: str
+    algorithms: tuple[str, ...] = ()
+    scope: str = ""
+    open: bool = False
+    minimum: float | None = None
+    maximum: float | None = None
+    option_notes: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.name.isidentifier():
+            raise ValueError(f"reading name {self.name!r} must be a Python identifier")
+        if not self.options:
+            raise ValueError(f"reading {self.name!r} declares no options")
+        if not self.passage or not self.reason or not self.summary:
+            raise ValueError(f"reading {self.name!r} needs a summary, a passage and a reason")
+        self.validate(self.default, where=f"default of reading {self.name}")
+
+    def takes(self, algorithm: str) -> bool:
+        """Whether ``algorithm`` takes this reading."""
+        return ALL in self.algorithms or algorithm in self.algorithms
+
+    def validate(self, value: Any, *, where: str | None = None) -> Any:
+        """``value`` as the reading's canonical value, or an :class:`InputError` naming the
+        options. Strings that spell a number are accepted for numeric readings (``"3"``)."""
+        where = where or f"--param {self.name}"
+        if self.open:
+            number = _as_number(value)
+            if number is None:
+                raise InputError(where, f"must be a number, got {value!r}")
+            if (self.minimum is not None and number < self.minimum) or (self.maximum is not None and number > self.maximum):
+                lo = "-inf" if self.minimum is None else f"{self.minimum:g}"
+                hi = "inf" if self.maximum is None else f"{self.maximum:g}"
+                raise InputError(where, f"must lie in [{lo}, {hi}], got {value!r}")
+            if isinstance(self.default, int) and not isinstance(self.default, bool) and float(number).is_integer():
+                return int(number)
+            return number
+        for option in self.options:
+            if _same(option, value):
+                return option
+        raise InputError(where, f"must be one of {', '.join(map(_show, self.options))}; got {_show(value)}")
+
+
+def _as_number(value: Any) -> float | int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return value if math.isfinite(value) else None
+    if isinstance(value, str):
+        try:
+            number = json.loads(value)
+        except json.JSONDecodeError:
+            return None
+        return _as_number(number)
+    return None
+
+
+def _same(option: Any, value: Any) -> bool:
+    if option == value and type(option) is type(value):
+        return True
+    if isinstance(option, bool) or isinstance(value, bool):
+        return str(option).lower() == str(value).lower()
+    if isinstance(option, (int, float)):
+        number = _as_number(value)
+        return number is not None and float(number) == float(option)
+    if isinstance(option, (list, tuple)):
+        if isinstance(value, str):
+            try:
+                value = json.loads(value)
+            except json.JSONDecodeError:
+                return False
+        return isinstance(value, (list, tuple)) and list(value) == list(option)
+    return str(option) == str(value)
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, separators=(",", ":"))
+
+
+# ----------------------------------------------------------------------------- lookup
+def readings_for(formulation: "Formulation", algorithm: str | None = None) -> list[Reading]:
+    """The readings of ``formulation`` (those ``algorithm`` takes, when given)."""
+    out = list(formulation.readings)
+    return out if algorithm is None else [r for r in out if r.takes(algorithm)]
+
+
+def _function_keywords(algo: "Algorithm") -> tuple[set[str], bool]:
+    """Keyword-only parameter names of the algorithm's function, and whether it takes
+    ``**params``. Lazy entries are imported here (only the algorithm's own module)."""
+    fn = getattr(algo.run, "target", None)
+    fn = fn() if callable(fn) else algo.run
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return set(), True
+    names = {p.name for p in sig.parameters.values()
+             if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD) and p.name not in _ENGINE_KEYWORDS}
+    names.discard("instance")
+    varkw = any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values())
+    return names, varkw
+
+
+def accepted_params(formulation: "Formulation", algorithm: str) -> dict[str, Reading | None]:
+    """Every keyword ``algorithm`` accepts: ``{name: Reading}`` for readings, ``{name: None}``
+    for tuning parameters."""
+    algo = formulation.algorithms[algorithm]
+    names, _ = _function_keywords(algo)
+    out: dict[str, Reading | None] = {n: None for n in sorted(names | set(algo.params))}
+    for r in readings_for(formulation, algorithm):
+        out[r.name] = r
+    return out
+
+
+def check_params(formulation: "Formulation", algorithm: str, params: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Validate ``params`` for ``algorithm``; returns them with reading values canonicalised.
+
+    An unknown key names the closest valid one and lists them all; a reading value outside its
+    options lists the options.
+    """
+    accepted = accepted_params(formulation, algorithm)
+    out: dict[str, Any] = {}
+    for key, value in dict(params or {}).items():
+        if key not in accepted:
+            close = get_close_matches(key, list(accepted), n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            valid = ", ".join(accepted) or "none"
+            raise InputError(f"--param {key}", f"is not a parameter of {formulation.name}/{algorithm}{hint}; "
+                                               f"valid: {valid}", problem=formulation.name)
+        reading = accepted[key]
+        out[key] = reading.validate(value, where=f"--param {key}") if reading is not None else value
+    return out
+
+
+def resolve_params(formulation: "Formulation", algorithm: str, params: Mapping[str, Any] | None) -> dict[str, Any]:
+    """:func:`check_params`, plus the default of every reading ``algorithm`` takes that
+    ``params`` leaves out: the full set of choices a run was made under (its run key)."""
+    out = check_params(formulation, algorithm, params)
+    for r in readings_for(formulation, algorithm):
+        out.setdefault(r.name, r.default)
+    return dict(sorted(out.items()))
+
+
+# ----------------------------------------------------------------------------- sweeps
+def parse_param_values(items: Sequence[str] | None) -> dict[str, list[Any]]:
+    """``["tie_break=best-fit,worst-fit", "tau=3"]`` -> ``{"tie_break": ["best-fit", "worst-fit"],
+    "tau": [3]}``. A value that parses as JSON is taken as JSON (``[4,4,4,4]`` is one list value;
+    commas inside brackets do not split); otherwise a string."""
+    out: dict[str, list[Any]] = {}
+    for item in items or ():
+        key, sep, text = str(item).partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise InputError("--param", f"must look like key=value or key=v1,v2, got {item!r}")
+        if not key.isidentifier():
+            raise InputError("--param", f"key must be a parameter name, got {key!r}")
+        values = [_parse_value(v) for v in _split_top_level(text)]
+        if not values:
+            raise InputError(f"--param {key}", "has no value")
+        out.setdefault(key, [])
+        for v in values:
+            if v not in out[key]:
+                out[key].append(v)
+    return out
+
+
+def _split_top_level(text: str) -> list[str]:
+    parts, depth, cur = [], 0, []
+    for ch in text:
+        if ch in "[{":
+            depth += 1
+        elif ch in "]}":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    parts.append("".join(cur))
+    return [p.strip() for p in parts if p.strip()]
+
+
+def _parse_value(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+def expand_sweep(values: Mapping[str, Sequence[Any]]) -> list[dict[str, Any]]:
+    """The cross product of a sweep: ``{"a": [1, 2], "b": ["x"]}`` -> ``[{"a": 1, "b": "x"},
+    {"a": 2, "b": "x"}]`` (one empty dict for no keys)."""
+    keys = list(values)
+    return [dict(zip(keys, combo)) for combo in itertools.product(*(list(values[k]) for k in keys))]
+
+
+def format_params(params: Mapping[str, Any] | None, keys: Iterable[str] | None = None) -> str:
+    """``key=value`` pairs, sorted, comma-separated (only ``keys`` when given); ``-`` if none."""
+    items = sorted((params or {}).items())
+    if keys is not None:
+        wanted = set(keys)
+        items = [(k, v) for k, v in items if k in wanted]
+    return ", ".join(f"{k}={_show(v)}" for k, v in items) or "-"
+
+
+def reading_table(formulation: "Formulation") -> list[dict[str, str]]:
+    """One row per reading (name, options, default, algorithms, passage, reason, summary), for
+    ``optkit readings``."""
+    rows = []
+    for r in formulation.readings:
+        options = ", ".join(_show(o) + (f" ({r.option_notes[str(o)]})" if str(o) in r.option_notes else "")
+                            for o in r.options)
+        if r.open:
+            lo = "-inf" if r.minimum is None else f"{r.minimum:g}"
+            hi = "inf" if r.maximum is None else f"{r.maximum:g}"
+            options = f"any number in [{lo}, {hi}]; swept: {options}"
+        users = "all" if ALL in r.algorithms else ", ".join(r.algorithms)
+        if r.scope:
+            users = f"{users}; {r.scope}" if users else r.scope
+        rows.append({"name": r.name, "summary": r.summary, "options": options, "default": _show(r.default),
+                     "used by": users or "-", "passage": r.passage, "reason": r.reason})
+    return rows
