@@ -1,6 +1,7 @@
 """The ``optkit`` command line.
 
-Verbs: ``list``, ``generate``, ``validate``, ``solve``, ``simulate``, ``compare``, ``report``.
+Verbs: ``list``, ``readings``, ``generate``, ``validate``, ``solve``, ``simulate``, ``compare``,
+``report``, ``reproduce``.
 
 Exit status: 0 on success, 2 for bad input (one line on stderr naming the field; never a
 traceback), 1 for an internal failure (set ``OPTKIT_DEBUG=1`` for the traceback).
@@ -24,16 +25,17 @@ __all__ = ["main", "build_parser"]
 
 
 def _parse_params(items: Sequence[str] | None) -> dict[str, Any]:
-    """``key=value`` pairs; a value that parses as JSON is taken as JSON, otherwise a string."""
+    """``key=value`` pairs, one value each (``solve`` and ``generate``); a value that parses as
+    JSON is taken as JSON, otherwise a string. ``key=v1,v2`` is a sweep: only ``compare`` and
+    ``simulate`` run those."""
+    from optkit.readings import parse_param_values
+
     params: dict[str, Any] = {}
-    for item in items or ():
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            raise InputError("--param", f"must look like key=value, got {item!r}")
-        try:
-            params[key] = json.loads(value)
-        except json.JSONDecodeError:
-            params[key] = value
+    for key, values in parse_param_values(items).items():
+        if len(values) != 1:
+            raise InputError(f"--param {key}", "takes one value here; sweep several with `optkit compare` "
+                                               "or `optkit simulate`")
+        params[key] = values[0]
     return params
 
 
@@ -57,6 +59,33 @@ def cmd_list(args: argparse.Namespace) -> int:
             print("  suites:")
             for s in f.suites.values():
                 print(f"    {s.name:<18} {s.summary}")
+    return 0
+
+
+def cmd_readings(args: argparse.Namespace) -> int:
+    """``optkit readings PROBLEM``: every declared reading as a table (or JSON)."""
+    from optkit.readings import reading_table
+
+    f = registry.get(args.problem)
+    rows = reading_table(f)
+    if args.json:
+        _print_json(rows)
+        return 0
+    if not rows:
+        print(f"{f.name}: no readings declared")
+        return 0
+    if args.markdown:
+        cols = list(rows[0])
+        print("| " + " | ".join(cols) + " |")
+        print("|" + "|".join("---" for _ in cols) + "|")
+        for r in rows:
+            print("| " + " | ".join(r[c].replace("|", "\\|") for c in cols) + " |")
+        return 0
+    print(f"{f.name}: {len(rows)} readings (pass one with --param NAME=VALUE; sweep with --param NAME=V1,V2)")
+    for r in rows:
+        print(f"\n{r['name']}: {r['summary']}")
+        for k in ("options", "default", "used by", "passage", "reason"):
+            print(f"  {k + ':':<9} {r[k]}")
     return 0
 
 
@@ -133,14 +162,54 @@ def cmd_solve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _sweep_settings(items: Sequence[str] | None) -> list[dict[str, Any]]:
+    from optkit.readings import expand_sweep, parse_param_values
+
+    return expand_sweep(parse_param_values(items))
+
+
+def _setting_suffix(setting: dict[str, Any], several: bool) -> str:
+    """A file-name part naming a sweep setting (empty for a single setting)."""
+    if not several or not setting:
+        return ""
+    import re
+
+    from optkit.readings import format_params
+
+    return "." + re.sub(r"[^A-Za-z0-9._=-]+", "_", format_params(setting).replace(", ", "."))
+
+
 def cmd_simulate(args: argparse.Namespace) -> int:
     """Run an online policy on a workload (optionally filling predictions first), print its
-    metrics, and write the schedule."""
+    metrics, and write the schedule. ``--param key=v1,v2`` runs every setting (cross product of
+    several keys), one schedule file each, with the setting in its name; ``--json`` then prints
+    one object per line."""
+    settings = _sweep_settings(args.param)
+    several = len(settings) > 1
+    f = registry.get(args.problem)
+    if f.simulate is None:
+        _check_simulate_params(f, args.policy, settings)
+    for setting in settings:
+        if f.simulate is not None:  # the formulation drives its own workload (e.g. nimp's replay)
+            _simulate_hook(f, args, setting, several)
+        else:
+            _simulate_default(f, args, setting, several)
+    return 0
+
+
+def _check_simulate_params(f: Any, policy: str, settings: list[dict[str, Any]]) -> None:
+    """Validate every setting before anything runs (a bad value never loses a finished run)."""
+    from optkit.readings import check_params
+    from optkit.solve import check_algorithm
+
+    check_algorithm(f, policy, None)
+    for setting in settings:
+        check_params(f, policy, setting)
+
+
+def _simulate_default(f: Any, args: argparse.Namespace, setting: dict[str, Any], several: bool) -> None:
     from optkit.solve import solve
 
-    f = registry.get(args.problem)
-    if f.simulate is not None:  # the formulation drives its own workload (e.g. nimp's replay)
-        return _simulate_hook(f, args)
     data = read_json(args.file)
     if data.get("problem") != f.name:
         raise InputError("problem", f"{args.file} holds a {data.get('problem')!r} instance, not {f.name!r}")
@@ -150,40 +219,51 @@ def cmd_simulate(args: argparse.Namespace) -> int:
             known = ", ".join(f.predictors) or "none"
             raise InputError("--predictor", f"is unknown for {f.name}: {args.predictor!r} (known: {known})")
         report = f.prepare(data, predictor=args.predictor, seed=args.seed)
-    result = solve(f.name, data, args.policy, time_limit=args.time_limit, seed=args.seed,
-                   params=_parse_params(args.param))
-    out = Path(args.out or f"{Path(args.file).stem}.{args.policy}.schedule.json")
+    result = solve(f.name, data, args.policy, time_limit=args.time_limit, seed=args.seed, params=setting)
+    suffix = _setting_suffix(setting, several)
+    if args.out:
+        out = Path(args.out)
+        if suffix:
+            out = out.with_name(out.stem + suffix + out.suffix)
+    else:
+        out = Path(f"{Path(args.file).stem}.{args.policy}{suffix}.schedule.json")
     if result.solution is not None:
         out.write_text(json.dumps(result.solution, indent=1) + "\n")
     summary = {**result.to_json_summary(), "prediction": report or None, "schedule_file": str(out)}
     summary.pop("solution")
     if args.json:
         _print_json(summary)
-        return 0
+        return
     print(f"{f.name} / {args.policy}: {result.status.value}, schedule written to {out}")
+    if several or setting:
+        from optkit.readings import format_params
+
+        print(f"  parameters: {format_params(result.params)}")
     if report:
         print(f"  predictor {report.get('predictor')}: mean absolute error {report.get('mean_absolute_error')}")
     for k, v in result.metrics.items():
         print(f"  {k}: {v}")
     print(f"  wall time: {result.wall_time_s:.3f} s")
-    return 0
 
 
-def _simulate_hook(f: Any, args: argparse.Namespace) -> int:
+def _simulate_hook(f: Any, args: argparse.Namespace, setting: dict[str, Any], several: bool) -> None:
     """``simulate`` through the formulation's own driver (``Formulation.simulate``)."""
     if args.predictor:
         raise InputError("--predictor", f"is not supported by the {f.name} simulator")
+    out = args.out
+    suffix = _setting_suffix(setting, several)
+    if out and suffix:
+        out = str(Path(out).with_name(Path(out).stem + suffix + Path(out).suffix))
     summary = f.simulate(args.file, policy=args.policy, seed=args.seed, time_limit=args.time_limit,
-                         params=_parse_params(args.param), out=args.out)
+                         params=setting, out=out)
     if args.json:
         _print_json(summary)
-        return 0
+        return
     print(f"{f.name} / {args.policy}: {summary.get('status')}"
-          + (f", schedule written to {args.out}" if args.out else ""))
+          + (f", schedule written to {out}" if out else ""))
     for k, v in summary.items():
         if k not in ("status", "policy", "problem"):
             print(f"  {k}: {v}")
-    return 0
 
 
 # ----------------------------------------------------------------------------- parser
@@ -191,8 +271,11 @@ def _add_run_options(s: argparse.ArgumentParser, what: str) -> None:
     """The options of every verb that runs one algorithm: time limit, seed, parameters, --json."""
     s.add_argument("--time-limit", type=float, default=None, help="seconds")
     s.add_argument("--seed", type=int, default=None)
-    s.add_argument("--param", action="append", metavar="KEY=VALUE", help=f"{what} keyword (repeatable)")
-    s.add_argument("--json", action="store_true", help="print exactly one JSON object")
+    s.add_argument("--param", action="append", metavar="KEY=VALUE",
+                   help=f"{what} keyword or reading (repeatable; `optkit readings PROBLEM` lists the readings)"
+                        + ("; KEY=V1,V2 runs each value" if what == "policy" else ""))
+    s.add_argument("--json", action="store_true", help="print exactly one JSON object"
+                   + (" (one per line for a sweep)" if what == "policy" else ""))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -202,6 +285,15 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("list", help="problems, algorithms and suites")
     s.add_argument("problem", nargs="?", help="only this problem")
     s.set_defaults(func=cmd_list)
+
+    s = sub.add_parser("readings", help="the readings of a problem: name, options, default, passage, reason",
+                       description="Every place where optkit chose one interpretation of an ambiguous passage of "
+                                   "a paper, with its options, its default, the passage it reads and why the "
+                                   "default. Pass one with --param NAME=VALUE; sweep with --param NAME=V1,V2.")
+    s.add_argument("problem", help="a problem name (see optkit list)")
+    s.add_argument("--json", action="store_true", help="print the table as a JSON list")
+    s.add_argument("--markdown", action="store_true", help="print the table as Markdown")
+    s.set_defaults(func=cmd_readings)
 
     s = sub.add_parser("generate", help="generate one instance, or write a named suite to a folder")
     s.add_argument("problem")
@@ -231,16 +323,18 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--policy", "-p", required=True, help="an algorithm of the problem, e.g. a-srpt")
     s.add_argument("--predictor", help="fill predictions first (trained on the first 80%% of jobs)")
     _add_run_options(s, "policy")
-    s.add_argument("--out", help="schedule file (default WORKLOAD-stem.POLICY.schedule.json)")
+    s.add_argument("--out", help="schedule file (default WORKLOAD-stem.POLICY.schedule.json); a sweep adds the "
+                                 "setting to the name")
     s.set_defaults(func=cmd_simulate)
 
     try:
-        from optkit.harness.cli_commands import add_compare_parser, add_report_parser
+        from optkit.harness.cli_commands import add_compare_parser, add_report_parser, add_reproduce_parser
     except ImportError:  # pragma: no cover - the harness ships with the engine
         pass
     else:
         add_compare_parser(sub)
         add_report_parser(sub)
+        add_reproduce_parser(sub)
     return p
 
 

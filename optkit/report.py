@@ -2,9 +2,16 @@
 
 Everything is computed from the rows of a result store (:mod:`optkit.harness.store`) when the
 report is made, so gaps always use the best proven bound known at that moment (see
-:func:`optkit.harness.compare.annotate_gaps`). Per problem, objective and algorithm the summary
-gives the number of runs, how many ended optimal / feasible / infeasible / time_limit / error,
-the median and maximum gap, and the median and maximum wall time.
+:func:`optkit.harness.gaps.annotate_gaps`). Per problem, objective, algorithm and reading the
+summary gives the number of runs, how many ended optimal / feasible / infeasible / no_solution /
+time_limit / error, how many schedules are flagged as ending past the instance's horizon
+(``metrics["past_horizon"]``), the median and maximum gap, and the median and maximum wall time.
+
+Readings side by side: the ``reading`` column names the parameter values of a row's group, for
+the parameters that take more than one value among the problem's rows (a sweep such as
+``--param tie_break=best-fit,worst-fit``); parameters with one value everywhere are left out of
+the label (``rows.csv`` has every row's full parameters). Plots draw one box per
+(algorithm, reading).
 
 A report folder holds ``summary.md``, ``summary.csv``, ``rows.csv`` (every row, with its best
 bound and gap) and, per problem and objective, ``gap_<problem>_<objective>.png`` and
@@ -32,9 +39,9 @@ __all__ = [
     "to_markdown", "write_report", "print_report",
 ]
 
-STATUSES = ("optimal", "feasible", "infeasible", "time_limit", "error")
+STATUSES = ("optimal", "feasible", "infeasible", "no_solution", "time_limit", "error")
 SUMMARY_COLUMNS = (
-    "problem", "objective", "algorithm", "runs", *STATUSES,
+    "problem", "objective", "algorithm", "reading", "runs", *STATUSES, "past_horizon",
     "gap_median", "gap_max", "wall_time_median_s", "wall_time_max_s",
 )
 ROWS_COLUMNS = (
@@ -50,7 +57,7 @@ class Report:
 
     rows: list[dict[str, Any]]
     summary: list[dict[str, Any]]
-    conflicts: list[Any] = field(default_factory=list)  # optkit.harness.compare.BoundConflict
+    conflicts: list[Any] = field(default_factory=list)  # optkit.harness.gaps.BoundConflict
     notes: list[str] = field(default_factory=list)
     db: str = ""
 
@@ -63,7 +70,7 @@ def build_report(db: Any, *, problem: str | None = None, keys: Iterable[str] | N
     still come from every stored row of their problems. A path that does not exist is an
     :class:`InputError` (nothing is created).
     """
-    from optkit.harness.compare import annotate_gaps
+    from optkit.harness.gaps import annotate_gaps
     from optkit.harness.store import ResultStore
 
     own = not isinstance(db, ResultStore)
@@ -103,35 +110,56 @@ def _finite(values: Iterable[Any]) -> list[float]:
 
 
 def summarize(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """One dict per (problem, objective, algorithm) with :data:`SUMMARY_COLUMNS`.
+    """One dict per (problem, objective, algorithm, reading) with :data:`SUMMARY_COLUMNS`.
 
     Gaps are taken from the rows' ``gap`` (see ``annotate_gaps``); rows without one (errors,
     no bound known) do not enter the gap statistics. Every row with a wall time enters the
-    time statistics, killed runs included (with the time they were given).
+    time statistics, killed runs included (with the time they were given). ``reading`` is
+    :func:`reading_label` of the group's rows.
     """
-    groups: dict[tuple[str, str, str], list[Mapping[str, Any]]] = {}
+    varying = varying_params(rows)
+    groups: dict[tuple[str, str, str, str], list[Mapping[str, Any]]] = {}
     for r in rows:
-        groups.setdefault((r["problem"], r["objective_name"], r["algorithm"]), []).append(r)
+        label = reading_label(r, varying)
+        groups.setdefault((r["problem"], r["objective_name"], r["algorithm"], label), []).append(r)
     orders: dict[str, dict[str, int]] = {}
 
-    def sort_key(k: tuple[str, str, str]) -> tuple[Any, ...]:
+    def sort_key(k: tuple[str, str, str, str]) -> tuple[Any, ...]:
         order = orders.setdefault(k[0], _algorithm_order(k[0]))
-        return (k[0], k[1], order.get(k[2], len(order)), k[2])
+        return (k[0], k[1], order.get(k[2], len(order)), k[2], k[3])
 
     out = []
     for key in sorted(groups, key=sort_key):
         grp = groups[key]
         gaps = _finite(r.get("gap") for r in grp)
         times = _finite(r.get("wall_time_s") for r in grp)
-        d: dict[str, Any] = {"problem": key[0], "objective": key[1], "algorithm": key[2], "runs": len(grp)}
+        d: dict[str, Any] = {"problem": key[0], "objective": key[1], "algorithm": key[2], "reading": key[3],
+                             "runs": len(grp)}
         for s in STATUSES:
             d[s] = sum(1 for r in grp if r["status"] == s)
+        d["past_horizon"] = sum(1 for r in grp if (r.get("metrics") or {}).get("past_horizon"))
         d["gap_median"] = statistics.median(gaps) if gaps else None
         d["gap_max"] = max(gaps) if gaps else None
         d["wall_time_median_s"] = statistics.median(times) if times else None
         d["wall_time_max_s"] = max(times) if times else None
         out.append(d)
     return out
+
+
+def varying_params(rows: Iterable[Mapping[str, Any]]) -> dict[str, set[str]]:
+    """Per problem, the parameter names that take more than one value among ``rows``."""
+    seen: dict[str, dict[str, set[str]]] = {}
+    for r in rows:
+        for k, v in (r.get("params") or {}).items():
+            seen.setdefault(r["problem"], {}).setdefault(k, set()).add(json.dumps(v, sort_keys=True))
+    return {p: {k for k, vals in keys.items() if len(vals) > 1} for p, keys in seen.items()}
+
+
+def reading_label(row: Mapping[str, Any], varying: Mapping[str, set[str]]) -> str:
+    """``key=value, ...`` of the row's parameters that vary among its problem's rows; ``-`` if none."""
+    from optkit.readings import format_params
+
+    return format_params(row.get("params") or {}, keys=varying.get(row["problem"], set()))
 
 
 # ----------------------------------------------------------------------------- text
@@ -146,8 +174,9 @@ def _fmt(col: str, v: Any) -> str:
 
 
 _HEADERS = {
-    "problem": "problem", "objective": "objective", "algorithm": "algorithm", "runs": "runs",
-    "optimal": "opt", "feasible": "feas", "infeasible": "infeas", "time_limit": "tlim", "error": "err",
+    "problem": "problem", "objective": "objective", "algorithm": "algorithm", "reading": "reading", "runs": "runs",
+    "optimal": "opt", "feasible": "feas", "infeasible": "infeas", "no_solution": "nosol", "time_limit": "tlim",
+    "error": "err", "past_horizon": "past T",
     "gap_median": "gap med", "gap_max": "gap max", "wall_time_median_s": "time med [s]",
     "wall_time_max_s": "time max [s]",
 }
@@ -165,7 +194,7 @@ def format_table(summary: Sequence[Mapping[str, Any]]) -> str:
         return "(no rows)"
     headers, body = _table_cells(summary)
     widths = [max(len(h), *(len(row[i]) for row in body)) for i, h in enumerate(headers)]
-    left = {0, 1, 2}
+    left = {0, 1, 2, 3}
 
     def line(cells: Sequence[str]) -> str:
         return "  ".join(c.ljust(w) if i in left else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
@@ -199,12 +228,14 @@ def to_markdown(report: Report, plots: Sequence[Path] = ()) -> str:
     lines += [
         "Gap: `(objective - best bound) / |objective|`, against the best proven bound of each instance and "
         "objective over every stored run and the formulation's lower bound. Statuses: opt = optimal, "
-        "feas = feasible, infeas = infeasible, tlim = time_limit, err = error. Times are wall-clock seconds "
+        "feas = feasible, infeas = infeasible (proven), nosol = no_solution (a heuristic found nothing; nothing "
+        "proven), tlim = time_limit, err = error (a crash). past T: schedules ending past the instance's horizon. "
+        "reading: the parameter values that differ between runs of the problem. Times are wall-clock seconds "
         "of the algorithm alone (killed runs: until the kill).", "",
     ]
     if body:
         lines.append("| " + " | ".join(headers) + " |")
-        lines.append("|" + "|".join("---" if i < 3 else "---:" for i in range(len(headers))) + "|")
+        lines.append("|" + "|".join("---" if i < 4 else "---:" for i in range(len(headers))) + "|")
         lines += ["| " + " | ".join(row) + " |" for row in body]
     else:
         lines.append("(no rows)")
@@ -242,7 +273,7 @@ def _slug(text: str) -> str:
 
 
 def _plot(rows: Sequence[Mapping[str, Any]], algorithms: Sequence[str], field_name: str, path: Path,
-          title: str, ylabel: str, log: bool) -> None:
+          title: str, ylabel: str, log: bool, varying: Mapping[str, set[str]]) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -251,7 +282,7 @@ def _plot(rows: Sequence[Mapping[str, Any]], algorithms: Sequence[str], field_na
 
     data = []
     for a in algorithms:
-        vals = _finite(r.get(field_name) for r in rows if r["algorithm"] == a)
+        vals = _finite(r.get(field_name) for r in rows if _group_label(r, varying) == a)
         if field_name == "gap":
             vals = [100 * v for v in vals if math.isfinite(v)]
         if log:
@@ -279,22 +310,31 @@ def _plot(rows: Sequence[Mapping[str, Any]], algorithms: Sequence[str], field_na
     plt.close(fig)
 
 
+def _summary_label(s: Mapping[str, Any]) -> str:
+    return s["algorithm"] if s.get("reading", "-") == "-" else f"{s['algorithm']}\n{s['reading']}"
+
+
+def _group_label(row: Mapping[str, Any], varying: Mapping[str, set[str]]) -> str:
+    return _summary_label({"algorithm": row["algorithm"], "reading": reading_label(row, varying)})
+
+
 def write_report(report: Report, out_dir: str | Path) -> list[Path]:
     """Write ``summary.md``, ``summary.csv``, ``rows.csv`` and the PNG plots; return their paths."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     plots: list[Path] = []
+    varying = varying_params(report.rows)
     by_pair: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for r in report.rows:
         by_pair.setdefault((r["problem"], r["objective_name"]), []).append(r)
     for (problem, objective), rows in by_pair.items():
-        algorithms = [s["algorithm"] for s in report.summary if s["problem"] == problem and s["objective"] == objective]
+        algorithms = [_summary_label(s) for s in report.summary if s["problem"] == problem and s["objective"] == objective]
         stem = f"{_slug(problem)}_{_slug(objective)}"
         gap_png = out / f"gap_{stem}.png"
         _plot(rows, algorithms, "gap", gap_png, f"{problem}: gap on {objective} vs best proven bound",
-              "gap [%]", log=False)
+              "gap [%]", log=False, varying=varying)
         time_png = out / f"time_{stem}.png"
-        _plot(rows, algorithms, "wall_time_s", time_png, f"{problem} [{objective}]: wall time", "wall time [s]", log=True)
+        _plot(rows, algorithms, "wall_time_s", time_png, f"{problem} [{objective}]: wall time", "wall time [s]", log=True, varying=varying)
         plots += [gap_png, time_png]
     md = out / "summary.md"
     md.write_text(to_markdown(report, plots))

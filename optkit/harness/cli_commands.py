@@ -18,8 +18,8 @@ from optkit.errors import InputError
 from optkit.instances import read_json
 
 __all__ = [
-    "DEFAULT_DB", "DEFAULT_TIME_LIMIT", "add_compare_parser", "add_report_parser", "run_compare",
-    "run_report", "collect_instances", "parse_seeds", "main",
+    "DEFAULT_DB", "DEFAULT_TIME_LIMIT", "add_compare_parser", "add_report_parser", "add_reproduce_parser",
+    "run_compare", "run_report", "run_reproduce", "collect_instances", "parse_seeds",
 ]
 
 DEFAULT_DB = "optkit-results.sqlite"
@@ -45,6 +45,10 @@ def add_compare_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help="comma-separated algorithm names, or 'all' (default: every available algorithm)")
     p.add_argument("--objective", default=None,
                    help="objective name, comma-separated names, or 'all' (default: the problem's default objective)")
+    p.add_argument("--param", action="append", metavar="KEY=V1[,V2...]",
+                   help="a reading or keyword for every algorithm that takes it (repeatable); several values run "
+                        "each (several keys: their cross product), side by side in the report; "
+                        "`optkit readings PROBLEM` lists the readings")
     p.add_argument("--seeds", default="0",
                    help="seeds of randomized algorithms: '0,1,2' or '0-9' (default 0); deterministic ones use the first")
     p.add_argument("--time-limit", type=float, default=DEFAULT_TIME_LIMIT, metavar="S",
@@ -173,12 +177,15 @@ def run_compare(args: argparse.Namespace) -> int:
             sources[full] = args.suite
     assert problem is not None
     registry.get(problem)  # unknown problem: InputError before anything else
+    from optkit.readings import parse_param_values
+
+    sweep = parse_param_values(args.param)
     executor = make_executor(args.jobs, args.scheduler)
     try:
         rep = compare(
             problem, instances, algorithms=args.algorithms, objectives=args.objective, seeds=seeds,
             time_limit=args.time_limit, db=args.db, executor=executor, progress=not args.no_progress,
-            retry_failed=args.retry_failed, source=sources, log=_stderr,
+            retry_failed=args.retry_failed, source=sources, log=_stderr, sweep=sweep,
         )
     finally:
         executor.close()
@@ -186,6 +193,92 @@ def run_compare(args: argparse.Namespace) -> int:
     if args.report:
         written = report_mod.write_report(rep, args.report)
         _stderr(f"report: {len(written)} files written to {args.report}")
+    return 0
+
+
+def add_reproduce_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Add ``reproduce`` to an ``ArgumentParser.add_subparsers()`` object; returns its parser."""
+    p = subparsers.add_parser(
+        "reproduce",
+        help="measure the papers' claims over readings and seeds; write verdict pages",
+        description=(
+            "`optkit reproduce list` lists every registered claim. `optkit reproduce CLAIM... --out DIR` measures "
+            "the named claims (claim ids, experiment ids, paper names, problem names, or all) under every "
+            "combination of the readings that matter to them and every seed, in parallel worker processes, "
+            "storing each measurement as it finishes (a killed run resumes), and writes one Markdown page per "
+            "paper with a CSV and PNGs, plus index.md, with a verdict per reading."),
+    )
+    p.add_argument("targets", nargs="+", metavar="CLAIM", help="'list', or claim/experiment/paper/problem names, or 'all'")
+    p.add_argument("--scale", default="ci", choices=["ci", "paper"],
+                   help="ci: small settings, each measurement well under a minute; paper: the paper's own setting")
+    p.add_argument("--seeds", default=None, metavar="N|LIST",
+                   help="a count N (seeds 0..N-1) or a list '0,3,7' / range '0-4' (default 2 at ci scale, 5 at paper)")
+    p.add_argument("--readings", action="append", metavar="all|default|KEY=V1,V2",
+                   help="'all' (default): every combination of each claim's readings; 'default': the defaults only; "
+                        "KEY=V1,V2 (repeatable): these values, other readings at their defaults")
+    p.add_argument("--out", default=None, metavar="DIR", help="folder for the pages (required unless 'list')")
+    p.add_argument("--db", default=None, metavar="FILE",
+                   help="measurement store (default DIR/measurements.sqlite); reused measurements are not re-run")
+    p.add_argument("--jobs", type=int, default=None, metavar="N", help="measurements at a time (default: CPUs)")
+    p.add_argument("--rerun", action="store_true", help="measure again even what the store already holds")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=run_reproduce)
+    return p
+
+
+def _reproduce_seeds(text: str | None) -> list[int] | None:
+    if text is None:
+        return None
+    t = str(text).strip()
+    if t.isdigit() and "," not in t and "-" not in t:
+        n = int(t)
+        if n < 1:
+            raise InputError("--seeds", f"must be a count >= 1 or a list of seeds, got {text!r}")
+        return list(range(n))
+    return parse_seeds(t)
+
+
+def _reproduce_readings(items: Sequence[str] | None) -> Any:
+    if not items or items == ["all"]:
+        return "all"
+    if items == ["default"]:
+        return "default"
+    if "all" in items or "default" in items:
+        raise InputError("--readings", "'all' or 'default' cannot be combined with KEY=VALUES")
+    from optkit.readings import parse_param_values
+
+    return parse_param_values(items)
+
+
+def run_reproduce(args: argparse.Namespace) -> int:
+    """Handler of ``optkit reproduce``; returns the exit status (0)."""
+    from optkit import reproduce as rep
+
+    if args.targets == ["list"]:
+        for line in rep.list_lines():
+            print(line)
+        return 0
+    if "list" in args.targets:
+        raise InputError("CLAIM", "'list' stands alone")
+    if not args.out:
+        raise InputError("--out", "is required: a folder for the pages")
+    _positive("--jobs", args.jobs, integer=True)
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise InputError("--out", f"{out} exists and is not a folder")
+    out.mkdir(parents=True, exist_ok=True)
+    db = args.db or str(out / "measurements.sqlite")
+    m = rep.reproduce(args.targets, seeds=_reproduce_seeds(args.seeds), readings=_reproduce_readings(args.readings),
+                      scale=args.scale, db=db, jobs=args.jobs, rerun=args.rerun, progress=not args.no_progress,
+                      log=_stderr)
+    written = rep.write_pages(m, out)
+    for f, exp, claim_ids in m.selection:
+        for claim_id, (per, overall) in rep.claim_verdicts(m, f, exp).items():
+            if claim_id in claim_ids:
+                print(f"{claim_id}: {overall}")
+    if m.failures:
+        _stderr(f"reproduce: {len(m.failures)} measurements failed (listed in {out / 'index.md'})")
+    _stderr(f"reproduce: {len(written)} files written to {out}")
     return 0
 
 

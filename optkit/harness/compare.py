@@ -1,25 +1,19 @@
-"""Comparison sweeps, and optimality gaps against the best proven bound.
+"""Comparison sweeps: run what the result store has not finished yet, write each row as it
+arrives, and hand the sweep's rows to :mod:`optkit.report`.
 
-:func:`compare` runs every (instance, algorithm, objective, seed) of a sweep that the result
-store has not finished yet, writing each row as it arrives, and returns the summary of the
-sweep's rows. Gaps are never stored: :func:`annotate_gaps` computes them whenever a report is
-made, from every stored row, so a new exact run tightens the gaps of rows recorded before it.
+The dependency is one way: this module writes stored runs and calls :func:`optkit.report.build_report`
+at the end; the report reads stored runs and computes gaps with :mod:`optkit.harness.gaps`
+(re-exported here: ``best_bounds``, ``annotate_gaps``, ``BoundConflict``).
 
-Best proven bound of an (instance, objective)
-    the largest of every stored row's ``bound`` (rows that did not end in ``error`` or
-    ``infeasible``; exact solvers report one when optimal or cut off, heuristics report none)
-    and the formulation's ``lower_bound(instance, objective)`` when it has one. Every
-    objective is minimised, so a bound above a feasible objective (beyond a tolerance) is
-    impossible: :func:`annotate_gaps` reports each as a :class:`BoundConflict` (a bug in a
-    solver, a bound or ``evaluate``), and the report shows them; they are never hidden.
+Readings and sweeps: ``sweep`` (the cross product of ``--param key=v1,v2``) gives every
+algorithm one run per setting of the keys it takes; every run's parameters name every reading
+its algorithm takes (see :func:`optkit.harness.tasks.build_tasks`).
 """
 
 from __future__ import annotations
 
-import math
 import sys
 from collections import Counter
-from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 
@@ -29,7 +23,7 @@ from optkit.formulation import Formulation
 from optkit.harness.executors import Executor, LocalExecutor
 from optkit.harness.store import ResultStore
 from optkit.harness.tasks import Task, build_tasks
-from optkit.result import relative_gap, scalar_objective
+from optkit.harness.gaps import BOUND_ABS_TOL, BOUND_REL_TOL, BoundConflict, annotate_gaps, best_bounds
 from optkit.solve import check_algorithm
 
 if TYPE_CHECKING:
@@ -37,37 +31,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BOUND_REL_TOL", "BOUND_ABS_TOL", "BoundConflict", "validate_instances", "resolve_algorithms",
-    "resolve_objectives", "plan", "compare", "best_bounds", "annotate_gaps",
+    "resolve_objectives", "plan", "compare", "best_bounds", "annotate_gaps", "check_sweep",
 ]
-
-BOUND_REL_TOL = 1e-6
-"""A bound may exceed a feasible objective by this relative amount (solver tolerances)."""
-BOUND_ABS_TOL = 1e-9
-"""... plus this absolute amount."""
-
-_BOUND_STATUSES = ("optimal", "feasible", "time_limit")
-
-
-@dataclass(frozen=True)
-class BoundConflict:
-    """A "proven" bound above a feasible objective of the same (instance, objective)."""
-
-    problem: str
-    instance_name: str
-    instance_hash: str
-    objective_name: str
-    bound: float
-    bound_source: str  # "algorithm (seed s, row key)" or "formulation lower_bound"
-    objective: float
-    objective_source: str
-
-    def describe(self) -> str:
-        """One line for the terminal and the Markdown report."""
-        return (f"{self.problem} {self.instance_name} [{self.objective_name}]: bound {self.bound:.10g} from "
-                f"{self.bound_source} exceeds the feasible objective {self.objective:.10g} of {self.objective_source}")
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 # ----------------------------------------------------------------------------- input checks
@@ -147,8 +112,12 @@ def plan(
     *,
     params: Mapping[str, Mapping[str, Any]] | None = None,
     source: str | Mapping[str, str] = "",
+    sweep: Mapping[str, Sequence[Any]] | None = None,
 ) -> list[Task]:
-    """Validate everything and return the sweep's tasks (nothing runs, nothing is written)."""
+    """Validate everything and return the sweep's tasks (nothing runs, nothing is written).
+
+    ``sweep`` maps a parameter name to the values to run (``{"tie_break": ["best-fit",
+    "worst-fit"]}``); several keys run their cross product (:func:`check_sweep`)."""
     formulation = registry.get(problem)
     if time_limit is None:
         raise InputError("time_limit", "is required: the harness always enforces a hard limit")
@@ -159,7 +128,39 @@ def plan(
         for o in objs:
             if o in formulation.algorithms[a].objectives:
                 check_algorithm(formulation, a, o)
-    return build_tasks(formulation, valid, algos, objs, seeds, time_limit, params=params, source=source)
+    settings = check_sweep(formulation, algos, sweep)
+    return build_tasks(formulation, valid, algos, objs, seeds, time_limit, params=params, source=source,
+                       sweep=settings)
+
+
+def check_sweep(formulation: Formulation, algorithms: Sequence[str],
+                sweep: Mapping[str, Sequence[Any]] | None) -> list[dict[str, Any]]:
+    """Validate a sweep against the selected algorithms and return its settings (cross product).
+
+    Every key must be accepted by at least one selected algorithm (a reading it takes or one of
+    its keywords), and every value must be valid for each algorithm that takes it; otherwise an
+    :class:`InputError` names the key and lists the valid ones.
+    """
+    from difflib import get_close_matches
+
+    from optkit.readings import accepted_params, check_params, expand_sweep
+
+    sweep = dict(sweep or {})
+    accepted = {a: accepted_params(formulation, a) for a in algorithms}
+    for key, values in sweep.items():
+        takers = [a for a in algorithms if key in accepted[a]]
+        if not takers:
+            valid = sorted({k for acc in accepted.values() for k in acc})
+            close = get_close_matches(key, valid, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            readings = [r.name for r in formulation.readings]
+            extra = f"; readings of {formulation.name}: {', '.join(readings)}" if readings else ""
+            raise InputError(f"--param {key}", f"is not taken by any of {', '.join(algorithms)}{hint}; "
+                                               f"valid: {', '.join(valid) or 'none'}{extra}", problem=formulation.name)
+        for a in takers:
+            for v in values:
+                check_params(formulation, a, {key: v})
+    return expand_sweep(sweep)
 
 
 # ----------------------------------------------------------------------------- the sweep
@@ -183,6 +184,7 @@ def compare(
     retry_failed: bool = False,
     *,
     params: Mapping[str, Mapping[str, Any]] | None = None,
+    sweep: Mapping[str, Sequence[Any]] | None = None,
     source: str | Mapping[str, str] = "",
     on_row: Callable[[dict[str, Any]], None] | None = None,
     log: Callable[[str], None] | None = None,
@@ -201,7 +203,9 @@ def compare(
     executor: default ``LocalExecutor()`` (``os.cpu_count()`` tasks at a time).
     progress: show a tqdm bar on stderr (only when it is a terminal).
     retry_failed: also redo runs stored with status ``time_limit`` or ``error``.
-    params: per-algorithm keyword parameters, ``{"heavy-edge-refine": {"passes": 3}}``.
+    params: per-algorithm keyword parameters, ``{"heavy-edge-refine": {"max_passes": 3}}``.
+    sweep: parameter values shared by the algorithms that take them, ``{"tau": [1, 3]}``; every
+        algorithm runs once per setting of the keys it takes (cross product of several keys).
     source: a label (suite name, folder) per sweep or per instance name.
     on_row: called with each new row after it is stored.
     log: called with one-line progress messages (runs planned, runs skipped).
@@ -214,7 +218,8 @@ def compare(
     """
     from optkit import report
 
-    tasks = plan(problem, instances, algorithms, objectives, seeds, time_limit, params=params, source=source)
+    tasks = plan(problem, instances, algorithms, objectives, seeds, time_limit, params=params, source=source,
+                 sweep=sweep)
     own_store = not isinstance(db, ResultStore)
     store = ResultStore(db) if own_store else db
     own_executor = executor is None
@@ -252,112 +257,3 @@ def _unique_instances(tasks: Iterable[Task]) -> list[tuple[str, str, str, dict[s
     for t in tasks:
         seen.setdefault(t.instance_hash, (t.instance_hash, t.problem, t.instance_name, t.instance))
     return list(seen.values())
-
-
-# ----------------------------------------------------------------------------- gaps
-def _is_number(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
-
-
-def _scalar(r: Mapping[str, Any]) -> float | None:
-    """A row's objective as a number: itself, or the key of a lexicographic (list) objective
-    (:func:`optkit.result.scalar_objective`)."""
-    v = scalar_objective(r.get("objective"), r.get("metrics"), r.get("objective_name", ""))
-    return v if v is not None and math.isfinite(v) else None
-
-
-def _exceeds(bound: float, objective: float) -> bool:
-    return bound > objective + BOUND_ABS_TOL + BOUND_REL_TOL * max(abs(bound), abs(objective))
-
-
-def best_bounds(
-    rows: Iterable[Mapping[str, Any]],
-    instances: Mapping[str, Mapping[str, Any]] | None = None,
-    *,
-    notes: list[str] | None = None,
-) -> dict[tuple[str, str], tuple[float, str]]:
-    """``{(instance_hash, objective_name): (best bound, where it came from)}``.
-
-    ``instances`` (``ResultStore.instances()``) lets the formulation's ``lower_bound`` take
-    part; a formulation whose ``lower_bound`` fails gets a line in ``notes`` instead.
-    """
-    best: dict[tuple[str, str], tuple[float, str]] = {}
-
-    def offer(key: tuple[str, str], value: float, where: str) -> None:
-        if key not in best or value > best[key][0]:
-            best[key] = (float(value), where)
-
-    pairs: dict[tuple[str, str], str] = {}
-    for r in rows:
-        key = (r["instance_hash"], r["objective_name"])
-        pairs.setdefault(key, r["problem"])
-        if r["status"] in _BOUND_STATUSES and _is_number(r.get("bound")):
-            offer(key, r["bound"], f"{r['algorithm']} (seed {r['seed']}, row {r['key'][:12]})")
-    if instances:
-        for (h, objective), problem in pairs.items():
-            inst = instances.get(h)
-            if inst is None:
-                continue
-            try:
-                formulation = registry.get(problem)
-            except InputError:
-                continue
-            if formulation.lower_bound is None:
-                continue
-            try:
-                lb = formulation.lower_bound(formulation.instance_from_dict(inst["data"]), objective)
-            except Exception as exc:  # noqa: BLE001 - a missing or broken bound is reported, not fatal
-                if notes is not None:
-                    notes.append(f"{problem} lower_bound failed on {inst['name']} [{objective}]: {type(exc).__name__}: {exc}")
-                continue
-            if lb is not None and _is_number(lb):
-                offer((h, objective), lb, f"{problem} lower_bound")
-    return best
-
-
-def annotate_gaps(
-    rows: Sequence[Mapping[str, Any]],
-    instances: Mapping[str, Mapping[str, Any]] | None = None,
-    *,
-    gap_rows: Sequence[Mapping[str, Any]] | None = None,
-    notes: list[str] | None = None,
-) -> tuple[list[dict[str, Any]], list[BoundConflict]]:
-    """Copies of ``rows`` with ``best_bound``, ``best_bound_source`` and ``gap`` added, and the
-    bound conflicts found.
-
-    Bounds and conflicts are taken over ``gap_rows`` (default ``rows``): pass every stored row
-    of the problem to annotate a subset against the best bound of the whole store. ``gap`` is
-    :func:`optkit.result.relative_gap` of the row's objective against the best bound; a
-    negative gap belongs to a conflict.
-    """
-    pool = list(gap_rows) if gap_rows is not None else list(rows)
-    best = best_bounds(pool, instances, notes=notes)
-    conflicts: list[BoundConflict] = []
-    seen: set[tuple[str, str]] = set()
-    for r in pool:
-        key = (r["instance_hash"], r["objective_name"])
-        if key in seen or key not in best or r["status"] in ("error", "infeasible") or _scalar(r) is None:
-            continue
-        bound, where = best[key]
-        if _exceeds(bound, _scalar(r)):  # type: ignore[arg-type]
-            # report the lowest feasible objective of this pair: the strongest evidence
-            cands = [x for x in pool if (x["instance_hash"], x["objective_name"]) == key
-                     and x["status"] not in ("error", "infeasible") and _scalar(x) is not None]
-            low = min(cands, key=lambda x: _scalar(x))  # type: ignore[arg-type, return-value]
-            conflicts.append(BoundConflict(
-                problem=r["problem"], instance_name=r["instance_name"], instance_hash=key[0], objective_name=key[1],
-                bound=bound, bound_source=where, objective=float(_scalar(low)),  # type: ignore[arg-type]
-                objective_source=f"{low['algorithm']} (seed {low['seed']}, row {low['key'][:12]})",
-            ))
-            seen.add(key)
-    out = []
-    for r in rows:
-        d = dict(r)
-        b = best.get((r["instance_hash"], r["objective_name"]))
-        d["best_bound"] = b[0] if b else None
-        d["best_bound_source"] = b[1] if b else ""
-        obj = _scalar(r)
-        d["gap"] = relative_gap(obj, b[0]) if (b and obj is not None and r["status"] not in ("error", "infeasible")) else None
-        out.append(d)
-    return out, conflicts
-

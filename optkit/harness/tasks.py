@@ -3,9 +3,15 @@
 A :class:`Task` carries everything a worker process needs (the instance as its JSON-ready dict,
 never an instance object), so it can be pickled to a local child process or shipped to a Dask
 worker on another machine. Its :attr:`Task.key` identifies the run in the result store: the
-hash of (instance content hash, problem, algorithm, objective, canonical parameters, seed).
-The time limit is deliberately not part of the key: re-running a sweep with another time limit
-does not redo finished runs (``--retry-failed`` redoes the ones that hit their limit).
+hash of (instance content hash, problem, algorithm, objective, canonical parameters, seed, time
+limit). The parameters are complete: every reading the algorithm takes is in them, with its
+default when the sweep did not set it (:func:`optkit.readings.resolve_params`), so a row says
+which reading produced it. The time limit is part of the key because it changes what an exact
+solver returns: re-running a sweep with another ``--time-limit`` runs again.
+
+A task of kind ``measure`` runs a claim's measuring function (``algorithm`` is its
+``module:function``, ``params`` its keywords) instead of an algorithm: ``optkit reproduce`` uses
+the same workers, time limits and store as ``compare``.
 """
 
 from __future__ import annotations
@@ -29,20 +35,26 @@ def task_key(
     objective: str,
     params: Mapping[str, Any] | None,
     seed: int | None,
+    time_limit: float | None = None,
+    kind: str = "solve",
 ) -> str:
     """Stable identity of a run: hex SHA-256 of the canonical JSON of its defining fields.
 
     ``params`` is canonicalised (sorted keys, no whitespace), so ``{"a": 1, "b": 2}`` and
     ``{"b": 2, "a": 1}`` give the same key.
     """
-    payload = canonical_json({
+    fields: dict[str, Any] = {
         "instance_hash": instance_hash,
         "problem": problem,
         "algorithm": algorithm,
         "objective": objective,
         "params": dict(params or {}),
         "seed": seed,
-    })
+        "time_limit": time_limit,
+    }
+    if kind != "solve":
+        fields["kind"] = kind
+    payload = canonical_json(fields)
     return hashlib.sha256(payload.encode()).hexdigest()
 
 
@@ -62,6 +74,8 @@ class Task:
     time_limit: seconds the algorithm is told it has; the worker kills it after
         ``time_limit * 1.2`` plus a start-up grace. ``None`` means no limit at all.
     source: where the instance came from (a suite name or the path given on the command line).
+    kind: ``solve`` (run an algorithm) or ``measure`` (run a claim's measuring function
+        ``algorithm`` = ``module:function`` with keywords ``params`` and ``seed``).
     """
 
     problem: str
@@ -74,11 +88,13 @@ class Task:
     seed: int | None = 0
     time_limit: float | None = None
     source: str = ""
+    kind: str = "solve"
 
     @property
     def key(self) -> str:
         """See :func:`task_key`."""
-        return task_key(self.instance_hash, self.problem, self.algorithm, self.objective, self.params, self.seed)
+        return task_key(self.instance_hash, self.problem, self.algorithm, self.objective, self.params, self.seed,
+                        self.time_limit, self.kind)
 
     def to_dict(self) -> dict[str, Any]:
         """A plain dict (JSON-ready) from which :meth:`from_dict` rebuilds the task."""
@@ -93,6 +109,7 @@ class Task:
             "seed": self.seed,
             "time_limit": self.time_limit,
             "source": self.source,
+            "kind": self.kind,
         }
 
     @classmethod
@@ -109,6 +126,7 @@ class Task:
             seed=d.get("seed"),
             time_limit=d.get("time_limit"),
             source=d.get("source", ""),
+            kind=d.get("kind", "solve"),
         )
 
 
@@ -145,6 +163,7 @@ def build_tasks(
     params: Mapping[str, Mapping[str, Any]] | None = None,
     source: str | Mapping[str, str] = "",
     all_seeds_for_deterministic: bool = False,
+    sweep: Sequence[Mapping[str, Any]] | None = None,
 ) -> list[Task]:
     """Every task of a sweep, in a stable order (instance, algorithm, objective, seed).
 
@@ -153,6 +172,11 @@ def build_tasks(
     * A deterministic algorithm (``Algorithm.randomized`` false) runs once, with the first seed,
       unless ``all_seeds_for_deterministic``: its other seeds would repeat the same run.
     * ``params`` maps an algorithm name to its keyword parameters.
+    * ``sweep`` is a list of parameter settings shared by every algorithm (the cross product of
+      ``--param key=v1,v2``, see :func:`optkit.readings.expand_sweep`); each algorithm runs once
+      per setting, keeping only the keys it accepts (an algorithm that takes none of them runs
+      once). Every algorithm's parameters are completed with the defaults of its readings
+      (:func:`optkit.readings.resolve_params`), so the run key names every reading.
     * ``source`` is one label for every instance, or a mapping from instance name to label.
     * Tasks with equal keys (the same instance content listed twice) are kept once.
 
@@ -175,6 +199,19 @@ def build_tasks(
             raise InputError("objective", f"{algo_name} supports none of {', '.join(objectives)} "
                                           f"(it supports {', '.join(algo.objectives)})")
         pairs.extend((algo_name, o) for o in supported)
+    from optkit.readings import accepted_params, resolve_params
+
+    settings: dict[str, list[dict[str, Any]]] = {}
+    for algo_name in dict.fromkeys(a for a, _ in pairs):
+        accepted = accepted_params(formulation, algo_name)
+        own = dict(params.get(algo_name, {}))
+        variants: list[dict[str, Any]] = []
+        for setting in (sweep or [{}]):
+            merged = {**{k: v for k, v in setting.items() if k in accepted}, **own}
+            resolved = resolve_params(formulation, algo_name, merged)
+            if resolved not in variants:
+                variants.append(resolved)
+        settings[algo_name] = variants
     tasks: list[Task] = []
     seen: set[str] = set()
     for inst_name, data in instances:
@@ -183,13 +220,14 @@ def build_tasks(
         for algo_name, objective in pairs:
             algo = formulation.algorithms[algo_name]
             algo_seeds = seed_list if (algo.randomized or all_seeds_for_deterministic) else seed_list[:1]
-            for seed in algo_seeds:
-                task = Task(
-                    problem=formulation.name, instance_name=inst_name, instance=data, instance_hash=h,
-                    algorithm=algo_name, objective=objective, params=dict(params.get(algo_name, {})),
-                    seed=seed, time_limit=time_limit, source=label,
-                )
-                if task.key not in seen:
-                    seen.add(task.key)
-                    tasks.append(task)
+            for algo_params in settings[algo_name]:
+                for seed in algo_seeds:
+                    task = Task(
+                        problem=formulation.name, instance_name=inst_name, instance=data, instance_hash=h,
+                        algorithm=algo_name, objective=objective, params=dict(algo_params),
+                        seed=seed, time_limit=time_limit, source=label,
+                    )
+                    if task.key not in seen:
+                        seen.add(task.key)
+                        tasks.append(task)
     return tasks

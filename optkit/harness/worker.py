@@ -192,6 +192,8 @@ def execute_task(task: Task | Mapping[str, Any], *, formulation_targets: str | N
     algorithm: exceptions become ``error`` rows.
     """
     task = _as_task(task)
+    if task.kind == "measure":
+        return _execute_measure(task)
     start = time.perf_counter()
     harness = {"host": socket.gethostname(), "pid": os.getpid()}
     try:
@@ -215,6 +217,30 @@ def execute_task(task: Task | Mapping[str, Any], *, formulation_targets: str | N
     return make_row(task, status=result.status.value, objective=result.objective, bound=result.bound,
                     wall_time_s=result.wall_time_s, solution=result.solution, metrics=result.metrics,
                     info=info, message=result.message)
+
+
+def _execute_measure(task: Task) -> dict[str, Any]:
+    """Run a claim's measuring function (``task.algorithm`` = ``module:function``) with
+    ``task.params`` and ``seed``; its returned mapping becomes the row's ``metrics`` (status
+    ``feasible``), an exception an ``error`` row."""
+    import importlib
+
+    start = time.perf_counter()
+    harness = {"host": socket.gethostname(), "pid": os.getpid()}
+    try:
+        module_name, _, name = task.algorithm.partition(":")
+        fn = getattr(importlib.import_module(module_name), name)
+        values = fn(**task.params, seed=task.seed)
+        if not isinstance(values, Mapping):
+            raise TypeError(f"{task.algorithm} returned {type(values).__name__}, not a mapping of claim values")
+    except BaseException as exc:  # noqa: BLE001 - a failing measurement becomes a row
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+        return make_row(task, status="error", wall_time_s=time.perf_counter() - start,
+                        message=f"{type(exc).__name__}: {exc}",
+                        info={"harness": harness, "traceback": traceback.format_exc(limit=-12)})
+    return make_row(task, status="feasible", wall_time_s=time.perf_counter() - start, metrics=values,
+                    info={"harness": harness})
 
 
 # ----------------------------------------------------------------------------- process plumbing
