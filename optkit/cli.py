@@ -10,6 +10,7 @@ traceback), 1 for an internal failure (set ``OPTKIT_DEBUG=1`` for the traceback)
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import os
 import sys
@@ -187,13 +188,16 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     settings = _sweep_settings(args.param)
     several = len(settings) > 1
     f = registry.get(args.problem)
-    if f.simulate is None:
-        _check_simulate_params(f, args.policy, settings)
-    for setting in settings:
-        if f.simulate is not None:  # the formulation drives its own workload (e.g. nimp's replay)
+    if f.simulate is not None:  # the formulation drives its own workload (e.g. nimp's replay)
+        for setting in settings:
             _simulate_hook(f, args, setting, several)
-        else:
-            _simulate_default(f, args, setting, several)
+        return 0
+    data = read_json(args.file)
+    if data.get("problem") != f.name:
+        raise InputError("problem", f"{args.file} holds a {data.get('problem')!r} instance, not {f.name!r}")
+    _check_simulate_params(f, args.policy, settings)
+    for setting in settings:
+        _simulate_default(f, args, copy.deepcopy(data), setting, several)
     return 0
 
 
@@ -207,12 +211,10 @@ def _check_simulate_params(f: Any, policy: str, settings: list[dict[str, Any]]) 
         check_params(f, policy, setting)
 
 
-def _simulate_default(f: Any, args: argparse.Namespace, setting: dict[str, Any], several: bool) -> None:
+def _simulate_default(f: Any, args: argparse.Namespace, data: dict[str, Any], setting: dict[str, Any],
+                      several: bool) -> None:
     from optkit.solve import solve
 
-    data = read_json(args.file)
-    if data.get("problem") != f.name:
-        raise InputError("problem", f"{args.file} holds a {data.get('problem')!r} instance, not {f.name!r}")
     report: dict[str, Any] = {}
     if args.predictor:
         if f.prepare is None or args.predictor not in f.predictors:

@@ -154,3 +154,15 @@ def test_store_round_trip_and_lexicographic_objective(tmp_path: Path) -> None:
     assert back["metrics"] == {"per_stage": [1, 2]} and back["params"] == {}
     s = summarize([{**back, "gap": None}])[0]
     assert s["runs"] == 1 and s["gap_median"] is None
+
+
+def test_report_does_not_import_compare() -> None:
+    """One direction: compare writes runs and calls the report; the report reads stored runs
+    (and computes gaps with optkit.harness.gaps) without importing compare."""
+    import subprocess
+    import sys
+
+    code = ("import sys, optkit.report as r; r.build_report; from optkit.harness import gaps; "
+            "print('optkit.harness.compare' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
