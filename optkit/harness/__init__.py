@@ -12,24 +12,15 @@ Reports (tables and plots) live in :mod:`optkit.report`; the command line in
 :mod:`optkit.harness.cli_commands`.
 """
 
-import importlib
-from typing import Any
+from optkit.harness.compare import compare, plan, validate_instances
+from optkit.harness.gaps import BoundConflict, annotate_gaps, best_bounds
+from optkit.harness.executors import DaskExecutor, Executor, LocalExecutor, make_executor
+from optkit.harness.store import ResultStore
+from optkit.harness.tasks import Task, build_tasks, task_key
+from optkit.harness.worker import execute_task, hard_limit, run_task
 
-_EXPORTS = {
-    "BoundConflict": "gaps", "annotate_gaps": "gaps", "best_bounds": "gaps",
-    "compare": "compare", "plan": "compare", "validate_instances": "compare",
-    "DaskExecutor": "executors", "Executor": "executors", "LocalExecutor": "executors", "make_executor": "executors",
-    "ResultStore": "store",
-    "Task": "tasks", "build_tasks": "tasks", "task_key": "tasks",
-    "execute_task": "worker", "hard_limit": "worker", "run_task": "worker",
-}
-
-__all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name: str) -> Any:
-    """Load the exported names on first use, so that importing one submodule (the report
-    imports ``optkit.harness.gaps``) does not import the sweep machinery."""
-    if name in _EXPORTS:
-        return getattr(importlib.import_module(f"optkit.harness.{_EXPORTS[name]}"), name)
-    raise AttributeError(f"module 'optkit.harness' has no attribute {name!r}")
+__all__ = [
+    "BoundConflict", "DaskExecutor", "Executor", "LocalExecutor", "ResultStore", "Task",
+    "annotate_gaps", "best_bounds", "build_tasks", "compare", "execute_task",
+    "hard_limit", "make_executor", "plan", "run_task", "task_key", "validate_instances",
+]
