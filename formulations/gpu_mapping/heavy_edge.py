@@ -10,7 +10,9 @@ The paper's procedure, step by step, with the readings this implementation takes
       weight". *Reading*: total weight of its edges to **unassigned** vertices. Edges to vertices
       already placed are cut whichever vertex is chosen (they sit on earlier servers), so only
       the edges to unassigned vertices distinguish the choices; the two readings agree on the
-      paper's Fig. 2 example. *Ties*: lowest vertex index.
+      paper's Fig. 2 example. *Ties*: lowest vertex index. The other reading, the total weight of
+      **all** its edges, is the keyword ``single_gpu_weight="total"`` (reading
+      ``single_gpu_weight`` of ``readings.py``; default ``"unassigned"``).
    c. Otherwise (c >= 2), grow ``node_set`` one vertex at a time until it holds c vertices:
       while ``node_set`` is empty, take the heaviest edge whose two ends are unassigned and add
       both ends (the worked example starts this way, with the 20 MB ring edge of stage S1);
@@ -35,7 +37,12 @@ import numpy as np
 
 from .model import Cluster, PipelineJob, alpha_from_counts, stage_counts, assignment_from_vertex_servers
 
-__all__ = ["heavy_edge", "heavy_edge_arrays", "heavy_edge_job", "alpha_min_estimate", "fewest_servers"]
+__all__ = ["heavy_edge", "heavy_edge_arrays", "heavy_edge_job", "alpha_min_estimate", "fewest_servers",
+           "SINGLE_GPU_WEIGHTS"]
+
+SINGLE_GPU_WEIGHTS = ("unassigned", "total")
+"""Readings of case 2 (a one-GPU server): the vertex with the least weight of its edges to
+unassigned vertices, or of all its edges."""
 
 
 class _Graph:
@@ -70,7 +77,9 @@ def _prepared(job: PipelineJob) -> _Graph:
 
 
 def _heavy_edge(graph: _Graph, free_gpus: Sequence[int], rng: np.random.Generator | None,
-                seed: int | None) -> list[int]:
+                seed: int | None, single_gpu_weight: str = "unassigned") -> list[int]:
+    if single_gpu_weight not in SINGLE_GPU_WEIGHTS:
+        raise ValueError(f"single_gpu_weight must be one of {SINGLE_GPU_WEIGHTS}, got {single_gpu_weight!r}")
     n = graph.n
     caps = [int(c) for c in free_gpus]
     if sum(caps) != n or any(c < 1 for c in caps):
@@ -80,6 +89,7 @@ def _heavy_edge(graph: _Graph, free_gpus: Sequence[int], rng: np.random.Generato
     unassigned = set(range(n))
     # weight of each vertex's edges to unassigned vertices (case 2)
     w_unassigned = [sum(x for _, x in nbrs[v]) for v in range(n)]
+    w_case2 = w_unassigned if single_gpu_weight == "unassigned" else list(w_unassigned)  # "total": frozen
     edge_ptr = 0
     sorted_edges = graph.sorted_edges
 
@@ -104,7 +114,7 @@ def _heavy_edge(graph: _Graph, free_gpus: Sequence[int], rng: np.random.Generato
                 assign(v, m)
             continue
         if c == 1:  # case 2
-            best = min(unassigned, key=lambda v: (w_unassigned[v], v))
+            best = min(unassigned, key=lambda v: (w_case2[v], v))
             assign(best, m)
             continue
         size = 0
@@ -135,18 +145,20 @@ def _heavy_edge(graph: _Graph, free_gpus: Sequence[int], rng: np.random.Generato
 
 
 def heavy_edge_arrays(n: int, u: Sequence[int], v: Sequence[int], w: Sequence[float],
-                      free_gpus: Sequence[int], *, seed: int | None = None) -> list[int]:
+                      free_gpus: Sequence[int], *, seed: int | None = None,
+                      single_gpu_weight: str = "unassigned") -> list[int]:
     """Heavy-Edge on a graph given as edge arrays over vertices ``0..n-1``.
 
     Returns the index (into ``free_gpus``) of the server each vertex goes to; server m gets
     exactly ``free_gpus[m]`` vertices. Parallel edges are kept as separate candidates with
-    their own weights; sum them first for the job graph's convention.
+    their own weights; sum them first for the job graph's convention. ``single_gpu_weight``:
+    the reading of case 2 (module docstring).
     """
-    return _heavy_edge(_Graph(n, u, v, w), free_gpus, None, seed)
+    return _heavy_edge(_Graph(n, u, v, w), free_gpus, None, seed, single_gpu_weight)
 
 
 def heavy_edge(graph: nx.Graph, free_gpus: Sequence[int], *, seed: int | None = None,
-               weight: str = "weight") -> dict[Hashable, int]:
+               weight: str = "weight", single_gpu_weight: str = "unassigned") -> dict[Hashable, int]:
     """Map the vertices of ``graph`` onto servers with ``free_gpus[m]`` free GPUs each.
 
     The paper's Heavy-Edge (Sec. IV-B; see the module docstring for every step and tie-break).
@@ -158,6 +170,8 @@ def heavy_edge(graph: nx.Graph, free_gpus: Sequence[int], *, seed: int | None = 
         data exchanged per iteration (bytes).
     free_gpus: free GPUs of each server; must add up to the number of vertices.
     seed: seeds the random choice made when no edge joins the server's set to the rest.
+    single_gpu_weight: reading ``single_gpu_weight``: ``"unassigned"`` (default) or ``"total"``,
+        the weight a one-GPU server minimises (module docstring, case 2).
 
     Returns
     -------
@@ -178,14 +192,16 @@ def heavy_edge(graph: nx.Graph, free_gpus: Sequence[int], *, seed: int | None = 
         u.append(index[a])
         v.append(index[b])
         w.append(float(data.get(weight, 1.0)))
-    servers = heavy_edge_arrays(len(nodes), u, v, w, free_gpus, seed=seed)
+    servers = heavy_edge_arrays(len(nodes), u, v, w, free_gpus, seed=seed, single_gpu_weight=single_gpu_weight)
     return {x: servers[i] for i, x in enumerate(nodes)}
 
 
-def heavy_edge_job(job: PipelineJob, free_gpus: Sequence[int], *, seed: int | None = None) -> list[list[int]]:
+def heavy_edge_job(job: PipelineJob, free_gpus: Sequence[int], *, seed: int | None = None,
+                   single_gpu_weight: str = "unassigned") -> list[list[int]]:
     """Heavy-Edge on ``job``'s graph; returns the solution's ``assignment`` (per stage, the
-    server index of each replica)."""
-    return assignment_from_vertex_servers(job, _heavy_edge(_prepared(job), free_gpus, None, seed))
+    server index of each replica). Takes the reading ``single_gpu_weight`` (case 2 of the
+    module docstring; default ``"unassigned"``)."""
+    return assignment_from_vertex_servers(job, _heavy_edge(_prepared(job), free_gpus, None, seed, single_gpu_weight))
 
 
 def fewest_servers(n_gpus: int, gpus_per_server: int) -> list[int]:

@@ -103,7 +103,8 @@ from functools import lru_cache
 from typing import Any
 
 __all__ = ["Unit", "Config", "ModelProfile", "MODELS", "get_model", "balanced_cuts", "stage_dicts",
-           "CNN_FLOPS", "TRANSFORMER_FLOPS", "ACT_BYTES"]
+           "CNN_FLOPS", "TRANSFORMER_FLOPS", "PEAK_FLOPS", "ACT_BYTES", "GPU_THROUGHPUTS", "ITERATION_BATCHES",
+           "throughput_of"]
 
 CNN_FLOPS = 25e12
 """Effective V100 training throughput assumed for the CNNs (FLOP/s)."""
@@ -111,6 +112,13 @@ TRANSFORMER_FLOPS = 39e12
 """Effective V100 training throughput assumed for the transformers (FLOP/s), Megatron-LM's figure."""
 ACT_BYTES = 2
 """Bytes per activation element (fp16 under mixed precision)."""
+PEAK_FLOPS = 125e12
+"""V100 tensor-core peak (FLOP/s, NVIDIA's datasheet): reading ``gpu_throughput = peak``."""
+GPU_THROUGHPUTS = ("sustained", "peak")
+"""Reading ``gpu_throughput``: the model's sustained throughput (CNN_FLOPS / TRANSFORMER_FLOPS)
+or the V100 peak."""
+ITERATION_BATCHES = ("mini-batch", "one-sample")
+"""Reading ``iteration_batch``: an iteration processes Table I's mini-batch, or one sample."""
 
 
 @dataclass(frozen=True)
@@ -360,9 +368,24 @@ def stage_bounds(model: ModelProfile, config: Config) -> list[tuple[int, int]]:
     return list(zip(edges, edges[1:]))
 
 
-def stage_dicts(model: ModelProfile, config: Config) -> list[dict[str, Any]]:
-    """The instance's stage dicts (see the module docstring for every formula)."""
-    B, R = model.batch_size, model.throughput
+def throughput_of(model: ModelProfile, gpu_throughput: str = "sustained") -> float:
+    """R (FLOP/s) under reading ``gpu_throughput``: the model's sustained figure or the V100 peak."""
+    if gpu_throughput not in GPU_THROUGHPUTS:
+        raise ValueError(f"gpu_throughput must be one of {GPU_THROUGHPUTS}, got {gpu_throughput!r}")
+    return model.throughput if gpu_throughput == "sustained" else PEAK_FLOPS
+
+
+def stage_dicts(model: ModelProfile, config: Config, *, gpu_throughput: str = "sustained",
+                iteration_batch: str = "mini-batch") -> list[dict[str, Any]]:
+    """The instance's stage dicts (see the module docstring for every formula).
+
+    Readings (``readings.py``): ``gpu_throughput`` picks R (sustained / V100 peak);
+    ``iteration_batch = one-sample`` sets B = 1 (compute and activations of one sample; the
+    parameter bytes h_s do not depend on B)."""
+    if iteration_batch not in ITERATION_BATCHES:
+        raise ValueError(f"iteration_batch must be one of {ITERATION_BATCHES}, got {iteration_batch!r}")
+    B = model.batch_size if iteration_batch == "mini-batch" else 1
+    R = throughput_of(model, gpu_throughput)
     bounds = stage_bounds(model, config)
     out = []
     boundary_bytes = [model.units[b - 1].out_elems * model.act_bytes * B for _, b in bounds]  # whole batch
@@ -401,6 +424,9 @@ def _build() -> dict[str, ModelProfile]:
              Config("table2", (4, 4, 4, 2, 1, 1), (4, 8, 12, fc_cut, 17),
                     "Table II job: blocks 1-2, 3, 4, 5 (x4, x4, x4, x2), fc6, fc7+fc8"),
              Config("conv15-fc1", (15, 1), (fc_cut,), "PipeDream's VGG16 plan 15-1"),
+             Config("blocks-8-4-2-1-1", (8, 4, 2, 1, 1), (4, 8, fc_cut, 17),
+                    "Table II reading: blocks 1-2, 3, 4-5 (x8, x4, x2), fc6, fc7+fc8"),
+             Config("balanced-4-4-4-4", (4, 4, 4, 4), None, "Table II reading: compute-balanced 4 x 4"),
              Config("conv31-fc1", (31, 1), (fc_cut,), "PipeDream-style 31-1"),
              Config("blocks-8-8-8-4-2-2", (8, 8, 8, 4, 2, 2), (4, 8, 12, fc_cut, 17), "table2 scaled x2"),
              Config("conv63-fc1", (63, 1), (fc_cut,), "PipeDream-style 63-1"),
@@ -487,6 +513,8 @@ def _build() -> dict[str, ModelProfile]:
              _uniform("pipe", 8, 1, "model parallel (toy: ignores memory)"),
              _uniform("pipe", 16, 1, "model parallel"),
              _uniform("pipe", 16, 2, "Table II job: 16 stages x 2 replicas"),
+             _uniform("pipe", 8, 4, "Table II reading: 8 stages x 4 replicas"),
+             _uniform("pipe", 32, 1, "Table II reading: 32 stages, no replication"),
              _uniform("pipe", 16, 4, "compute-balanced"),
              _uniform("pipe", 16, 8, "compute-balanced"),
              _uniform("pipe", 32, 8, "compute-balanced")),

@@ -1,0 +1,3 @@
+"""Experiments of gpu-mapping (filled in by the next commit)."""
+
+EXPERIMENTS: dict = {}
