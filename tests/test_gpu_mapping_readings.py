@@ -21,8 +21,8 @@ from optkit.solve import solve
 
 def test_readings_are_declared_and_wired() -> None:
     names = {r.name for r in READINGS}
-    assert names == {"two_replica_ring", "single_gpu_weight", "vgg19_layout", "gpt175b_layout",
-                     "gpu_throughput", "iteration_batch", "table2_statistic"}
+    assert names == {"two_replica_ring", "single_gpu_weight", "server_start", "table2_free_gpus", "vgg19_layout",
+                     "gpt175b_layout", "gpu_throughput", "iteration_batch", "table2_statistic"}
     assert FORMULATION.readings == READINGS
     for layouts, model in ((VGG19_LAYOUTS, "vgg19"), (GPT175B_LAYOUTS, "gpt-175b")):
         for option, config in layouts.items():
@@ -35,12 +35,18 @@ def test_readings_are_declared_and_wired() -> None:
                 assert cfg.replicas == (reps,) * stages
 
 
-def test_heavy_edge_takes_single_gpu_weight_with_the_readings_default() -> None:
-    reading = FORMULATION.reading("single_gpu_weight")
+@pytest.mark.parametrize("name", ["single_gpu_weight", "server_start"])
+def test_heavy_edge_takes_its_readings_with_their_defaults(name: str) -> None:
+    reading = FORMULATION.reading(name)
+    assert reading.algorithms == ("heavy-edge",)
     run = FORMULATION.algorithms["heavy-edge"].run
-    assert inspect.signature(run).parameters["single_gpu_weight"].default == reading.default
+    assert inspect.signature(run).parameters[name].default == reading.default
+    assert inspect.signature(heavy_edge).parameters[name].default == reading.default
     with pytest.raises(InputError):
-        solve("gpu-mapping", random_small(0), "heavy-edge", params={"single_gpu_weight": "nope"})
+        solve("gpu-mapping", random_small(0), "heavy-edge", params={name: "nope"})
+    for option in reading.options:
+        res = solve("gpu-mapping", random_small(0), "heavy-edge", params={name: option})
+        assert res.status.value == "feasible"
 
 
 def _five_vertices() -> nx.Graph:
@@ -63,6 +69,40 @@ def test_single_gpu_weight_hand_worked() -> None:
     assert heavy_edge(g, [2, 1, 1, 1], single_gpu_weight="total") == {"a": 0, "b": 0, "e": 1, "d": 2, "c": 3}
     with pytest.raises(ValueError):
         heavy_edge(g, [2, 1, 1, 1], single_gpu_weight="some")
+
+
+def test_server_start_hand_worked() -> None:
+    """Servers [2, 2, 2]; edges a-b 10, d-e 5, b-c 3, e-f 1, c-f 0.5. Server 0 takes a, b (the
+    heaviest pair) under both readings. Then:
+
+    * heaviest-pair: server 1 starts at the heaviest edge among unassigned vertices, d-e;
+      server 2 gets the rest, c and f (case 1).
+    * from-placed: server 1 starts at c (b-c, 3, the heaviest edge from a placed vertex), grows
+      by c's heaviest edge to an unassigned vertex, c-f; server 2 gets d and e.
+    """
+    g = nx.Graph()
+    g.add_nodes_from("abcdef")
+    g.add_weighted_edges_from([("a", "b", 10.0), ("d", "e", 5.0), ("b", "c", 3.0), ("e", "f", 1.0),
+                               ("c", "f", 0.5)])
+    assert heavy_edge(g, [2, 2, 2]) == {"a": 0, "b": 0, "c": 2, "d": 1, "e": 1, "f": 2}
+    assert heavy_edge(g, [2, 2, 2], server_start="from-placed") == {"a": 0, "b": 0, "c": 1, "d": 2, "e": 2, "f": 1}
+    with pytest.raises(ValueError):
+        heavy_edge(g, [2, 2, 2], server_start="middle")
+
+
+def test_table2_free_gpu_cases_reading() -> None:
+    """cycle = the shipped suite's patterns in turn; a single pattern names every case's pattern;
+    the cases stay distinct multisets of at least two servers."""
+    from formulations.gpu_mapping.generate import table2_cases
+    cyc = table2_cases("vgg19", "table2")
+    assert [d["meta"]["pattern"] for d in cyc[:4]] == ["random", "mixed", "random", "fragmented"]
+    for option in ("random", "mixed"):
+        cases = table2_cases("vgg19", "table2", free_gpu_cases=option)
+        assert {d["meta"]["pattern"] for d in cases} == {option}
+        keys = [tuple(sorted(d["servers"])) for d in cases]
+        assert len(set(keys)) == 20 and all(len(k) >= 2 and sum(k) == 16 for k in keys)
+    with pytest.raises(InputError):
+        table2_cases("vgg19", "table2", free_gpu_cases="fragmented")
 
 
 def _two_replica_instance(ring: str) -> GpuMappingInstance:

@@ -34,10 +34,13 @@ OBJECTIVES = ("cut", "alpha")
 
 
 def _run_heavy_edge(instance: GpuMappingInstance, *, objective: str, time_limit: float | None,
-                    seed: int | None, single_gpu_weight: str = "unassigned") -> Result:
+                    seed: int | None, single_gpu_weight: str = "unassigned",
+                    server_start: str = "heaviest-pair") -> Result:
     """Heavy-Edge ignores the objective: it is the paper's greedy, whichever measure is read.
-    Takes the reading ``single_gpu_weight`` (which edges a one-GPU server's choice weighs)."""
-    assignment = heavy_edge_job(instance.job, instance.servers, seed=seed, single_gpu_weight=single_gpu_weight)
+    Takes the readings ``single_gpu_weight`` (which edges a one-GPU server's choice weighs) and
+    ``server_start`` (where a multi-GPU server's set starts)."""
+    assignment = heavy_edge_job(instance.job, instance.servers, seed=seed, single_gpu_weight=single_gpu_weight,
+                                server_start=server_start)
     return Result(Status.FEASIBLE, solution={"assignment": assignment})
 
 

@@ -19,10 +19,11 @@ What one measurement does (:func:`measure_vgg19`, :func:`measure_gpt175b`)
 --------------------------------------------------------------------------
 1. Build the 20 cases of the job (:func:`.generate.table2_cases`: the model in the layout the
    reading ``vgg19_layout`` / ``gpt175b_layout`` names, free-GPU patterns cycling
-   random/mixed/random/fragmented, case c drawn with seed ``seed * 100000 + c``; seed 0 is the
-   shipped ``table2`` suite under the default readings), with the readings ``two_replica_ring``,
+   random/mixed/random/fragmented or one of them, reading ``table2_free_gpus``; case c drawn with
+   seed ``seed * 100000 + c``; seed 0 is the shipped ``table2`` suite under the default
+   readings), with the readings ``two_replica_ring``,
    ``gpu_throughput`` and ``iteration_batch`` applied by the generator.
-2. Per case: Heavy-Edge (``heavy-edge``, reading ``single_gpu_weight``) and the exact optimum of
+2. Per case: Heavy-Edge (``heavy-edge``, readings ``single_gpu_weight``, ``server_start``) and the exact optimum of
    eq. (7) (``cpsat``; at ``scale="paper"`` also ``highs``, which must agree); both PITTs from
    ``evaluate``. PCT: Heavy-Edge's median wall time per mapping with the job graph prepared once
    (as A-SRPT reuses it), over 20 (ci) or 2000 (paper) repetitions; the exact solver's wall time
@@ -63,6 +64,7 @@ _NAMES = {"vgg19": "VGG19", "gpt-175b": "GPT-175B"}
 _SCALES = {"ci": {"he_reps": 20, "algorithms": ("cpsat",), "workers": 1, "time_limit": 30.0},
            "paper": {"he_reps": 2000, "algorithms": ("cpsat", "highs"), "workers": None, "time_limit": 600.0}}
 _JOB_READINGS = ("two_replica_ring", "gpu_throughput", "iteration_batch")
+_HEAVY_EDGE_READINGS = ("single_gpu_weight", "server_start")
 
 
 def _claims(model: str) -> tuple[Claim, ...]:
@@ -133,27 +135,26 @@ def _exact(data: Mapping[str, Any], instance: Any, algorithms: tuple[str, ...], 
     return min(values), cpsat_s, bottleneck, info
 
 
-def _heavy_edge_pct(instance: Any, reps: int, single_gpu_weight: str) -> float:
+def _heavy_edge_pct(instance: Any, reps: int, he_kw: Mapping[str, str]) -> float:
     from .heavy_edge import heavy_edge_job
 
-    heavy_edge_job(instance.job, instance.servers, single_gpu_weight=single_gpu_weight)  # prepare the graph
+    heavy_edge_job(instance.job, instance.servers, **he_kw)  # prepare the graph
     samples = []
     for _ in range(reps):
         t0 = time.perf_counter()
-        heavy_edge_job(instance.job, instance.servers, single_gpu_weight=single_gpu_weight)
+        heavy_edge_job(instance.job, instance.servers, **he_kw)
         samples.append(time.perf_counter() - t0)
     return statistics.median(samples)
 
 
-def _alpha_min_ratio(instance: Any, single_gpu_weight: str, sc: Mapping[str, Any], seed: int) -> dict[str, Any]:
+def _alpha_min_ratio(instance: Any, he_kw: Mapping[str, str], sc: Mapping[str, Any], seed: int) -> dict[str, Any]:
     """alpha~min and the exact optimum of eq. (7) on the fewest servers (step 4)."""
     from .heavy_edge import fewest_servers, heavy_edge_job
     from .model import GpuMappingInstance
 
     servers = tuple(fewest_servers(instance.job.n_replicas, instance.cluster.gpus_per_server))
     packed = GpuMappingInstance(instance.cluster, instance.job, servers)
-    est, _ = _bottleneck(packed, {"assignment": heavy_edge_job(packed.job, servers, seed=0,
-                                                               single_gpu_weight=single_gpu_weight)})
+    est, _ = _bottleneck(packed, {"assignment": heavy_edge_job(packed.job, servers, seed=0, **he_kw)})
     opt, _, _, _ = _exact(packed.to_dict(), packed, ("cpsat",), sc["workers"], sc["time_limit"], seed)
     return {"servers": list(servers), "estimate_ms": est * 1e3, "optimum_ms": None if opt is None else opt * 1e3,
             "ratio": None if opt is None else est / opt}
@@ -175,16 +176,15 @@ def measure_table2(model: str, *, readings: Mapping[str, Any], seed: int, scale:
     layout_key = "vgg19_layout" if model == "vgg19" else "gpt175b_layout"
     layouts = VGG19_LAYOUTS if model == "vgg19" else GPT175B_LAYOUTS
     config = layouts[r[layout_key]]
-    sgw = r["single_gpu_weight"]
-    cases = table2_cases(model, config, seed=seed, **{k: r[k] for k in _JOB_READINGS})
+    he_kw = {k: r[k] for k in _HEAVY_EDGE_READINGS}
+    cases = table2_cases(model, config, seed=seed, free_gpu_cases=r["table2_free_gpus"], **{k: r[k] for k in _JOB_READINGS})
     rows: list[dict[str, Any]] = []
     notes: list[str] = []
     from .heavy_edge import heavy_edge_job
 
     for data in cases:
         inst = GpuMappingInstance.from_dict(data)
-        he, he_stage = _bottleneck(inst, {"assignment": heavy_edge_job(inst.job, inst.servers, seed=seed,
-                                                                       single_gpu_weight=sgw)})
+        he, he_stage = _bottleneck(inst, {"assignment": heavy_edge_job(inst.job, inst.servers, seed=seed, **he_kw)})
         opt, opt_s, opt_stage, info = _exact(data, inst, sc["algorithms"], sc["workers"], sc["time_limit"], seed)
         if "disagreement" in info:
             notes.append(f"{data['name']}: exact solvers disagree {info['disagreement']}")
@@ -193,7 +193,7 @@ def measure_table2(model: str, *, readings: Mapping[str, Any], seed: int, scale:
             "he_pitt_ms": he * 1e3, "he_bottleneck_stage": he_stage,
             "opt_pitt_ms": None if opt is None else opt * 1e3, "opt_bottleneck_stage": opt_stage,
             "ratio": None if opt is None else he / opt,
-            "he_pct_ms": _heavy_edge_pct(inst, sc["he_reps"], sgw) * 1e3,
+            "he_pct_ms": _heavy_edge_pct(inst, sc["he_reps"], he_kw) * 1e3,
             "opt_pct_ms": None if opt_s is None else opt_s * 1e3, "exact": info,
         })
     solved = [x for x in rows if x["opt_pitt_ms"] is not None]
@@ -213,11 +213,12 @@ def measure_table2(model: str, *, readings: Mapping[str, Any], seed: int, scale:
     else:
         ratio_of_means = mean_of_ratios = None
         out.update({f"{tag}-he-pitt": None, f"{tag}-opt-pitt": None, f"{tag}-gap": None, f"{tag}-opt-pct": None})
-    amin = _alpha_min_ratio(GpuMappingInstance.from_dict(cases[0]), sgw, sc, seed)
+    amin = _alpha_min_ratio(GpuMappingInstance.from_dict(cases[0]), he_kw, sc, seed)
     out[f"{tag}-alpha-min"] = amin["ratio"]
     out["_details"] = {
-        "model": model, "config": config, "readings": {k: r[k] for k in (layout_key, *_JOB_READINGS,
-                                                                          "single_gpu_weight", "table2_statistic")},
+        "model": model, "config": config,
+        "readings": {k: r[k] for k in (layout_key, *_JOB_READINGS, *_HEAVY_EDGE_READINGS, "table2_free_gpus",
+                                       "table2_statistic")},
         "scale": scale, "exact_algorithms": list(sc["algorithms"]),
         "gap_ratio_of_means_pct": None if ratio_of_means is None else 100.0 * ratio_of_means,
         "gap_mean_of_ratios_pct": None if mean_of_ratios is None else 100.0 * mean_of_ratios,
@@ -239,7 +240,8 @@ def measure_gpt175b(*, readings: Mapping[str, Any], seed: int, scale: str) -> di
     return measure_table2("gpt-175b", readings=readings, seed=seed, scale=scale)
 
 
-_COMMON_READINGS = ("two_replica_ring", "single_gpu_weight", "gpu_throughput", "iteration_batch", "table2_statistic")
+_COMMON_READINGS = ("two_replica_ring", "single_gpu_weight", "server_start", "table2_free_gpus", "gpu_throughput",
+                    "iteration_batch", "table2_statistic")
 _NOTES = ("Cases: 20 free-GPU vectors per seed (patterns random/mixed/random/fragmented; seed 0 = the "
           "shipped table2 suite). Profiles: profiles.py (derived from the published layer shapes and an "
           "assumed V100 throughput; the paper publishes no profile). The exact optimum is the count model "

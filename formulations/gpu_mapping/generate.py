@@ -53,7 +53,7 @@ from .heavy_edge import fewest_servers
 from .model import ALLREDUCE_KINDS, PROBLEM, TWO_REPLICA_RINGS, GpuMappingInstance
 from .profiles import GPU_THROUGHPUTS, ITERATION_BATCHES, MODELS, ModelProfile, stage_bounds, stage_dicts
 
-__all__ = ["PATTERNS", "SUITES", "generate", "table2_cases", "random_small", "free_gpus", "write_suite", "suite_folder"]
+__all__ = ["PATTERNS", "SUITES", "generate", "table2_cases", "TABLE2_FREE_GPUS", "random_small", "free_gpus", "write_suite", "suite_folder"]
 
 PATTERNS = ("packed", "random", "fragmented", "mixed")
 B_INTER = 1.25e9   # 10 Gbps NIC (Sec. V-B)
@@ -315,18 +315,27 @@ def _build_large() -> list[tuple[str, dict[str, Any]]]:
     return _from_rows(_LARGE)
 
 
+TABLE2_FREE_GPUS = ("cycle", "random", "mixed")
+"""Reading ``table2_free_gpus``: the patterns in turn (``cycle``), or one pattern for all cases
+(not ``fragmented``: with 1..g/4 free GPUs per server there are fewer than 20 distinct cases)."""
+
+
 def table2_cases(model: str, config: str, *, seed: int = 0, cases: int = TABLE2_CASES,
-                 **readings: str) -> list[dict[str, Any]]:
+                 free_gpu_cases: str = "cycle", **readings: str) -> list[dict[str, Any]]:
     """Table II's free-GPU cases of one job: ``cases`` instances of ``model``/``config`` whose
-    free-GPU patterns cycle through random/mixed/random/fragmented, case c drawn with seed
+    free-GPU patterns cycle through random/mixed/random/fragmented (``free_gpu_cases = "cycle"``,
+    reading ``table2_free_gpus``; or all cases of the one pattern named), case c drawn with seed
     ``seed * 100_000 + c`` (bumped by 1000 while its server vector, as a multiset, repeats an
     earlier case or is a single server), so the cases are distinct and split the job. Seed 0
     gives the ``table2`` suite. ``readings`` go to :func:`generate` (``two_replica_ring``,
     ``gpu_throughput``, ``iteration_batch``)."""
+    if free_gpu_cases not in TABLE2_FREE_GPUS:
+        raise InputError("table2_free_gpus", f"must be one of {', '.join(TABLE2_FREE_GPUS)}, got {free_gpu_cases!r}")
+    patterns = _TABLE2_PATTERNS if free_gpu_cases == "cycle" else (free_gpu_cases,)
     out = []
     seen: set[tuple[int, ...]] = set()
     for case in range(cases):
-        pattern = _TABLE2_PATTERNS[case % len(_TABLE2_PATTERNS)]
+        pattern = patterns[case % len(patterns)]
         case_seed = seed * 100_000 + case
         while True:
             d = generate(model=model, config=config, pattern=pattern, seed=case_seed, allreduce="ring", **readings)

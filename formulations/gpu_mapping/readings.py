@@ -71,6 +71,37 @@ READINGS: tuple[Reading, ...] = (
         option_notes={"unassigned": "edges to unassigned vertices", "total": "all its edges"},
     ),
     Reading(
+        name="server_start",
+        summary="Heavy-Edge case 2c: where a multi-GPU server's empty node_set starts",
+        options=("heaviest-pair", "from-placed"),
+        default="heaviest-pair",
+        passage="Luo et al., Sec. IV-B: 'we iteratively add vertices to node_set by finding the heaviest "
+                "edge between assigned and unassigned vertices ... This process continues sequentially "
+                "for subsequent servers'; the Fig. 2 walk-through starts from 'the heaviest communication edge'",
+        reason="the worked example starts the (first) server at the heaviest edge, and 'assigned' most "
+               "naturally means node_set, which is empty when a server starts; from-placed reads "
+               "'assigned' as placed on any earlier server, so a later server continues from the "
+               "heaviest edge leaving the earlier ones (the heaviest pair when none does)",
+        algorithms=("heavy-edge",),
+        scope="experiments a-srpt-table2-*",
+        option_notes={"heaviest-pair": "heaviest edge between two unassigned vertices",
+                      "from-placed": "heaviest edge from an already placed vertex"},
+    ),
+    Reading(
+        name="table2_free_gpus",
+        summary="how Table II's 20 'cases with varying GPU availability per server' are drawn",
+        options=("cycle", "random", "mixed"),
+        default="cycle",
+        passage=f"{_TABLE2}: 'averaging results over 20 cases with varying GPU availability per server'",
+        reason="the paper does not say how the cases vary; cycle (random, mixed, random, fragmented in "
+               "turn: generate.py) covers nearly-free, mixed and fragmented servers; the single-pattern "
+               "options show how much the gap depends on the mix (fragmented alone has fewer than 20 "
+               "distinct cases for these jobs: 1..2 free GPUs per server)",
+        scope="generator (generate.table2_cases); experiments a-srpt-table2-*",
+        option_notes={"cycle": "random/mixed/random/fragmented", "random": "i.i.d. 1..g free GPUs",
+                      "mixed": "half nearly free, half fragmented"},
+    ),
+    Reading(
         name="vgg19_layout",
         summary="pipeline layout (replicas per stage) of Table II's VGG19 job on 16 GPUs",
         options=tuple(VGG19_LAYOUTS),
