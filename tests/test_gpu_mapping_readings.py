@@ -201,3 +201,16 @@ def test_generate_records_non_default_readings() -> None:
     with pytest.raises(InputError) as err:
         generate(model="vgg19", gpu_throughput="fast")
     assert err.value.field == "gpu_throughput"
+
+
+@pytest.mark.parametrize("ring", ["two-edges", "one-edge"])
+@pytest.mark.parametrize("single", ["unassigned", "total"])
+@pytest.mark.parametrize("start", ["heaviest-pair", "from-placed"])
+def test_fig2_comes_out_as_the_paper_describes_under_every_reading(ring: str, single: str, start: str) -> None:
+    """Paper Fig. 2 (servers 4, 1, 1): S1 and S2 on the four-GPU server, one S3 replica on each
+    one-GPU server, whichever reading of the ring, case 2b or case 2c is taken."""
+    from formulations.gpu_mapping.heavy_edge import heavy_edge_job
+    from tests.test_gpu_mapping_model import FIG2
+    d = dict(FIG2, job=dict(FIG2["job"], two_replica_ring=ring))
+    inst = GpuMappingInstance.from_dict(d)
+    assert heavy_edge_job(inst.job, inst.servers, single_gpu_weight=single, server_start=start) == [[0, 0], [0, 0], [1, 2]]
