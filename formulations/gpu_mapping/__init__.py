@@ -18,6 +18,7 @@ from optkit.formulation import Algorithm, Formulation, LazyMapping, lazy_run
 from optkit.result import Result, Status
 
 from .heavy_edge import alpha_min_estimate, fewest_servers, heavy_edge, heavy_edge_arrays, heavy_edge_job
+from . import readings as _readings
 from .model import (
     PROBLEM, Cluster, GpuMappingInstance, PipelineJob, Stage, alpha_from_counts, alpha_max, evaluate,
     job_graph, stage_times,
@@ -33,9 +34,14 @@ OBJECTIVES = ("cut", "alpha")
 
 
 def _run_heavy_edge(instance: GpuMappingInstance, *, objective: str, time_limit: float | None,
-                    seed: int | None) -> Result:
-    """Heavy-Edge ignores the objective: it is the paper's greedy, whichever measure is read."""
-    return Result(Status.FEASIBLE, solution={"assignment": heavy_edge_job(instance.job, instance.servers, seed=seed)})
+                    seed: int | None, single_gpu_weight: str = "unassigned",
+                    server_start: str = "heaviest-pair") -> Result:
+    """Heavy-Edge ignores the objective: it is the paper's greedy, whichever measure is read.
+    Takes the readings ``single_gpu_weight`` (which edges a one-GPU server's choice weighs) and
+    ``server_start`` (where a multi-GPU server's set starts)."""
+    assignment = heavy_edge_job(instance.job, instance.servers, seed=seed, single_gpu_weight=single_gpu_weight,
+                                server_start=server_start)
+    return Result(Status.FEASIBLE, solution={"assignment": assignment})
 
 
 _ALGORITHMS = [
@@ -68,4 +74,6 @@ FORMULATION = Formulation(
     suites=LazyMapping.of(f"{__name__}.generate", "SUITES"),
     generate=lazy_run(f"{__name__}.generate", "generate"),
     lower_bound=lazy_run(f"{__name__}.bounds", "lower_bound"),
+    readings=_readings.READINGS,
+    experiments=LazyMapping.of(f"{__name__}.claims", "EXPERIMENTS"),
 )

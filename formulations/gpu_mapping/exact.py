@@ -69,7 +69,9 @@ The job graph (Sec. IV-B, :func:`.model.job_edges`) has three kinds of edges.
   edges are the colour changes around the cycle; every server's replicas form at least one
   maximal arc, and a cycle with ``a >= 2`` maximal arcs has exactly ``a`` changes, so at least
   ``n_s`` edges are cut, and exactly ``n_s`` when each server holds one contiguous arc. For k_s = 2
-  (n_s = 2) the one summed edge of weight 2 W_s is cut: again ``n_s W_s``. Hence the minimum
+  (n_s = 2) the one summed edge of weight 2 W_s is cut: again ``n_s W_s``. (Under the job's
+  ``two_replica_ring = one-edge`` reading a two-replica stage has one edge of weight W_s, cut
+  iff n_s = 2: the same formula with W_s halved.) Hence the minimum
   ring cut is ``W_s (n_s - [n_s = 1])``, and ``[n_s = 1] = sum_m z[s, m, k_s]`` (a stage sits on
   one server iff some x[s, m] = k_s, at most one m can), ``n_s = sum_m (1 - z[s, m, 0])``:
   **linear in z**. The replica assignment gives server m a contiguous block of x[s, m] replicas.
@@ -258,7 +260,10 @@ def _coefficients(instance: GpuMappingInstance) -> _Coefficients:
     ring, tree, span_w, span_n = [], [], [], []
     for s in range(S):
         if job.allreduce == "ring" and k[s] >= 2:
-            ring.append(2.0 * (k[s] - 1) * st[s].param_bytes / k[s])
+            # one-edge reading of a two-replica ring: the single edge h = W_s is cut iff n_s = 2,
+            # i.e. (W_s / 2)(n_s - [n_s = 1]) (module docstring)
+            half = k[s] == 2 and job.two_replica_ring == "one-edge"
+            ring.append(2.0 * (k[s] - 1) * st[s].param_bytes / k[s] / (2.0 if half else 1.0))
         else:
             ring.append(0.0)
         edges: dict[tuple[int, int], float] = {}

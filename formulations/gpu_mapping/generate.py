@@ -50,10 +50,10 @@ from optkit.errors import InputError
 from optkit.formulation import Suite
 
 from .heavy_edge import fewest_servers
-from .model import ALLREDUCE_KINDS, PROBLEM, GpuMappingInstance
-from .profiles import MODELS, ModelProfile, stage_bounds, stage_dicts
+from .model import ALLREDUCE_KINDS, PROBLEM, TWO_REPLICA_RINGS, GpuMappingInstance
+from .profiles import GPU_THROUGHPUTS, ITERATION_BATCHES, MODELS, ModelProfile, stage_bounds, stage_dicts
 
-__all__ = ["PATTERNS", "SUITES", "generate", "random_small", "free_gpus", "write_suite", "suite_folder"]
+__all__ = ["PATTERNS", "SUITES", "generate", "table2_cases", "TABLE2_FREE_GPUS", "random_small", "free_gpus", "write_suite", "suite_folder"]
 
 PATTERNS = ("packed", "random", "fragmented", "mixed")
 B_INTER = 1.25e9   # 10 Gbps NIC (Sec. V-B)
@@ -107,13 +107,17 @@ def free_gpus(n: int, g: int, pattern: str, rng: np.random.Generator) -> list[in
 # ----------------------------------------------------------------------------- one instance
 def _instance(name: str, stages: list[dict[str, Any]], servers: list[int], *, allreduce: str,
               gpus_per_server: int, inter_bandwidth: float, intra_bandwidth: float,
-              meta: dict[str, Any]) -> dict[str, Any]:
+              meta: dict[str, Any], two_replica_ring: str = "two-edges") -> dict[str, Any]:
     # key order = GpuMappingInstance.to_dict's, so files and to_dict agree
+    job: dict[str, Any] = {"allreduce": allreduce}
+    if two_replica_ring != "two-edges":
+        job["two_replica_ring"] = two_replica_ring
+    job["stages"] = stages
     return {
         "problem": PROBLEM,
         "cluster": {"gpus_per_server": int(gpus_per_server), "inter_bandwidth": float(inter_bandwidth),
                     "intra_bandwidth": float(intra_bandwidth)},
-        "job": {"allreduce": allreduce, "stages": stages},
+        "job": job,
         "servers": [int(c) for c in servers],
         "name": name,
         "meta": meta,
@@ -123,14 +127,25 @@ def _instance(name: str, stages: list[dict[str, Any]], servers: list[int], *, al
 def generate(*, model: str, config: str | None = None, servers: int | Sequence[int] | None = None,
              pattern: str = "random", seed: int = 0, gpus_per_server: int = 8,
              inter_bandwidth: float = B_INTER, intra_bandwidth: float = B_INTRA,
-             allreduce: str = "ring") -> dict[str, Any]:
+             allreduce: str = "ring", two_replica_ring: str = "two-edges",
+             gpu_throughput: str = "sustained", iteration_batch: str = "mini-batch") -> dict[str, Any]:
     """One gpu-mapping instance dict: ``model``'s job in ``config`` (default: the model's default
     configuration) on free GPUs drawn by ``pattern`` (or ``servers``: an exact server count, or
     the explicit vector). Defaults are the paper's simulation cluster (Sec. V-B).
 
+    Readings (``readings.py``): ``two_replica_ring`` (written to the job), ``gpu_throughput``
+    and ``iteration_batch`` (how the profile becomes stage times, :func:`.profiles.stage_dicts`).
+    At their defaults the dict is the one earlier versions wrote; otherwise ``meta.readings``
+    lists the non-default ones and the name ends in their values.
+
     The dict has ``name`` (``model_config_allreduce_pattern_sSEED``) and ``meta`` (model,
     config, pattern, seed, the units each stage holds, mini-batch size, profile provenance).
     """
+    for key, value, options in (("two_replica_ring", two_replica_ring, TWO_REPLICA_RINGS),
+                                ("gpu_throughput", gpu_throughput, GPU_THROUGHPUTS),
+                                ("iteration_batch", iteration_batch, ITERATION_BATCHES)):
+        if value not in options:
+            raise InputError(key, f"must be one of {', '.join(options)}, got {value!r}")
     if model not in MODELS:
         raise InputError("model", f"must be one of {', '.join(MODELS)}, got {model!r}")
     prof: ModelProfile = MODELS[model]
@@ -170,8 +185,16 @@ def generate(*, model: str, config: str | None = None, servers: int | Sequence[i
                    "formulations/gpu_mapping/profiles.py",
     }
     name = f"{prof.key}_{cfg.name}_{allreduce}_{tag}_s{seed}"
-    d = _instance(name, stage_dicts(prof, cfg), vec, allreduce=allreduce, gpus_per_server=gpus_per_server,
-                  inter_bandwidth=inter_bandwidth, intra_bandwidth=intra_bandwidth, meta=meta)
+    readings = {k: v for k, v, default in (("two_replica_ring", two_replica_ring, "two-edges"),
+                                           ("gpu_throughput", gpu_throughput, "sustained"),
+                                           ("iteration_batch", iteration_batch, "mini-batch")) if v != default}
+    if readings:
+        meta["readings"] = readings
+        name += "_" + "_".join(readings.values())
+    stages = stage_dicts(prof, cfg, gpu_throughput=gpu_throughput, iteration_batch=iteration_batch)
+    d = _instance(name, stages, vec, allreduce=allreduce, gpus_per_server=gpus_per_server,
+                  inter_bandwidth=inter_bandwidth, intra_bandwidth=intra_bandwidth, meta=meta,
+                  two_replica_ring=two_replica_ring)
     GpuMappingInstance.from_dict(d)  # explicit servers or bandwidths may be invalid: InputError
     return d
 
@@ -292,23 +315,42 @@ def _build_large() -> list[tuple[str, dict[str, Any]]]:
     return _from_rows(_LARGE)
 
 
-def _build_table2() -> list[tuple[str, dict[str, Any]]]:
+TABLE2_FREE_GPUS = ("cycle", "random", "mixed")
+"""Reading ``table2_free_gpus``: the patterns in turn (``cycle``), or one pattern for all cases
+(not ``fragmented``: with 1..g/4 free GPUs per server there are fewer than 20 distinct cases)."""
+
+
+def table2_cases(model: str, config: str, *, seed: int = 0, cases: int = TABLE2_CASES,
+                 free_gpu_cases: str = "cycle", **readings: str) -> list[dict[str, Any]]:
+    """Table II's free-GPU cases of one job: ``cases`` instances of ``model``/``config`` whose
+    free-GPU patterns cycle through random/mixed/random/fragmented (``free_gpu_cases = "cycle"``,
+    reading ``table2_free_gpus``; or all cases of the one pattern named), case c drawn with seed
+    ``seed * 100_000 + c`` (bumped by 1000 while its server vector, as a multiset, repeats an
+    earlier case or is a single server), so the cases are distinct and split the job. Seed 0
+    gives the ``table2`` suite. ``readings`` go to :func:`generate` (``two_replica_ring``,
+    ``gpu_throughput``, ``iteration_batch``)."""
+    if free_gpu_cases not in TABLE2_FREE_GPUS:
+        raise InputError("table2_free_gpus", f"must be one of {', '.join(TABLE2_FREE_GPUS)}, got {free_gpu_cases!r}")
+    patterns = _TABLE2_PATTERNS if free_gpu_cases == "cycle" else (free_gpu_cases,)
     out = []
-    for model, config in TABLE2_JOBS:
-        seen: set[tuple[int, ...]] = set()
-        for case in range(TABLE2_CASES):
-            pattern = _TABLE2_PATTERNS[case % len(_TABLE2_PATTERNS)]
-            seed = case
-            while True:
-                d = generate(model=model, config=config, pattern=pattern, seed=seed, allreduce="ring")
-                key = tuple(sorted(d["servers"]))
-                if key not in seen and len(d["servers"]) > 1:
-                    break
-                seed += 1000
-            seen.add(key)
-            d["meta"]["table2_case"] = case
-            out.append((d["name"], d))
+    seen: set[tuple[int, ...]] = set()
+    for case in range(cases):
+        pattern = patterns[case % len(patterns)]
+        case_seed = seed * 100_000 + case
+        while True:
+            d = generate(model=model, config=config, pattern=pattern, seed=case_seed, allreduce="ring", **readings)
+            key = tuple(sorted(d["servers"]))
+            if key not in seen and len(d["servers"]) > 1:
+                break
+            case_seed += 1000
+        seen.add(key)
+        d["meta"]["table2_case"] = case
+        out.append(d)
     return out
+
+
+def _build_table2() -> list[tuple[str, dict[str, Any]]]:
+    return [(d["name"], d) for model, config in TABLE2_JOBS for d in table2_cases(model, config)]
 
 
 SUITES: dict[str, Suite] = {

@@ -10,10 +10,18 @@ The paper's procedure, step by step, with the readings this implementation takes
       weight". *Reading*: total weight of its edges to **unassigned** vertices. Edges to vertices
       already placed are cut whichever vertex is chosen (they sit on earlier servers), so only
       the edges to unassigned vertices distinguish the choices; the two readings agree on the
-      paper's Fig. 2 example. *Ties*: lowest vertex index.
+      paper's Fig. 2 example. *Ties*: lowest vertex index. The other reading, the total weight of
+      **all** its edges, is the keyword ``single_gpu_weight="total"`` (reading
+      ``single_gpu_weight`` of ``readings.py``; default ``"unassigned"``).
    c. Otherwise (c >= 2), grow ``node_set`` one vertex at a time until it holds c vertices:
       while ``node_set`` is empty, take the heaviest edge whose two ends are unassigned and add
-      both ends (the worked example starts this way, with the 20 MB ring edge of stage S1);
+      both ends (the worked example starts this way, with the 20 MB ring edge of stage S1).
+      *Reading* ``server_start`` (the paper: "finding the heaviest edge between assigned and
+      unassigned vertices"; "this process continues sequentially for subsequent servers"):
+      ``heaviest-pair`` (default) starts every server so; ``from-placed`` starts a later server
+      at the unassigned vertex joined by the heaviest edge to a vertex already placed on an
+      earlier server ("assigned" read as placed anywhere), and falls back to the heaviest pair
+      when no such edge exists (always on the first server);
       afterwards add the unassigned vertex joined to ``node_set`` by the heaviest edge. If no
       edge (of positive weight) joins them, add a uniformly random unassigned vertex drawn from
       a ``numpy.random.Generator`` seeded by ``seed``. *Ties*: the heaviest edge with the lowest
@@ -35,7 +43,14 @@ import numpy as np
 
 from .model import Cluster, PipelineJob, alpha_from_counts, stage_counts, assignment_from_vertex_servers
 
-__all__ = ["heavy_edge", "heavy_edge_arrays", "heavy_edge_job", "alpha_min_estimate", "fewest_servers"]
+__all__ = ["heavy_edge", "heavy_edge_arrays", "heavy_edge_job", "alpha_min_estimate", "fewest_servers",
+           "SINGLE_GPU_WEIGHTS", "SERVER_STARTS"]
+
+SERVER_STARTS = ("heaviest-pair", "from-placed")
+"""Readings of how a multi-GPU server's empty ``node_set`` starts (case 2c)."""
+SINGLE_GPU_WEIGHTS = ("unassigned", "total")
+"""Readings of case 2 (a one-GPU server): the vertex with the least weight of its edges to
+unassigned vertices, or of all its edges."""
 
 
 class _Graph:
@@ -70,7 +85,13 @@ def _prepared(job: PipelineJob) -> _Graph:
 
 
 def _heavy_edge(graph: _Graph, free_gpus: Sequence[int], rng: np.random.Generator | None,
-                seed: int | None) -> list[int]:
+                seed: int | None, single_gpu_weight: str = "unassigned",
+                server_start: str = "heaviest-pair") -> list[int]:
+    if single_gpu_weight not in SINGLE_GPU_WEIGHTS:
+        raise ValueError(f"single_gpu_weight must be one of {SINGLE_GPU_WEIGHTS}, got {single_gpu_weight!r}")
+    if server_start not in SERVER_STARTS:
+        raise ValueError(f"server_start must be one of {SERVER_STARTS}, got {server_start!r}")
+    from_placed = server_start == "from-placed"
     n = graph.n
     caps = [int(c) for c in free_gpus]
     if sum(caps) != n or any(c < 1 for c in caps):
@@ -80,14 +101,19 @@ def _heavy_edge(graph: _Graph, free_gpus: Sequence[int], rng: np.random.Generato
     unassigned = set(range(n))
     # weight of each vertex's edges to unassigned vertices (case 2)
     w_unassigned = [sum(x for _, x in nbrs[v]) for v in range(n)]
+    w_case2 = w_unassigned if single_gpu_weight == "unassigned" else list(w_unassigned)  # "total": frozen
     edge_ptr = 0
     sorted_edges = graph.sorted_edges
+
+    placed_heap: list[tuple[float, int]] = []  # (-weight, unassigned vertex) of edges from placed vertices
 
     def assign(v: int, m: int) -> None:
         server_of[v] = m
         unassigned.discard(v)
         for b, x in nbrs[v]:
             w_unassigned[b] -= x
+            if from_placed and server_of[b] == -1:
+                heapq.heappush(placed_heap, (-x, b))
 
     def random_vertex() -> int:
         nonlocal rng
@@ -104,13 +130,18 @@ def _heavy_edge(graph: _Graph, free_gpus: Sequence[int], rng: np.random.Generato
                 assign(v, m)
             continue
         if c == 1:  # case 2
-            best = min(unassigned, key=lambda v: (w_unassigned[v], v))
+            best = min(unassigned, key=lambda v: (w_case2[v], v))
             assign(best, m)
             continue
         size = 0
         heap: list[tuple[float, int]] = []  # (-weight of heaviest edge to node_set, vertex)
         while size < c:
-            if size == 0:
+            if size == 0 and from_placed:
+                while placed_heap and server_of[placed_heap[0][1]] != -1:
+                    heapq.heappop(placed_heap)
+            if size == 0 and from_placed and placed_heap:
+                new = [heapq.heappop(placed_heap)[1]]
+            elif size == 0:
                 while edge_ptr < len(sorted_edges):
                     _, a, b = sorted_edges[edge_ptr]
                     if server_of[a] == -1 and server_of[b] == -1:
@@ -135,18 +166,21 @@ def _heavy_edge(graph: _Graph, free_gpus: Sequence[int], rng: np.random.Generato
 
 
 def heavy_edge_arrays(n: int, u: Sequence[int], v: Sequence[int], w: Sequence[float],
-                      free_gpus: Sequence[int], *, seed: int | None = None) -> list[int]:
+                      free_gpus: Sequence[int], *, seed: int | None = None,
+                      single_gpu_weight: str = "unassigned", server_start: str = "heaviest-pair") -> list[int]:
     """Heavy-Edge on a graph given as edge arrays over vertices ``0..n-1``.
 
     Returns the index (into ``free_gpus``) of the server each vertex goes to; server m gets
     exactly ``free_gpus[m]`` vertices. Parallel edges are kept as separate candidates with
-    their own weights; sum them first for the job graph's convention.
+    their own weights; sum them first for the job graph's convention. ``single_gpu_weight`` and
+    ``server_start``: the readings of cases 2b and 2c (module docstring).
     """
-    return _heavy_edge(_Graph(n, u, v, w), free_gpus, None, seed)
+    return _heavy_edge(_Graph(n, u, v, w), free_gpus, None, seed, single_gpu_weight, server_start)
 
 
 def heavy_edge(graph: nx.Graph, free_gpus: Sequence[int], *, seed: int | None = None,
-               weight: str = "weight") -> dict[Hashable, int]:
+               weight: str = "weight", single_gpu_weight: str = "unassigned",
+               server_start: str = "heaviest-pair") -> dict[Hashable, int]:
     """Map the vertices of ``graph`` onto servers with ``free_gpus[m]`` free GPUs each.
 
     The paper's Heavy-Edge (Sec. IV-B; see the module docstring for every step and tie-break).
@@ -158,6 +192,10 @@ def heavy_edge(graph: nx.Graph, free_gpus: Sequence[int], *, seed: int | None = 
         data exchanged per iteration (bytes).
     free_gpus: free GPUs of each server; must add up to the number of vertices.
     seed: seeds the random choice made when no edge joins the server's set to the rest.
+    single_gpu_weight: reading ``single_gpu_weight``: ``"unassigned"`` (default) or ``"total"``,
+        the weight a one-GPU server minimises (module docstring, case 2b).
+    server_start: reading ``server_start``: ``"heaviest-pair"`` (default) or ``"from-placed"``,
+        how a multi-GPU server's set starts (module docstring, case 2c).
 
     Returns
     -------
@@ -178,14 +216,19 @@ def heavy_edge(graph: nx.Graph, free_gpus: Sequence[int], *, seed: int | None = 
         u.append(index[a])
         v.append(index[b])
         w.append(float(data.get(weight, 1.0)))
-    servers = heavy_edge_arrays(len(nodes), u, v, w, free_gpus, seed=seed)
+    servers = heavy_edge_arrays(len(nodes), u, v, w, free_gpus, seed=seed, single_gpu_weight=single_gpu_weight,
+                                server_start=server_start)
     return {x: servers[i] for i, x in enumerate(nodes)}
 
 
-def heavy_edge_job(job: PipelineJob, free_gpus: Sequence[int], *, seed: int | None = None) -> list[list[int]]:
+def heavy_edge_job(job: PipelineJob, free_gpus: Sequence[int], *, seed: int | None = None,
+                   single_gpu_weight: str = "unassigned", server_start: str = "heaviest-pair") -> list[list[int]]:
     """Heavy-Edge on ``job``'s graph; returns the solution's ``assignment`` (per stage, the
-    server index of each replica)."""
-    return assignment_from_vertex_servers(job, _heavy_edge(_prepared(job), free_gpus, None, seed))
+    server index of each replica). Takes the readings ``single_gpu_weight`` (case 2b of the
+    module docstring; default ``"unassigned"``) and ``server_start`` (case 2c; default
+    ``"heaviest-pair"``)."""
+    graph = _prepared(job)
+    return assignment_from_vertex_servers(job, _heavy_edge(graph, free_gpus, None, seed, single_gpu_weight, server_start))
 
 
 def fewest_servers(n_gpus: int, gpus_per_server: int) -> list[int]:

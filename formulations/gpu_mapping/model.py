@@ -25,13 +25,17 @@ from optkit.validation import instance_object, integer, mapping, number
 from optkit.formulation import Evaluation
 
 __all__ = [
-    "PROBLEM", "ALLREDUCE_KINDS", "Stage", "PipelineJob", "Cluster", "GpuMappingInstance",
+    "PROBLEM", "ALLREDUCE_KINDS", "TWO_REPLICA_RINGS", "Stage", "PipelineJob", "Cluster", "GpuMappingInstance",
     "double_binary_tree_edges", "job_edges", "job_graph", "stage_counts", "stage_times",
     "alpha_from_counts", "alpha_max", "cut_weight", "evaluate", "assignment_from_vertex_servers",
 ]
 
 PROBLEM = "gpu-mapping"
 ALLREDUCE_KINDS = ("ring", "tree")
+TWO_REPLICA_RINGS = ("two-edges", "one-edge")
+"""Readings of a two-replica ring (reading ``two_replica_ring``, ``readings.py``): the ring
+(r, r+1 mod 2) lists the pair twice, so ``two-edges`` charges 2·(2(k-1)h/k) = 2h between the
+two replicas, ``one-edge`` charges h once."""
 REL_TOL = 1e-9
 
 
@@ -54,10 +58,16 @@ class Stage:
 
 @dataclass(frozen=True)
 class PipelineJob:
-    """A training job with (possibly replicated) pipeline stages; ``allreduce`` is ring or tree."""
+    """A training job with (possibly replicated) pipeline stages; ``allreduce`` is ring or tree.
+
+    ``two_replica_ring`` is the reading of a ring over k = 2 replicas (:data:`TWO_REPLICA_RINGS`):
+    a field of the job, so the job graph, ``evaluate``'s ``cut`` and every solver read the same
+    one. It is written to the job's dict only when it is not the default ``two-edges``.
+    """
 
     stages: tuple[Stage, ...]
     allreduce: str = "ring"
+    two_replica_ring: str = "two-edges"
 
     def __post_init__(self) -> None:
         validate_job(self)
@@ -87,14 +97,21 @@ class PipelineJob:
                 out_bytes=number(st, "out_bytes", sp),
                 param_bytes=number(st, "param_bytes", sp),
             ))
+        ring2 = d.get("two_replica_ring", "two-edges")
+        if ring2 not in TWO_REPLICA_RINGS:
+            raise InputError(f"{path}.two_replica_ring", f"must be one of {', '.join(TWO_REPLICA_RINGS)}, got {ring2!r}")
         try:
-            return cls(stages=tuple(stages), allreduce=allreduce)
+            return cls(stages=tuple(stages), allreduce=allreduce, two_replica_ring=ring2)
         except InputError as exc:  # validate_job names fields under "job"; use this job's path
             field_ = exc.field.replace("job", path, 1) if exc.field.startswith("job") else exc.field
             raise InputError(field_, exc.message) from None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"allreduce": self.allreduce, "stages": [s.to_dict() for s in self.stages]}
+        d: dict[str, Any] = {"allreduce": self.allreduce}
+        if self.two_replica_ring != "two-edges":
+            d["two_replica_ring"] = self.two_replica_ring
+        d["stages"] = [s.to_dict() for s in self.stages]
+        return d
 
     # Derived arrays, computed once (the dataclass is frozen, so caching is safe).
     @cached_property
@@ -139,6 +156,9 @@ def validate_job(job: PipelineJob, path: str = "job") -> None:
         raise InputError(f"{path}.stages", "must be a non-empty list of stages")
     if job.allreduce not in ALLREDUCE_KINDS:
         raise InputError(f"{path}.allreduce", f"must be 'ring' or 'tree', got {job.allreduce!r}")
+    if job.two_replica_ring not in TWO_REPLICA_RINGS:
+        raise InputError(f"{path}.two_replica_ring",
+                         f"must be one of {', '.join(TWO_REPLICA_RINGS)}, got {job.two_replica_ring!r}")
     if st[0].in_bytes != 0:
         raise InputError(f"{path}.stages[0].in_bytes", f"must be 0 for the first stage, got {st[0].in_bytes!r}")
     if st[-1].out_bytes != 0:
@@ -257,7 +277,9 @@ def job_edges(job: PipelineJob) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The job graph Ω of Sec. IV-B as arrays ``(u, v, weight)`` with ``u < v``, parallel edges summed.
 
     * Between every replica of stage s-1 and every replica of stage s: ``2·d^out_{s-1}/k_s``.
-    * ``ring``: for k_s >= 2 the ring edges (r, r+1 mod k_s), each ``2(k_s-1)h_s/k_s``.
+    * ``ring``: for k_s >= 2 the ring edges (r, r+1 mod k_s), each ``2(k_s-1)h_s/k_s``. For
+      k_s = 2 the ring lists the pair twice: summed to ``2h_s`` under ``two_replica_ring =
+      two-edges``, charged once (``h_s``) under ``one-edge``.
     * ``tree``: the edges of :func:`double_binary_tree_edges`, each ``(k_s-1)h_s/k_s``.
     """
     acc: dict[tuple[int, int], float] = {}
@@ -281,7 +303,7 @@ def job_edges(job: PipelineJob) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             continue
         if job.allreduce == "ring":
             w = 2.0 * (k - 1) * h / k
-            for r in range(k):
+            for r in range(1 if k == 2 and job.two_replica_ring == "one-edge" else k):
                 add(base + r, base + (r + 1) % k, w)
         else:
             w = (k - 1) * h / k

@@ -75,14 +75,40 @@ evenly over the replicas, Sec. III-A; a fractional share is read as the average)
   (``(512 + 128) d`` elements per sample): the decoder's cross-attention needs the encoder
   output in every decoder stage, and the decoder input embeddings are produced in stage 1.
 
-The paper's Table II per-iteration times (88/83 ms for VGG19, 10.14 ms for GPT-175B) are not
-reproduced by these profiles. The ``table2`` suite's VGG19 job comes out at 0.12-0.39 s (mean
-0.20 s) under Heavy-Edge, the same order; GPT-175B at about 148 s: on a V100 one GPT-175B layer
-alone needs ~2e12 forward FLOPs per 512-token sample, so any physically derived GPT-175B stage
-takes seconds, not milliseconds (the paper profiled a 3-layer proxy model and does not say how
-it scaled it). Memory capacity is not checked either (a 16 x 2 GPT-175B pipeline does not fit
-on 32 GB V100s); the configurations are the shapes a pipeline planner outputs, kept because the
-paper uses them.
+Readings (``readings.py``): ``gpu_throughput`` (``sustained``: R above; ``peak``: the V100
+tensor-core peak 125e12 FLOP/s, the fastest a profile on the paper's GPU can be) and
+``iteration_batch`` (``mini-batch``: B of Table I; ``one-sample``: B = 1, a PipeDream-style
+micro-batch of one sample: p^f, p^b and d^in/d^out divided by B, h_s unchanged).
+
+Table II's absolute times against these profiles
+------------------------------------------------
+The paper's Table II PITTs are 88.11 ms (Heavy-Edge) / 82.96 ms (optimal) for VGG19 and 10.14 ms
+for GPT-175B. Measured (experiments ``a-srpt-table2-*``, seed 0, mean over the 20 cases, ms):
+
+=====================================  ==========  ==========  ========================
+job (reading)                          Heavy-Edge  optimal     paper (HE / optimal)
+=====================================  ==========  ==========  ========================
+VGG19 4-4-4-2-1-1 (default)            198.8       143.5       88.11 / 82.96
+VGG19 8-4-2-1-1                        117.7       110.3       88.11 / 82.96
+VGG19 4-4-4-4                          875.7       837.8       88.11 / 82.96
+VGG19 15-1                             795.1       681.6       88.11 / 82.96
+GPT-175B 16x2 (default)                148,419     148,098     10.14 / 10.14
+GPT-175B 16x2, one-sample              139,747     139,727     10.14 / 10.14
+GPT-175B 32x1, peak, one-sample        401.8       378.4       10.14 / 10.14
+=====================================  ==========  ==========  ========================
+
+VGG19 at its mini-batch is of the paper's order, so the PITT scale does not call for a
+per-micro-batch definition there. GPT-175B cannot reach milliseconds under any batch definition:
+one 16x2 stage holds 6 layers of ``12 d^2`` parameters (d = 12288), ``h_s = 21.7 GB`` in fp16, and
+a stage split over two servers all-reduces ``2(k-1)h/k = 21.7 GB`` through a 1/8 share of a
+10 Gbps NIC (156 MB/s): 139 s, whatever the batch. Kept whole on one server the stage still
+computes ``6 x 3 x 8 x 1.87e12`` FLOP (6 layers, fwd + bwd, 8 samples of 512 tokens per
+replica) = 6.9 s at 39 TFLOP/s; one 512-token sample through one layer is 5.6e12 FLOP, 45 ms even at the 125 TFLOP/s
+peak, more than the paper's whole PITT. The paper profiled "a smaller model consisting of three
+layers from the original model" (Sec. V-A 1-b) and does not say how it scaled that up; its
+10.14 ms is not the time of GPT-175B's layer shapes on a V100. Memory capacity is not checked
+either (a 16 x 2 GPT-175B pipeline does not fit on 32 GB V100s); the configurations are the
+shapes a pipeline planner outputs, kept because the paper uses them.
 
 Configurations
 --------------
@@ -103,7 +129,8 @@ from functools import lru_cache
 from typing import Any
 
 __all__ = ["Unit", "Config", "ModelProfile", "MODELS", "get_model", "balanced_cuts", "stage_dicts",
-           "CNN_FLOPS", "TRANSFORMER_FLOPS", "ACT_BYTES"]
+           "CNN_FLOPS", "TRANSFORMER_FLOPS", "PEAK_FLOPS", "ACT_BYTES", "GPU_THROUGHPUTS", "ITERATION_BATCHES",
+           "throughput_of"]
 
 CNN_FLOPS = 25e12
 """Effective V100 training throughput assumed for the CNNs (FLOP/s)."""
@@ -111,6 +138,13 @@ TRANSFORMER_FLOPS = 39e12
 """Effective V100 training throughput assumed for the transformers (FLOP/s), Megatron-LM's figure."""
 ACT_BYTES = 2
 """Bytes per activation element (fp16 under mixed precision)."""
+PEAK_FLOPS = 125e12
+"""V100 tensor-core peak (FLOP/s, NVIDIA's datasheet): reading ``gpu_throughput = peak``."""
+GPU_THROUGHPUTS = ("sustained", "peak")
+"""Reading ``gpu_throughput``: the model's sustained throughput (CNN_FLOPS / TRANSFORMER_FLOPS)
+or the V100 peak."""
+ITERATION_BATCHES = ("mini-batch", "one-sample")
+"""Reading ``iteration_batch``: an iteration processes Table I's mini-batch, or one sample."""
 
 
 @dataclass(frozen=True)
@@ -360,9 +394,24 @@ def stage_bounds(model: ModelProfile, config: Config) -> list[tuple[int, int]]:
     return list(zip(edges, edges[1:]))
 
 
-def stage_dicts(model: ModelProfile, config: Config) -> list[dict[str, Any]]:
-    """The instance's stage dicts (see the module docstring for every formula)."""
-    B, R = model.batch_size, model.throughput
+def throughput_of(model: ModelProfile, gpu_throughput: str = "sustained") -> float:
+    """R (FLOP/s) under reading ``gpu_throughput``: the model's sustained figure or the V100 peak."""
+    if gpu_throughput not in GPU_THROUGHPUTS:
+        raise ValueError(f"gpu_throughput must be one of {GPU_THROUGHPUTS}, got {gpu_throughput!r}")
+    return model.throughput if gpu_throughput == "sustained" else PEAK_FLOPS
+
+
+def stage_dicts(model: ModelProfile, config: Config, *, gpu_throughput: str = "sustained",
+                iteration_batch: str = "mini-batch") -> list[dict[str, Any]]:
+    """The instance's stage dicts (see the module docstring for every formula).
+
+    Readings (``readings.py``): ``gpu_throughput`` picks R (sustained / V100 peak);
+    ``iteration_batch = one-sample`` sets B = 1 (compute and activations of one sample; the
+    parameter bytes h_s do not depend on B)."""
+    if iteration_batch not in ITERATION_BATCHES:
+        raise ValueError(f"iteration_batch must be one of {ITERATION_BATCHES}, got {iteration_batch!r}")
+    B = model.batch_size if iteration_batch == "mini-batch" else 1
+    R = throughput_of(model, gpu_throughput)
     bounds = stage_bounds(model, config)
     out = []
     boundary_bytes = [model.units[b - 1].out_elems * model.act_bytes * B for _, b in bounds]  # whole batch
@@ -401,6 +450,9 @@ def _build() -> dict[str, ModelProfile]:
              Config("table2", (4, 4, 4, 2, 1, 1), (4, 8, 12, fc_cut, 17),
                     "Table II job: blocks 1-2, 3, 4, 5 (x4, x4, x4, x2), fc6, fc7+fc8"),
              Config("conv15-fc1", (15, 1), (fc_cut,), "PipeDream's VGG16 plan 15-1"),
+             Config("blocks-8-4-2-1-1", (8, 4, 2, 1, 1), (4, 8, fc_cut, 17),
+                    "Table II reading: blocks 1-2, 3, 4-5 (x8, x4, x2), fc6, fc7+fc8"),
+             Config("balanced-4-4-4-4", (4, 4, 4, 4), None, "Table II reading: compute-balanced 4 x 4"),
              Config("conv31-fc1", (31, 1), (fc_cut,), "PipeDream-style 31-1"),
              Config("blocks-8-8-8-4-2-2", (8, 8, 8, 4, 2, 2), (4, 8, 12, fc_cut, 17), "table2 scaled x2"),
              Config("conv63-fc1", (63, 1), (fc_cut,), "PipeDream-style 63-1"),
@@ -487,6 +539,8 @@ def _build() -> dict[str, ModelProfile]:
              _uniform("pipe", 8, 1, "model parallel (toy: ignores memory)"),
              _uniform("pipe", 16, 1, "model parallel"),
              _uniform("pipe", 16, 2, "Table II job: 16 stages x 2 replicas"),
+             _uniform("pipe", 8, 4, "Table II reading: 8 stages x 4 replicas"),
+             _uniform("pipe", 32, 1, "Table II reading: 32 stages, no replication"),
              _uniform("pipe", 16, 4, "compute-balanced"),
              _uniform("pipe", 16, 8, "compute-balanced"),
              _uniform("pipe", 32, 8, "compute-balanced")),

@@ -1,0 +1,171 @@
+"""The readings of gpu-mapping: where the A-SRPT paper (Luo et al.) is ambiguous or silent about
+the mapping model, Heavy-Edge or the Table II experiment, the choices optkit offers.
+
+Declared once here (``READINGS``) and handed to the engine by ``FORMULATION.readings``; listed
+by ``optkit readings gpu-mapping``. Kept free of heavy imports: only :mod:`optkit.readings`.
+
+Who takes which reading:
+
+* ``two_replica_ring`` is a field of the instance's job (``job.two_replica_ring``), so the job
+  graph, ``evaluate``'s ``cut`` objective, Heavy-Edge and every exact solver read the same one;
+  the generator takes it as a keyword and the Table II experiment sweeps it.
+* ``single_gpu_weight`` is a keyword of Heavy-Edge (``heavy_edge_job`` and the ``heavy-edge``
+  algorithm).
+* The others are readings of the Table II experiment (``claims.py``) and of the generator /
+  profiles (``profiles.stage_dicts``): the pipeline layout of each model, the profile's
+  GPU throughput, what one "iteration" processes, and the statistic of the table.
+"""
+
+from __future__ import annotations
+
+from optkit.readings import Reading
+
+__all__ = ["READINGS", "VGG19_LAYOUTS", "GPT175B_LAYOUTS"]
+
+VGG19_LAYOUTS = {
+    # option: name of the vgg19 configuration in profiles.MODELS
+    "4-4-4-2-1-1": "table2",
+    "8-4-2-1-1": "blocks-8-4-2-1-1",
+    "4-4-4-4": "balanced-4-4-4-4",
+    "15-1": "conv15-fc1",
+}
+"""VGG19 pipeline layouts of 16 GPUs (replicas per stage) -> profile configuration."""
+
+GPT175B_LAYOUTS = {
+    "16x2": "pipe16x2",
+    "8x4": "pipe8x4",
+    "32x1": "pipe32x1",
+}
+"""GPT-3 175B pipeline layouts of 32 GPUs (stages x replicas) -> profile configuration."""
+
+_TABLE2 = "Luo et al. (A-SRPT paper), Sec. V-B 2-e and Table II"
+
+READINGS: tuple[Reading, ...] = (
+    Reading(
+        name="two_replica_ring",
+        summary="job-graph weight of ring AllReduce between the two replicas of a 2-replica stage",
+        options=("two-edges", "one-edge"),
+        default="two-edges",
+        passage="Luo et al., Sec. IV-B: RAR edges join consecutive replicas of the ring, each weighted "
+                "2(k-1)h/k; for k = 2 the ring (r, r+1 mod k) lists the one pair twice",
+        reason="the ring of k replicas has k edges for every k >= 2, so the literal construction "
+               "charges the pair twice (2h): each replica sends h to the other, and a ring edge "
+               "counts the data one replica sends (for k >= 3 each edge carries one direction). "
+               "one-edge charges the pair h once. Only the job graph (Heavy-Edge's choices and the "
+               "cut objective) depends on it; eq. (7)'s alpha does not",
+        scope="instance field job.two_replica_ring; generator keyword; experiments a-srpt-table2-*",
+        option_notes={"two-edges": "2h between the two replicas", "one-edge": "h"},
+    ),
+    Reading(
+        name="single_gpu_weight",
+        summary="Heavy-Edge case 2: the vertex a one-GPU server takes has the least weight of which edges",
+        options=("unassigned", "total"),
+        default="unassigned",
+        passage="Luo et al., Sec. IV-B: 'for single-GPU servers, we assign the vertex with the minimum "
+                "total edge weight'",
+        reason="edges to vertices already placed are cut whichever vertex is chosen, so only the edges "
+               "to unassigned vertices tell the choices apart; both readings give the paper's Fig. 2 "
+               "example (tests/test_gpu_mapping_model.py)",
+        algorithms=("heavy-edge",),
+        scope="experiments a-srpt-table2-*",
+        option_notes={"unassigned": "edges to unassigned vertices", "total": "all its edges"},
+    ),
+    Reading(
+        name="server_start",
+        summary="Heavy-Edge case 2c: where a multi-GPU server's empty node_set starts",
+        options=("heaviest-pair", "from-placed"),
+        default="heaviest-pair",
+        passage="Luo et al., Sec. IV-B: 'we iteratively add vertices to node_set by finding the heaviest "
+                "edge between assigned and unassigned vertices ... This process continues sequentially "
+                "for subsequent servers'; the Fig. 2 walk-through starts from 'the heaviest communication edge'",
+        reason="the worked example starts the (first) server at the heaviest edge, and 'assigned' most "
+               "naturally means node_set, which is empty when a server starts; from-placed reads "
+               "'assigned' as placed on any earlier server, so a later server continues from the "
+               "heaviest edge leaving the earlier ones (the heaviest pair when none does)",
+        algorithms=("heavy-edge",),
+        scope="experiments a-srpt-table2-*",
+        option_notes={"heaviest-pair": "heaviest edge between two unassigned vertices",
+                      "from-placed": "heaviest edge from an already placed vertex"},
+    ),
+    Reading(
+        name="table2_free_gpus",
+        summary="how Table II's 20 'cases with varying GPU availability per server' are drawn",
+        options=("cycle", "random", "mixed"),
+        default="cycle",
+        passage=f"{_TABLE2}: 'averaging results over 20 cases with varying GPU availability per server'",
+        reason="the paper does not say how the cases vary; cycle (random, mixed, random, fragmented in "
+               "turn: generate.py) covers nearly-free, mixed and fragmented servers; the single-pattern "
+               "options show how much the gap depends on the mix (fragmented alone has fewer than 20 "
+               "distinct cases for these jobs: 1..2 free GPUs per server)",
+        scope="generator (generate.table2_cases); experiments a-srpt-table2-*",
+        option_notes={"cycle": "random/mixed/random/fragmented", "random": "i.i.d. 1..g free GPUs",
+                      "mixed": "half nearly free, half fragmented"},
+    ),
+    Reading(
+        name="vgg19_layout",
+        summary="pipeline layout (replicas per stage) of Table II's VGG19 job on 16 GPUs",
+        options=tuple(VGG19_LAYOUTS),
+        default="4-4-4-2-1-1",
+        passage=f"{_TABLE2}: 'for the VGG19 model, the heterogeneity in computation time and data "
+                "communication presents challenges in GPU mapping'; the layout is not given (Sec. V-A "
+                "1-b: configurations 'derived from the planner proposed in [20]')",
+        reason="the paper gives no layout; 4-4-4-2-1-1 (conv blocks 1-2, 3, 4, 5 x4/x4/x4/x2, fc6, "
+               "fc7+fc8) is optkit's heterogeneous choice (heavy activations early, heavy parameters "
+               "late). 8-4-2-1-1 is blocks 1-2, 3, 4-5 (x8/x4/x2), fc6, fc7+fc8; 4-4-4-4 is the "
+               "compute-balanced split of 4 x 4; 15-1 is PipeDream's plan for VGG (convs x15, fc on one GPU)",
+        scope="generator (profiles configuration); experiment a-srpt-table2-vgg19",
+        option_notes={"4-4-4-2-1-1": "optkit's table2 job (today)", "8-4-2-1-1": "block cuts",
+                      "4-4-4-4": "compute-balanced cuts", "15-1": "PipeDream-style"},
+    ),
+    Reading(
+        name="gpt175b_layout",
+        summary="pipeline layout (stages x replicas) of Table II's GPT-3 175B job",
+        options=tuple(GPT175B_LAYOUTS),
+        default="16x2",
+        passage=f"{_TABLE2}: 'for the GPT-175B model, the uniform structure allows Heavy-Edge ...'; "
+                "the layout is not given",
+        reason="16 stages of 6 layers x 2 replicas keeps every stage replicated (the AllReduce edges "
+               "that make mapping matter) on the 32 GPUs of 4 servers; 8x4 and 32x1 are the other "
+               "uniform layouts of 32 GPUs a planner outputs (32x1 has no AllReduce at all)",
+        scope="generator (profiles configuration); experiment a-srpt-table2-gpt175b",
+    ),
+    Reading(
+        name="gpu_throughput",
+        summary="effective V100 throughput that turns a stage's FLOPs into p^f, p^b",
+        options=("sustained", "peak"),
+        default="sustained",
+        passage="Luo et al., Sec. V-B 1-a: 'We profiled all DNN models on a single NVIDIA V100 GPU' "
+                "(no profiled times are published)",
+        reason="sustained mixed-precision throughput (25 TFLOP/s CNNs, 39 TFLOP/s transformers: "
+               "published V100 training throughputs, profiles.py) is what a profile measures; peak "
+               "(125 TFLOP/s, the tensor-core datasheet figure) is the fastest any profile on the "
+               "paper's GPU can be, so it brackets how much communication dominates",
+        scope="generator / profiles.stage_dicts; experiments a-srpt-table2-*",
+        option_notes={"sustained": "25 / 39 TFLOP/s", "peak": "125 TFLOP/s"},
+    ),
+    Reading(
+        name="iteration_batch",
+        summary="what one iteration (the PITT of Table II) processes",
+        options=("mini-batch", "one-sample"),
+        default="mini-batch",
+        passage="Luo et al., Sec. III-B: alpha_i is 'the per-iteration training time ... for processing "
+                "a single batch'; Table I gives the mini-batch sizes; Table II reports PITT in ms",
+        reason="eq. (7) processes 'a single batch' and Table I's batches are mini-batches; VGG19 at its "
+               "mini-batch of 32 lands at the paper's order (Heavy-Edge 0.2 s vs 88 ms), while no "
+               "batch definition brings GPT-175B to ms (one sample is still seconds: profiles.py). "
+               "one-sample (a micro-batch of 1, PipeDream-style) divides compute and activations by "
+               "the mini-batch size and keeps the parameter bytes",
+        scope="generator / profiles.stage_dicts; experiments a-srpt-table2-*",
+    ),
+    Reading(
+        name="table2_statistic",
+        summary="how Table II's gap aggregates the 20 cases",
+        options=("ratio-of-means", "mean-of-ratios"),
+        default="ratio-of-means",
+        passage=f"{_TABLE2}: PITT 'averaging results over 20 cases'; 'Heavy-Edge achieves a PITT only "
+                "6% longer than the optimal ILP solution' (88.11 vs 82.96 ms: 88.11/82.96 - 1 = 6.2%)",
+        reason="the paper's 6% is its two mean PITTs' ratio (88.11/82.96 = 1.062); the mean of per-case "
+               "ratios is what the earlier optkit benchmark reported",
+        scope="experiments a-srpt-table2-*",
+    ),
+)
