@@ -95,14 +95,28 @@ def select(targets: Sequence[str]) -> list[tuple[Formulation, Experiment, list[s
     return list(chosen.values())
 
 
-def reading_settings(f: Formulation, exp: Experiment, spec: str | Mapping[str, Sequence[Any]] = "all") -> list[dict[str, Any]]:
+READING_MODES = ("each", "all", "default")
+
+
+def reading_settings(f: Formulation, exp: Experiment, spec: str | Mapping[str, Sequence[Any]] = "each") -> list[dict[str, Any]]:
     """The reading combinations to measure ``exp`` under.
 
-    ``"all"``: the cross product of every reading of the experiment over its ``sweep`` values
-    (or the reading's declared options); ``"default"``: the defaults only; a mapping
-    ``{name: [values]}``: those values for those readings (other readings of the experiment at
-    their defaults; names the experiment does not depend on are ignored, values are validated).
+    ``"each"`` (the default): the default reading, then every value of each reading with the
+    others at their defaults (one reading varied at a time: 1 + sum of (values - 1) settings);
+    ``"all"``: the full cross product of every reading of the experiment (can be large);
+    ``"default"``: the defaults only; a mapping ``{name: [values]}``: the cross product of those
+    values (other readings at their defaults; values are validated). The values of a reading are
+    the experiment's ``sweep`` for it, else the reading's declared options.
     """
+    if spec == "each":
+        defaults = {name: f.reading(name).default for name in exp.readings}
+        out = [dict(defaults)]
+        for name in exp.readings:
+            for v in exp.sweep.get(name, f.reading(name).options):
+                setting = {**defaults, name: f.reading(name).validate(v, where=f"sweep {name}")}
+                if setting not in out:
+                    out.append(setting)
+        return out
     values: dict[str, list[Any]] = {}
     for name in exp.readings:
         r = f.reading(name)
@@ -113,7 +127,7 @@ def reading_settings(f: Formulation, exp: Experiment, spec: str | Mapping[str, S
         elif isinstance(spec, Mapping):
             values[name] = [r.validate(v, where=f"--readings {name}") for v in spec[name]] if name in spec else [r.default]
         else:
-            raise InputError("--readings", f"must be 'all', 'default' or key=v1,v2; got {spec!r}")
+            raise InputError("--readings", f"must be 'each', 'all', 'default' or key=v1,v2; got {spec!r}")
     if isinstance(spec, Mapping):
         declared = {r.name for r in f.readings}
         for name in spec:
@@ -160,6 +174,7 @@ class Measurements:
     rows: list[dict[str, Any]]
     scale: str
     seeds: list[int]
+    readings: Any = "each"
     elapsed_s: float = 0.0
     failures: list[str] = field(default_factory=list)
 
@@ -168,7 +183,7 @@ def reproduce(
     targets: Sequence[str],
     *,
     seeds: Sequence[int] | None = None,
-    readings: str | Mapping[str, Sequence[Any]] = "all",
+    readings: str | Mapping[str, Sequence[Any]] = "each",
     scale: str = "ci",
     db: str | Path = "reproduce.sqlite",
     jobs: int | None = None,
@@ -223,7 +238,17 @@ def reproduce(
                     f"{r['status']}: {r['message']}")
             if line not in failures:
                 failures.append(line)
-    return Measurements(selection, rows, scale, seed_list, time.perf_counter() - start, failures)
+    return Measurements(selection, rows, scale, seed_list, readings, time.perf_counter() - start, failures)
+
+
+def _mode_text(spec: Any) -> str:
+    if spec == "each":
+        return "the default, and each reading varied alone with the others at their defaults"
+    if spec == "all":
+        return "every combination of the readings"
+    if spec == "default":
+        return "the defaults only"
+    return "the cross product of " + "; ".join(f"{k}={','.join(map(str, v))}" for k, v in dict(spec).items())
 
 
 def _progress(total: int, enabled: bool) -> Any:
@@ -234,13 +259,19 @@ def _progress(total: int, enabled: bool) -> Any:
 
 
 # ----------------------------------------------------------------------------- pages
-def _values(rows: Sequence[Mapping[str, Any]], exp: Experiment) -> dict[str, dict[str, list[tuple[int, Any]]]]:
+def reading_label(f: Formulation, exp: Experiment, readings: Mapping[str, Any] | None) -> str:
+    """The readings of a measurement that differ from their defaults (``default`` if none)."""
+    changed = {k: v for k, v in (readings or {}).items() if k not in exp.readings or v != f.reading(k).default}
+    return format_params(changed) if changed else "default"
+
+
+def _values(rows: Sequence[Mapping[str, Any]], f: Formulation, exp: Experiment) -> dict[str, dict[str, list[tuple[int, Any]]]]:
     """``{reading label: {claim id: [(seed, value)]}}`` for one experiment."""
     out: dict[str, dict[str, list[tuple[int, Any]]]] = {}
     for r in rows:
         if r["instance_name"] != exp.id or r["status"] != "feasible":
             continue
-        label = format_params(r["params"].get("readings"))
+        label = reading_label(f, exp, r["params"].get("readings"))
         for c in exp.claims:
             out.setdefault(label, {}).setdefault(c.id, []).append((r["seed"], (r.get("metrics") or {}).get(c.id)))
     for per in out.values():
@@ -261,7 +292,7 @@ def _fmt(v: float | None, unit: str = "") -> str:
 
 
 def _default_label(f: Formulation, exp: Experiment) -> str:
-    return format_params({n: f.reading(n).default for n in exp.readings})
+    return "default"
 
 
 def _slug(text: str) -> str:
@@ -270,10 +301,11 @@ def _slug(text: str) -> str:
 
 def claim_verdicts(m: Measurements, f: Formulation, exp: Experiment) -> dict[str, tuple[dict[str, Verdict], str]]:
     """``{claim id: ({reading label: Verdict}, overall sentence)}``."""
-    vals = _values(m.rows, exp)
+    vals = _values(m.rows, f, exp)
     out = {}
     for c in exp.claims:
-        per = {label: verdict(c, [v for _, v in per_claim.get(c.id, [])]) for label, per_claim in vals.items()}
+        labels = sorted(vals, key=lambda x: (x != "default", x))
+        per = {label: verdict(c, [v for _, v in vals[label].get(c.id, [])]) for label in labels}
         out[c.id] = (per, overall_verdict(per))
     return out
 
@@ -291,7 +323,7 @@ def write_pages(m: Measurements, out_dir: str | Path) -> list[Path]:
              f"({m.elapsed_s:.0f} s of measuring in this run; stored measurements reused). "
              "A claim reproduces under a reading when the mean over seeds lies within the claim's tolerance of "
              "the paper's value (bounds: when every seed satisfies the bound). \"Does not reproduce\" is said only "
-             "when no reading measured reproduces it.", "",
+             "when no reading measured reproduces it. Readings measured: " + _mode_text(m.readings) + ".", "",
              "| paper | claim | where | paper | ours (default reading) | verdict over readings |",
              "|---|---|---|---:|---:|---|"]
     for paper, items in by_paper.items():
@@ -325,11 +357,12 @@ def _paper_page(m: Measurements, paper: str, items: Sequence[tuple[Formulation, 
                 out: Path) -> tuple[str, list[list[Any]], list[Path]]:
     lines = [f"# {paper}: claims and reproductions", "",
              f"Generated by `optkit reproduce {paper} --scale {m.scale} --seeds {len(m.seeds)}`; do not edit. "
-             f"Seeds: {', '.join(map(str, m.seeds))}. \"ours\" is the mean over seeds, [min, max] its spread.", ""]
+             f"Seeds: {', '.join(map(str, m.seeds))}. \"ours\" is the mean over seeds, [min, max] its spread. "
+             "A reading column names the readings that differ from their defaults (\"default\": none).", ""]
     csv_rows: list[list[Any]] = []
     pngs: list[Path] = []
     for f, exp, claim_ids in items:
-        vals = _values(m.rows, exp)
+        vals = _values(m.rows, f, exp)
         verdicts = claim_verdicts(m, f, exp)
         default = _default_label(f, exp)
         lines += [f"## {exp.id}: {exp.summary}", ""]
@@ -373,7 +406,7 @@ def _paper_page(m: Measurements, paper: str, items: Sequence[tuple[Formulation, 
         if notes:
             lines += ["Notes from the measurements:", ""] + [f"- {n}" for n in notes] + [""]
         details = [r for r in m.rows if r["instance_name"] == exp.id and r["status"] == "feasible"
-                   and format_params(r["params"].get("readings")) == default]
+                   and reading_label(f, exp, r["params"].get("readings")) == default]
         if details and (details[0].get("metrics") or {}).get("_details") is not None:
             text = json.dumps(details[0]["metrics"]["_details"], indent=1, sort_keys=True, default=str)
             if len(text) > 6000:

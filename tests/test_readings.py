@@ -196,24 +196,29 @@ def test_verdicts_compare_like_with_like() -> None:
 
 
 def test_reproduce_measures_every_reading_and_writes_verdict_pages(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """coin-half over rounding {down, up} x bias {0, 1}: x/n = 1/3, 2/3, 2/3, 1 (bias 1 adds a coin);
-    the paper's 2/3 reproduces under (bias=0, rounding=up) and (bias=1, rounding=down) only."""
+    """coin-half, each reading varied alone around the default (bias=0, rounding=down): x/n = 1/3
+    (default), 2/3 (rounding=up), 2/3 (bias=1, one more coin): the paper's 2/3 reproduces under the
+    two variations, not the default. With --readings all, (bias=1, rounding=up) adds x/n = 1."""
     out = tmp_path / "pages"
     argv = ["reproduce", "coin-half-ratio", "--out", str(out), "--seeds", "2", "--jobs", "1", "--no-progress"]
     assert cli.main(argv) == 0
     stdout = capsys.readouterr().out
-    assert ("coin-half-ratio: reproduces under bias=0, rounding=up; bias=1, rounding=down — not under "
-            "bias=0, rounding=down; bias=1, rounding=up") in stdout
+    assert "coin-half-ratio: reproduces under bias=1; rounding=up — not under default" in stdout
     page = (out / "coin-paper.md").read_text()
-    assert "| bias=0, rounding=down * | 0.3333 [0.3333, 0.3333] | 2 | differs by -0.3333 (tolerance ±0.01) |" in page
+    assert "| default * | 0.3333 [0.3333, 0.3333] | 2 | differs by -0.3333 (tolerance ±0.01) |" in page
     assert "measured at scale ci" in page
     assert (out / "coin-paper_coin-half.png").stat().st_size > 0
     rows = (out / "coin-paper.csv").read_text().splitlines()
-    assert len(rows) == 1 + 4 * 2  # header + 4 readings x 2 seeds (the bound claim was not asked for)
+    assert len(rows) == 1 + 3 * 2  # header + 3 readings x 2 seeds (the bound claim was not asked for)
     assert "coin-half-ratio" in (out / "index.md").read_text()
     # a re-run reuses every stored measurement
     assert cli.main(argv) == 0
-    assert "8 already in" in capsys.readouterr().err
+    assert "6 already in" in capsys.readouterr().err
+    assert cli.main(argv + ["--readings", "all"]) == 0
+    captured = capsys.readouterr()
+    assert "6 already in" in captured.err and "2 to run" in captured.err
+    assert ("coin-half-ratio: reproduces under bias=1; rounding=up — not under default; bias=1, rounding=up"
+            in captured.out)
 
 
 def test_reproduce_readings_subset_and_list(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -222,8 +227,8 @@ def test_reproduce_readings_subset_and_list(tmp_path: Path, capsys: pytest.Captu
     assert cli.main(["reproduce", "coin-half", "--readings", "rounding=up", "--out", str(tmp_path), "--seeds", "1",
                      "--jobs", "1", "--no-progress"]) == 0
     out = capsys.readouterr().out
-    assert "coin-half-ratio: reproduces (bias=0, rounding=up)" in out
-    assert "coin-half-bound: reproduces (bias=0, rounding=up)" in out
+    assert "coin-half-ratio: reproduces (rounding=up)" in out
+    assert "coin-half-bound: reproduces (rounding=up)" in out
     assert cli.main(["reproduce", "coin-half", "--readings", "tau=1", "--out", str(tmp_path)]) == 2
     assert cli.main(["reproduce", "coin-hlaf", "--out", str(tmp_path)]) == 2
     assert "did you mean 'coin-half'" in capsys.readouterr().err

@@ -203,8 +203,8 @@ def add_reproduce_parser(subparsers: Any) -> argparse.ArgumentParser:
         help="measure the papers' claims over readings and seeds; write verdict pages",
         description=(
             "`optkit reproduce list` lists every registered claim. `optkit reproduce CLAIM... --out DIR` measures "
-            "the named claims (claim ids, experiment ids, paper names, problem names, or all) under every "
-            "combination of the readings that matter to them and every seed, in parallel worker processes, "
+            "the named claims (claim ids, experiment ids, paper names, problem names, or all) under the "
+            "readings that matter to them (--readings) and every seed, in parallel worker processes, "
             "storing each measurement as it finishes (a killed run resumes), and writes one Markdown page per "
             "paper with a CSV and PNGs, plus index.md, with a verdict per reading."),
     )
@@ -213,9 +213,10 @@ def add_reproduce_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help="ci: small settings, each measurement well under a minute; paper: the paper's own setting")
     p.add_argument("--seeds", default=None, metavar="N|LIST",
                    help="a count N (seeds 0..N-1) or a list '0,3,7' / range '0-4' (default 2 at ci scale, 5 at paper)")
-    p.add_argument("--readings", action="append", metavar="all|default|KEY=V1,V2",
-                   help="'all' (default): every combination of each claim's readings; 'default': the defaults only; "
-                        "KEY=V1,V2 (repeatable): these values, other readings at their defaults")
+    p.add_argument("--readings", action="append", metavar="each|all|default|KEY=V1,V2",
+                   help="'each' (default): the defaults, then each reading varied alone; 'all': every combination "
+                        "of each claim's readings (can be large); 'default': the defaults only; KEY=V1,V2 "
+                        "(repeatable): the cross product of these values, other readings at their defaults")
     p.add_argument("--out", default=None, metavar="DIR", help="folder for the pages (required unless 'list')")
     p.add_argument("--db", default=None, metavar="FILE",
                    help="measurement store (default DIR/measurements.sqlite); reused measurements are not re-run")
@@ -239,12 +240,12 @@ def _reproduce_seeds(text: str | None) -> list[int] | None:
 
 
 def _reproduce_readings(items: Sequence[str] | None) -> Any:
-    if not items or items == ["all"]:
-        return "all"
-    if items == ["default"]:
-        return "default"
-    if "all" in items or "default" in items:
-        raise InputError("--readings", "'all' or 'default' cannot be combined with KEY=VALUES")
+    if not items:
+        return "each"
+    if len(items) == 1 and items[0] in ("each", "all", "default"):
+        return items[0]
+    if any(x in ("each", "all", "default") for x in items):
+        raise InputError("--readings", "'each', 'all' or 'default' stands alone (not with KEY=VALUES)")
     from optkit.readings import parse_param_values
 
     return parse_param_values(items)
