@@ -2,7 +2,9 @@
 
 Table ``rows`` holds one row per finished task, keyed by :attr:`optkit.harness.tasks.Task.key`;
 table ``instances`` maps each instance content hash to its problem, name and JSON, so a report
-can rebuild the instance (for the formulation's lower bound) without the original files.
+can rebuild the instance (for the formulation's lower bound) without the original files;
+table ``lower_bounds`` caches each formulation lower bound's outcome per instance and objective
+(:mod:`optkit.harness.bounds`), so no report computes a slow bound twice.
 
 Rows are written (and committed) the moment each task finishes, so a killed sweep loses only the
 tasks that were running. Only the process driving a sweep writes; WAL lets ``optkit report`` read
@@ -16,6 +18,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping
 
+from optkit.harness.bounds import StoredInstances
 from optkit.harness.worker import ROW_FIELDS
 
 __all__ = ["ResultStore", "SCHEMA_VERSION", "FAILED_STATUSES"]
@@ -56,6 +59,15 @@ CREATE TABLE IF NOT EXISTS rows (
 );
 CREATE INDEX IF NOT EXISTS rows_problem ON rows (problem, objective_name, algorithm);
 CREATE INDEX IF NOT EXISTS rows_instance ON rows (instance_hash, objective_name);
+CREATE TABLE IF NOT EXISTS lower_bounds (
+    instance_hash  TEXT NOT NULL,
+    objective_name TEXT NOT NULL,
+    status         TEXT NOT NULL,
+    value          REAL,
+    message        TEXT NOT NULL DEFAULT '',
+    time_limit     REAL NOT NULL,
+    PRIMARY KEY (instance_hash, objective_name)
+);
 """
 
 
@@ -124,14 +136,34 @@ class ResultStore:
             )
 
     def instances(self, problem: str | None = None) -> dict[str, dict[str, Any]]:
-        """``{instance_hash: {"problem", "name", "data"}}`` of every stored instance."""
+        """``{instance_hash: {"problem", "name", "data"}}`` of every stored instance (a
+        :class:`~optkit.harness.bounds.StoredInstances` whose ``store`` is this store)."""
         sql = "SELECT instance_hash, problem, name, data FROM instances"
         args: tuple[Any, ...] = ()
         if problem is not None:
             sql += " WHERE problem = ?"
             args = (problem,)
-        return {r["instance_hash"]: {"problem": r["problem"], "name": r["name"], "data": json.loads(r["data"])}
-                for r in self._conn.execute(sql, args)}
+        out = StoredInstances(
+            (r["instance_hash"], {"problem": r["problem"], "name": r["name"], "data": json.loads(r["data"])})
+            for r in self._conn.execute(sql, args))
+        out.store = self
+        return out
+
+    # -- cached lower bounds
+    def cached_bounds(self, hashes: Iterable[str]) -> dict[tuple[str, str], tuple[str, float | None, str, float]]:
+        """``{(instance_hash, objective): (status, value, message, time_limit)}`` cached for ``hashes``."""
+        wanted = set(hashes)
+        rows = self._conn.execute(
+            "SELECT instance_hash, objective_name, status, value, message, time_limit FROM lower_bounds")
+        return {(r[0], r[1]): (r[2], r[3], r[4], r[5]) for r in rows if r[0] in wanted}
+
+    def put_bounds(self, entries: Iterable[tuple[str, str, str, float | None, str, float]]) -> None:
+        """Cache ``(instance_hash, objective, status, value, message, time_limit)`` outcomes (replacing)."""
+        with self._conn:
+            self._conn.execute("BEGIN")
+            self._conn.executemany(
+                "INSERT OR REPLACE INTO lower_bounds (instance_hash, objective_name, status, value, message, "
+                "time_limit) VALUES (?, ?, ?, ?, ?, ?)", list(entries))
 
     # -- rows
     def put_row(self, row: Mapping[str, Any], *, replace: bool = True) -> None:

@@ -1,0 +1,264 @@
+"""Formulation lower bounds under a time limit, cached per instance in the result store.
+
+A formulation's ``lower_bound(instance, objective)`` may be expensive (ddlwmp's enumerates
+every placement of every model: hours and gigabytes on a 20-server cluster). Reports must
+never hang on it, so :func:`formulation_bounds` (called by
+:func:`optkit.harness.compare.best_bounds`) runs it in a child process per instance, all of
+that instance's objectives at once, at most ``jobs`` children at a time, each killed after
+:func:`bound_time_limit` seconds (``OPTKIT_BOUND_TIME_LIMIT``, default
+:data:`DEFAULT_BOUND_TIME_LIMIT_S`).
+
+Every outcome is cached in the result store's ``lower_bounds`` table, keyed by instance hash
+and objective (see :meth:`optkit.harness.store.ResultStore.cached_bounds`):
+
+* ``ok``: the bound (or ``None`` when the formulation has none for that objective);
+* ``failed``: the bound raised; its message is kept;
+* ``timeout``: no answer within the limit; tried again only under a larger limit.
+
+An instance whose bound timed out or failed degrades to the weaker bound left: the largest
+bound its stored runs proved (none for heuristics only). One note per problem and kind of
+failure says so (not one per row), naming the instances (at most :data:`_NAMED` of them).
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import math
+import multiprocessing
+import os
+import threading
+import time
+from typing import Any, Mapping
+
+from optkit import registry
+from optkit.errors import InputError
+
+__all__ = ["DEFAULT_BOUND_TIME_LIMIT_S", "BOUND_TIME_LIMIT_ENV", "StoredInstances", "bound_time_limit",
+           "formulation_bounds", "compute_bounds"]
+
+DEFAULT_BOUND_TIME_LIMIT_S = 10.0
+"""Seconds a formulation's lower bound gets per instance (all objectives) before it is killed."""
+BOUND_TIME_LIMIT_ENV = "OPTKIT_BOUND_TIME_LIMIT"
+"""Environment variable overriding :data:`DEFAULT_BOUND_TIME_LIMIT_S` (seconds > 0, or ``inf``)."""
+_NAMED = 5
+_JOIN_S = 5.0
+
+Key = tuple[str, str]  # (instance_hash, objective_name)
+
+
+class StoredInstances(dict):  # type: ignore[type-arg]
+    """``{instance_hash: {"problem", "name", "data"}}`` that remembers the store it came from,
+    so :func:`formulation_bounds` can read and write its bound cache."""
+
+    store: Any = None
+
+
+def bound_time_limit() -> float:
+    """Seconds per instance for a formulation's lower bound: ``OPTKIT_BOUND_TIME_LIMIT`` or the default."""
+    raw = os.environ.get(BOUND_TIME_LIMIT_ENV)
+    if raw is None or not raw.strip():
+        return DEFAULT_BOUND_TIME_LIMIT_S
+    try:
+        value = float(raw)
+    except ValueError:
+        value = float("nan")
+    if not value > 0:  # NaN or <= 0
+        raise InputError(BOUND_TIME_LIMIT_ENV, f"must be a number of seconds > 0 (or inf), got {raw!r}")
+    return value
+
+
+# ----------------------------------------------------------------------------- the child
+def compute_bounds(problem: str, data: Mapping[str, Any], objectives: list[str],
+                   targets: str | None = None) -> dict[str, tuple[str, float | None, str]]:
+    """``{objective: (status, value, message)}`` of ``problem``'s lower bound, in this process.
+
+    Status ``ok`` (value a finite number, or ``None``: no bound) or ``failed`` (message
+    ``Type: text``). What the child process of :func:`formulation_bounds` runs.
+    """
+    from optkit.harness.worker import _ensure_registered
+
+    _ensure_registered(problem, targets)
+    formulation = registry.get(problem)
+    instance = formulation.instance_from_dict(dict(data))
+    out: dict[str, tuple[str, float | None, str]] = {}
+    for objective in objectives:
+        try:
+            lb = formulation.lower_bound(instance, objective)  # type: ignore[misc]
+        except Exception as exc:  # noqa: BLE001 - a broken bound is reported, not fatal
+            out[objective] = ("failed", None, f"{type(exc).__name__}: {exc}")
+            continue
+        ok = isinstance(lb, (int, float)) and not isinstance(lb, bool) and math.isfinite(lb)
+        out[objective] = ("ok", float(lb) if ok else None, "")  # type: ignore[arg-type]
+    return out
+
+
+def _child_main(problem: str, data: Mapping[str, Any], objectives: list[str], conn: Any, alive: Any,
+                targets: str) -> None:
+    from optkit.harness.worker import _detach_group, _set_parent_death_signal, _watch_parent
+
+    _detach_group()
+    _set_parent_death_signal()
+    _watch_parent(alive)
+    try:
+        result: Any = compute_bounds(problem, data, objectives, targets or None)
+    except BaseException as exc:  # noqa: BLE001 - the instance itself would not build
+        result = {o: ("failed", None, f"{type(exc).__name__}: {exc}") for o in objectives}
+    conn.send(result)
+    conn.close()
+
+
+def _in_child(problem: str, data: Mapping[str, Any], objectives: list[str], limit: float,
+              ) -> dict[str, tuple[str, float | None, str]]:
+    """:func:`compute_bounds` in a child process killed after ``limit`` seconds."""
+    from optkit.harness import worker
+
+    ctx = worker._context(worker.default_start_method())
+    recv, send = ctx.Pipe(duplex=False)
+    alive_r, alive_w = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_child_main, name=f"optkit-bound-{problem}", daemon=False,
+                       args=(problem, dict(data), objectives, send, alive_r, os.environ.get("OPTKIT_FORMULATIONS", "")))
+    try:
+        proc.start()
+    finally:
+        send.close()
+        alive_r.close()
+    with worker._live_lock:
+        worker._live.add(proc)
+    try:
+        wait = None if math.isinf(limit) else limit
+        ready = multiprocessing.connection.wait([recv, proc.sentinel], timeout=wait)
+        result = None
+        if ready and recv.poll(0):
+            try:
+                result = recv.recv()
+            except (EOFError, OSError):
+                result = None
+        if result is not None:
+            return result
+        if not ready:
+            return {o: ("timeout", None, f"no result within {limit:g} s") for o in objectives}
+        proc.join(_JOIN_S)
+        return {o: ("failed", None, worker._death_message(proc.exitcode)) for o in objectives}
+    finally:
+        alive_w.close()
+        recv.close()
+        with worker._live_lock:
+            worker._live.discard(proc)
+        if proc.is_alive():
+            worker._kill(proc)
+        proc.join()
+        proc.close()
+
+
+# ----------------------------------------------------------------------------- the driver
+def _usable(cached: tuple[str, float | None, str, float] | None, limit: float) -> bool:
+    """Whether a cached outcome answers now: anything but a time-out under a limit no larger."""
+    if cached is None:
+        return False
+    status, _, _, cached_limit = cached
+    return status != "timeout" or limit <= cached_limit
+
+
+def _names(names: list[str]) -> str:
+    shown = ", ".join(names[:_NAMED])
+    return shown + (f" and {len(names) - _NAMED} more" if len(names) > _NAMED else "")
+
+
+def formulation_bounds(
+    pairs: Mapping[Key, str],
+    instances: Mapping[str, Mapping[str, Any]] | None,
+    *,
+    notes: list[str] | None = None,
+    time_limit: float | None = None,
+    jobs: int | None = None,
+) -> dict[Key, tuple[float, str]]:
+    """``{(instance_hash, objective): (bound, "<problem> lower_bound")}`` of the formulations'
+    own lower bounds, each computed under a time limit (module docstring).
+
+    ``pairs`` maps each (instance hash, objective) to its problem; ``instances`` is
+    ``ResultStore.instances()`` (a :class:`StoredInstances` lends its store as the cache);
+    ``time_limit`` defaults to :func:`bound_time_limit`; ``jobs`` (children at a time) to the
+    number of CPUs. Failures and time-outs add one line per problem to ``notes``.
+    """
+    if not instances:
+        return {}
+    limit = bound_time_limit() if time_limit is None else float(time_limit)
+    store = getattr(instances, "store", None)
+    wanted: dict[str, tuple[str, list[str]]] = {}  # hash -> (problem, objectives)
+    for (h, objective), problem in pairs.items():
+        if h not in instances:
+            continue
+        try:
+            formulation = registry.get(problem)
+        except InputError:
+            continue
+        if formulation.lower_bound is None:
+            continue
+        wanted.setdefault(h, (problem, []))[1].append(objective)
+    outcome: dict[Key, tuple[str, float | None, str]] = {}
+    cache = store.cached_bounds(list(wanted)) if store is not None else {}
+    todo: dict[str, tuple[str, list[str]]] = {}
+    for h, (problem, objectives) in wanted.items():
+        for o in objectives:
+            c = cache.get((h, o))
+            if _usable(c, limit):
+                outcome[(h, o)] = c[:3]  # type: ignore[index]
+            else:
+                todo.setdefault(h, (problem, []))[1].append(o)
+    fresh = _run_all(todo, instances, limit, jobs)
+    outcome.update(fresh)
+    if store is not None and fresh:
+        store.put_bounds([(h, o, s, v, m, limit) for (h, o), (s, v, m) in fresh.items()])
+    return _collect(outcome, pairs, instances, limit, notes)
+
+
+def _run_all(todo: Mapping[str, tuple[str, list[str]]], instances: Mapping[str, Mapping[str, Any]],
+             limit: float, jobs: int | None) -> dict[Key, tuple[str, float | None, str]]:
+    out: dict[Key, tuple[str, float | None, str]] = {}
+    if not todo:
+        return out
+    if multiprocessing.current_process().daemon:  # may not start children (a Dask worker)
+        for h, (_, objectives) in todo.items():
+            for o in objectives:
+                out[(h, o)] = ("failed", None, "not computed: a daemonic process cannot start the bound's child")
+        return out
+    workers = max(1, min(jobs or os.cpu_count() or 1, len(todo)))
+    lock = threading.Lock()
+
+    def one(h: str) -> None:
+        problem, objectives = todo[h]
+        res = _in_child(problem, instances[h]["data"], objectives, limit)
+        with lock:
+            for o in objectives:
+                out[(h, o)] = res.get(o, ("failed", None, "no answer for this objective"))
+
+    with cf.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="optkit-bound") as pool:
+        for fut in [pool.submit(one, h) for h in todo]:
+            fut.result()
+    return out
+
+
+def _collect(outcome: Mapping[Key, tuple[str, float | None, str]], pairs: Mapping[Key, str],
+             instances: Mapping[str, Mapping[str, Any]], limit: float,
+             notes: list[str] | None) -> dict[Key, tuple[float, str]]:
+    best: dict[Key, tuple[float, str]] = {}
+    slow: dict[str, list[str]] = {}
+    for key in sorted(outcome):
+        status, value, message = outcome[key]
+        problem = pairs[key]
+        label = f"{instances[key[0]]['name']} [{key[1]}]"
+        if status == "ok" and value is not None:
+            best[key] = (value, f"{problem} lower_bound")
+        elif status == "timeout":
+            slow.setdefault(problem, []).append(label)
+        elif status == "failed" and notes is not None:
+            notes.append(f"{problem} lower_bound failed on {label}: {message}; its gaps use the stored runs' "
+                         "bounds only")
+    if notes is not None:
+        for problem, labels in slow.items():
+            labels.sort()
+            notes.append(
+                f"{problem} lower_bound gave no result within {limit:g} s on {len(labels)} instance objective(s) "
+                f"({_names(labels)}); their gaps use the weaker bound of the stored runs only "
+                f"(set {BOUND_TIME_LIMIT_ENV}=SECONDS to try longer)")
+    return best

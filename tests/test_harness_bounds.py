@@ -1,0 +1,117 @@
+"""Formulation lower bounds run under a time limit, cached per instance (optkit.harness.bounds).
+
+The test-only formulation ``sleepy`` (tests/plugins/sleepy.py) has a lower bound that sleeps
+``bound_sleep`` seconds; 36,000 s (ten hours) stands for ddlwmp's exhaustive bound on a big
+cluster. Its bound is ``cost >= size / 2``; it logs each call to the instance's ``log``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+from optkit import registry  # noqa: E402
+from optkit.errors import InputError  # noqa: E402
+from optkit.harness import LocalExecutor, ResultStore  # noqa: E402
+from optkit.harness.bounds import BOUND_TIME_LIMIT_ENV, bound_time_limit, formulation_bounds  # noqa: E402
+from optkit.harness.compare import compare  # noqa: E402
+from optkit.instances import instance_hash  # noqa: E402
+from optkit.report import build_report  # noqa: E402
+from tests.plugins import sleepy  # noqa: E402
+
+SLEEPY_TARGET = "tests.plugins.sleepy:FORMULATION"
+TEN_HOURS = 36_000.0
+
+
+@pytest.fixture(autouse=True)
+def _sleepy_registered(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPTKIT_FORMULATIONS", SLEEPY_TARGET)
+    monkeypatch.setenv("OPTKIT_HARNESS_PRELOAD", "")
+    registry.all_formulations()
+    monkeypatch.setitem(registry._registered, "sleepy", sleepy.FORMULATION)
+
+
+def _inst(size: int, log: Path, bound_sleep: float = 0.0) -> dict[str, Any]:
+    return {"problem": "sleepy", "size": size, "sleep": 0.0, "log": str(log), "bound_sleep": bound_sleep}
+
+
+def _bound_calls(log: Path) -> list[str]:
+    return [ln for ln in log.read_text().splitlines() if ln.startswith("lower_bound")] if log.exists() else []
+
+
+def test_compare_ends_although_the_bound_would_take_hours(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Size 4 sleeps ten hours in its bound, size 6 answers at once (bound 6 / 2 = 3). The sweep
+    (``nap``: cost 2 * size = 8 and 12) ends; the slow instance's gap falls back to no bound,
+    with one note naming it; the fast one gets gap (12 - 3) / 12 = 0.75."""
+    monkeypatch.setenv(BOUND_TIME_LIMIT_ENV, "1")
+    slow_log, fast_log = tmp_path / "slow.log", tmp_path / "fast.log"
+    instances = [("slow", _inst(4, slow_log, TEN_HOURS)), ("fast", _inst(6, fast_log))]
+    db = tmp_path / "r.sqlite"
+    rep = compare("sleepy", instances, algorithms="nap", time_limit=5, db=db,
+                  executor=LocalExecutor(2, grace_s=0.5), progress=False)
+    by_name = {r["instance_name"]: r for r in rep.rows}
+    assert by_name["slow"]["objective"] == 8.0 and by_name["slow"]["best_bound"] is None
+    assert by_name["slow"]["gap"] is None
+    assert by_name["fast"]["best_bound"] == 3.0 and by_name["fast"]["gap"] == pytest.approx(0.75)
+    slow_notes = [n for n in rep.notes if "no result within 1 s" in n]
+    assert len(slow_notes) == 1 and "slow [cost]" in slow_notes[0] and "fast" not in slow_notes[0]
+    assert len(_bound_calls(slow_log)) == 1 and len(_bound_calls(fast_log)) == 1
+    # a later report reuses the cached outcomes: neither bound runs again
+    again = build_report(db)
+    assert {r["instance_name"]: r["best_bound"] for r in again.rows} == {"slow": None, "fast": 3.0}
+    assert len([n for n in again.notes if "no result within 1 s" in n]) == 1
+    assert len(_bound_calls(slow_log)) == 1 and len(_bound_calls(fast_log)) == 1
+    with ResultStore(db) as store:
+        cached = store.cached_bounds([instance_hash(d) for _, d in instances])
+    assert cached[(instance_hash(instances[0][1]), "cost")][0] == "timeout"
+    assert cached[(instance_hash(instances[1][1]), "cost")][:2] == ("ok", 3.0)
+
+
+def test_a_timed_out_bound_is_retried_under_a_larger_limit_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Cached time-out at 0.5 s: a report at 0.5 s does not retry; at 5 s it does (bound_sleep
+    1 s, so it then answers size / 2 = 2)."""
+    log = tmp_path / "b.log"
+    data = _inst(4, log, 1.0)
+    h = instance_hash(data)
+    with ResultStore(tmp_path / "r.sqlite") as store:
+        store.add_instances([(h, "sleepy", "b", data)])
+        pairs = {(h, "cost"): "sleepy"}
+        notes: list[str] = []
+        assert formulation_bounds(pairs, store.instances(), notes=notes, time_limit=0.5) == {}
+        assert len(_bound_calls(log)) == 1 and "no result within 0.5 s" in notes[0]
+        assert formulation_bounds(pairs, store.instances(), time_limit=0.5) == {}
+        assert len(_bound_calls(log)) == 1
+        assert formulation_bounds(pairs, store.instances(), time_limit=5) == {(h, "cost"): (2.0, "sleepy lower_bound")}
+        assert len(_bound_calls(log)) == 2
+
+
+def test_a_failing_bound_is_a_note_not_a_crash(tmp_path: Path) -> None:
+    """An instance whose lower bound raises (size 0 fails from_dict in the child): one note, no bound."""
+    data = {"problem": "sleepy", "size": 0}
+    notes: list[str] = []
+    out = formulation_bounds({("h0", "cost"): "sleepy"}, {"h0": {"problem": "sleepy", "name": "zero", "data": data}},
+                             notes=notes, time_limit=5)
+    assert out == {}
+    assert len(notes) == 1 and "sleepy lower_bound failed on zero [cost]" in notes[0] and "size" in notes[0]
+
+
+@pytest.mark.parametrize("raw", ["0", "-1", "nan", "soon"])
+def test_bad_bound_time_limit_names_the_variable(monkeypatch: pytest.MonkeyPatch, raw: str) -> None:
+    monkeypatch.setenv(BOUND_TIME_LIMIT_ENV, raw)
+    with pytest.raises(InputError, match=BOUND_TIME_LIMIT_ENV):
+        bound_time_limit()
+
+
+def test_bound_time_limit_default_and_inf(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(BOUND_TIME_LIMIT_ENV, raising=False)
+    assert bound_time_limit() == 10.0
+    monkeypatch.setenv(BOUND_TIME_LIMIT_ENV, "inf")
+    assert bound_time_limit() == float("inf")
