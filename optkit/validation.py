@@ -1,14 +1,24 @@
 """Field checks every formulation's ``from_dict`` uses, so each bad field gets the same kind of
-one-line :class:`~optkit.errors.InputError` naming its path (``job.stages[2].replicas``)."""
+one-line :class:`~optkit.errors.InputError` naming its path (``job.stages[2].replicas``).
+
+Unknown keys (:func:`known_keys`), one policy for every problem: ``name``, ``meta`` and
+``comment`` (:data:`FREE_KEYS`) are allowed in every object of an instance file and carry no
+meaning; any other key the formulation does not define is an error naming the key and the
+closest valid one (``cluster.inter_bandwith is not a field of cluster; did you mean
+'inter_bandwidth'?``), so a misspelt optional field never silently falls back to its default."""
 
 from __future__ import annotations
 
+import difflib
 import math
 from typing import Any, Mapping, Sequence
 
 from optkit.errors import InputError
 
-__all__ = ["mapping", "number", "integer", "instance_object"]
+__all__ = ["FREE_KEYS", "mapping", "number", "integer", "instance_object", "known_keys"]
+
+FREE_KEYS = ("name", "meta", "comment")
+"""Keys allowed in every object of every instance file (free-form; no solver reads them)."""
 
 
 def mapping(d: Any, path: str) -> Mapping[str, Any]:
@@ -57,3 +67,23 @@ def instance_object(d: Any, problem: str, required: Sequence[str]) -> Mapping[st
         if key not in d:
             raise InputError(key, "is required")
     return d
+
+
+def known_keys(d: Mapping[str, Any], fields: Sequence[str], path: str = "", what: str = "") -> None:
+    """Reject any key of ``d`` that is neither in ``fields`` nor in :data:`FREE_KEYS`.
+
+    ``path`` prefixes the key in the error (``cluster`` gives ``cluster.slot_second``; empty
+    for the top level); ``what`` names the object in the message (default ``path`` or
+    ``the instance``). The message suggests the closest valid key (:mod:`difflib`).
+    """
+    valid = [*fields, *FREE_KEYS]
+    for key in d:
+        if key in valid:
+            continue
+        name = str(key)
+        close = difflib.get_close_matches(name, [str(f) for f in valid], n=1, cutoff=0.6)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        listed = ", ".join(str(f) for f in fields if f != "problem")
+        raise InputError(f"{path}.{name}" if path else name,
+                         f"is not a field of {what or path or 'the instance'}{hint} (fields: {listed}; "
+                         f"free-form: {', '.join(FREE_KEYS)})")

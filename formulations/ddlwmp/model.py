@@ -24,7 +24,7 @@ import numpy as np
 from formulations.gpu_mapping.model import Cluster, PipelineJob, alpha_from_counts, stage_counts
 from optkit.errors import InputError
 from optkit.formulation import Evaluation
-from optkit.validation import instance_object, integer, mapping, number
+from optkit.validation import instance_object, integer, known_keys, mapping, number
 
 __all__ = [
     "PROBLEM", "OBJECTIVES", "DdlwmpCluster", "Job", "DdlwmpInstance", "evaluate", "free_time",
@@ -58,6 +58,7 @@ class DdlwmpCluster:
     @classmethod
     def from_dict(cls, d: Any, path: str = "cluster") -> "DdlwmpCluster":
         d = mapping(d, path)
+        known_keys(d, ("servers", "gpus_per_server", "inter_bandwidth", "intra_bandwidth", "slot_seconds"), path)
         for key in ("servers", "gpus_per_server"):
             if key not in d:
                 raise InputError(f"{path}.{key}", "is required")
@@ -104,6 +105,7 @@ class Job:
 
 
 _JOB_KEYS = ("id", "release", "model", "iterations", "predicted_iterations", "user", "group")
+_TRACE_KEYS = ("trace_duration", "trace_gpus")  # a trace job's own duration (s) and GPUs, kept as extras
 
 
 @dataclass(frozen=True)
@@ -125,6 +127,7 @@ class DdlwmpInstance:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "DdlwmpInstance":
         d = instance_object(d, PROBLEM, ("cluster", "models", "jobs"))
+        known_keys(d, ("problem", "cluster", "models", "jobs"))
         cluster = DdlwmpCluster.from_dict(d["cluster"])
         raw_models = mapping(d["models"], "models")
         if not raw_models:
@@ -137,6 +140,7 @@ class DdlwmpInstance:
         for i, j in enumerate(d["jobs"]):
             p = f"jobs[{i}]"
             j = mapping(j, p)
+            known_keys(j, _JOB_KEYS + _TRACE_KEYS, p, "a job")
             for key in ("id", "release", "model", "iterations"):
                 if key not in j:
                     raise InputError(f"{p}.{key}", "is required")

@@ -21,7 +21,7 @@ import networkx as nx
 import numpy as np
 
 from optkit.errors import InputError
-from optkit.validation import instance_object, integer, mapping, number
+from optkit.validation import instance_object, integer, known_keys, mapping, number
 from optkit.formulation import Evaluation
 
 __all__ = [
@@ -36,6 +36,9 @@ REL_TOL = 1e-9
 
 
 # ----------------------------------------------------------------------------- instance types
+_STAGE_FIELDS = ("replicas", "fwd_time", "bwd_time", "in_bytes", "out_bytes", "param_bytes")
+
+
 @dataclass(frozen=True)
 class Stage:
     """One pipeline stage: k_s replicas, p^f, p^b (s), d^in, d^out, h (bytes)."""
@@ -65,6 +68,7 @@ class PipelineJob:
     @classmethod
     def from_dict(cls, d: Any, path: str = "job") -> "PipelineJob":
         d = mapping(d, path)
+        known_keys(d, ("allreduce", "stages"), path)
         allreduce = d.get("allreduce", None)
         if allreduce is None:
             raise InputError(f"{path}.allreduce", "is required (ring or tree)")
@@ -77,6 +81,7 @@ class PipelineJob:
         for i, st in enumerate(raw):
             sp = f"{path}.stages[{i}]"
             st = mapping(st, sp)
+            known_keys(st, _STAGE_FIELDS, sp)
             if "replicas" not in st:
                 raise InputError(f"{sp}.replicas", "is required")
             stages.append(Stage(
@@ -165,6 +170,7 @@ class Cluster:
     @classmethod
     def from_dict(cls, d: Any, path: str = "cluster") -> "Cluster":
         d = mapping(d, path)
+        known_keys(d, ("gpus_per_server", "inter_bandwidth", "intra_bandwidth"), path)
         if "gpus_per_server" not in d:
             raise InputError(f"{path}.gpus_per_server", "is required")
         return cls(
@@ -182,7 +188,8 @@ class Cluster:
 class GpuMappingInstance:
     """Map ``job``'s replicas onto servers with ``servers[m]`` free GPUs each.
 
-    Extra fields of the JSON (``name``, ``meta``, ...) are kept in ``extras`` and written back.
+    The free-form fields of the JSON (``name``, ``meta``, ``comment``) are kept in ``extras`` and
+    written back; any other unknown key is an error (:func:`optkit.validation.known_keys`).
     """
 
     cluster: Cluster
@@ -204,6 +211,7 @@ class GpuMappingInstance:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "GpuMappingInstance":
         d = instance_object(d, PROBLEM, ("cluster", "job", "servers"))
+        known_keys(d, ("problem", "cluster", "job", "servers"))
         cluster = Cluster.from_dict(d["cluster"])
         job = PipelineJob.from_dict(d["job"])
         if not isinstance(d["servers"], list):

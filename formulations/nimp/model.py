@@ -34,7 +34,7 @@ import numpy as np
 
 from optkit.errors import InputError
 from optkit.formulation import Evaluation
-from optkit.validation import instance_object, integer, mapping, number
+from optkit.validation import instance_object, integer, known_keys, mapping, number
 
 __all__ = [
     "PROBLEM", "OBJECTIVES", "COLLECTIVES", "REL_TOL", "Machine", "Job", "Phase", "NimpInstance",
@@ -46,7 +46,7 @@ PROBLEM = "nimp"
 OBJECTIVES = ("lex", "lex-cross")
 COLLECTIVES = ("halving-doubling", "ring")
 REL_TOL = 1e-9  # relative slack of every bandwidth comparison (bytes are floats)
-_TOP_FIELDS = ("problem", "name", "machines", "pair_capacity_bytes", "job")
+_TOP_FIELDS = ("problem", "machines", "pair_capacity_bytes", "job")  # and name, meta, comment
 _MACHINE_FIELDS = ("gpus", "idle_gpus")
 _JOB_FIELDS = ("workers", "collective", "param_bytes", "placement_sensitive", "model")
 # Tiresias (NSDI '19, Sec. 3.2) found VGG-family and AlexNet placement-sensitive (large
@@ -179,9 +179,7 @@ class NimpInstance:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "NimpInstance":
         d = instance_object(d, PROBLEM, ("machines", "pair_capacity_bytes", "job"))
-        unknown = sorted(set(d) - set(_TOP_FIELDS))
-        if unknown:
-            raise InputError(unknown[0], f"is not a field of a nimp instance (fields: {', '.join(_TOP_FIELDS[1:])})")
+        known_keys(d, _TOP_FIELDS)
         ms = d["machines"]
         if not isinstance(ms, list) or not ms:
             raise InputError("machines", "must be a non-empty list of {gpus, idle_gpus}")
@@ -189,9 +187,7 @@ class NimpInstance:
         for s, md in enumerate(ms):
             p = f"machines[{s}]"
             md = mapping(md, p)
-            bad = sorted(set(md) - set(_MACHINE_FIELDS))
-            if bad:
-                raise InputError(f"{p}.{bad[0]}", f"is not a field of a machine (fields: {', '.join(_MACHINE_FIELDS)})")
+            known_keys(md, _MACHINE_FIELDS, p, "a machine")
             for k in _MACHINE_FIELDS:
                 if k not in md:
                     raise InputError(f"{p}.{k}", "is required")
@@ -203,9 +199,7 @@ class NimpInstance:
         M = len(machines)
         cap, scalar = _capacity(d["pair_capacity_bytes"], M)
         jd = mapping(d["job"], "job")
-        bad = sorted(set(jd) - set(_JOB_FIELDS))
-        if bad:
-            raise InputError(f"job.{bad[0]}", f"is not a field of the job (fields: {', '.join(_JOB_FIELDS)})")
+        known_keys(jd, _JOB_FIELDS, "job")
         for k in ("workers", "collective", "param_bytes"):
             if k not in jd:
                 raise InputError(f"job.{k}", "is required")

@@ -56,7 +56,7 @@ import numpy as np
 
 from optkit.errors import InputError
 from optkit.formulation import Evaluation
-from optkit.validation import instance_object, integer, mapping, number
+from optkit.validation import instance_object, integer, known_keys, mapping, number
 
 __all__ = [
     "PROBLEM", "OBJECTIVES", "FLOOR_SLACK", "Network", "Job", "RarInstance", "iteration_time",
@@ -85,9 +85,7 @@ class Network:
     @classmethod
     def from_dict(cls, d: Any, path: str = "network") -> "Network":
         d = mapping(d, path)
-        unknown = sorted(set(d) - set(_NETWORK_FIELDS))
-        if unknown:
-            raise InputError(f"{path}.{unknown[0]}", f"is not a field of the network (fields: {', '.join(_NETWORK_FIELDS)})")
+        known_keys(d, _NETWORK_FIELDS, path, "the network")
         v = {k: number(d, k, path, positive=k in ("inter_bandwidth", "intra_bandwidth", "compute_speed", "xi1"))
              for k in _NETWORK_FIELDS}
         if v["xi1"] > 1:
@@ -150,6 +148,7 @@ class RarInstance:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "RarInstance":
         d = instance_object(d, PROBLEM, ("servers", "network", "jobs"))
+        known_keys(d, ("problem", "servers", "network", "jobs", "slot_seconds", "horizon"))
         srv = d["servers"]
         if not isinstance(srv, list) or not srv:
             raise InputError("servers", "must be a non-empty list of GPU counts O_s")
@@ -164,9 +163,7 @@ class RarInstance:
         for n, jd in enumerate(d["jobs"]):
             p = f"jobs[{n}]"
             jd = mapping(jd, p)
-            unknown = sorted(set(jd) - set(_JOB_FIELDS))
-            if unknown:
-                raise InputError(f"{p}.{unknown[0]}", f"is not a field of a job (fields: {', '.join(_JOB_FIELDS)})")
+            known_keys(jd, _JOB_FIELDS, p, "a job")
             jid = jd.get("id")
             if not isinstance(jid, str) or not jid:
                 raise InputError(f"{p}.id", f"must be a non-empty string, got {jid!r}")
