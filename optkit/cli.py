@@ -13,10 +13,12 @@ import json
 import os
 import sys
 import traceback
+import warnings
 from pathlib import Path
 from typing import Any, Sequence
 
 from optkit import registry
+from optkit.cli_args import OneLineParser, check_out_file, seed_arg, time_limit_arg, write_out_file
 from optkit.errors import InputError
 from optkit.instances import instance_hash, load_instance, read_json, save_instance
 
@@ -81,7 +83,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
         data = f.generate(**params)
     except TypeError as exc:  # an unknown keyword: the user's mistake
         raise InputError("--param", str(exc)) from None
-    f.instance_from_dict(data)  # a generator must produce valid instances
+    if "kind" not in data or f.simulate is None:  # a "kind" (e.g. nimp's replay) is a simulate workload,
+        f.instance_from_dict(data)  # checked by its generator; otherwise a generator must produce valid instances
     if args.out:
         save_instance(args.out, data)
         print(f"wrote {args.out}")
@@ -114,11 +117,12 @@ def cmd_validate(args: argparse.Namespace) -> int:
 def cmd_solve(args: argparse.Namespace) -> int:
     from optkit.solve import solve
 
+    check_out_file(args.out)
     problem, instance, _ = load_instance(args.file, problem=args.problem)
     result = solve(problem, instance, args.algorithm, objective=args.objective, time_limit=args.time_limit,
                    seed=args.seed, params=_parse_params(args.param))
     if args.out:
-        Path(args.out).write_text(json.dumps(result.solution, indent=1) + "\n")
+        write_out_file(args.out, json.dumps(result.solution, indent=1) + "\n")
     if args.json:
         _print_json(result.to_json_summary())
         return 0
@@ -139,6 +143,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     from optkit.solve import solve
 
     f = registry.get(args.problem)
+    check_out_file(args.out)
     if f.simulate is not None:  # the formulation drives its own workload (e.g. nimp's replay)
         return _simulate_hook(f, args)
     data = read_json(args.file)
@@ -152,9 +157,9 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         report = f.prepare(data, predictor=args.predictor, seed=args.seed)
     result = solve(f.name, data, args.policy, time_limit=args.time_limit, seed=args.seed,
                    params=_parse_params(args.param))
-    out = Path(args.out or f"{Path(args.file).stem}.{args.policy}.schedule.json")
+    out = Path(args.out or _default_schedule(args))
     if result.solution is not None:
-        out.write_text(json.dumps(result.solution, indent=1) + "\n")
+        write_out_file(out, json.dumps(result.solution, indent=1) + "\n")
     summary = {**result.to_json_summary(), "prediction": report or None, "schedule_file": str(out)}
     summary.pop("solution")
     if args.json:
@@ -169,17 +174,22 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _default_schedule(args: argparse.Namespace) -> str:
+    """``simulate``'s schedule file without ``--out``: ``WORKLOAD-stem.POLICY.schedule.json`` here."""
+    return f"{Path(args.file).stem}.{args.policy}.schedule.json"
+
+
 def _simulate_hook(f: Any, args: argparse.Namespace) -> int:
     """``simulate`` through the formulation's own driver (``Formulation.simulate``)."""
     if args.predictor:
         raise InputError("--predictor", f"is not supported by the {f.name} simulator")
+    out = args.out or _default_schedule(args)
     summary = f.simulate(args.file, policy=args.policy, seed=args.seed, time_limit=args.time_limit,
-                         params=_parse_params(args.param), out=args.out)
+                         params=_parse_params(args.param), out=out)
     if args.json:
         _print_json(summary)
         return 0
-    print(f"{f.name} / {args.policy}: {summary.get('status')}"
-          + (f", schedule written to {args.out}" if args.out else ""))
+    print(f"{f.name} / {args.policy}: {summary.get('status')}, schedule written to {out}")
     for k, v in summary.items():
         if k not in ("status", "policy", "problem"):
             print(f"  {k}: {v}")
@@ -189,14 +199,15 @@ def _simulate_hook(f: Any, args: argparse.Namespace) -> int:
 # ----------------------------------------------------------------------------- parser
 def _add_run_options(s: argparse.ArgumentParser, what: str) -> None:
     """The options of every verb that runs one algorithm: time limit, seed, parameters, --json."""
-    s.add_argument("--time-limit", type=float, default=None, help="seconds")
-    s.add_argument("--seed", type=int, default=None)
+    s.add_argument("--time-limit", type=time_limit_arg, default=None, metavar="S",
+                   help="seconds, a finite number > 0 (default: no limit)")
+    s.add_argument("--seed", type=seed_arg, default=None, metavar="N", help="seed (an integer >= 0) of a randomized " + what)
     s.add_argument("--param", action="append", metavar="KEY=VALUE", help=f"{what} keyword (repeatable)")
     s.add_argument("--json", action="store_true", help="print exactly one JSON object")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="optkit", description="Exact and approximate solvers for GPU-cluster scheduling.")
+    p = OneLineParser(prog="optkit", description="Exact and approximate solvers for GPU-cluster scheduling.")
     sub = p.add_subparsers(dest="verb", required=True, metavar="VERB")
 
     s = sub.add_parser("list", help="problems, algorithms and suites")
@@ -206,7 +217,7 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("generate", help="generate one instance, or write a named suite to a folder")
     s.add_argument("problem")
     s.add_argument("--suite", help="write this named suite (needs --out FOLDER)")
-    s.add_argument("--seed", type=int, help="seed of the generator")
+    s.add_argument("--seed", type=seed_arg, metavar="N", help="seed of the generator (an integer >= 0)")
     s.add_argument("--param", action="append", metavar="KEY=VALUE", help="generator keyword (repeatable)")
     s.add_argument("--out", help="output file (one instance) or folder (--suite); stdout if omitted")
     s.set_defaults(func=cmd_generate)
@@ -246,7 +257,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help (0), or a usage error already printed as one line (2)
+        return exc.code if isinstance(exc.code, int) else 2
+    if not os.environ.get("OPTKIT_DEBUG"):  # overflow and the like: the result check says it in one line
+        warnings.simplefilter("ignore", RuntimeWarning)
     try:
         return int(args.func(args) or 0)
     except InputError as exc:

@@ -32,13 +32,17 @@ def read_json(path: str | Path) -> dict[str, Any]:
     """Read a JSON object from ``path``; :class:`InputError` for a missing or malformed file."""
     p = Path(path)
     try:
-        text = p.read_text()
+        text = p.read_text(encoding="utf-8")
     except OSError as exc:
         raise InputError(str(p), f"cannot be read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(str(p), f"is not a UTF-8 text (JSON) file: byte 0x{exc.object[exc.start]:02x} "
+                                 f"at offset {exc.start}") from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise InputError(str(p), f"is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+        what = exc.msg.removesuffix(" at")  # json says "Unterminated string starting at"
+        raise InputError(str(p), f"is not valid JSON: {what} at line {exc.lineno} column {exc.colno}") from None
     if not isinstance(data, dict):
         raise InputError(str(p), f"must hold a JSON object, got {type(data).__name__}")
     return data
@@ -54,6 +58,8 @@ def load_instance(path: str | Path, problem: str | None = None) -> tuple[str, An
     name = data.get("problem")
     if not isinstance(name, str):
         raise InputError("problem", f"must be a string naming the problem, got {name!r}")
+    if problem is not None:
+        registry.get(problem)  # an unknown problem: the error lists the known ones
     if problem is not None and name != problem:
         raise InputError("problem", f"is {name!r} but {problem!r} was asked for", problem=problem)
     formulation = registry.get(name)

@@ -133,8 +133,8 @@ class DdlwmpInstance:
         if not raw_models:
             raise InputError("models", "must define at least one model")
         models = {str(name): PipelineJob.from_dict(m, f"models.{name}") for name, m in raw_models.items()}
-        if not isinstance(d["jobs"], list):
-            raise InputError("jobs", f"must be a list of jobs, got {type(d['jobs']).__name__}")
+        if not isinstance(d["jobs"], list) or not d["jobs"]:
+            raise InputError("jobs", f"must be a non-empty list of jobs, got {d['jobs']!r:.40}")
         jobs = []
         seen: set[str] = set()
         for i, j in enumerate(d["jobs"]):

@@ -25,7 +25,7 @@ from optkit.validation import instance_object, integer, known_keys, mapping, num
 from optkit.formulation import Evaluation
 
 __all__ = [
-    "PROBLEM", "ALLREDUCE_KINDS", "Stage", "PipelineJob", "Cluster", "GpuMappingInstance",
+    "PROBLEM", "ALLREDUCE_KINDS", "MAX_REPLICAS", "Stage", "PipelineJob", "Cluster", "GpuMappingInstance",
     "double_binary_tree_edges", "job_edges", "job_graph", "stage_counts", "stage_times",
     "alpha_from_counts", "alpha_max", "cut_weight", "evaluate", "assignment_from_vertex_servers",
 ]
@@ -36,6 +36,9 @@ REL_TOL = 1e-9
 
 
 # ----------------------------------------------------------------------------- instance types
+MAX_REPLICAS = 4096
+"""Most replicas (GPUs) of one job: the job graph is a dense n x n matrix (4096: 128 MiB), and
+the paper's largest clusters have 2,000 GPUs. More is bad input, not a memory error."""
 _STAGE_FIELDS = ("replicas", "fwd_time", "bwd_time", "in_bytes", "out_bytes", "param_bytes")
 
 
@@ -85,7 +88,7 @@ class PipelineJob:
             if "replicas" not in st:
                 raise InputError(f"{sp}.replicas", "is required")
             stages.append(Stage(
-                replicas=integer(st["replicas"], f"{sp}.replicas", low=1),
+                replicas=integer(st["replicas"], f"{sp}.replicas", low=1, high=MAX_REPLICAS),
                 fwd_time=number(st, "fwd_time", sp),
                 bwd_time=number(st, "bwd_time", sp),
                 in_bytes=number(st, "in_bytes", sp),
@@ -144,6 +147,10 @@ def validate_job(job: PipelineJob, path: str = "job") -> None:
         raise InputError(f"{path}.stages", "must be a non-empty list of stages")
     if job.allreduce not in ALLREDUCE_KINDS:
         raise InputError(f"{path}.allreduce", f"must be 'ring' or 'tree', got {job.allreduce!r}")
+    total = sum(s.replicas for s in st)
+    if total > MAX_REPLICAS:
+        raise InputError(f"{path}.stages", f"hold {total} replicas in all; at most {MAX_REPLICAS} are supported "
+                                           "(the job graph is a dense n x n matrix)")
     if st[0].in_bytes != 0:
         raise InputError(f"{path}.stages[0].in_bytes", f"must be 0 for the first stage, got {st[0].in_bytes!r}")
     if st[-1].out_bytes != 0:

@@ -27,7 +27,7 @@ from optkit.formulation import Suite
 
 from .model import PROBLEM, NimpInstance
 
-__all__ = ["tiny", "medium", "cluster", "generate", "SUITES"]
+__all__ = ["tiny", "medium", "cluster", "replay_workload", "generate", "GENERATORS", "SUITES"]
 
 K_BYTES = 1.0e8
 
@@ -124,12 +124,34 @@ def cluster(seed: int, *, workers: int = 64, racks: int = 64, machines_per_rack:
     return d
 
 
+def replay_workload(seed: int, **params: Any) -> dict[str, Any]:
+    """A replay workload of ``optkit simulate nimp`` (:func:`.replay.generate_workload`: keys
+    ``jobs``, ``racks``, ``machines_per_rack``, ``gpus_per_machine``, ``mean_interarrival_s``,
+    ``median_duration_s``), checked by :func:`.replay.workload_from_dict`."""
+    import inspect
+
+    from .replay import generate_workload, workload_from_dict
+
+    _count(seed, "seed", 0)
+    known = [k for k in inspect.signature(generate_workload).parameters if k != "seed"]
+    for key in params:
+        if key not in known:
+            raise InputError(f"--param {key}", f"is not a key of the replay generator (keys: kind, seed, {', '.join(known)})")
+    d = generate_workload(seed, **params)
+    workload_from_dict(d)
+    return d
+
+
+GENERATORS = {"tiny": tiny, "medium": medium, "cluster": cluster, "replay": replay_workload}
+"""``kind`` of :func:`generate`: a single-job instance (tiny, medium, cluster) or a replay workload."""
+
+
 def generate(*, kind: str = "tiny", seed: int = 0, **params: Any) -> dict[str, Any]:
-    """``optkit generate nimp``: ``kind`` ``tiny``, ``medium`` or ``cluster``."""
-    fns = {"tiny": tiny, "medium": medium, "cluster": cluster}
-    if kind not in fns:
-        raise InputError("kind", f"must be one of {', '.join(fns)}, got {kind!r}")
-    return fns[kind](seed, **params)
+    """``optkit generate nimp``: ``kind`` ``tiny``, ``medium`` or ``cluster`` (an instance of
+    ``optkit solve``), or ``replay`` (a workload of ``optkit simulate nimp``)."""
+    if kind not in GENERATORS:
+        raise InputError("kind", f"must be one of {', '.join(GENERATORS)}, got {kind!r}")
+    return GENERATORS[kind](seed, **params)
 
 
 def _named(prefix: str, items: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any]]]:

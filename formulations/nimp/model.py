@@ -37,7 +37,7 @@ from optkit.formulation import Evaluation
 from optkit.validation import instance_object, integer, known_keys, mapping, number
 
 __all__ = [
-    "PROBLEM", "OBJECTIVES", "COLLECTIVES", "REL_TOL", "Machine", "Job", "Phase", "NimpInstance",
+    "PROBLEM", "OBJECTIVES", "COLLECTIVES", "REL_TOL", "MAX_MACHINES", "Machine", "Job", "Phase", "NimpInstance",
     "phases", "halving_doubling_phases", "ring_phases", "pair_limit", "criteria", "key_of",
     "evaluate", "solution_dict", "is_placement_sensitive",
 ]
@@ -46,6 +46,9 @@ PROBLEM = "nimp"
 OBJECTIVES = ("lex", "lex-cross")
 COLLECTIVES = ("halving-doubling", "ring")
 REL_TOL = 1e-9  # relative slack of every bandwidth comparison (bytes are floats)
+MAX_MACHINES = 4096
+"""Most machines of an instance: P is a dense M x M matrix (4096: 128 MiB); the paper's cluster
+has 512. More is bad input, not a memory error."""
 _TOP_FIELDS = ("problem", "machines", "pair_capacity_bytes", "job")  # and name, meta, comment
 _MACHINE_FIELDS = ("gpus", "idle_gpus")
 _JOB_FIELDS = ("workers", "collective", "param_bytes", "placement_sensitive", "model")
@@ -183,6 +186,9 @@ class NimpInstance:
         ms = d["machines"]
         if not isinstance(ms, list) or not ms:
             raise InputError("machines", "must be a non-empty list of {gpus, idle_gpus}")
+        if len(ms) > MAX_MACHINES:
+            raise InputError("machines", f"lists {len(ms)} machines; at most {MAX_MACHINES} are supported "
+                                         "(pair_capacity_bytes is a dense M x M matrix)")
         machines = []
         for s, md in enumerate(ms):
             p = f"machines[{s}]"

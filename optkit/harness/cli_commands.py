@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from optkit import registry
+from optkit.cli_args import time_limit_arg
 from optkit.errors import InputError
 from optkit.instances import read_json
 
@@ -47,7 +48,7 @@ def add_compare_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help="objective name, comma-separated names, or 'all' (default: the problem's default objective)")
     p.add_argument("--seeds", default="0",
                    help="seeds of randomized algorithms: '0,1,2' or '0-9' (default 0); deterministic ones use the first")
-    p.add_argument("--time-limit", type=float, default=DEFAULT_TIME_LIMIT, metavar="S",
+    p.add_argument("--time-limit", type=time_limit_arg, default=DEFAULT_TIME_LIMIT, metavar="S",
                    help=f"seconds per run (default {DEFAULT_TIME_LIMIT:g}); a run is killed after 1.2 x S + a few seconds")
     p.add_argument("--jobs", type=int, default=None, metavar="N",
                    help="runs at a time on this machine (default: the number of CPUs)")

@@ -18,6 +18,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping
 
+from optkit.errors import InputError
 from optkit.harness.bounds import StoredInstances
 from optkit.harness.worker import ROW_FIELDS
 
@@ -99,12 +100,18 @@ class ResultStore:
         self.path = str(path)
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        if Path(self.path).is_dir():
+            raise InputError("db", f"{self.path} is a folder, not a result store (an SQLite file)")
         self._conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None, check_same_thread=False)
         self._conn.row_factory = sqlite3.Row
-        if self.path != ":memory:":
-            self._conn.execute("PRAGMA journal_mode=WAL")
-        self._conn.execute("PRAGMA synchronous=NORMAL")
-        version = self._conn.execute("PRAGMA user_version").fetchone()[0]
+        try:
+            if self.path != ":memory:":
+                self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn.execute("PRAGMA synchronous=NORMAL")
+            version = self._conn.execute("PRAGMA user_version").fetchone()[0]
+        except sqlite3.DatabaseError as exc:  # e.g. "file is not a database"
+            self._conn.close()
+            raise InputError("db", f"{self.path} is not an optkit result store (SQLite): {exc}") from None
         if version not in (0, SCHEMA_VERSION):
             self._conn.close()
             raise RuntimeError(f"{self.path} has result-store schema {version}; this optkit writes {SCHEMA_VERSION}")

@@ -9,7 +9,7 @@ A solution is ``{"x": int}`` with ``0 <= x <= size``. Objectives (minimised):
 ``cost = 2 * size - x`` (optimum ``size`` at ``x = size``) and ``x = x + 1`` (optimum 1).
 :func:`lower_bound` proves the weak bounds ``cost >= size / 2`` and ``x >= 1``, after sleeping
 ``bound_sleep`` seconds (a bound that takes hours, for the harness's bound time limit); it
-appends ``"lower_bound <size> <objective>"`` to the log first.
+appends ``"lower_bound <size> <objective>"`` to ``<log>.bounds`` first.
 
 Algorithms
 ----------
@@ -93,7 +93,7 @@ def evaluate(instance: SleepyInstance, solution: Mapping[str, Any]) -> Evaluatio
 def lower_bound(instance: SleepyInstance, objective: str) -> float | None:
     """Weak proven bounds: ``cost >= size / 2``, ``x >= 1`` (after ``bound_sleep`` seconds)."""
     if instance.log:
-        with open(instance.log, "a") as fh:
+        with open(f"{instance.log}.bounds", "a") as fh:
             fh.write(f"lower_bound {instance.size} {objective}\n")
     time.sleep(instance.bound_sleep)
     return instance.size / 2 if objective == "cost" else 1.0

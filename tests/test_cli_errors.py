@@ -1,0 +1,115 @@
+"""Every bad input or argument exits 2 with one line naming the field or argument, no traceback.
+
+One table, one line per case: the command line (placeholders ``{name}`` are files the fixture
+writes into ``tmp_path``, see :func:`files`) and a text the single stderr line must contain.
+Runs in-process through :func:`optkit.cli.main` (argparse's own errors arrive as ``SystemExit(2)``).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from optkit.cli import main
+from tests.test_gpu_mapping_model import FIG2
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _tiny_bandwidth() -> dict[str, Any]:
+    """Bandwidths of 1e-300 B/s: 1e10 parameter bytes take 1e310 s, beyond double precision."""
+    d = copy.deepcopy(FIG2)
+    d["cluster"].update(inter_bandwidth=1e-300, intra_bandwidth=1e-300)
+    d["job"]["stages"][0]["param_bytes"] = 1e10
+    return d
+
+
+def _slow_stages() -> dict[str, Any]:
+    d = copy.deepcopy(FIG2)
+    for st in d["job"]["stages"]:
+        st["fwd_time"] = st["bwd_time"] = 1e308
+    return d
+
+
+def _huge_replicas() -> dict[str, Any]:
+    d = copy.deepcopy(FIG2)
+    d["job"]["stages"] = [{"replicas": 1e30, "fwd_time": 0.01, "bwd_time": 0.02, "in_bytes": 0, "out_bytes": 0,
+                           "param_bytes": 1e7}]
+    return d
+
+
+def _nimp(machines: int) -> dict[str, Any]:
+    return {"problem": "nimp", "machines": [{"gpus": 8, "idle_gpus": 8}] * machines, "pair_capacity_bytes": 1e8,
+            "job": {"workers": 2, "collective": "ring", "param_bytes": 1e8}}
+
+
+def _ddlwmp_without_jobs() -> dict[str, Any]:
+    d = json.loads(sorted((REPO / "instances" / "ddlwmp" / "tiny").glob("*.json"))[0].read_text())
+    d["jobs"] = []
+    return d
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> dict[str, str]:
+    """Every file a case names, by placeholder."""
+    out: dict[str, str] = {"tmp": str(tmp_path), "readme": str(REPO / "README.md")}
+    for name, data in {
+        "fig2": FIG2, "bw": _tiny_bandwidth(), "slow": _slow_stages(),
+        "replicas": _huge_replicas(), "nimp_big": _nimp(100_000), "ddl_empty": _ddlwmp_without_jobs(),
+        "misspelt": {**FIG2, "cluster": {**FIG2["cluster"], "inter_bandwith": 1.0}},
+    }.items():
+        p = tmp_path / f"{name}.json"
+        p.write_text(json.dumps(data))
+        out[name] = str(p)
+    (tmp_path / "binary.json").write_bytes(bytes(range(256)) * 4)
+    out["binary"] = str(tmp_path / "binary.json")
+    (tmp_path / "unterminated.json").write_text('{"problem": "gpu-mapping", "name": "oops}')
+    out["unterminated"] = str(tmp_path / "unterminated.json")
+    return out
+
+
+# (command line, text the one stderr line contains)
+CASES = [
+    ("validate {binary}", "is not a UTF-8 text (JSON) file"),
+    ("validate {unterminated}", "Unterminated string starting at line 1"),
+    ("validate {replicas}", "job.stages[0].replicas must be <= 4096"),
+    ("validate {nimp_big}", "machines lists 100000 machines"),
+    ("validate {ddl_empty}", "jobs must be a non-empty list"),
+    ("validate {misspelt}", "cluster.inter_bandwith is not a field of cluster; did you mean 'inter_bandwidth'?"),
+    ("solve gpu-mapping {bw} -a heavy-edge", "gives the non-finite"),
+    ("solve gpu-mapping {slow} -a heavy-edge", "gives the non-finite"),
+    ("solve gpu-mapping {fig2} -a random --seed -5", "argument --seed: must be an integer >= 0"),
+    ("generate gpu-mapping --seed -1", "argument --seed: must be an integer >= 0"),
+    ("report --db {readme}", "is not an optkit result store"),
+    ("compare {fig2} -a x --db {readme}", "argument"),  # -a is not an option of compare
+    ("compare {fig2} --algorithms heavy-edge --db {readme}", "is not an optkit result store"),
+    ("solve gpu-mapping {fig2} -a heavy-edge --out {tmp}/missing/x.json", "--out"),
+    ("simulate nimp {fig2} -p titan --out {tmp}/missing/s.json", "--out"),
+    ("solve knapsack {fig2} -a heavy-edge", "known: ddlwmp, gpu-mapping, nimp, rar-ddls"),
+    ("list knapsack", "known: ddlwmp, gpu-mapping, nimp, rar-ddls"),
+    ("solve gpu-mapping {fig2} -a heavy-edge --time-limit inf", "argument --time-limit: must be a finite number"),
+    ("simulate nimp {fig2} -p titan --time-limit inf", "argument --time-limit: must be a finite number"),
+    ("compare {fig2} --time-limit inf --db {tmp}/r.sqlite", "argument --time-limit: must be a finite number"),
+    ("solve gpu-mapping {fig2} -a heavy-edge --time-limit 0", "argument --time-limit: must be a finite number"),
+    ("solve gpu-mapping {fig2}", "the following arguments are required: --algorithm"),
+    ("generate nimp --param kind=replay --param job=3", "--param job is not a key of the replay generator"),
+]
+
+
+@pytest.mark.parametrize("argv, needle", CASES, ids=[c[0] for c in CASES])
+def test_bad_input_exits_2_with_one_line(files: dict[str, str], capsys: pytest.CaptureFixture[str],
+                                         argv: str, needle: str) -> None:
+    args = [a.format(**files) for a in argv.split()]
+    try:
+        code = main(args)
+    except SystemExit as exc:  # argparse
+        code = exc.code
+    err = capsys.readouterr().err
+    lines = err.strip().splitlines()
+    assert code == 2, err
+    assert len(lines) == 1 and lines[0].startswith("optkit: error: "), err
+    assert needle in lines[0] and "Traceback" not in err
