@@ -17,10 +17,11 @@ import warnings
 from pathlib import Path
 from typing import Any, Sequence
 
-from optkit import registry
+from optkit import generators, registry
 from optkit.cli_args import OneLineParser, check_out_file, seed_arg, time_limit_arg, write_out_file
 from optkit.errors import InputError
-from optkit.instances import instance_hash, load_instance, read_json, save_instance
+from optkit.validation import DEFAULT_MAX_VIOLATIONS
+from optkit.instances import instance_files, instance_hash, instance_violations, load_instance, read_json, save_instance
 
 __all__ = ["main", "build_parser"]
 
@@ -55,6 +56,10 @@ def cmd_list(args: argparse.Namespace) -> int:
         for a in f.algorithms.values():
             flag = "" if a.available() else f"  [needs {', '.join(a.requires)}: pip install optkit[peers]]"
             print(f"    {a.name:<18} {a.kind:<9} {a.summary}{flag}")
+        if f.generate is not None:
+            print("  generate --param keys (KEY=default; no default: required):")
+            for line in generators.describe(f.generate):
+                print(f"    {line}")
         if f.suites:
             print("  suites:")
             for s in f.suites.values():
@@ -79,6 +84,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
     params = _parse_params(args.param)
     if args.seed is not None:
         params["seed"] = args.seed
+    generators.check_params(f.name, f.generate, params)
     try:
         data = f.generate(**params)
     except TypeError as exc:  # an unknown keyword: the user's mistake
@@ -93,6 +99,15 @@ def cmd_generate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _generator_epilog() -> str:
+    """``generate --help``'s list of every problem's ``--param`` keys (computed when asked)."""
+    lines = ["--param keys per problem (KEY=default; no default: required):"]
+    for name, f in registry.all_formulations().items():
+        if f.generate is not None:
+            lines += [f"  {name}: {line}" for line in generators.describe(f.generate)]
+    return "\n".join(lines)
+
+
 def _fmt_value(v: object) -> str:
     """A number as ``%.6g``; a lexicographic (list) objective as ``[a, b, ...]``."""
     if isinstance(v, (list, tuple)):
@@ -101,8 +116,26 @@ def _fmt_value(v: object) -> str:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    for path in args.files:
-        problem, instance, data = load_instance(path)
+    """Check every file (folders: their ``*.json``), reporting every violation of each, like a
+    compiler (up to ``--max-errors`` per file), one ``optkit: error:`` line each on stderr."""
+    files = instance_files(args.files)
+    if args.solution and len(files) != 1:
+        raise InputError("--solution", f"needs exactly one instance file, got {len(files)}")
+    if args.max_errors < 1:
+        raise InputError("--max-errors", f"must be >= 1, got {args.max_errors}")
+    invalid = 0
+    for path in files:
+        try:
+            problem, instance, violations, cut, data = instance_violations(path, args.max_errors)
+        except InputError as exc:
+            violations, cut = [exc], False
+        if violations:
+            invalid += 1
+            for v in violations:
+                print(f"optkit: error: {v}" if str(path) in str(v) else f"optkit: error: {path}: {v}", file=sys.stderr)
+            if cut:
+                print(f"optkit: error: {path}: stopped after {len(violations)} violations (--max-errors)", file=sys.stderr)
+            continue
         line = f"{path}: valid {problem} instance, hash {instance_hash(data)[:16]}"
         if args.solution:
             f = registry.get(problem)
@@ -111,7 +144,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
                 raise InputError(args.solution, "is infeasible: " + "; ".join(ev.violations))
             line += "; solution feasible: " + ", ".join(f"{k}={_fmt_value(v)}" for k, v in ev.objectives.items())
         print(line)
-    return 0
+    return 2 if invalid else 0
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
@@ -208,37 +241,43 @@ def _add_run_options(s: argparse.ArgumentParser, what: str) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     p = OneLineParser(prog="optkit", description="Exact and approximate solvers for GPU-cluster scheduling.")
-    sub = p.add_subparsers(dest="verb", required=True, metavar="VERB")
+    sub = p.add_subparsers(dest="verb", required=True, metavar="VERB", help="what to do (optkit VERB --help)")
 
     s = sub.add_parser("list", help="problems, algorithms and suites")
     s.add_argument("problem", nargs="?", help="only this problem")
     s.set_defaults(func=cmd_list)
 
-    s = sub.add_parser("generate", help="generate one instance, or write a named suite to a folder")
-    s.add_argument("problem")
+    s = sub.add_parser("generate", help="generate one instance, or write a named suite to a folder",
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    s.lazy_epilog = _generator_epilog  # type: ignore[attr-defined]
+    s.add_argument("problem", help="problem name (see optkit list)")
     s.add_argument("--suite", help="write this named suite (needs --out FOLDER)")
     s.add_argument("--seed", type=seed_arg, metavar="N", help="seed of the generator (an integer >= 0)")
     s.add_argument("--param", action="append", metavar="KEY=VALUE", help="generator keyword (repeatable)")
     s.add_argument("--out", help="output file (one instance) or folder (--suite); stdout if omitted")
     s.set_defaults(func=cmd_generate)
 
-    s = sub.add_parser("validate", help="check instance files (and optionally a solution)")
-    s.add_argument("files", nargs="+", metavar="FILE")
+    s = sub.add_parser("validate", help="check instance files or folders (and optionally a solution)")
+    s.add_argument("files", nargs="+", metavar="PATH",
+                   help="instance JSON files, or folders searched recursively for *.json")
     s.add_argument("--solution", help="a solution JSON file to check against the (single) instance")
+    s.add_argument("--max-errors", type=int, default=DEFAULT_MAX_VIOLATIONS, metavar="N",
+                   help=f"violations reported per file before the check stops (default {DEFAULT_MAX_VIOLATIONS})")
     s.set_defaults(func=cmd_validate)
 
     s = sub.add_parser("solve", help="run one algorithm on one instance")
-    s.add_argument("problem")
-    s.add_argument("file")
-    s.add_argument("--algorithm", "-a", required=True)
+    s.add_argument("problem", help="problem name (see optkit list)")
+    s.add_argument("file", help="instance JSON file of that problem")
+    s.add_argument("--algorithm", "-a", required=True, help="an algorithm of the problem (see optkit list PROBLEM)")
     s.add_argument("--objective", help="objective to optimise and report (default: the problem's first)")
     _add_run_options(s, "algorithm")
     s.add_argument("--out", help="write the solution JSON here")
     s.set_defaults(func=cmd_solve)
 
     s = sub.add_parser("simulate", help="run an online policy on a workload and write its schedule")
-    s.add_argument("problem")
-    s.add_argument("file", metavar="WORKLOAD")
+    s.add_argument("problem", help="problem name (see optkit list)")
+    s.add_argument("file", metavar="WORKLOAD",
+                   help="the workload: an instance JSON file (nimp: a replay workload, a trace CSV or a folder of them)")
     s.add_argument("--policy", "-p", required=True, help="an algorithm of the problem, e.g. a-srpt")
     s.add_argument("--predictor", help="fill predictions first (trained on the first 80%% of jobs)")
     _add_run_options(s, "policy")

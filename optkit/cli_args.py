@@ -24,7 +24,16 @@ __all__ = ["OneLineParser", "seed_arg", "time_limit_arg", "check_out_file", "wri
 
 
 class OneLineParser(argparse.ArgumentParser):
-    """An ``ArgumentParser`` whose usage errors are one line on stderr, exit status 2."""
+    """An ``ArgumentParser`` whose usage errors are one line on stderr, exit status 2.
+
+    A parser given a ``lazy_epilog`` attribute (a function returning text) shows it under
+    ``--help``, computed only then (e.g. lists that import every formulation)."""
+
+    def format_help(self) -> str:
+        lazy = getattr(self, "lazy_epilog", None)
+        if callable(lazy):
+            self.epilog = lazy()
+        return super().format_help()
 
     def error(self, message: str) -> NoReturn:
         print(f"optkit: error: {self.prog}: {message} (see {self.prog} --help)", file=sys.stderr)

@@ -76,7 +76,7 @@ def files(tmp_path: Path) -> dict[str, str]:
 CASES = [
     ("validate {binary}", "is not a UTF-8 text (JSON) file"),
     ("validate {unterminated}", "Unterminated string starting at line 1"),
-    ("validate {replicas}", "job.stages[0].replicas must be <= 4096"),
+    ("solve gpu-mapping {replicas} -a heavy-edge", "job.stages[0].replicas must be <= 4096"),
     ("validate {nimp_big}", "machines lists 100000 machines"),
     ("validate {ddl_empty}", "jobs must be a non-empty list"),
     ("validate {misspelt}", "cluster.inter_bandwith is not a field of cluster; did you mean 'inter_bandwidth'?"),
@@ -96,7 +96,8 @@ CASES = [
     ("compare {fig2} --time-limit inf --db {tmp}/r.sqlite", "argument --time-limit: must be a finite number"),
     ("solve gpu-mapping {fig2} -a heavy-edge --time-limit 0", "argument --time-limit: must be a finite number"),
     ("solve gpu-mapping {fig2}", "the following arguments are required: --algorithm"),
-    ("generate nimp --param kind=replay --param job=3", "--param job is not a key of the replay generator"),
+    ("generate nimp --param kind=replay --param job=3", "--param job is not a key of the nimp generator of kind replay; did you mean 'jobs'?"),
+    ("generate gpu-mapping --param modle=bert-large", "did you mean 'model'?"),
 ]
 
 
@@ -113,3 +114,70 @@ def test_bad_input_exits_2_with_one_line(files: dict[str, str], capsys: pytest.C
     assert code == 2, err
     assert len(lines) == 1 and lines[0].startswith("optkit: error: "), err
     assert needle in lines[0] and "Traceback" not in err
+
+
+def _parsers() -> list[tuple[str, Any]]:
+    import argparse
+
+    from optkit.cli import build_parser
+
+    out, todo = [], [("optkit", build_parser())]
+    while todo:
+        name, parser = todo.pop()
+        out.append((name, parser))
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                todo += [(f"{name} {verb}", sub) for verb, sub in action.choices.items()]
+    return out
+
+
+def test_every_argument_of_every_verb_has_help_text() -> None:
+    missing = [f"{name} {a.option_strings or a.dest}" for name, parser in _parsers() for a in parser._actions
+               if a.help is None]
+    assert missing == []
+
+
+def test_validate_reports_every_violation_of_a_file_and_accepts_folders(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Three independent faults in one file (a misspelt key, a bandwidth of 0, a negative time):
+    three lines, in the file's order; the valid file beside it in the folder is still checked."""
+    bad = copy.deepcopy(FIG2)
+    bad["cluster"]["inter_bandwith"] = 1.0
+    bad["cluster"]["intra_bandwidth"] = 0
+    bad["job"]["stages"][2]["fwd_time"] = -1
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "bad.json").write_text(json.dumps(bad))
+    (tmp_path / "good.json").write_text(json.dumps(FIG2))
+    assert main(["validate", str(tmp_path)]) == 2
+    cap = capsys.readouterr()
+    assert cap.out.count(": valid gpu-mapping instance") == 1 and "good.json" in cap.out
+    lines = cap.err.strip().splitlines()
+    assert [ln.split("gpu-mapping: ")[1].split(" ")[0] for ln in lines] == [
+        "cluster.inter_bandwith", "cluster.intra_bandwidth", "job.stages[2].fwd_time"]
+    assert all("bad.json" in ln for ln in lines)
+    assert main(["validate", str(tmp_path / "sub" / "bad.json"), "--max-errors", "2"]) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 3 and "stopped after 2 violations" in lines[2]
+    assert main(["validate", str(tmp_path / "good.json")]) == 0
+
+
+def test_list_and_generate_help_show_generator_keys(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["list", "nimp"]) == 0
+    out = capsys.readouterr().out
+    assert "kind=replay: seed=0, jobs=200" in out
+    assert main(["generate", "--help"]) == 0
+    out = capsys.readouterr().out
+    assert "gpu-mapping: model, config=None" in out and "rar-ddls: kind=tiny: seed=0, jobs=None" in out
+
+
+def test_generate_replay_workload_then_simulate_writes_the_schedule_by_default(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """``generate nimp --param kind=replay`` writes a workload of 12 jobs; ``simulate`` without
+    ``--out`` writes ``w.titan.schedule.json`` in the working folder, one entry per job."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["generate", "nimp", "--param", "kind=replay", "--param", "jobs=12", "--seed", "3",
+                 "--out", "w.json"]) == 0
+    assert len(json.loads((tmp_path / "w.json").read_text())["jobs"]) == 12
+    assert main(["simulate", "nimp", "w.json", "-p", "titan"]) == 0
+    assert "schedule written to w.titan.schedule.json" in capsys.readouterr().out
+    assert len(json.loads((tmp_path / "w.titan.schedule.json").read_text())["jobs"]) == 12

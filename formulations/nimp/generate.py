@@ -124,20 +124,20 @@ def cluster(seed: int, *, workers: int = 64, racks: int = 64, machines_per_rack:
     return d
 
 
-def replay_workload(seed: int, **params: Any) -> dict[str, Any]:
-    """A replay workload of ``optkit simulate nimp`` (:func:`.replay.generate_workload`: keys
-    ``jobs``, ``racks``, ``machines_per_rack``, ``gpus_per_machine``, ``mean_interarrival_s``,
-    ``median_duration_s``), checked by :func:`.replay.workload_from_dict`."""
-    import inspect
-
+def replay_workload(seed: int, *, jobs: int = 200, racks: int = 4, machines_per_rack: int = 4,
+                    gpus_per_machine: int = 8, mean_interarrival_s: float = 600.0,
+                    median_duration_s: float = 7200.0) -> dict[str, Any]:
+    """A replay workload of ``optkit simulate nimp`` (:func:`.replay.generate_workload`), checked
+    by :func:`.replay.workload_from_dict`."""
     from .replay import generate_workload, workload_from_dict
 
     _count(seed, "seed", 0)
-    known = [k for k in inspect.signature(generate_workload).parameters if k != "seed"]
-    for key in params:
-        if key not in known:
-            raise InputError(f"--param {key}", f"is not a key of the replay generator (keys: kind, seed, {', '.join(known)})")
-    d = generate_workload(seed, **params)
+    for key, v in (("jobs", jobs), ("racks", racks), ("machines_per_rack", machines_per_rack),
+                   ("gpus_per_machine", gpus_per_machine)):
+        _count(v, key, 1)
+    d = generate_workload(seed, jobs=jobs, racks=racks, machines_per_rack=machines_per_rack,
+                          gpus_per_machine=gpus_per_machine, mean_interarrival_s=mean_interarrival_s,
+                          median_duration_s=median_duration_s)
     workload_from_dict(d)
     return d
 

@@ -16,7 +16,7 @@ from typing import Any, Sequence
 from optkit import registry
 from optkit.cli_args import time_limit_arg
 from optkit.errors import InputError
-from optkit.instances import read_json
+from optkit.instances import instance_files, read_json
 
 __all__ = [
     "DEFAULT_DB", "DEFAULT_TIME_LIMIT", "add_compare_parser", "add_report_parser", "run_compare",
@@ -109,21 +109,9 @@ def collect_instances(paths: Sequence[str], problem: str | None = None) -> tuple
     ``"problem"`` key (and match ``problem`` when given). Files are only read here; the
     formulation validates them (see :func:`optkit.harness.compare.validate_instances`).
     """
-    files: list[Path] = []
-    for raw in paths:
-        p = Path(raw)
-        if p.is_dir():
-            found = sorted(q for q in p.rglob("*.json") if q.is_file())
-            if not found:
-                raise InputError(str(p), "is a folder without any .json instance file")
-            files.extend(found)
-        elif p.is_file():
-            files.append(p)
-        else:
-            raise InputError(str(p), "does not exist")
     out: list[tuple[str, dict[str, Any]]] = []
     seen_problem = problem
-    for f in dict.fromkeys(files):
+    for f in instance_files(paths):
         data = read_json(f)
         name = data.get("problem")
         if not isinstance(name, str):
