@@ -1,4 +1,5 @@
-"""Formulation lower bounds run under a time limit, cached per instance (optkit.harness.bounds).
+"""Harness reliability: formulation lower bounds run under a time limit, cached per instance
+(optkit.harness.bounds); skipped algorithms are named.
 
 The test-only formulation ``sleepy`` (tests/plugins/sleepy.py) has a lower bound that sleeps
 ``bound_sleep`` seconds; 36,000 s (ten hours) stands for ddlwmp's exhaustive bound on a big
@@ -116,3 +117,12 @@ def test_bound_time_limit_default_and_inf(monkeypatch: pytest.MonkeyPatch) -> No
     assert bound_time_limit() == 10.0
     monkeypatch.setenv(BOUND_TIME_LIMIT_ENV, "inf")
     assert bound_time_limit() == float("inf")
+
+
+def test_an_all_sweep_names_the_algorithms_it_skips(tmp_path: Path) -> None:
+    """``missing-dep`` needs a module that does not exist: "all" leaves it out, and says so."""
+    lines: list[str] = []
+    compare("sleepy", [("a", {"problem": "sleepy", "size": 2})], algorithms="all", time_limit=0.5,
+            db=tmp_path / "r.sqlite", executor=LocalExecutor(2, grace_s=0.5), progress=False, log=lines.append)
+    skipped = [ln for ln in lines if "skipped" in ln]
+    assert skipped == ["sleepy: skipped missing-dep: needs optkit_no_such_module (pip install optkit[peers])"]
