@@ -51,8 +51,9 @@ def _bound_calls(log: Path) -> list[str]:
 
 def test_compare_ends_although_the_bound_would_take_hours(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Size 4 sleeps ten hours in its bound, size 6 answers at once (bound 6 / 2 = 3). The sweep
-    (``nap``: cost 2 * size = 8 and 12) ends; the slow instance's gap falls back to no bound,
-    with one note naming it; the fast one gets gap (12 - 3) / 12 = 0.75."""
+    (``nap``: cost 2 * size = 8 and 12) ends; the slow instance's gap falls back to the quick
+    bound 4 / 4 = 1, gap (8 - 1) / 8 = 0.875, with one note naming it; the fast one gets gap
+    (12 - 3) / 12 = 0.75."""
     monkeypatch.setenv(BOUND_TIME_LIMIT_ENV, "1")
     slow_log, fast_log = tmp_path / "slow.log", tmp_path / "fast.log"
     instances = [("slow", _inst(4, slow_log, TEN_HOURS)), ("fast", _inst(6, fast_log))]
@@ -60,15 +61,16 @@ def test_compare_ends_although_the_bound_would_take_hours(tmp_path: Path, monkey
     rep = compare("sleepy", instances, algorithms="nap", time_limit=5, db=db,
                   executor=LocalExecutor(2, grace_s=0.5), progress=False)
     by_name = {r["instance_name"]: r for r in rep.rows}
-    assert by_name["slow"]["objective"] == 8.0 and by_name["slow"]["best_bound"] is None
-    assert by_name["slow"]["gap"] is None
+    assert by_name["slow"]["objective"] == 8.0 and by_name["slow"]["best_bound"] == 1.0
+    assert by_name["slow"]["best_bound_source"] == "sleepy quick_lower_bound"
+    assert by_name["slow"]["gap"] == pytest.approx(0.875)
     assert by_name["fast"]["best_bound"] == 3.0 and by_name["fast"]["gap"] == pytest.approx(0.75)
     slow_notes = [n for n in rep.notes if "no result within 1 s" in n]
     assert len(slow_notes) == 1 and "slow [cost]" in slow_notes[0] and "fast" not in slow_notes[0]
     assert len(_bound_calls(slow_log)) == 1 and len(_bound_calls(fast_log)) == 1
     # a later report reuses the cached outcomes: neither bound runs again
     again = build_report(db)
-    assert {r["instance_name"]: r["best_bound"] for r in again.rows} == {"slow": None, "fast": 3.0}
+    assert {r["instance_name"]: r["best_bound"] for r in again.rows} == {"slow": 1.0, "fast": 3.0}
     assert len([n for n in again.notes if "no result within 1 s" in n]) == 1
     assert len(_bound_calls(slow_log)) == 1 and len(_bound_calls(fast_log)) == 1
     with ResultStore(db) as store:
@@ -78,8 +80,8 @@ def test_compare_ends_although_the_bound_would_take_hours(tmp_path: Path, monkey
 
 
 def test_a_timed_out_bound_is_retried_under_a_larger_limit_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Cached time-out at 0.5 s: a report at 0.5 s does not retry; at 5 s it does (bound_sleep
-    1 s, so it then answers size / 2 = 2)."""
+    """Cached time-out at 0.5 s: a report at 0.5 s does not retry (the quick bound 4 / 4 = 1
+    stands in); at 5 s it does (bound_sleep 1 s, so it then answers size / 2 = 2)."""
     log = tmp_path / "b.log"
     data = _inst(4, log, 1.0)
     h = instance_hash(data)
@@ -87,12 +89,27 @@ def test_a_timed_out_bound_is_retried_under_a_larger_limit_only(tmp_path: Path, 
         store.add_instances([(h, "sleepy", "b", data)])
         pairs = {(h, "cost"): "sleepy"}
         notes: list[str] = []
-        assert formulation_bounds(pairs, store.instances(), notes=notes, time_limit=0.5) == {}
+        quick = {(h, "cost"): (1.0, "sleepy quick_lower_bound")}
+        assert formulation_bounds(pairs, store.instances(), notes=notes, time_limit=0.5) == quick
         assert len(_bound_calls(log)) == 1 and "no result within 0.5 s" in notes[0]
-        assert formulation_bounds(pairs, store.instances(), time_limit=0.5) == {}
+        assert "quick_lower_bound and the stored runs' bounds" in notes[0]
+        assert formulation_bounds(pairs, store.instances(), time_limit=0.5) == quick
         assert len(_bound_calls(log)) == 1
         assert formulation_bounds(pairs, store.instances(), time_limit=5) == {(h, "cost"): (2.0, "sleepy lower_bound")}
         assert len(_bound_calls(log)) == 2
+
+
+def test_without_a_quick_bound_only_the_stored_runs_bounds_remain(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    import dataclasses
+
+    monkeypatch.setitem(registry._registered, "sleepy",
+                        dataclasses.replace(sleepy.FORMULATION, quick_lower_bound=None))
+    data = _inst(4, tmp_path / "q.log", TEN_HOURS)
+    notes: list[str] = []
+    out = formulation_bounds({("h", "cost"): "sleepy"}, {"h": {"problem": "sleepy", "name": "q", "data": data}},
+                             notes=notes, time_limit=0.5)
+    assert out == {} and len(notes) == 1 and "the stored runs' bounds only" in notes[0]
 
 
 def test_a_failing_bound_is_a_note_not_a_crash(tmp_path: Path) -> None:

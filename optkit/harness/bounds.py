@@ -15,9 +15,11 @@ and objective (see :meth:`optkit.harness.store.ResultStore.cached_bounds`):
 * ``failed``: the bound raised; its message is kept;
 * ``timeout``: no answer within the limit; tried again only under a larger limit.
 
-An instance whose bound timed out or failed degrades to the weaker bound left: the largest
-bound its stored runs proved (none for heuristics only). One note per problem and kind of
-failure says so (not one per row), naming the instances (at most :data:`_NAMED` of them).
+An instance whose bound timed out degrades to a weaker bound: the formulation's
+``quick_lower_bound`` when it has one (run and cached the same way, under the objective name
+``<objective>#quick``), and in any case the largest bound its stored runs proved. One note per
+problem and kind of failure says so (not one per row), naming the instances (at most
+:data:`_NAMED` of them).
 """
 
 from __future__ import annotations
@@ -33,8 +35,8 @@ from typing import Any, Mapping
 from optkit import registry
 from optkit.errors import InputError
 
-__all__ = ["DEFAULT_BOUND_TIME_LIMIT_S", "BOUND_TIME_LIMIT_ENV", "StoredInstances", "bound_time_limit",
-           "formulation_bounds", "compute_bounds"]
+__all__ = ["DEFAULT_BOUND_TIME_LIMIT_S", "BOUND_TIME_LIMIT_ENV", "QUICK_SUFFIX", "StoredInstances",
+           "bound_time_limit", "formulation_bounds", "compute_bounds"]
 
 DEFAULT_BOUND_TIME_LIMIT_S = 10.0
 """Seconds a formulation's lower bound gets per instance (all objectives) before it is killed."""
@@ -69,8 +71,9 @@ def bound_time_limit() -> float:
 
 # ----------------------------------------------------------------------------- the child
 def compute_bounds(problem: str, data: Mapping[str, Any], objectives: list[str],
-                   targets: str | None = None) -> dict[str, tuple[str, float | None, str]]:
-    """``{objective: (status, value, message)}`` of ``problem``'s lower bound, in this process.
+                   targets: str | None = None, which: str = "lower_bound") -> dict[str, tuple[str, float | None, str]]:
+    """``{objective: (status, value, message)}`` of ``problem``'s lower bound (``which``: the
+    formulation's ``lower_bound`` or ``quick_lower_bound``), in this process.
 
     Status ``ok`` (value a finite number, or ``None``: no bound) or ``failed`` (message
     ``Type: text``). What the child process of :func:`formulation_bounds` runs.
@@ -79,11 +82,12 @@ def compute_bounds(problem: str, data: Mapping[str, Any], objectives: list[str],
 
     _ensure_registered(problem, targets)
     formulation = registry.get(problem)
+    bound = getattr(formulation, which)
     instance = formulation.instance_from_dict(dict(data))
     out: dict[str, tuple[str, float | None, str]] = {}
     for objective in objectives:
         try:
-            lb = formulation.lower_bound(instance, objective)  # type: ignore[misc]
+            lb = bound(instance, objective)
         except Exception as exc:  # noqa: BLE001 - a broken bound is reported, not fatal
             out[objective] = ("failed", None, f"{type(exc).__name__}: {exc}")
             continue
@@ -93,21 +97,21 @@ def compute_bounds(problem: str, data: Mapping[str, Any], objectives: list[str],
 
 
 def _child_main(problem: str, data: Mapping[str, Any], objectives: list[str], conn: Any, alive: Any,
-                targets: str) -> None:
+                targets: str, which: str) -> None:
     from optkit.harness.worker import _detach_group, _set_parent_death_signal, _watch_parent
 
     _detach_group()
     _set_parent_death_signal()
     _watch_parent(alive)
     try:
-        result: Any = compute_bounds(problem, data, objectives, targets or None)
+        result: Any = compute_bounds(problem, data, objectives, targets or None, which)
     except BaseException as exc:  # noqa: BLE001 - the instance itself would not build
         result = {o: ("failed", None, f"{type(exc).__name__}: {exc}") for o in objectives}
     conn.send(result)
     conn.close()
 
 
-def _in_child(problem: str, data: Mapping[str, Any], objectives: list[str], limit: float,
+def _in_child(problem: str, data: Mapping[str, Any], objectives: list[str], limit: float, which: str,
               ) -> dict[str, tuple[str, float | None, str]]:
     """:func:`compute_bounds` in a child process killed after ``limit`` seconds."""
     from optkit.harness import worker
@@ -116,7 +120,8 @@ def _in_child(problem: str, data: Mapping[str, Any], objectives: list[str], limi
     recv, send = ctx.Pipe(duplex=False)
     alive_r, alive_w = ctx.Pipe(duplex=False)
     proc = ctx.Process(target=_child_main, name=f"optkit-bound-{problem}", daemon=False,
-                       args=(problem, dict(data), objectives, send, alive_r, os.environ.get("OPTKIT_FORMULATIONS", "")))
+                       args=(problem, dict(data), objectives, send, alive_r, os.environ.get("OPTKIT_FORMULATIONS", ""),
+                             which))
     try:
         proc.start()
     finally:
@@ -173,7 +178,8 @@ def formulation_bounds(
     jobs: int | None = None,
 ) -> dict[Key, tuple[float, str]]:
     """``{(instance_hash, objective): (bound, "<problem> lower_bound")}`` of the formulations'
-    own lower bounds, each computed under a time limit (module docstring).
+    own lower bounds, each computed under a time limit (module docstring); where one times out,
+    the formulation's ``quick_lower_bound`` (source ``"<problem> quick_lower_bound"``).
 
     ``pairs`` maps each (instance hash, objective) to its problem; ``instances`` is
     ``ResultStore.instances()`` (a :class:`StoredInstances` lends its store as the cache);
@@ -184,7 +190,22 @@ def formulation_bounds(
         return {}
     limit = bound_time_limit() if time_limit is None else float(time_limit)
     store = getattr(instances, "store", None)
-    wanted: dict[str, tuple[str, list[str]]] = {}  # hash -> (problem, objectives)
+    wanted = _wanted(pairs, instances, "lower_bound")
+    outcome = _outcomes(wanted, "lower_bound", "", instances, store, limit, jobs)
+    slow = {k: p for k, p in pairs.items() if outcome.get(k, ("",))[0] == "timeout"}
+    quick = _outcomes(_wanted(slow, instances, "quick_lower_bound"), "quick_lower_bound", QUICK_SUFFIX,
+                      instances, store, limit, jobs)
+    return _collect(outcome, quick, pairs, instances, limit, notes)
+
+
+QUICK_SUFFIX = "#quick"
+"""Cache key suffix of an objective's ``quick_lower_bound`` outcome."""
+
+
+def _wanted(pairs: Mapping[Key, str], instances: Mapping[str, Mapping[str, Any]],
+            which: str) -> dict[str, tuple[str, list[str]]]:
+    """``{hash: (problem, objectives)}`` of the pairs whose formulation has the bound ``which``."""
+    wanted: dict[str, tuple[str, list[str]]] = {}
     for (h, objective), problem in pairs.items():
         if h not in instances:
             continue
@@ -192,28 +213,35 @@ def formulation_bounds(
             formulation = registry.get(problem)
         except InputError:
             continue
-        if formulation.lower_bound is None:
+        if getattr(formulation, which, None) is None:
             continue
         wanted.setdefault(h, (problem, []))[1].append(objective)
+    return wanted
+
+
+def _outcomes(wanted: Mapping[str, tuple[str, list[str]]], which: str, suffix: str,
+              instances: Mapping[str, Mapping[str, Any]], store: Any, limit: float,
+              jobs: int | None) -> dict[Key, tuple[str, float | None, str]]:
+    """Cached or freshly computed outcomes of the bound ``which`` (fresh ones are cached)."""
     outcome: dict[Key, tuple[str, float | None, str]] = {}
-    cache = store.cached_bounds(list(wanted)) if store is not None else {}
+    cache = store.cached_bounds(list(wanted)) if store is not None and wanted else {}
     todo: dict[str, tuple[str, list[str]]] = {}
     for h, (problem, objectives) in wanted.items():
         for o in objectives:
-            c = cache.get((h, o))
+            c = cache.get((h, o + suffix))
             if _usable(c, limit):
                 outcome[(h, o)] = c[:3]  # type: ignore[index]
             else:
                 todo.setdefault(h, (problem, []))[1].append(o)
-    fresh = _run_all(todo, instances, limit, jobs)
+    fresh = _run_all(todo, instances, limit, jobs, which)
     outcome.update(fresh)
     if store is not None and fresh:
-        store.put_bounds([(h, o, s, v, m, limit) for (h, o), (s, v, m) in fresh.items()])
-    return _collect(outcome, pairs, instances, limit, notes)
+        store.put_bounds([(h, o + suffix, s, v, m, limit) for (h, o), (s, v, m) in fresh.items()])
+    return outcome
 
 
 def _run_all(todo: Mapping[str, tuple[str, list[str]]], instances: Mapping[str, Mapping[str, Any]],
-             limit: float, jobs: int | None) -> dict[Key, tuple[str, float | None, str]]:
+             limit: float, jobs: int | None, which: str) -> dict[Key, tuple[str, float | None, str]]:
     out: dict[Key, tuple[str, float | None, str]] = {}
     if not todo:
         return out
@@ -227,7 +255,7 @@ def _run_all(todo: Mapping[str, tuple[str, list[str]]], instances: Mapping[str, 
 
     def one(h: str) -> None:
         problem, objectives = todo[h]
-        res = _in_child(problem, instances[h]["data"], objectives, limit)
+        res = _in_child(problem, instances[h]["data"], objectives, limit, which)
         with lock:
             for o in objectives:
                 out[(h, o)] = res.get(o, ("failed", None, "no answer for this objective"))
@@ -238,11 +266,16 @@ def _run_all(todo: Mapping[str, tuple[str, list[str]]], instances: Mapping[str, 
     return out
 
 
-def _collect(outcome: Mapping[Key, tuple[str, float | None, str]], pairs: Mapping[Key, str],
-             instances: Mapping[str, Mapping[str, Any]], limit: float,
+def _collect(outcome: Mapping[Key, tuple[str, float | None, str]], quick: Mapping[Key, tuple[str, float | None, str]],
+             pairs: Mapping[Key, str], instances: Mapping[str, Mapping[str, Any]], limit: float,
              notes: list[str] | None) -> dict[Key, tuple[float, str]]:
     best: dict[Key, tuple[float, str]] = {}
     slow: dict[str, list[str]] = {}
+    for key, (status, value, message) in quick.items():
+        if status == "ok" and value is not None:
+            best[key] = (value, f"{pairs[key]} quick_lower_bound")
+        elif notes is not None:
+            notes.append(f"{pairs[key]} quick_lower_bound {status} on {instances[key[0]]['name']} [{key[1]}]: {message}")
     for key in sorted(outcome):
         status, value, message = outcome[key]
         problem = pairs[key]
@@ -257,8 +290,10 @@ def _collect(outcome: Mapping[Key, tuple[str, float | None, str]], pairs: Mappin
     if notes is not None:
         for problem, labels in slow.items():
             labels.sort()
+            weaker = ("quick_lower_bound and the stored runs' bounds" if registry.get(problem).quick_lower_bound
+                      else "the stored runs' bounds only")
             notes.append(
                 f"{problem} lower_bound gave no result within {limit:g} s on {len(labels)} instance objective(s) "
-                f"({_names(labels)}); their gaps use the weaker bound of the stored runs only "
+                f"({_names(labels)}); their gaps use the weaker {weaker} "
                 f"(set {BOUND_TIME_LIMIT_ENV}=SECONDS to try longer)")
     return best

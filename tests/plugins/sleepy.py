@@ -10,6 +10,7 @@ A solution is ``{"x": int}`` with ``0 <= x <= size``. Objectives (minimised):
 :func:`lower_bound` proves the weak bounds ``cost >= size / 2`` and ``x >= 1``, after sleeping
 ``bound_sleep`` seconds (a bound that takes hours, for the harness's bound time limit); it
 appends ``"lower_bound <size> <objective>"`` to ``<log>.bounds`` first.
+:func:`quick_lower_bound` proves ``cost >= size / 4`` and ``x >= 1`` at once.
 
 Algorithms
 ----------
@@ -97,6 +98,11 @@ def lower_bound(instance: SleepyInstance, objective: str) -> float | None:
             fh.write(f"lower_bound {instance.size} {objective}\n")
     time.sleep(instance.bound_sleep)
     return instance.size / 2 if objective == "cost" else 1.0
+
+
+def quick_lower_bound(instance: SleepyInstance, objective: str) -> float | None:
+    """Weaker, instant: ``cost >= size / 4``, ``x >= 1``."""
+    return instance.size / 4 if objective == "cost" else 1.0
 
 
 def _log(instance: SleepyInstance, name: str, seed: int | None) -> None:
@@ -197,4 +203,5 @@ FORMULATION = Formulation(
     algorithms={a.name: a for a in _ALGORITHMS},
     suites={"tiny": Suite("tiny", "sizes 2, 3, 4", _tiny)},
     lower_bound=lower_bound,
+    quick_lower_bound=quick_lower_bound,
 )
