@@ -112,14 +112,17 @@ def test_without_a_quick_bound_only_the_stored_runs_bounds_remain(tmp_path: Path
     assert out == {} and len(notes) == 1 and "the stored runs' bounds only" in notes[0]
 
 
-def test_a_failing_bound_is_a_note_not_a_crash(tmp_path: Path) -> None:
-    """An instance whose lower bound raises (size 0 fails from_dict in the child): one note, no bound."""
+def test_a_failing_bound_is_one_note_not_a_crash(tmp_path: Path) -> None:
+    """Two instances whose lower bound raises alike (size 0 fails from_dict in the child): no
+    bound, and one note naming both (not one per instance or row)."""
     data = {"problem": "sleepy", "size": 0}
+    stored = {"h0": {"problem": "sleepy", "name": "zero", "data": data},
+              "h1": {"problem": "sleepy", "name": "nil", "data": {**data, "comment": "same fault"}}}
     notes: list[str] = []
-    out = formulation_bounds({("h0", "cost"): "sleepy"}, {"h0": {"problem": "sleepy", "name": "zero", "data": data}},
-                             notes=notes, time_limit=5)
+    out = formulation_bounds({("h0", "cost"): "sleepy", ("h1", "cost"): "sleepy"}, stored, notes=notes, time_limit=5)
     assert out == {}
-    assert len(notes) == 1 and "sleepy lower_bound failed on zero [cost]" in notes[0] and "size" in notes[0]
+    assert len(notes) == 1 and "sleepy lower_bound failed on 2 instance objective(s) (nil [cost], zero [cost])" in notes[0]
+    assert "size" in notes[0]
 
 
 @pytest.mark.parametrize("raw", ["0", "-1", "nan", "soon"])

@@ -271,11 +271,13 @@ def _collect(outcome: Mapping[Key, tuple[str, float | None, str]], quick: Mappin
              notes: list[str] | None) -> dict[Key, tuple[float, str]]:
     best: dict[Key, tuple[float, str]] = {}
     slow: dict[str, list[str]] = {}
+    failed: dict[tuple[str, str], list[str]] = {}  # (what failed, message) -> instance labels
     for key, (status, value, message) in quick.items():
         if status == "ok" and value is not None:
             best[key] = (value, f"{pairs[key]} quick_lower_bound")
-        elif notes is not None:
-            notes.append(f"{pairs[key]} quick_lower_bound {status} on {instances[key[0]]['name']} [{key[1]}]: {message}")
+        elif status != "ok":
+            failed.setdefault((f"{pairs[key]} quick_lower_bound", message), []).append(
+                f"{instances[key[0]]['name']} [{key[1]}]")
     for key in sorted(outcome):
         status, value, message = outcome[key]
         problem = pairs[key]
@@ -284,10 +286,13 @@ def _collect(outcome: Mapping[Key, tuple[str, float | None, str]], quick: Mappin
             best[key] = (value, f"{problem} lower_bound")
         elif status == "timeout":
             slow.setdefault(problem, []).append(label)
-        elif status == "failed" and notes is not None:
-            notes.append(f"{problem} lower_bound failed on {label}: {message}; its gaps use the stored runs' "
-                         "bounds only")
+        elif status == "failed":
+            failed.setdefault((f"{problem} lower_bound", message), []).append(label)
     if notes is not None:
+        for (what, message), labels in failed.items():
+            labels.sort()
+            notes.append(f"{what} failed on {len(labels)} instance objective(s) ({_names(labels)}): {message}; "
+                         "their gaps use the stored runs' bounds only")
         for problem, labels in slow.items():
             labels.sort()
             weaker = ("quick_lower_bound and the stored runs' bounds" if registry.get(problem).quick_lower_bound
