@@ -2,7 +2,7 @@
 one-line error and exit status 2 whatever the verb (see :mod:`optkit.cli`).
 
 * :class:`OneLineParser`: argparse's own errors (a missing or malformed argument) as one line,
-  ``optkit: error: optkit solve: argument --seed: must be an integer >= 0, got '-5'``, instead
+  ``optkit: error: solve: argument --seed: must be an integer >= 0, got '-5' (see optkit solve --help)``, instead
   of the usage block.
 * :func:`seed_arg`, :func:`time_limit_arg`: types of ``--seed`` and ``--time-limit``. A time
   limit is a finite number of seconds > 0 in every verb; leave it out for none (``solve``,
@@ -36,7 +36,8 @@ class OneLineParser(argparse.ArgumentParser):
         return super().format_help()
 
     def error(self, message: str) -> NoReturn:
-        print(f"optkit: error: {self.prog}: {message} (see {self.prog} --help)", file=sys.stderr)
+        verb = self.prog.partition(" ")[2]  # "optkit solve" -> "solve"
+        print(f"optkit: error: {verb + ': ' if verb else ''}{message} (see {self.prog} --help)", file=sys.stderr)
         sys.exit(2)
 
 
