@@ -16,7 +16,7 @@ from typing import Any, Callable, Mapping, Sequence, TypeVar
 
 from optkit.errors import InputError
 
-__all__ = ["FREE_KEYS", "DEFAULT_MAX_VIOLATIONS", "mapping", "number", "integer", "instance_object", "known_keys",
+__all__ = ["FREE_KEYS", "MAX_COUNT", "DEFAULT_MAX_VIOLATIONS", "mapping", "number", "integer", "instance_object", "known_keys",
            "all_violations"]
 
 DEFAULT_MAX_VIOLATIONS = 20
@@ -68,6 +68,11 @@ def all_violations(build: Callable[[], Any], cap: int = DEFAULT_MAX_VIOLATIONS) 
         _collected.reset(token)
         _cap.reset(cap_token)
     return found[:cap], cut
+
+MAX_COUNT = 1_000_000
+"""Largest count of servers, or of GPUs on one server, an instance may give: far beyond any real
+cluster, small enough that arrays indexed by it fit in memory (more is bad input, not a
+``MemoryError``)."""
 
 FREE_KEYS = ("name", "meta", "comment")
 """Keys allowed in every object of every instance file (free-form; no solver reads them)."""

@@ -47,9 +47,10 @@ def _nimp(machines: int) -> dict[str, Any]:
             "job": {"workers": 2, "collective": "ring", "param_bytes": 1e8}}
 
 
-def _ddlwmp_without_jobs() -> dict[str, Any]:
-    d = json.loads(sorted((REPO / "instances" / "ddlwmp" / "tiny").glob("*.json"))[0].read_text())
-    d["jobs"] = []
+def _shipped(folder: str, edit: Any) -> dict[str, Any]:
+    """The first shipped instance of ``instances/<folder>``, after ``edit(d)``."""
+    d = json.loads(sorted((REPO / "instances" / folder).glob("*.json"))[0].read_text())
+    edit(d)
     return d
 
 
@@ -59,7 +60,10 @@ def files(tmp_path: Path) -> dict[str, str]:
     out: dict[str, str] = {"tmp": str(tmp_path), "readme": str(REPO / "README.md")}
     for name, data in {
         "fig2": FIG2, "bw": _tiny_bandwidth(), "slow": _slow_stages(),
-        "replicas": _huge_replicas(), "nimp_big": _nimp(100_000), "ddl_empty": _ddlwmp_without_jobs(),
+        "replicas": _huge_replicas(), "nimp_big": _nimp(100_000), "ddl_empty": _shipped("ddlwmp/tiny", lambda d: d.update(jobs=[])),
+        "ddl_servers": _shipped("ddlwmp/tiny", lambda d: d["cluster"].update(servers=10**12)),
+        "rar_servers": _shipped("rar-ddls/tiny", lambda d: d["servers"].__setitem__(0, 10**30)),
+        "nimp_workers": _shipped("nimp/tiny", lambda d: d["job"].update(workers=2**40)),
         "misspelt": {**FIG2, "cluster": {**FIG2["cluster"], "inter_bandwith": 1.0}},
     }.items():
         p = tmp_path / f"{name}.json"
@@ -79,6 +83,9 @@ CASES = [
     ("solve gpu-mapping {replicas} -a heavy-edge", "job.stages[0].replicas must be <= 4096"),
     ("validate {nimp_big}", "machines lists 100000 machines"),
     ("validate {ddl_empty}", "jobs must be a non-empty list"),
+    ("solve ddlwmp {ddl_servers} -a a-srpt", "cluster.servers must be <= 1000000"),
+    ("solve rar-ddls {rar_servers} -a sjf-bco", "servers[0] must be <= 1000000"),
+    ("solve nimp {nimp_workers} -a titan", "job.workers must be <= 4096"),
     ("validate {misspelt}", "cluster.inter_bandwith is not a field of cluster; did you mean 'inter_bandwidth'?"),
     ("solve gpu-mapping {bw} -a heavy-edge", "gives the non-finite"),
     ("solve gpu-mapping {slow} -a heavy-edge", "gives the non-finite"),

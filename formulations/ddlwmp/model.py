@@ -24,7 +24,7 @@ import numpy as np
 from formulations.gpu_mapping.model import Cluster, PipelineJob, alpha_from_counts, stage_counts
 from optkit.errors import InputError
 from optkit.formulation import Evaluation
-from optkit.validation import instance_object, integer, known_keys, mapping, number
+from optkit.validation import MAX_COUNT, instance_object, integer, known_keys, mapping, number
 
 __all__ = [
     "PROBLEM", "OBJECTIVES", "DdlwmpCluster", "Job", "DdlwmpInstance", "evaluate", "free_time",
@@ -63,8 +63,8 @@ class DdlwmpCluster:
             if key not in d:
                 raise InputError(f"{path}.{key}", "is required")
         return cls(
-            servers=integer(d["servers"], f"{path}.servers", low=1),
-            gpus_per_server=integer(d["gpus_per_server"], f"{path}.gpus_per_server", low=1),
+            servers=integer(d["servers"], f"{path}.servers", low=1, high=MAX_COUNT),
+            gpus_per_server=integer(d["gpus_per_server"], f"{path}.gpus_per_server", low=1, high=MAX_COUNT),
             inter_bandwidth=number(d, "inter_bandwidth", path, positive=True),
             intra_bandwidth=number(d, "intra_bandwidth", path, positive=True),
             slot_seconds=number(d, "slot_seconds", path, positive=True) if "slot_seconds" in d else 1.0,

@@ -48,7 +48,8 @@ COLLECTIVES = ("halving-doubling", "ring")
 REL_TOL = 1e-9  # relative slack of every bandwidth comparison (bytes are floats)
 MAX_MACHINES = 4096
 """Most machines of an instance: P is a dense M x M matrix (4096: 128 MiB); the paper's cluster
-has 512. More is bad input, not a memory error."""
+has 512. More is bad input, not a memory error. Also the most workers of the job (its phases
+list every worker pair; the paper's largest job has 64)."""
 _TOP_FIELDS = ("problem", "machines", "pair_capacity_bytes", "job")  # and name, meta, comment
 _MACHINE_FIELDS = ("gpus", "idle_gpus")
 _JOB_FIELDS = ("workers", "collective", "param_bytes", "placement_sensitive", "model")
@@ -209,7 +210,7 @@ class NimpInstance:
         for k in ("workers", "collective", "param_bytes"):
             if k not in jd:
                 raise InputError(f"job.{k}", "is required")
-        workers = integer(jd["workers"], "job.workers", low=1)
+        workers = integer(jd["workers"], "job.workers", low=1, high=MAX_MACHINES)
         coll = jd["collective"]
         if coll not in COLLECTIVES:
             raise InputError("job.collective", f"must be one of {', '.join(COLLECTIVES)}, got {coll!r}")

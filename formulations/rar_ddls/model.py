@@ -56,7 +56,7 @@ import numpy as np
 
 from optkit.errors import InputError
 from optkit.formulation import Evaluation
-from optkit.validation import instance_object, integer, known_keys, mapping, number
+from optkit.validation import MAX_COUNT, instance_object, integer, known_keys, mapping, number
 
 __all__ = [
     "PROBLEM", "OBJECTIVES", "FLOOR_SLACK", "Network", "Job", "RarInstance", "iteration_time",
@@ -152,7 +152,9 @@ class RarInstance:
         srv = d["servers"]
         if not isinstance(srv, list) or not srv:
             raise InputError("servers", "must be a non-empty list of GPU counts O_s")
-        servers = tuple(integer(o, f"servers[{s}]", low=1) for s, o in enumerate(srv))
+        if len(srv) > MAX_COUNT:
+            raise InputError("servers", f"lists {len(srv)} servers; at most {MAX_COUNT} are supported")
+        servers = tuple(integer(o, f"servers[{s}]", low=1, high=MAX_COUNT) for s, o in enumerate(srv))
         net = Network.from_dict(d["network"])
         slot = number(d, "slot_seconds", "instance", positive=True) if "slot_seconds" in d else 1.0
         horizon = integer(d["horizon"], "horizon", low=1) if "horizon" in d else 1200
