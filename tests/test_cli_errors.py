@@ -64,6 +64,11 @@ def files(tmp_path: Path) -> dict[str, str]:
         "ddl_servers": _shipped("ddlwmp/tiny", lambda d: d["cluster"].update(servers=10**12)),
         "rar_servers": _shipped("rar-ddls/tiny", lambda d: d["servers"].__setitem__(0, 10**30)),
         "nimp_workers": _shipped("nimp/tiny", lambda d: d["job"].update(workers=2**40)),
+        "ddl_model_list": _shipped("ddlwmp/tiny", lambda d: d["jobs"][0].update(model=[])),
+        "ddl_slow": _shipped("ddlwmp/tiny", lambda d: [s.update(fwd_time=1e308) for m in d["models"].values()
+                                                       for s in m["stages"]]),
+        "ddl_intra": _shipped("ddlwmp/tiny", lambda d: d["cluster"].update(intra_bandwidth=1e-300)),
+        "rar_slot": _shipped("rar-ddls/tiny", lambda d: d.update(slot_seconds=1e308)),
         "misspelt": {**FIG2, "cluster": {**FIG2["cluster"], "inter_bandwith": 1.0}},
     }.items():
         p = tmp_path / f"{name}.json"
@@ -86,6 +91,10 @@ CASES = [
     ("solve ddlwmp {ddl_servers} -a a-srpt", "cluster.servers must be <= 1000000"),
     ("solve rar-ddls {rar_servers} -a sjf-bco", "servers[0] must be <= 1000000"),
     ("solve nimp {nimp_workers} -a titan", "job.workers must be <= 4096"),
+    ("solve ddlwmp {ddl_model_list} -a a-srpt", "jobs[0].model names no model"),
+    ("solve ddlwmp {ddl_slow} -a a-srpt", "the numbers overflow"),
+    ("solve ddlwmp {ddl_intra} -a a-srpt", "the numbers overflow"),
+    ("solve rar-ddls {rar_slot} -a sjf-bco", "the numbers overflow"),
     ("validate {misspelt}", "cluster.inter_bandwith is not a field of cluster; did you mean 'inter_bandwidth'?"),
     ("solve gpu-mapping {bw} -a heavy-edge", "gives the non-finite"),
     ("solve gpu-mapping {slow} -a heavy-edge", "gives the non-finite"),

@@ -141,7 +141,8 @@ def pair_limit(capacity: float, volume: float) -> int:
     phase has one volume per pair, so the bandwidth constraint of a phase is a pair count."""
     if volume <= 0:
         return 1 << 30
-    return int(math.floor(capacity / volume * (1.0 + REL_TOL)))
+    q = capacity / volume * (1.0 + REL_TOL)
+    return int(math.floor(q)) if q < (1 << 30) else 1 << 30  # more pairs than any phase has: no limit
 
 
 def is_placement_sensitive(job: Job) -> bool:

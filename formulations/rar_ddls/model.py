@@ -67,6 +67,7 @@ __all__ = [
 PROBLEM = "rar-ddls"
 OBJECTIVES = ("makespan", "total_completion")
 FLOOR_SLACK = 1e-12  # relative slack of the floor in eq. (9)
+MAX_PER_SLOT = 2.0 ** 50  # most iterations per slot (eq. 9) counted exactly in floats; beyond: bad input
 _NETWORK_FIELDS = ("inter_bandwidth", "intra_bandwidth", "compute_speed", "xi1", "xi2", "degradation")
 _JOB_FIELDS = ("id", "gpus", "iterations", "grad_bytes", "batch", "fwd_time_per_sample", "bwd_time")
 
@@ -186,6 +187,9 @@ class RarInstance:
                       number(jd, "fwd_time_per_sample", p), number(jd, "bwd_time", p))
             n_best = fastest_servers(servers, gpus, job, net)
             tau = iteration_time(job, net, n_best, 1)
+            if not math.isfinite(tau) or not slot / tau <= MAX_PER_SLOT:
+                raise InputError(f"{p}", f"job {jid}: slot_seconds {slot:g} / iteration time {tau:.6g} s is beyond "
+                                 f"{MAX_PER_SLOT:g} iterations per slot (eq. 9): the numbers overflow; scale the units")
             if iterations_per_slot(tau, slot) < 1:
                 raise InputError(f"{p}", f"job {jid} never completes: even alone on {n_best} server(s) an iteration "
                                  f"takes {tau:.6g} s >= slot_seconds {slot:g} (eq. 9 gives 0 iterations per slot)")
