@@ -146,3 +146,15 @@ def test_an_all_sweep_names_the_algorithms_it_skips(tmp_path: Path) -> None:
             db=tmp_path / "r.sqlite", executor=LocalExecutor(2, grace_s=0.5), progress=False, log=lines.append)
     skipped = [ln for ln in lines if "skipped" in ln]
     assert skipped == ["sleepy: skipped missing-dep: needs optkit_no_such_module (pip install optkit[peers])"]
+
+
+def test_one_stream_carries_on_after_a_time_out(tmp_path: Path) -> None:
+    """One child at a time (jobs=1), the ten-hour bound first: it is cut at 1 s and a fresh
+    child answers the next instances (sizes 6 and 8: bounds 3 and 4); the slow one gets the
+    quick bound 4 / 4 = 1."""
+    datas = [_inst(4, tmp_path / "a.log", TEN_HOURS), _inst(6, tmp_path / "b.log"), _inst(8, tmp_path / "c.log")]
+    stored = {f"h{i}": {"problem": "sleepy", "name": f"n{i}", "data": d} for i, d in enumerate(datas)}
+    pairs = {(h, "cost"): "sleepy" for h in stored}
+    out = formulation_bounds(pairs, stored, time_limit=1, jobs=1)
+    assert {h: v for (h, _), (v, _) in out.items()} == {"h0": 1.0, "h1": 3.0, "h2": 4.0}
+    assert out[("h0", "cost")][1] == "sleepy quick_lower_bound" and out[("h2", "cost")][1] == "sleepy lower_bound"

@@ -3,10 +3,12 @@
 A formulation's ``lower_bound(instance, objective)`` may be expensive (ddlwmp's enumerates
 every placement of every model: hours and gigabytes on a 20-server cluster). Reports must
 never hang on it, so :func:`formulation_bounds` (called by
-:func:`optkit.harness.compare.best_bounds`) runs it in a child process per instance, all of
-that instance's objectives at once, at most ``jobs`` children at a time, each killed after
+:func:`optkit.harness.compare.best_bounds`) runs it in child processes, at most ``jobs`` at a
+time, each taking a share of the instances in turn (the formulation is imported once per
+child, not per instance). Every instance (all its objectives at once) gets
 :func:`bound_time_limit` seconds (``OPTKIT_BOUND_TIME_LIMIT``, default
-:data:`DEFAULT_BOUND_TIME_LIMIT_S`).
+:data:`DEFAULT_BOUND_TIME_LIMIT_S`) from the previous answer; at the first time-out the child
+is killed and a fresh one carries on with the rest.
 
 Every outcome is cached in the result store's ``lower_bounds`` table, keyed by instance hash
 and objective (see :meth:`optkit.harness.store.ResultStore.cached_bounds`):
@@ -28,7 +30,6 @@ import concurrent.futures as cf
 import math
 import multiprocessing
 import os
-import threading
 import time
 from typing import Any, Mapping
 
@@ -44,6 +45,7 @@ BOUND_TIME_LIMIT_ENV = "OPTKIT_BOUND_TIME_LIMIT"
 """Environment variable overriding :data:`DEFAULT_BOUND_TIME_LIMIT_S` (seconds > 0, or ``inf``)."""
 _NAMED = 5
 _JOIN_S = 5.0
+_START_LIMIT_S = 120.0  # seconds a bound's child gets to import the formulation and the bound
 
 Key = tuple[str, str]  # (instance_hash, objective_name)
 
@@ -70,21 +72,30 @@ def bound_time_limit() -> float:
 
 
 # ----------------------------------------------------------------------------- the child
-def compute_bounds(problem: str, data: Mapping[str, Any], objectives: list[str],
-                   targets: str | None = None, which: str = "lower_bound") -> dict[str, tuple[str, float | None, str]]:
-    """``{objective: (status, value, message)}`` of ``problem``'s lower bound (``which``: the
-    formulation's ``lower_bound`` or ``quick_lower_bound``), in this process.
+Outcome = tuple[str, float | None, str]  # (status, value, message)
+Item = tuple[str, Mapping[str, Any], list[str]]  # (instance hash, instance dict, objectives)
 
-    Status ``ok`` (value a finite number, or ``None``: no bound) or ``failed`` (message
-    ``Type: text``). What the child process of :func:`formulation_bounds` runs.
-    """
+
+def _prepare(problem: str, targets: str | None, which: str) -> tuple[Any, Any]:
+    """The formulation and its bound ``which``, the bound's module imported (so that no
+    instance's clock pays the imports)."""
     from optkit.harness.worker import _ensure_registered
 
     _ensure_registered(problem, targets)
     formulation = registry.get(problem)
     bound = getattr(formulation, which)
-    instance = formulation.instance_from_dict(dict(data))
-    out: dict[str, tuple[str, float | None, str]] = {}
+    target = getattr(bound, "target", None)  # a lazy_run entry
+    if callable(target):
+        target()
+    return formulation, bound
+
+
+def _bounds_of(formulation: Any, bound: Any, data: Mapping[str, Any], objectives: list[str]) -> dict[str, Outcome]:
+    try:
+        instance = formulation.instance_from_dict(dict(data))
+    except Exception as exc:  # noqa: BLE001 - a stored instance this formulation no longer accepts
+        return {o: ("failed", None, f"{type(exc).__name__}: {exc}") for o in objectives}
+    out: dict[str, Outcome] = {}
     for objective in objectives:
         try:
             lb = bound(instance, objective)
@@ -92,36 +103,56 @@ def compute_bounds(problem: str, data: Mapping[str, Any], objectives: list[str],
             out[objective] = ("failed", None, f"{type(exc).__name__}: {exc}")
             continue
         ok = isinstance(lb, (int, float)) and not isinstance(lb, bool) and math.isfinite(lb)
-        out[objective] = ("ok", float(lb) if ok else None, "")  # type: ignore[arg-type]
+        out[objective] = ("ok", float(lb) if ok else None, "")
     return out
 
 
-def _child_main(problem: str, data: Mapping[str, Any], objectives: list[str], conn: Any, alive: Any,
-                targets: str, which: str) -> None:
+def compute_bounds(problem: str, data: Mapping[str, Any], objectives: list[str],
+                   targets: str | None = None, which: str = "lower_bound") -> dict[str, Outcome]:
+    """``{objective: (status, value, message)}`` of ``problem``'s lower bound (``which``: the
+    formulation's ``lower_bound`` or ``quick_lower_bound``), in this process, without a limit.
+
+    Status ``ok`` (value a finite number, or ``None``: no bound) or ``failed`` (message
+    ``Type: text``). The child processes of :func:`formulation_bounds` do this per instance.
+    """
+    formulation, bound = _prepare(problem, targets, which)
+    return _bounds_of(formulation, bound, data, objectives)
+
+
+def _child_main(problem: str, items: list[Item], conn: Any, alive: Any, targets: str, which: str) -> None:
+    """Send ``("ready", "")`` once the bound is imported, then ``(hash, outcomes)`` per item."""
     from optkit.harness.worker import _detach_group, _set_parent_death_signal, _watch_parent
 
     _detach_group()
     _set_parent_death_signal()
     _watch_parent(alive)
     try:
-        result: Any = compute_bounds(problem, data, objectives, targets or None, which)
-    except BaseException as exc:  # noqa: BLE001 - the instance itself would not build
-        result = {o: ("failed", None, f"{type(exc).__name__}: {exc}") for o in objectives}
-    conn.send(result)
+        formulation, bound = _prepare(problem, targets or None, which)
+    except BaseException as exc:  # noqa: BLE001 - e.g. the formulation does not import here
+        conn.send(("broken", f"{type(exc).__name__}: {exc}"))
+        return
+    conn.send(("ready", ""))
+    for h, data, objectives in items:
+        conn.send((h, _bounds_of(formulation, bound, data, objectives)))
     conn.close()
 
 
-def _in_child(problem: str, data: Mapping[str, Any], objectives: list[str], limit: float, which: str,
-              ) -> dict[str, tuple[str, float | None, str]]:
-    """:func:`compute_bounds` in a child process killed after ``limit`` seconds."""
+def _one_child(problem: str, items: list[Item], limit: float, which: str, out: dict[Key, Outcome]) -> int:
+    """Run ``items`` in order in one child, each under ``limit`` seconds from the previous
+    answer; record outcomes in ``out``; return how many items are settled (the child is killed
+    at the first time-out or dies; the caller restarts the rest)."""
     from optkit.harness import worker
+
+    def settle(item: Item, outcome: Outcome) -> None:
+        for o in item[2]:
+            out[(item[0], o)] = outcome
 
     ctx = worker._context(worker.default_start_method())
     recv, send = ctx.Pipe(duplex=False)
     alive_r, alive_w = ctx.Pipe(duplex=False)
     proc = ctx.Process(target=_child_main, name=f"optkit-bound-{problem}", daemon=False,
-                       args=(problem, dict(data), objectives, send, alive_r, os.environ.get("OPTKIT_FORMULATIONS", ""),
-                             which))
+                       args=(problem, [(h, dict(d), o) for h, d, o in items], send, alive_r,
+                             os.environ.get("OPTKIT_FORMULATIONS", ""), which))
     try:
         proc.start()
     finally:
@@ -129,21 +160,37 @@ def _in_child(problem: str, data: Mapping[str, Any], objectives: list[str], limi
         alive_r.close()
     with worker._live_lock:
         worker._live.add(proc)
-    try:
-        wait = None if math.isinf(limit) else limit
-        ready = multiprocessing.connection.wait([recv, proc.sentinel], timeout=wait)
-        result = None
+
+    def receive(timeout: float | None) -> tuple[bool, Any]:
+        """(answered, message); message None when the child died or was silent."""
+        ready = multiprocessing.connection.wait([recv, proc.sentinel], timeout=timeout)
         if ready and recv.poll(0):
             try:
-                result = recv.recv()
+                return True, recv.recv()
             except (EOFError, OSError):
-                result = None
-        if result is not None:
-            return result
-        if not ready:
-            return {o: ("timeout", None, f"no result within {limit:g} s") for o in objectives}
-        proc.join(_JOIN_S)
-        return {o: ("failed", None, worker._death_message(proc.exitcode)) for o in objectives}
+                return True, None
+        return bool(ready), None
+
+    try:
+        answered, msg = receive(_START_LIMIT_S)
+        if msg is None or msg[0] != "ready":
+            why = msg[1] if msg else ("its process did not start within "
+                                      f"{_START_LIMIT_S:g} s" if not answered else worker._death_message(proc.exitcode))
+            for item in items:
+                settle(item, ("failed", None, f"not computed: {why}"))
+            return len(items)
+        for done, item in enumerate(items):
+            answered, msg = receive(None if math.isinf(limit) else limit)
+            if msg is not None:
+                out.update({(item[0], o): r for o, r in msg[1].items()})
+                continue
+            if not answered:
+                settle(item, ("timeout", None, f"no result within {limit:g} s"))
+            else:
+                proc.join(_JOIN_S)
+                settle(item, ("failed", None, worker._death_message(proc.exitcode)))
+            return done + 1
+        return len(items)
     finally:
         alive_w.close()
         recv.close()
@@ -153,6 +200,15 @@ def _in_child(problem: str, data: Mapping[str, Any], objectives: list[str], limi
             worker._kill(proc)
         proc.join()
         proc.close()
+
+
+def _stream(problem: str, items: list[Item], limit: float, which: str) -> dict[Key, Outcome]:
+    """Every item's outcomes: children in turn, each picking up after the last one's time-out."""
+    out: dict[Key, Outcome] = {}
+    rest = list(items)
+    while rest:
+        rest = rest[_one_child(problem, rest, limit, which, out):]
+    return out
 
 
 # ----------------------------------------------------------------------------- the driver
@@ -241,8 +297,10 @@ def _outcomes(wanted: Mapping[str, tuple[str, list[str]]], which: str, suffix: s
 
 
 def _run_all(todo: Mapping[str, tuple[str, list[str]]], instances: Mapping[str, Mapping[str, Any]],
-             limit: float, jobs: int | None, which: str) -> dict[Key, tuple[str, float | None, str]]:
-    out: dict[Key, tuple[str, float | None, str]] = {}
+             limit: float, jobs: int | None, which: str) -> dict[Key, Outcome]:
+    """Outcomes of every instance in ``todo``: per problem, its instances dealt round-robin to
+    at most ``jobs`` streams of children (:func:`_stream`) running at once."""
+    out: dict[Key, Outcome] = {}
     if not todo:
         return out
     if multiprocessing.current_process().daemon:  # may not start children (a Dask worker)
@@ -251,18 +309,13 @@ def _run_all(todo: Mapping[str, tuple[str, list[str]]], instances: Mapping[str, 
                 out[(h, o)] = ("failed", None, "not computed: a daemonic process cannot start the bound's child")
         return out
     workers = max(1, min(jobs or os.cpu_count() or 1, len(todo)))
-    lock = threading.Lock()
-
-    def one(h: str) -> None:
-        problem, objectives = todo[h]
-        res = _in_child(problem, instances[h]["data"], objectives, limit, which)
-        with lock:
-            for o in objectives:
-                out[(h, o)] = res.get(o, ("failed", None, "no answer for this objective"))
-
+    by_problem: dict[str, list[Item]] = {}
+    for h, (problem, objectives) in todo.items():
+        by_problem.setdefault(problem, []).append((h, instances[h]["data"], objectives))
+    streams = [(p, items[i::workers]) for p, items in by_problem.items() for i in range(workers) if items[i::workers]]
     with cf.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="optkit-bound") as pool:
-        for fut in [pool.submit(one, h) for h in todo]:
-            fut.result()
+        for res in pool.map(lambda s: _stream(s[0], s[1], limit, which), streams):
+            out.update(res)
     return out
 
 
