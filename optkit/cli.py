@@ -300,10 +300,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help (0), or a usage error already printed as one line (2)
         return exc.code if isinstance(exc.code, int) else 2
-    if not os.environ.get("OPTKIT_DEBUG"):  # overflow and the like: the result check says it in one line
-        warnings.simplefilter("ignore", RuntimeWarning)
     try:
-        return int(args.func(args) or 0)
+        with warnings.catch_warnings():
+            if not os.environ.get("OPTKIT_DEBUG"):  # numpy overflow and the like: the checks say it in one line
+                warnings.simplefilter("ignore", RuntimeWarning)
+            return int(args.func(args) or 0)
     except InputError as exc:
         print(f"optkit: error: {exc}", file=sys.stderr)
         return 2
