@@ -22,7 +22,9 @@ if str(REPO) not in sys.path:
 from optkit import registry  # noqa: E402
 from optkit.errors import InputError  # noqa: E402
 from optkit.harness import LocalExecutor, ResultStore  # noqa: E402
-from optkit.harness.bounds import BOUND_TIME_LIMIT_ENV, bound_time_limit, formulation_bounds  # noqa: E402
+from optkit.harness.bounds import (  # noqa: E402
+    BOUND_TIME_LIMIT_ENV, bound_time_limit, code_digest, formulation_bounds,
+)
 from optkit.harness.compare import compare  # noqa: E402
 from optkit.instances import instance_hash  # noqa: E402
 from optkit.report import build_report  # noqa: E402
@@ -74,7 +76,7 @@ def test_compare_ends_although_the_bound_would_take_hours(tmp_path: Path, monkey
     assert len([n for n in again.notes if "no result within 1 s" in n]) == 1
     assert len(_bound_calls(slow_log)) == 1 and len(_bound_calls(fast_log)) == 1
     with ResultStore(db) as store:
-        cached = store.cached_bounds([instance_hash(d) for _, d in instances])
+        cached = store.cached_bounds([instance_hash(d) for _, d in instances], code_digest({"sleepy"}))
     assert cached[(instance_hash(instances[0][1]), "cost")][0] == "timeout"
     assert cached[(instance_hash(instances[1][1]), "cost")][:2] == ("ok", 3.0)
 
@@ -158,3 +160,16 @@ def test_one_stream_carries_on_after_a_time_out(tmp_path: Path) -> None:
     out = formulation_bounds(pairs, stored, time_limit=1, jobs=1)
     assert {h: v for (h, _), (v, _) in out.items()} == {"h0": 1.0, "h1": 3.0, "h2": 4.0}
     assert out[("h0", "cost")][1] == "sleepy quick_lower_bound" and out[("h2", "cost")][1] == "sleepy lower_bound"
+
+
+def test_outcomes_cached_by_other_bound_code_are_ignored(tmp_path: Path) -> None:
+    """A cached bound of 99 from older code (another digest) is not used: the bound runs again
+    and answers size / 2 = 3."""
+    data = _inst(6, tmp_path / "c.log")
+    h = instance_hash(data)
+    with ResultStore(tmp_path / "r.sqlite") as store:
+        store.add_instances([(h, "sleepy", "c", data)])
+        store.put_bounds([(h, "cost", "ok", 99.0, "", 10.0)], code="older-code")
+        out = formulation_bounds({(h, "cost"): "sleepy"}, store.instances(), time_limit=5)
+        assert out == {(h, "cost"): (3.0, "sleepy lower_bound")}
+        assert len(_bound_calls(tmp_path / "c.log")) == 1

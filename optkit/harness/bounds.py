@@ -11,7 +11,9 @@ child, not per instance). Every instance (all its objectives at once) gets
 is killed and a fresh one carries on with the rest.
 
 Every outcome is cached in the result store's ``lower_bounds`` table, keyed by instance hash
-and objective (see :meth:`optkit.harness.store.ResultStore.cached_bounds`):
+and objective, and tagged with a digest of the formulation package's source files
+(:func:`code_digest`), so a changed bound is computed afresh (see
+:meth:`optkit.harness.store.ResultStore.cached_bounds`):
 
 * ``ok``: the bound (or ``None`` when the formulation has none for that objective);
 * ``failed``: the bound raised; its message is kept;
@@ -27,7 +29,10 @@ problem and kind of failure says so (not one per row), naming the instances (at 
 from __future__ import annotations
 
 import concurrent.futures as cf
+import hashlib
 import math
+import sys
+from pathlib import Path
 import multiprocessing
 import os
 import time
@@ -37,7 +42,7 @@ from optkit import registry
 from optkit.errors import InputError
 
 __all__ = ["DEFAULT_BOUND_TIME_LIMIT_S", "BOUND_TIME_LIMIT_ENV", "QUICK_SUFFIX", "StoredInstances",
-           "bound_time_limit", "formulation_bounds", "compute_bounds"]
+           "bound_time_limit", "formulation_bounds", "compute_bounds", "code_digest"]
 
 DEFAULT_BOUND_TIME_LIMIT_S = 10.0
 """Seconds a formulation's lower bound gets per instance (all objectives) before it is killed."""
@@ -280,7 +285,8 @@ def _outcomes(wanted: Mapping[str, tuple[str, list[str]]], which: str, suffix: s
               jobs: int | None) -> dict[Key, tuple[str, float | None, str]]:
     """Cached or freshly computed outcomes of the bound ``which`` (fresh ones are cached)."""
     outcome: dict[Key, tuple[str, float | None, str]] = {}
-    cache = store.cached_bounds(list(wanted)) if store is not None and wanted else {}
+    code = code_digest({p for p, _ in wanted.values()})
+    cache = store.cached_bounds(list(wanted), code) if store is not None and wanted else {}
     todo: dict[str, tuple[str, list[str]]] = {}
     for h, (problem, objectives) in wanted.items():
         for o in objectives:
@@ -292,8 +298,21 @@ def _outcomes(wanted: Mapping[str, tuple[str, list[str]]], which: str, suffix: s
     fresh = _run_all(todo, instances, limit, jobs, which)
     outcome.update(fresh)
     if store is not None and fresh:
-        store.put_bounds([(h, o + suffix, s, v, m, limit) for (h, o), (s, v, m) in fresh.items()])
+        store.put_bounds([(h, o + suffix, s, v, m, limit) for (h, o), (s, v, m) in fresh.items()], code)
     return outcome
+
+
+def code_digest(problems: set[str] | list[str]) -> str:
+    """A digest of the source files (``*.py``) of the packages defining ``problems``' formulations
+    (the folder of the module of each one's ``evaluate``): the version of their bounds."""
+    h = hashlib.sha256()
+    for problem in sorted(problems):
+        module = sys.modules.get(getattr(registry.get(problem).evaluate, "__module__", ""), None)
+        folder = Path(module.__file__).parent if module is not None and getattr(module, "__file__", None) else None
+        h.update(problem.encode())
+        for f in sorted(folder.glob("*.py")) if folder is not None else []:
+            h.update(f.name.encode() + f.read_bytes())
+    return h.hexdigest()[:16]
 
 
 def _run_all(todo: Mapping[str, tuple[str, list[str]]], instances: Mapping[str, Mapping[str, Any]],

@@ -67,6 +67,7 @@ CREATE TABLE IF NOT EXISTS lower_bounds (
     value          REAL,
     message        TEXT NOT NULL DEFAULT '',
     time_limit     REAL NOT NULL,
+    code           TEXT NOT NULL DEFAULT '',
     PRIMARY KEY (instance_hash, objective_name)
 );
 """
@@ -157,20 +158,23 @@ class ResultStore:
         return out
 
     # -- cached lower bounds
-    def cached_bounds(self, hashes: Iterable[str]) -> dict[tuple[str, str], tuple[str, float | None, str, float]]:
-        """``{(instance_hash, objective): (status, value, message, time_limit)}`` cached for ``hashes``."""
+    def cached_bounds(self, hashes: Iterable[str], code: str = "") -> dict[tuple[str, str], tuple[str, float | None, str, float]]:
+        """``{(instance_hash, objective): (status, value, message, time_limit)}`` cached for ``hashes``
+        by the bound code ``code`` (outcomes of other code are ignored)."""
         wanted = set(hashes)
         rows = self._conn.execute(
-            "SELECT instance_hash, objective_name, status, value, message, time_limit FROM lower_bounds")
+            "SELECT instance_hash, objective_name, status, value, message, time_limit FROM lower_bounds WHERE code = ?",
+            (code,))
         return {(r[0], r[1]): (r[2], r[3], r[4], r[5]) for r in rows if r[0] in wanted}
 
-    def put_bounds(self, entries: Iterable[tuple[str, str, str, float | None, str, float]]) -> None:
-        """Cache ``(instance_hash, objective, status, value, message, time_limit)`` outcomes (replacing)."""
+    def put_bounds(self, entries: Iterable[tuple[str, str, str, float | None, str, float]], code: str = "") -> None:
+        """Cache ``(instance_hash, objective, status, value, message, time_limit)`` outcomes of the
+        bound code ``code`` (replacing)."""
         with self._conn:
             self._conn.execute("BEGIN")
             self._conn.executemany(
                 "INSERT OR REPLACE INTO lower_bounds (instance_hash, objective_name, status, value, message, "
-                "time_limit) VALUES (?, ?, ?, ?, ?, ?)", list(entries))
+                "time_limit, code) VALUES (?, ?, ?, ?, ?, ?, ?)", [(*e, code) for e in entries])
 
     # -- rows
     def put_row(self, row: Mapping[str, Any], *, replace: bool = True) -> None:
