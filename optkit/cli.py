@@ -15,12 +15,15 @@ import json
 import os
 import sys
 import traceback
+import warnings
 from pathlib import Path
 from typing import Any, Sequence
 
-from optkit import registry
+from optkit import generators, registry
+from optkit.cli_args import OneLineParser, check_out_file, seed_arg, time_limit_arg, write_out_file
 from optkit.errors import InputError
-from optkit.instances import instance_hash, load_instance, read_json, save_instance
+from optkit.validation import DEFAULT_MAX_VIOLATIONS
+from optkit.instances import instance_files, instance_hash, instance_violations, load_instance, read_json, save_instance
 
 __all__ = ["main", "build_parser"]
 
@@ -56,6 +59,10 @@ def cmd_list(args: argparse.Namespace) -> int:
         for a in f.algorithms.values():
             flag = "" if a.available() else f"  [needs {', '.join(a.requires)}: pip install optkit[peers]]"
             print(f"    {a.name:<18} {a.kind:<9} {a.summary}{flag}")
+        if f.generate is not None:
+            print("  generate --param keys (KEY=default; no default: required):")
+            for line in generators.describe(f.generate):
+                print(f"    {line}")
         if f.suites:
             print("  suites:")
             for s in f.suites.values():
@@ -107,17 +114,28 @@ def cmd_generate(args: argparse.Namespace) -> int:
     params = _parse_params(args.param)
     if args.seed is not None:
         params["seed"] = args.seed
+    generators.check_params(f.name, f.generate, params)
     try:
         data = f.generate(**params)
     except TypeError as exc:  # an unknown keyword: the user's mistake
         raise InputError("--param", str(exc)) from None
-    f.instance_from_dict(data)  # a generator must produce valid instances
+    if "kind" not in data or f.simulate is None:  # a "kind" (e.g. nimp's replay) is a simulate workload,
+        f.instance_from_dict(data)  # checked by its generator; otherwise a generator must produce valid instances
     if args.out:
         save_instance(args.out, data)
         print(f"wrote {args.out}")
     else:
         print(json.dumps(data, indent=1))
     return 0
+
+
+def _generator_epilog() -> str:
+    """``generate --help``'s list of every problem's ``--param`` keys (computed when asked)."""
+    lines = ["--param keys per problem (KEY=default; no default: required):"]
+    for name, f in registry.all_formulations().items():
+        if f.generate is not None:
+            lines += [f"  {name}: {line}" for line in generators.describe(f.generate)]
+    return "\n".join(lines)
 
 
 def _fmt_value(v: object) -> str:
@@ -128,8 +146,26 @@ def _fmt_value(v: object) -> str:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    for path in args.files:
-        problem, instance, data = load_instance(path)
+    """Check every file (folders: their ``*.json``), reporting every violation of each, like a
+    compiler (up to ``--max-errors`` per file), one ``optkit: error:`` line each on stderr."""
+    files = instance_files(args.files)
+    if args.solution and len(files) != 1:
+        raise InputError("--solution", f"needs exactly one instance file, got {len(files)}")
+    if args.max_errors < 1:
+        raise InputError("--max-errors", f"must be >= 1, got {args.max_errors}")
+    invalid = 0
+    for path in files:
+        try:
+            problem, instance, violations, cut, data = instance_violations(path, args.max_errors)
+        except InputError as exc:
+            violations, cut = [exc], False
+        if violations:
+            invalid += 1
+            for v in violations:
+                print(f"optkit: error: {v}" if str(path) in str(v) else f"optkit: error: {path}: {v}", file=sys.stderr)
+            if cut:
+                print(f"optkit: error: {path}: stopped after {len(violations)} violations (--max-errors)", file=sys.stderr)
+            continue
         line = f"{path}: valid {problem} instance, hash {instance_hash(data)[:16]}"
         if args.solution:
             f = registry.get(problem)
@@ -138,17 +174,18 @@ def cmd_validate(args: argparse.Namespace) -> int:
                 raise InputError(args.solution, "is infeasible: " + "; ".join(ev.violations))
             line += "; solution feasible: " + ", ".join(f"{k}={_fmt_value(v)}" for k, v in ev.objectives.items())
         print(line)
-    return 0
+    return 2 if invalid else 0
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
     from optkit.solve import solve
 
+    check_out_file(args.out)
     problem, instance, _ = load_instance(args.file, problem=args.problem)
     result = solve(problem, instance, args.algorithm, objective=args.objective, time_limit=args.time_limit,
                    seed=args.seed, params=_parse_params(args.param))
     if args.out:
-        Path(args.out).write_text(json.dumps(result.solution, indent=1) + "\n")
+        write_out_file(args.out, json.dumps(result.solution, indent=1) + "\n")
     if args.json:
         _print_json(result.to_json_summary())
         return 0
@@ -188,6 +225,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     settings = _sweep_settings(args.param)
     several = len(settings) > 1
     f = registry.get(args.problem)
+    check_out_file(args.out)
     if f.simulate is not None:  # the formulation drives its own workload (e.g. nimp's replay)
         for setting in settings:
             _simulate_hook(f, args, setting, several)
@@ -228,9 +266,9 @@ def _simulate_default(f: Any, args: argparse.Namespace, data: dict[str, Any], se
         if suffix:
             out = out.with_name(out.stem + suffix + out.suffix)
     else:
-        out = Path(f"{Path(args.file).stem}.{args.policy}{suffix}.schedule.json")
+        out = Path(_default_schedule(args, suffix))
     if result.solution is not None:
-        out.write_text(json.dumps(result.solution, indent=1) + "\n")
+        write_out_file(out, json.dumps(result.solution, indent=1) + "\n")
     summary = {**result.to_json_summary(), "prediction": report or None, "schedule_file": str(out)}
     summary.pop("solution")
     if args.json:
@@ -248,21 +286,26 @@ def _simulate_default(f: Any, args: argparse.Namespace, data: dict[str, Any], se
     print(f"  wall time: {result.wall_time_s:.3f} s")
 
 
+def _default_schedule(args: argparse.Namespace, suffix: str = "") -> str:
+    """``simulate``'s schedule file without ``--out``: ``WORKLOAD-stem.POLICY[.SETTING].schedule.json`` here."""
+    return f"{Path(args.file).stem}.{args.policy}{suffix}.schedule.json"
+
+
 def _simulate_hook(f: Any, args: argparse.Namespace, setting: dict[str, Any], several: bool) -> None:
     """``simulate`` through the formulation's own driver (``Formulation.simulate``)."""
     if args.predictor:
         raise InputError("--predictor", f"is not supported by the {f.name} simulator")
-    out = args.out
     suffix = _setting_suffix(setting, several)
-    if out and suffix:
-        out = str(Path(out).with_name(Path(out).stem + suffix + Path(out).suffix))
+    if args.out:
+        out = str(Path(args.out).with_name(Path(args.out).stem + suffix + Path(args.out).suffix)) if suffix else args.out
+    else:
+        out = _default_schedule(args, suffix)
     summary = f.simulate(args.file, policy=args.policy, seed=args.seed, time_limit=args.time_limit,
                          params=setting, out=out)
     if args.json:
         _print_json(summary)
         return
-    print(f"{f.name} / {args.policy}: {summary.get('status')}"
-          + (f", schedule written to {out}" if out else ""))
+    print(f"{f.name} / {args.policy}: {summary.get('status')}, schedule written to {out}")
     for k, v in summary.items():
         if k not in ("status", "policy", "problem"):
             print(f"  {k}: {v}")
@@ -271,8 +314,9 @@ def _simulate_hook(f: Any, args: argparse.Namespace, setting: dict[str, Any], se
 # ----------------------------------------------------------------------------- parser
 def _add_run_options(s: argparse.ArgumentParser, what: str) -> None:
     """The options of every verb that runs one algorithm: time limit, seed, parameters, --json."""
-    s.add_argument("--time-limit", type=float, default=None, help="seconds")
-    s.add_argument("--seed", type=int, default=None)
+    s.add_argument("--time-limit", type=time_limit_arg, default=None, metavar="S",
+                   help="seconds, a finite number > 0 (default: no limit)")
+    s.add_argument("--seed", type=seed_arg, default=None, metavar="N", help="seed (an integer >= 0) of a randomized " + what)
     s.add_argument("--param", action="append", metavar="KEY=VALUE",
                    help=f"{what} keyword or reading (repeatable; `optkit readings PROBLEM` lists the readings)"
                         + ("; KEY=V1,V2 runs each value" if what == "policy" else ""))
@@ -281,8 +325,8 @@ def _add_run_options(s: argparse.ArgumentParser, what: str) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="optkit", description="Exact and approximate solvers for GPU-cluster scheduling.")
-    sub = p.add_subparsers(dest="verb", required=True, metavar="VERB")
+    p = OneLineParser(prog="optkit", description="Exact and approximate solvers for GPU-cluster scheduling.")
+    sub = p.add_subparsers(dest="verb", required=True, metavar="VERB", help="what to do (optkit VERB --help)")
 
     s = sub.add_parser("list", help="problems, algorithms and suites")
     s.add_argument("problem", nargs="?", help="only this problem")
@@ -297,31 +341,37 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--markdown", action="store_true", help="print the table as Markdown")
     s.set_defaults(func=cmd_readings)
 
-    s = sub.add_parser("generate", help="generate one instance, or write a named suite to a folder")
-    s.add_argument("problem")
+    s = sub.add_parser("generate", help="generate one instance, or write a named suite to a folder",
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    s.lazy_epilog = _generator_epilog  # type: ignore[attr-defined]
+    s.add_argument("problem", help="problem name (see optkit list)")
     s.add_argument("--suite", help="write this named suite (needs --out FOLDER)")
-    s.add_argument("--seed", type=int, help="seed of the generator")
+    s.add_argument("--seed", type=seed_arg, metavar="N", help="seed of the generator (an integer >= 0)")
     s.add_argument("--param", action="append", metavar="KEY=VALUE", help="generator keyword (repeatable)")
     s.add_argument("--out", help="output file (one instance) or folder (--suite); stdout if omitted")
     s.set_defaults(func=cmd_generate)
 
-    s = sub.add_parser("validate", help="check instance files (and optionally a solution)")
-    s.add_argument("files", nargs="+", metavar="FILE")
+    s = sub.add_parser("validate", help="check instance files or folders (and optionally a solution)")
+    s.add_argument("files", nargs="+", metavar="PATH",
+                   help="instance JSON files, or folders searched recursively for *.json")
     s.add_argument("--solution", help="a solution JSON file to check against the (single) instance")
+    s.add_argument("--max-errors", type=int, default=DEFAULT_MAX_VIOLATIONS, metavar="N",
+                   help=f"violations reported per file before the check stops (default {DEFAULT_MAX_VIOLATIONS})")
     s.set_defaults(func=cmd_validate)
 
     s = sub.add_parser("solve", help="run one algorithm on one instance")
-    s.add_argument("problem")
-    s.add_argument("file")
-    s.add_argument("--algorithm", "-a", required=True)
+    s.add_argument("problem", help="problem name (see optkit list)")
+    s.add_argument("file", help="instance JSON file of that problem")
+    s.add_argument("--algorithm", "-a", required=True, help="an algorithm of the problem (see optkit list PROBLEM)")
     s.add_argument("--objective", help="objective to optimise and report (default: the problem's first)")
     _add_run_options(s, "algorithm")
     s.add_argument("--out", help="write the solution JSON here")
     s.set_defaults(func=cmd_solve)
 
     s = sub.add_parser("simulate", help="run an online policy on a workload and write its schedule")
-    s.add_argument("problem")
-    s.add_argument("file", metavar="WORKLOAD")
+    s.add_argument("problem", help="problem name (see optkit list)")
+    s.add_argument("file", metavar="WORKLOAD",
+                   help="the workload: an instance JSON file (nimp: a replay workload, a trace CSV or a folder of them)")
     s.add_argument("--policy", "-p", required=True, help="an algorithm of the problem, e.g. a-srpt")
     s.add_argument("--predictor", help="fill predictions first (trained on the first 80%% of jobs)")
     _add_run_options(s, "policy")
@@ -342,9 +392,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
     try:
-        return int(args.func(args) or 0)
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help (0), or a usage error already printed as one line (2)
+        return exc.code if isinstance(exc.code, int) else 2
+    try:
+        with warnings.catch_warnings():
+            if not os.environ.get("OPTKIT_DEBUG"):  # numpy overflow and the like: the checks say it in one line
+                warnings.simplefilter("ignore", RuntimeWarning)
+            return int(args.func(args) or 0)
     except InputError as exc:
         print(f"optkit: error: {exc}", file=sys.stderr)
         return 2

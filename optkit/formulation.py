@@ -154,6 +154,9 @@ class Formulation:
     suites: Mapping[str, Suite] = field(default_factory=dict)
     generate: Callable[..., dict[str, Any]] | None = None
     lower_bound: Callable[[Any, str], float | None] | None = None
+    # A weaker proven bound that always answers fast, which the harness uses where
+    # ``lower_bound`` times out (optkit.harness.bounds); same signature.
+    quick_lower_bound: Callable[[Any, str], float | None] | None = None
     # Prepare an instance dict for an online run, e.g. fill predicted quantities with a named
     # predictor: ``prepare(data, predictor=NAME, seed=N) -> report dict`` (modifies ``data``).
     prepare: Callable[..., dict[str, Any]] | None = None

@@ -7,6 +7,7 @@ objective and metrics come from there. An algorithm's own bookkeeping is never t
 
 from __future__ import annotations
 
+import math
 import time
 from typing import Any
 
@@ -35,6 +36,18 @@ def check_algorithm(formulation: Formulation, algorithm: str, objective: str | N
     return objective
 
 
+def _check_finite(problem: str, objective: str, value: Any) -> None:
+    """A feasible solution's objective must be finite: instances hold finite numbers only, so an
+    infinite or NaN objective means the instance's numbers overflow double precision (a bandwidth
+    of 1e-300 B/s, times of 1e308 s). That is bad input, named as such."""
+    parts = value if isinstance(value, (list, tuple)) else [value]
+    for v in parts:
+        if isinstance(v, (int, float)) and not math.isfinite(v):
+            raise InputError("instance", f"gives the non-finite {objective} {v!r}: its numbers overflow double "
+                                         "precision; give times, bytes and bandwidths in SI units of realistic size",
+                             problem=problem)
+
+
 def finish_result(
     formulation: Formulation,
     instance: Any,
@@ -61,6 +74,8 @@ def finish_result(
             result.objective = None
             result.message = "evaluate rejected the solution: " + "; ".join(ev.violations[:5])
         else:
+            for name, v in ev.objectives.items():
+                _check_finite(formulation.name, name, v)
             value = ev.objectives[objective]
             result.objective = list(value) if isinstance(value, (list, tuple)) else value
     elif result.status in (Status.OPTIMAL, Status.FEASIBLE):
@@ -104,6 +119,9 @@ def solve(
     objective = check_algorithm(formulation, algorithm, objective)
     params = resolve_params(formulation, algorithm, params)
     algo = formulation.algorithms[algorithm]
+    target = getattr(algo.run, "target", None)
+    if callable(target):  # a lazy_run entry: import its module (a solver library: ~1 s) before the clock
+        target()  # starts, so the time limit and wall time are the algorithm's own
     start = time.perf_counter()
     result = algo.run(instance, objective=objective, time_limit=time_limit, seed=seed, **params)
     elapsed = time.perf_counter() - start

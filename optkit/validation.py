@@ -1,14 +1,81 @@
 """Field checks every formulation's ``from_dict`` uses, so each bad field gets the same kind of
-one-line :class:`~optkit.errors.InputError` naming its path (``job.stages[2].replicas``)."""
+one-line :class:`~optkit.errors.InputError` naming its path (``job.stages[2].replicas``).
+
+Unknown keys (:func:`known_keys`), one policy for every problem: ``name``, ``meta`` and
+``comment`` (:data:`FREE_KEYS`) are allowed in every object of an instance file and carry no
+meaning; any other key the formulation does not define is an error naming the key and the
+closest valid one (``cluster.inter_bandwith is not a field of cluster; did you mean
+'inter_bandwidth'?``), so a misspelt optional field never silently falls back to its default."""
 
 from __future__ import annotations
 
+import difflib
 import math
-from typing import Any, Mapping, Sequence
+from contextvars import ContextVar
+from typing import Any, Callable, Mapping, Sequence, TypeVar
 
 from optkit.errors import InputError
 
-__all__ = ["mapping", "number", "integer", "instance_object"]
+__all__ = ["FREE_KEYS", "MAX_COUNT", "DEFAULT_MAX_VIOLATIONS", "mapping", "number", "integer", "instance_object", "known_keys",
+           "all_violations"]
+
+DEFAULT_MAX_VIOLATIONS = 20
+"""How many violations :func:`all_violations` reports before it stops (like a compiler)."""
+
+T = TypeVar("T")
+_collected: ContextVar[list[InputError] | None] = ContextVar("optkit_violations", default=None)
+_cap: ContextVar[int] = ContextVar("optkit_violation_cap", default=DEFAULT_MAX_VIOLATIONS)
+
+
+class _TooMany(Exception):
+    """The violation cap is reached: stop checking."""
+
+
+def _fail(error: InputError, substitute: T) -> T:
+    """Raise ``error``; inside :func:`all_violations`, record it and go on with ``substitute``."""
+    found = _collected.get()
+    if found is None:
+        raise error
+    found.append(error)
+    if len(found) >= _cap.get():
+        raise _TooMany
+    return substitute
+
+
+def all_violations(build: Callable[[], Any], cap: int = DEFAULT_MAX_VIOLATIONS) -> tuple[list[InputError], bool]:
+    """Every violation ``build()`` (a formulation's ``from_dict``) finds, up to ``cap``; and
+    whether the cap cut the list short.
+
+    The field checks of this module (:func:`number`, :func:`integer`, :func:`known_keys`) record
+    their error and carry on with a stand-in value (1, the bound it broke, ...), so one pass
+    reports every bad number and unknown key; the first other error (a missing section, a
+    cross-field rule) ends the pass and is reported last. A stand-in may cause a follow-up
+    error (as in a compiler), never hide one. An empty list: the instance is valid.
+    """
+    found: list[InputError] = []
+    token, cap_token = _collected.set(found), _cap.set(max(1, cap))
+    cut = False
+    try:
+        build()
+    except InputError as exc:
+        found.append(exc)
+    except _TooMany:
+        cut = True
+    except Exception:  # noqa: BLE001 - a stand-in's follow-up failure; the recorded errors say why
+        if not found:
+            raise
+    finally:
+        _collected.reset(token)
+        _cap.reset(cap_token)
+    return found[:cap], cut
+
+MAX_COUNT = 1_000_000
+"""Largest count of servers, or of GPUs on one server, an instance may give: far beyond any real
+cluster, small enough that arrays indexed by it fit in memory (more is bad input, not a
+``MemoryError``)."""
+
+FREE_KEYS = ("name", "meta", "comment")
+"""Keys allowed in every object of every instance file (free-form; no solver reads them)."""
 
 
 def mapping(d: Any, path: str) -> Mapping[str, Any]:
@@ -20,30 +87,33 @@ def mapping(d: Any, path: str) -> Mapping[str, Any]:
 
 def number(d: Mapping[str, Any], key: str, path: str, *, positive: bool = False) -> float:
     """The finite number ``d[key]``: ``>= 0``, or ``> 0`` with ``positive``; booleans rejected."""
+    where = f"{path}.{key}"
     if key not in d:
-        raise InputError(f"{path}.{key}", "is required")
+        return _fail(InputError(where, "is required"), 1.0)
     v = d[key]
     if isinstance(v, bool) or not isinstance(v, (int, float)):
-        raise InputError(f"{path}.{key}", f"must be a number, got {type(v).__name__} {v!r}")
+        return _fail(InputError(where, f"must be a number, got {type(v).__name__} {v!r}"), 1.0)
     v = float(v)
     if not math.isfinite(v):
-        raise InputError(f"{path}.{key}", f"must be finite, got {v!r}")
+        return _fail(InputError(where, f"must be finite, got {v!r}"), 1.0)
     if positive and v <= 0:
-        raise InputError(f"{path}.{key}", f"must be > 0, got {v!r}")
+        return _fail(InputError(where, f"must be > 0, got {v!r}"), 1.0)
     if not positive and v < 0:
-        raise InputError(f"{path}.{key}", f"must be >= 0, got {v!r}")
+        return _fail(InputError(where, f"must be >= 0, got {v!r}"), 0.0)
     return v
 
 
 def integer(v: Any, path: str, *, low: int | None = None, high: int | None = None) -> int:
     """``v`` as an int (an integral float is accepted, a boolean is not), within ``[low, high]``."""
+    fallback = max(low, 1) if low is not None else 1  # the stand-in of all_violations
+    fallback = fallback if high is None else min(fallback, high)
     if isinstance(v, bool) or not isinstance(v, (int, float)) or (isinstance(v, float) and not v.is_integer()):
-        raise InputError(path, f"must be an integer, got {type(v).__name__} {v!r}")
+        return _fail(InputError(path, f"must be an integer, got {type(v).__name__} {v!r}"), fallback)
     v = int(v)
     if low is not None and v < low:
-        raise InputError(path, f"must be >= {low}, got {v}")
+        return _fail(InputError(path, f"must be >= {low}, got {v}"), low)
     if high is not None and v > high:
-        raise InputError(path, f"must be <= {high}, got {v}")
+        return _fail(InputError(path, f"must be <= {high}, got {v}"), high)
     return v
 
 
@@ -57,3 +127,23 @@ def instance_object(d: Any, problem: str, required: Sequence[str]) -> Mapping[st
         if key not in d:
             raise InputError(key, "is required")
     return d
+
+
+def known_keys(d: Mapping[str, Any], fields: Sequence[str], path: str = "", what: str = "") -> None:
+    """Reject any key of ``d`` that is neither in ``fields`` nor in :data:`FREE_KEYS`.
+
+    ``path`` prefixes the key in the error (``cluster`` gives ``cluster.slot_second``; empty
+    for the top level); ``what`` names the object in the message (default ``path`` or
+    ``the instance``). The message suggests the closest valid key (:mod:`difflib`).
+    """
+    valid = [*fields, *FREE_KEYS]
+    for key in d:
+        if key in valid:
+            continue
+        name = str(key)
+        close = difflib.get_close_matches(name, [str(f) for f in valid], n=1, cutoff=0.6)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        listed = ", ".join(str(f) for f in fields if f != "problem")
+        _fail(InputError(f"{path}.{name}" if path else name,
+                         f"is not a field of {what or path or 'the instance'}{hint} (fields: {listed}; "
+                         f"free-form: {', '.join(FREE_KEYS)})"), None)

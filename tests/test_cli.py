@@ -92,6 +92,6 @@ def test_console_script_runs_as_a_process(tmp_path: Path) -> None:
     f = _write(tmp_path, _mutate(["servers"], [4, 1]))
     proc = subprocess.run([sys.executable, "-m", "optkit", "validate", f], capture_output=True, text=True)
     assert proc.returncode == 2
-    assert proc.stderr.strip() == "optkit: error: gpu-mapping: servers must offer exactly the job's 6 replicas, but its free GPUs add up to 5"
+    assert proc.stderr.strip() == f"optkit: error: {f}: gpu-mapping: servers must offer exactly the job's 6 replicas, but its free GPUs add up to 5"
     proc = subprocess.run([sys.executable, "-m", "optkit", "list"], capture_output=True, text=True)
     assert proc.returncode == 0 and "heavy-edge" in proc.stdout

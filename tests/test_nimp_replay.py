@@ -131,7 +131,8 @@ def test_bad_workload_rejected_naming_the_field(mut, field):
     assert str(ei.value).startswith(field)
 
 
-def test_cli_simulate(tmp_path, capsys):
+def test_cli_simulate(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # without --out the schedule goes to ./wl.<policy>.schedule.json
     wl = tmp_path / "wl.json"
     wl.write_text(json.dumps(TINY))
     out = tmp_path / "sched.json"
@@ -143,6 +144,7 @@ def test_cli_simulate(tmp_path, capsys):
     for p in ("titan", "elasticflow", "tiresias"):
         assert main(["simulate", "nimp", str(wl), "--policy", p, "--json"]) == 0
         assert json.loads(capsys.readouterr().out)["policy"] == p
+        assert len(json.loads((tmp_path / f"wl.{p}.schedule.json").read_text())["jobs"]) == 3
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps(_bad(lambda d: d["jobs"][0].update(duration=-1))))
     assert main(["simulate", "nimp", str(bad), "--policy", "titan", "--json"]) == 2
@@ -156,7 +158,8 @@ def test_cli_simulate(tmp_path, capsys):
 
 
 @pytest.mark.skipif(not itp_files(), reason="../shared/data/traces/microsoft-itp is absent")
-def test_itp_trace_replay_smoke(capsys):
+def test_itp_trace_replay_smoke(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the default schedule file lands here
     path = str(itp_files()[0])
     assert main(["simulate", "nimp", path, "--policy", "titan", "--json", "--param", "limit=150"]) == 0
     s = json.loads(capsys.readouterr().out)

@@ -31,6 +31,8 @@ from tests.plugins import sleepy  # noqa: E402
 def _sleepy_registered(monkeypatch: pytest.MonkeyPatch) -> None:
     registry.all_formulations()
     monkeypatch.setitem(registry._registered, "sleepy", sleepy.FORMULATION)
+    # lower bounds run in a child process (optkit.harness.bounds), which finds the plug-in here
+    monkeypatch.setenv("OPTKIT_FORMULATIONS", "tests.plugins.sleepy:FORMULATION")
 
 
 def row(size: int, algorithm: str, status: str, objective: float | None, bound: float | None = None, *,

@@ -58,6 +58,7 @@ FORMULATION = Formulation(
     suites=LazyMapping.of(f"{__name__}.generate", "SUITES"),
     generate=lazy_run(f"{__name__}.generate", "generate"),
     lower_bound=lazy_run(f"{__name__}.bounds", "lower_bound"),
+    quick_lower_bound=lazy_run(f"{__name__}.bounds", "quick_lower_bound"),
     prepare=_prepare,
     predictors=("rf", "mean", "median", "perfect", "rf-columns"),
 )

@@ -35,6 +35,20 @@ shows it is <= max_i C_i.
 
 :func:`lower_bound` returns ``max(LB1, LB2)``; ``total_flow`` subtracts sum_i r_i (a constant).
 
+Quick bound (:func:`quick_lower_bound`)
+=======================================
+``alpha_i^min`` enumerates every placement, which takes hours on a 20-server cluster; the harness
+then falls back to LB1 and LB2 with ``alpha_i^min`` replaced by a closed-form lower bound
+``alpha_i^lo <= alpha_i^min`` (:func:`alpha_min_lower`), so both stay proven, only weaker.
+Per stage s, every placement has a server m holding x = x_s^m >= 1 of its k_s replicas, and
+alpha >= beta[s, m] (eq. 7) >= comp_s + comm_lo + ar_lo, where (eqs. 4-6, :func:`formulations.
+gpu_mapping.model.stage_times`): comp_s = p^f + p^b; the data to a neighbour stage of k'
+replicas, x' of them on m, costs ``2d(g(1 - x'/k')/B_inter + (x'/k')/B_intra) >= 2d·min(g/B_inter,
+1/B_intra)`` (linear in x'/k' in [0, 1]); the AllReduce is 0 for k_s = 1, else either
+``2(k-1)h/(k B_intra)`` (x = k, possible only when k <= g) or ``2(k-1)h/(k (x/g) B_inter)`` with
+x <= min(k - 1, g), so at least the smaller of the two possible values. ``alpha_i^lo`` is the
+largest stage bound.
+
 Paper guarantees (:func:`guarantees`)
 =====================================
 Readings of ``shared/papers/NOTES.md`` ("Bounds"), with the paper's choice of alpha in each:
@@ -70,10 +84,11 @@ from typing import Any, Sequence
 from formulations.ddlwmp.exact import placement_options
 from formulations.ddlwmp.model import OBJECTIVES, DdlwmpInstance, slot_ceil
 from formulations.gpu_mapping.heavy_edge import alpha_min_estimate
-from formulations.gpu_mapping.model import alpha_max
+from formulations.gpu_mapping.model import Cluster, PipelineJob, alpha_max
 from optkit.errors import InputError
 
-__all__ = ["srpt_total_completion", "preemptive_makespan", "lower_bounds", "lower_bound", "guarantees"]
+__all__ = ["srpt_total_completion", "preemptive_makespan", "alpha_min_lower", "lower_bounds", "lower_bound",
+           "quick_lower_bound", "guarantees"]
 
 
 def srpt_total_completion(releases: Sequence[float], sizes: Sequence[float]) -> float:
@@ -112,13 +127,38 @@ def _alpha_min_true(instance: DdlwmpInstance) -> dict[str, float]:
     return {name: min(o.alpha for o in opts) for name, opts in placement_options(instance).items()}
 
 
-def lower_bounds(instance: DdlwmpInstance, objective: str = "total_completion") -> dict[str, float]:
-    """LB1 and LB2 of the module docstring (seconds), each for ``objective``."""
+def alpha_min_lower(job: PipelineJob, cluster: Cluster) -> float:
+    """``alpha^lo <= alpha^min``: the closed-form lower bound on eq. (7) over every placement
+    of ``job`` (module docstring, "Quick bound"); O(stages)."""
+    g = float(cluster.gpus_per_server)
+    per_byte = min(g / cluster.inter_bandwidth, 1.0 / cluster.intra_bandwidth)
+    best = 0.0
+    for s, st in enumerate(job.stages):
+        k = st.replicas
+        comm = 2.0 * per_byte * ((st.in_bytes if s > 0 else 0.0) + (st.out_bytes if s < len(job.stages) - 1 else 0.0))
+        ar = 0.0
+        if k > 1:
+            data = 2.0 * (k - 1) * st.param_bytes / k
+            ar = data * g / (min(k - 1, g) * cluster.inter_bandwidth)
+            if k <= g:
+                ar = min(ar, data / cluster.intra_bandwidth)
+        best = max(best, st.fwd_time + st.bwd_time + comm + ar)
+    return best
+
+
+def lower_bounds(instance: DdlwmpInstance, objective: str = "total_completion", *,
+                 quick: bool = False) -> dict[str, float]:
+    """LB1 and LB2 of the module docstring (seconds), each for ``objective``; ``quick`` uses
+    ``alpha^lo`` (:func:`alpha_min_lower`) instead of the exact ``alpha^min``."""
     if objective not in OBJECTIVES:
         raise InputError("objective", f"must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
     slot = instance.cluster.slot_seconds
     G = instance.cluster.total_gpus
-    amin = _alpha_min_true(instance)
+    if quick:
+        mc = instance.cluster.mapping_cluster
+        amin = {name: alpha_min_lower(instance.models[name], mc) for name in {j.model for j in instance.jobs}}
+    else:
+        amin = _alpha_min_true(instance)
     rs = [slot_ceil(j.release, slot) for j in instance.jobs]
     dmin = [j.iterations * amin[j.model] for j in instance.jobs]
     sizes = [instance.gpus(j) / G * d for j, d in zip(instance.jobs, dmin)]
@@ -135,6 +175,12 @@ def lower_bounds(instance: DdlwmpInstance, objective: str = "total_completion") 
 def lower_bound(instance: DdlwmpInstance, objective: str = "total_completion") -> float:
     """max(LB1, LB2): a proven lower bound on the optimum of ``objective`` (module docstring)."""
     return max(lower_bounds(instance, objective).values())
+
+
+def quick_lower_bound(instance: DdlwmpInstance, objective: str = "total_completion") -> float:
+    """max(LB1, LB2) with ``alpha^lo`` for ``alpha^min``: weaker than :func:`lower_bound`, still
+    proven, and O(jobs log jobs) (module docstring, "Quick bound"); the harness's fallback."""
+    return max(lower_bounds(instance, objective, quick=True).values())
 
 
 def guarantees(instance: DdlwmpInstance, *, gamma: float | None = None, opt: float | None = None,

@@ -24,7 +24,7 @@ import numpy as np
 from formulations.gpu_mapping.model import Cluster, PipelineJob, alpha_from_counts, stage_counts
 from optkit.errors import InputError
 from optkit.formulation import Evaluation
-from optkit.validation import instance_object, integer, mapping, number
+from optkit.validation import MAX_COUNT, instance_object, integer, known_keys, mapping, number
 
 __all__ = [
     "PROBLEM", "OBJECTIVES", "DdlwmpCluster", "Job", "DdlwmpInstance", "evaluate", "free_time",
@@ -58,12 +58,13 @@ class DdlwmpCluster:
     @classmethod
     def from_dict(cls, d: Any, path: str = "cluster") -> "DdlwmpCluster":
         d = mapping(d, path)
+        known_keys(d, ("servers", "gpus_per_server", "inter_bandwidth", "intra_bandwidth", "slot_seconds"), path)
         for key in ("servers", "gpus_per_server"):
             if key not in d:
                 raise InputError(f"{path}.{key}", "is required")
         return cls(
-            servers=integer(d["servers"], f"{path}.servers", low=1),
-            gpus_per_server=integer(d["gpus_per_server"], f"{path}.gpus_per_server", low=1),
+            servers=integer(d["servers"], f"{path}.servers", low=1, high=MAX_COUNT),
+            gpus_per_server=integer(d["gpus_per_server"], f"{path}.gpus_per_server", low=1, high=MAX_COUNT),
             inter_bandwidth=number(d, "inter_bandwidth", path, positive=True),
             intra_bandwidth=number(d, "intra_bandwidth", path, positive=True),
             slot_seconds=number(d, "slot_seconds", path, positive=True) if "slot_seconds" in d else 1.0,
@@ -104,6 +105,7 @@ class Job:
 
 
 _JOB_KEYS = ("id", "release", "model", "iterations", "predicted_iterations", "user", "group")
+_TRACE_KEYS = ("trace_duration", "trace_gpus")  # a trace job's own duration (s) and GPUs, kept as extras
 
 
 @dataclass(frozen=True)
@@ -125,18 +127,20 @@ class DdlwmpInstance:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "DdlwmpInstance":
         d = instance_object(d, PROBLEM, ("cluster", "models", "jobs"))
+        known_keys(d, ("problem", "cluster", "models", "jobs"))
         cluster = DdlwmpCluster.from_dict(d["cluster"])
         raw_models = mapping(d["models"], "models")
         if not raw_models:
             raise InputError("models", "must define at least one model")
         models = {str(name): PipelineJob.from_dict(m, f"models.{name}") for name, m in raw_models.items()}
-        if not isinstance(d["jobs"], list):
-            raise InputError("jobs", f"must be a list of jobs, got {type(d['jobs']).__name__}")
+        if not isinstance(d["jobs"], list) or not d["jobs"]:
+            raise InputError("jobs", f"must be a non-empty list of jobs, got {d['jobs']!r:.40}")
         jobs = []
         seen: set[str] = set()
         for i, j in enumerate(d["jobs"]):
             p = f"jobs[{i}]"
             j = mapping(j, p)
+            known_keys(j, _JOB_KEYS + _TRACE_KEYS, p, "a job")
             for key in ("id", "release", "model", "iterations"):
                 if key not in j:
                     raise InputError(f"{p}.{key}", "is required")
@@ -147,7 +151,7 @@ class DdlwmpInstance:
                 raise InputError(f"{p}.id", f"duplicates the id {jid!r} of an earlier job")
             seen.add(jid)
             model = j["model"]
-            if model not in models:
+            if not isinstance(model, str) or model not in models:
                 raise InputError(f"{p}.model", f"names no model in 'models': {model!r}")
             need = models[model].n_replicas
             if need > cluster.total_gpus:
@@ -164,6 +168,7 @@ class DdlwmpInstance:
                 predicted_iterations=pred, user=j.get("user"), group=j.get("group"),
                 extras={k: v for k, v in j.items() if k not in _JOB_KEYS},
             ))
+        _check_span(cluster, models, jobs)
         extras = {k: v for k, v in d.items() if k not in ("problem", "cluster", "models", "jobs")}
         return cls(cluster=cluster, models=models, jobs=tuple(jobs), extras=extras)
 
@@ -173,6 +178,41 @@ class DdlwmpInstance:
              "jobs": [j.to_dict() for j in self.jobs]}
         d.update(self.extras)
         return d
+
+
+MAX_SPAN_SLOTS = 2.0 ** 50
+"""Most slots an instance may span (latest release plus every job run one after another at
+its slowest placement): slot arithmetic is exact in floats up to here; beyond it is bad input."""
+
+
+def alpha_upper(job: PipelineJob, cluster: Cluster) -> float:
+    """An upper bound on eq. (7) over every placement of ``job``: per stage, compute time plus
+    each neighbour byte at the dearer of g/B_inter and 1/B_intra plus the dearest AllReduce
+    (x = 1 across servers, or all k inside one server); the largest stage bound."""
+    g = float(cluster.gpus_per_server)
+    per_byte = max(g / cluster.inter_bandwidth, 1.0 / cluster.intra_bandwidth)
+    worst = 0.0
+    for st in job.stages:
+        k = st.replicas
+        data = 2.0 * (k - 1) * st.param_bytes / k
+        ar = max(data * g / cluster.inter_bandwidth, data / cluster.intra_bandwidth) if k > 1 else 0.0
+        worst = max(worst, st.fwd_time + st.bwd_time + 2.0 * per_byte * (st.in_bytes + st.out_bytes) + ar)
+    return worst
+
+
+def _check_span(cluster: DdlwmpCluster, models: Mapping[str, PipelineJob], jobs: list[Job]) -> None:
+    """Reject instances whose times overflow: a job's n_i·alpha_upper, or the span of the serial
+    schedule, not finite or beyond :data:`MAX_SPAN_SLOTS` slots."""
+    mc = cluster.mapping_cluster
+    amax = {name: alpha_upper(models[name], mc) for name in {j.model for j in jobs}}
+    span = max(j.release for j in jobs)
+    for i, j in enumerate(jobs):
+        d = j.iterations * amax[j.model]
+        span += d
+        if not math.isfinite(d) or not span / cluster.slot_seconds <= MAX_SPAN_SLOTS:
+            raise InputError(f"jobs[{i}]", f"job {j.id}: its {j.iterations} iterations at up to "
+                             f"{amax[j.model]:.6g} s take the instance beyond {MAX_SPAN_SLOTS:g} slots of "
+                             f"{cluster.slot_seconds:g} s: the numbers overflow; scale the units")
 
 
 # ----------------------------------------------------------------------------- time rule

@@ -21,11 +21,12 @@ import networkx as nx
 import numpy as np
 
 from optkit.errors import InputError
-from optkit.validation import instance_object, integer, mapping, number
+from optkit.validation import instance_object, integer, known_keys, mapping, number
 from optkit.formulation import Evaluation
 
 __all__ = [
-    "PROBLEM", "ALLREDUCE_KINDS", "TWO_REPLICA_RINGS", "Stage", "PipelineJob", "Cluster", "GpuMappingInstance",
+    "PROBLEM", "ALLREDUCE_KINDS", "TWO_REPLICA_RINGS", "MAX_REPLICAS", "Stage", "PipelineJob", "Cluster",
+    "GpuMappingInstance",
     "double_binary_tree_edges", "job_edges", "job_graph", "stage_counts", "stage_times",
     "alpha_from_counts", "alpha_max", "cut_weight", "evaluate", "assignment_from_vertex_servers",
 ]
@@ -40,6 +41,12 @@ REL_TOL = 1e-9
 
 
 # ----------------------------------------------------------------------------- instance types
+MAX_REPLICAS = 4096
+"""Most replicas (GPUs) of one job: the job graph is a dense n x n matrix (4096: 128 MiB), and
+the paper's largest clusters have 2,000 GPUs. More is bad input, not a memory error."""
+_STAGE_FIELDS = ("replicas", "fwd_time", "bwd_time", "in_bytes", "out_bytes", "param_bytes")
+
+
 @dataclass(frozen=True)
 class Stage:
     """One pipeline stage: k_s replicas, p^f, p^b (s), d^in, d^out, h (bytes)."""
@@ -75,6 +82,7 @@ class PipelineJob:
     @classmethod
     def from_dict(cls, d: Any, path: str = "job") -> "PipelineJob":
         d = mapping(d, path)
+        known_keys(d, ("allreduce", "stages", "two_replica_ring"), path)
         allreduce = d.get("allreduce", None)
         if allreduce is None:
             raise InputError(f"{path}.allreduce", "is required (ring or tree)")
@@ -87,10 +95,11 @@ class PipelineJob:
         for i, st in enumerate(raw):
             sp = f"{path}.stages[{i}]"
             st = mapping(st, sp)
+            known_keys(st, _STAGE_FIELDS, sp)
             if "replicas" not in st:
                 raise InputError(f"{sp}.replicas", "is required")
             stages.append(Stage(
-                replicas=integer(st["replicas"], f"{sp}.replicas", low=1),
+                replicas=integer(st["replicas"], f"{sp}.replicas", low=1, high=MAX_REPLICAS),
                 fwd_time=number(st, "fwd_time", sp),
                 bwd_time=number(st, "bwd_time", sp),
                 in_bytes=number(st, "in_bytes", sp),
@@ -159,6 +168,10 @@ def validate_job(job: PipelineJob, path: str = "job") -> None:
     if job.two_replica_ring not in TWO_REPLICA_RINGS:
         raise InputError(f"{path}.two_replica_ring",
                          f"must be one of {', '.join(TWO_REPLICA_RINGS)}, got {job.two_replica_ring!r}")
+    total = sum(s.replicas for s in st)
+    if total > MAX_REPLICAS:
+        raise InputError(f"{path}.stages", f"hold {total} replicas in all; at most {MAX_REPLICAS} are supported "
+                                           "(the job graph is a dense n x n matrix)")
     if st[0].in_bytes != 0:
         raise InputError(f"{path}.stages[0].in_bytes", f"must be 0 for the first stage, got {st[0].in_bytes!r}")
     if st[-1].out_bytes != 0:
@@ -185,6 +198,7 @@ class Cluster:
     @classmethod
     def from_dict(cls, d: Any, path: str = "cluster") -> "Cluster":
         d = mapping(d, path)
+        known_keys(d, ("gpus_per_server", "inter_bandwidth", "intra_bandwidth"), path)
         if "gpus_per_server" not in d:
             raise InputError(f"{path}.gpus_per_server", "is required")
         return cls(
@@ -202,7 +216,8 @@ class Cluster:
 class GpuMappingInstance:
     """Map ``job``'s replicas onto servers with ``servers[m]`` free GPUs each.
 
-    Extra fields of the JSON (``name``, ``meta``, ...) are kept in ``extras`` and written back.
+    The free-form fields of the JSON (``name``, ``meta``, ``comment``) are kept in ``extras`` and
+    written back; any other unknown key is an error (:func:`optkit.validation.known_keys`).
     """
 
     cluster: Cluster
@@ -224,6 +239,7 @@ class GpuMappingInstance:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "GpuMappingInstance":
         d = instance_object(d, PROBLEM, ("cluster", "job", "servers"))
+        known_keys(d, ("problem", "cluster", "job", "servers"))
         cluster = Cluster.from_dict(d["cluster"])
         job = PipelineJob.from_dict(d["job"])
         if not isinstance(d["servers"], list):

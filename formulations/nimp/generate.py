@@ -27,7 +27,7 @@ from optkit.formulation import Suite
 
 from .model import PROBLEM, NimpInstance
 
-__all__ = ["tiny", "medium", "cluster", "generate", "SUITES"]
+__all__ = ["tiny", "medium", "cluster", "replay_workload", "generate", "GENERATORS", "SUITES"]
 
 K_BYTES = 1.0e8
 
@@ -124,12 +124,34 @@ def cluster(seed: int, *, workers: int = 64, racks: int = 64, machines_per_rack:
     return d
 
 
+def replay_workload(seed: int, *, jobs: int = 200, racks: int = 4, machines_per_rack: int = 4,
+                    gpus_per_machine: int = 8, mean_interarrival_s: float = 600.0,
+                    median_duration_s: float = 7200.0) -> dict[str, Any]:
+    """A replay workload of ``optkit simulate nimp`` (:func:`.replay.generate_workload`), checked
+    by :func:`.replay.workload_from_dict`."""
+    from .replay import generate_workload, workload_from_dict
+
+    _count(seed, "seed", 0)
+    for key, v in (("jobs", jobs), ("racks", racks), ("machines_per_rack", machines_per_rack),
+                   ("gpus_per_machine", gpus_per_machine)):
+        _count(v, key, 1)
+    d = generate_workload(seed, jobs=jobs, racks=racks, machines_per_rack=machines_per_rack,
+                          gpus_per_machine=gpus_per_machine, mean_interarrival_s=mean_interarrival_s,
+                          median_duration_s=median_duration_s)
+    workload_from_dict(d)
+    return d
+
+
+GENERATORS = {"tiny": tiny, "medium": medium, "cluster": cluster, "replay": replay_workload}
+"""``kind`` of :func:`generate`: a single-job instance (tiny, medium, cluster) or a replay workload."""
+
+
 def generate(*, kind: str = "tiny", seed: int = 0, **params: Any) -> dict[str, Any]:
-    """``optkit generate nimp``: ``kind`` ``tiny``, ``medium`` or ``cluster``."""
-    fns = {"tiny": tiny, "medium": medium, "cluster": cluster}
-    if kind not in fns:
-        raise InputError("kind", f"must be one of {', '.join(fns)}, got {kind!r}")
-    return fns[kind](seed, **params)
+    """``optkit generate nimp``: ``kind`` ``tiny``, ``medium`` or ``cluster`` (an instance of
+    ``optkit solve``), or ``replay`` (a workload of ``optkit simulate nimp``)."""
+    if kind not in GENERATORS:
+        raise InputError("kind", f"must be one of {', '.join(GENERATORS)}, got {kind!r}")
+    return GENERATORS[kind](seed, **params)
 
 
 def _named(prefix: str, items: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any]]]:

@@ -34,10 +34,10 @@ import numpy as np
 
 from optkit.errors import InputError
 from optkit.formulation import Evaluation
-from optkit.validation import instance_object, integer, mapping, number
+from optkit.validation import instance_object, integer, known_keys, mapping, number
 
 __all__ = [
-    "PROBLEM", "OBJECTIVES", "COLLECTIVES", "REL_TOL", "Machine", "Job", "Phase", "NimpInstance",
+    "PROBLEM", "OBJECTIVES", "COLLECTIVES", "REL_TOL", "MAX_MACHINES", "Machine", "Job", "Phase", "NimpInstance",
     "phases", "halving_doubling_phases", "ring_phases", "pair_limit", "criteria", "key_of",
     "evaluate", "solution_dict", "is_placement_sensitive",
 ]
@@ -46,7 +46,11 @@ PROBLEM = "nimp"
 OBJECTIVES = ("lex", "lex-cross")
 COLLECTIVES = ("halving-doubling", "ring")
 REL_TOL = 1e-9  # relative slack of every bandwidth comparison (bytes are floats)
-_TOP_FIELDS = ("problem", "name", "machines", "pair_capacity_bytes", "job")
+MAX_MACHINES = 4096
+"""Most machines of an instance: P is a dense M x M matrix (4096: 128 MiB); the paper's cluster
+has 512. More is bad input, not a memory error. Also the most workers of the job (its phases
+list every worker pair; the paper's largest job has 64)."""
+_TOP_FIELDS = ("problem", "machines", "pair_capacity_bytes", "job")  # and name, meta, comment
 _MACHINE_FIELDS = ("gpus", "idle_gpus")
 _JOB_FIELDS = ("workers", "collective", "param_bytes", "placement_sensitive", "model")
 # Tiresias (NSDI '19, Sec. 3.2) found VGG-family and AlexNet placement-sensitive (large
@@ -137,7 +141,8 @@ def pair_limit(capacity: float, volume: float) -> int:
     phase has one volume per pair, so the bandwidth constraint of a phase is a pair count."""
     if volume <= 0:
         return 1 << 30
-    return int(math.floor(capacity / volume * (1.0 + REL_TOL)))
+    q = capacity / volume * (1.0 + REL_TOL)
+    return int(math.floor(q)) if q < (1 << 30) else 1 << 30  # more pairs than any phase has: no limit
 
 
 def is_placement_sensitive(job: Job) -> bool:
@@ -179,19 +184,18 @@ class NimpInstance:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "NimpInstance":
         d = instance_object(d, PROBLEM, ("machines", "pair_capacity_bytes", "job"))
-        unknown = sorted(set(d) - set(_TOP_FIELDS))
-        if unknown:
-            raise InputError(unknown[0], f"is not a field of a nimp instance (fields: {', '.join(_TOP_FIELDS[1:])})")
+        known_keys(d, _TOP_FIELDS)
         ms = d["machines"]
         if not isinstance(ms, list) or not ms:
             raise InputError("machines", "must be a non-empty list of {gpus, idle_gpus}")
+        if len(ms) > MAX_MACHINES:
+            raise InputError("machines", f"lists {len(ms)} machines; at most {MAX_MACHINES} are supported "
+                                         "(pair_capacity_bytes is a dense M x M matrix)")
         machines = []
         for s, md in enumerate(ms):
             p = f"machines[{s}]"
             md = mapping(md, p)
-            bad = sorted(set(md) - set(_MACHINE_FIELDS))
-            if bad:
-                raise InputError(f"{p}.{bad[0]}", f"is not a field of a machine (fields: {', '.join(_MACHINE_FIELDS)})")
+            known_keys(md, _MACHINE_FIELDS, p, "a machine")
             for k in _MACHINE_FIELDS:
                 if k not in md:
                     raise InputError(f"{p}.{k}", "is required")
@@ -203,13 +207,11 @@ class NimpInstance:
         M = len(machines)
         cap, scalar = _capacity(d["pair_capacity_bytes"], M)
         jd = mapping(d["job"], "job")
-        bad = sorted(set(jd) - set(_JOB_FIELDS))
-        if bad:
-            raise InputError(f"job.{bad[0]}", f"is not a field of the job (fields: {', '.join(_JOB_FIELDS)})")
+        known_keys(jd, _JOB_FIELDS, "job")
         for k in ("workers", "collective", "param_bytes"):
             if k not in jd:
                 raise InputError(f"job.{k}", "is required")
-        workers = integer(jd["workers"], "job.workers", low=1)
+        workers = integer(jd["workers"], "job.workers", low=1, high=MAX_MACHINES)
         coll = jd["collective"]
         if coll not in COLLECTIVES:
             raise InputError("job.collective", f"must be one of {', '.join(COLLECTIVES)}, got {coll!r}")

@@ -125,13 +125,15 @@ def tiny(seed: int, *, jobs: int | None = None, servers: int | None = None, max_
     raise InputError("max_horizon", f"no tiny instance with {n} jobs fits a horizon of {max_horizon} slots")
 
 
+GENERATORS = {"paper-sec7": paper_sec7, "tiny": tiny}
+"""``kind`` of :func:`generate` -> its generator (``seed`` first, then keyword parameters)."""
+
+
 def generate(*, kind: str = "paper-sec7", seed: int = 0, **params: Any) -> dict[str, Any]:
     """``optkit generate rar-ddls``: ``kind`` ``paper-sec7`` (:func:`paper_sec7`) or ``tiny``."""
-    if kind == "paper-sec7":
-        return paper_sec7(seed, **params)
-    if kind == "tiny":
-        return tiny(seed, **params)
-    raise InputError("kind", f"must be 'paper-sec7' or 'tiny', got {kind!r}")
+    if kind not in GENERATORS:
+        raise InputError("kind", f"must be 'paper-sec7' or 'tiny', got {kind!r}")
+    return GENERATORS[kind](seed, **params)
 
 
 def _build_tiny() -> list[tuple[str, dict[str, Any]]]:

@@ -56,7 +56,7 @@ import numpy as np
 
 from optkit.errors import InputError
 from optkit.formulation import Evaluation
-from optkit.validation import instance_object, integer, mapping, number
+from optkit.validation import MAX_COUNT, instance_object, integer, known_keys, mapping, number
 
 __all__ = [
     "PROBLEM", "OBJECTIVES", "FLOOR_SLACK", "Network", "Job", "RarInstance", "iteration_time",
@@ -67,6 +67,7 @@ __all__ = [
 PROBLEM = "rar-ddls"
 OBJECTIVES = ("makespan", "total_completion")
 FLOOR_SLACK = 1e-12  # relative slack of the floor in eq. (9)
+MAX_PER_SLOT = 2.0 ** 50  # most iterations per slot (eq. 9) counted exactly in floats; beyond: bad input
 _NETWORK_FIELDS = ("inter_bandwidth", "intra_bandwidth", "compute_speed", "xi1", "xi2", "degradation")
 _JOB_FIELDS = ("id", "gpus", "iterations", "grad_bytes", "batch", "fwd_time_per_sample", "bwd_time")
 
@@ -85,9 +86,7 @@ class Network:
     @classmethod
     def from_dict(cls, d: Any, path: str = "network") -> "Network":
         d = mapping(d, path)
-        unknown = sorted(set(d) - set(_NETWORK_FIELDS))
-        if unknown:
-            raise InputError(f"{path}.{unknown[0]}", f"is not a field of the network (fields: {', '.join(_NETWORK_FIELDS)})")
+        known_keys(d, _NETWORK_FIELDS, path, "the network")
         v = {k: number(d, k, path, positive=k in ("inter_bandwidth", "intra_bandwidth", "compute_speed", "xi1"))
              for k in _NETWORK_FIELDS}
         if v["xi1"] > 1:
@@ -150,10 +149,13 @@ class RarInstance:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "RarInstance":
         d = instance_object(d, PROBLEM, ("servers", "network", "jobs"))
+        known_keys(d, ("problem", "servers", "network", "jobs", "slot_seconds", "horizon"))
         srv = d["servers"]
         if not isinstance(srv, list) or not srv:
             raise InputError("servers", "must be a non-empty list of GPU counts O_s")
-        servers = tuple(integer(o, f"servers[{s}]", low=1) for s, o in enumerate(srv))
+        if len(srv) > MAX_COUNT:
+            raise InputError("servers", f"lists {len(srv)} servers; at most {MAX_COUNT} are supported")
+        servers = tuple(integer(o, f"servers[{s}]", low=1, high=MAX_COUNT) for s, o in enumerate(srv))
         net = Network.from_dict(d["network"])
         slot = number(d, "slot_seconds", "instance", positive=True) if "slot_seconds" in d else 1.0
         horizon = integer(d["horizon"], "horizon", low=1) if "horizon" in d else 1200
@@ -164,9 +166,7 @@ class RarInstance:
         for n, jd in enumerate(d["jobs"]):
             p = f"jobs[{n}]"
             jd = mapping(jd, p)
-            unknown = sorted(set(jd) - set(_JOB_FIELDS))
-            if unknown:
-                raise InputError(f"{p}.{unknown[0]}", f"is not a field of a job (fields: {', '.join(_JOB_FIELDS)})")
+            known_keys(jd, _JOB_FIELDS, p, "a job")
             jid = jd.get("id")
             if not isinstance(jid, str) or not jid:
                 raise InputError(f"{p}.id", f"must be a non-empty string, got {jid!r}")
@@ -187,6 +187,9 @@ class RarInstance:
                       number(jd, "fwd_time_per_sample", p), number(jd, "bwd_time", p))
             n_best = fastest_servers(servers, gpus, job, net)
             tau = iteration_time(job, net, n_best, 1)
+            if not math.isfinite(tau) or not slot / tau <= MAX_PER_SLOT:
+                raise InputError(f"{p}", f"job {jid}: slot_seconds {slot:g} / iteration time {tau:.6g} s is beyond "
+                                 f"{MAX_PER_SLOT:g} iterations per slot (eq. 9): the numbers overflow; scale the units")
             if iterations_per_slot(tau, slot) < 1:
                 raise InputError(f"{p}", f"job {jid} never completes: even alone on {n_best} server(s) an iteration "
                                  f"takes {tau:.6g} s >= slot_seconds {slot:g} (eq. 9 gives 0 iterations per slot)")

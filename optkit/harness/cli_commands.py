@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from optkit import registry
+from optkit.cli_args import time_limit_arg
 from optkit.errors import InputError
-from optkit.instances import read_json
+from optkit.instances import instance_files, read_json
 
 __all__ = [
     "DEFAULT_DB", "DEFAULT_TIME_LIMIT", "add_compare_parser", "add_report_parser", "add_reproduce_parser",
@@ -51,7 +52,7 @@ def add_compare_parser(subparsers: Any) -> argparse.ArgumentParser:
                         "`optkit readings PROBLEM` lists the readings")
     p.add_argument("--seeds", default="0",
                    help="seeds of randomized algorithms: '0,1,2' or '0-9' (default 0); deterministic ones use the first")
-    p.add_argument("--time-limit", type=float, default=DEFAULT_TIME_LIMIT, metavar="S",
+    p.add_argument("--time-limit", type=time_limit_arg, default=DEFAULT_TIME_LIMIT, metavar="S",
                    help=f"seconds per run (default {DEFAULT_TIME_LIMIT:g}); a run is killed after 1.2 x S + a few seconds")
     p.add_argument("--jobs", type=int, default=None, metavar="N",
                    help="runs at a time on this machine (default: the number of CPUs)")
@@ -112,21 +113,9 @@ def collect_instances(paths: Sequence[str], problem: str | None = None) -> tuple
     ``"problem"`` key (and match ``problem`` when given). Files are only read here; the
     formulation validates them (see :func:`optkit.harness.compare.validate_instances`).
     """
-    files: list[Path] = []
-    for raw in paths:
-        p = Path(raw)
-        if p.is_dir():
-            found = sorted(q for q in p.rglob("*.json") if q.is_file())
-            if not found:
-                raise InputError(str(p), "is a folder without any .json instance file")
-            files.extend(found)
-        elif p.is_file():
-            files.append(p)
-        else:
-            raise InputError(str(p), "does not exist")
     out: list[tuple[str, dict[str, Any]]] = []
     seen_problem = problem
-    for f in dict.fromkeys(files):
+    for f in instance_files(paths):
         data = read_json(f)
         name = data.get("problem")
         if not isinstance(name, str):

@@ -231,6 +231,10 @@ def compare(
         if log is not None:
             log(f"{problem}: {len(tasks)} runs, {len(tasks) - len(todo)} already in {store.path}, "
                 f"{len(todo)} to run ({executor.description})")
+            if algorithms is None or algorithms == "all" or list(algorithms) == ["all"]:
+                for a in registry.get(problem).algorithms.values():
+                    if not a.available():
+                        log(f"{problem}: skipped {a.name}: needs {', '.join(a.requires)} (pip install optkit[peers])")
         if todo:
             counts: Counter[str] = Counter()
             bar = _progress(len(todo), progress, problem)

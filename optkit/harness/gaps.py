@@ -19,8 +19,7 @@ import math
 from dataclasses import asdict, dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
-from optkit import registry
-from optkit.errors import InputError
+from optkit.harness.bounds import formulation_bounds
 from optkit.result import relative_gap, scalar_objective
 
 __all__ = ["BOUND_REL_TOL", "BOUND_ABS_TOL", "BoundConflict", "best_bounds", "annotate_gaps"]
@@ -80,7 +79,8 @@ def best_bounds(
     """``{(instance_hash, objective_name): (best bound, where it came from)}``.
 
     ``instances`` (``ResultStore.instances()``) lets the formulation's ``lower_bound`` take
-    part; a formulation whose ``lower_bound`` fails gets a line in ``notes`` instead.
+    part, under a time limit and cached (:func:`optkit.harness.bounds.formulation_bounds`); a
+    formulation whose ``lower_bound`` fails or times out gets one line in ``notes`` instead.
     """
     best: dict[tuple[str, str], tuple[float, str]] = {}
 
@@ -94,25 +94,8 @@ def best_bounds(
         pairs.setdefault(key, r["problem"])
         if r["status"] in _BOUND_STATUSES and _is_number(r.get("bound")):
             offer(key, r["bound"], f"{r['algorithm']} (seed {r['seed']}, row {r['key'][:12]})")
-    if instances:
-        for (h, objective), problem in pairs.items():
-            inst = instances.get(h)
-            if inst is None:
-                continue
-            try:
-                formulation = registry.get(problem)
-            except InputError:
-                continue
-            if formulation.lower_bound is None:
-                continue
-            try:
-                lb = formulation.lower_bound(formulation.instance_from_dict(inst["data"]), objective)
-            except Exception as exc:  # noqa: BLE001 - a missing or broken bound is reported, not fatal
-                if notes is not None:
-                    notes.append(f"{problem} lower_bound failed on {inst['name']} [{objective}]: {type(exc).__name__}: {exc}")
-                continue
-            if lb is not None and _is_number(lb):
-                offer((h, objective), lb, f"{problem} lower_bound")
+    for key, (lb, where) in formulation_bounds(pairs, instances, notes=notes).items():  # time-limited, cached
+        offer(key, lb, where)
     return best
 
 

@@ -2,7 +2,9 @@
 
 Table ``rows`` holds one row per finished task, keyed by :attr:`optkit.harness.tasks.Task.key`;
 table ``instances`` maps each instance content hash to its problem, name and JSON, so a report
-can rebuild the instance (for the formulation's lower bound) without the original files.
+can rebuild the instance (for the formulation's lower bound) without the original files;
+table ``lower_bounds`` caches each formulation lower bound's outcome per instance and objective
+(:mod:`optkit.harness.bounds`), so no report computes a slow bound twice.
 
 Rows are written (and committed) the moment each task finishes, so a killed sweep loses only the
 tasks that were running. Only the process driving a sweep writes; WAL lets ``optkit report`` read
@@ -16,6 +18,8 @@ import sqlite3
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping
 
+from optkit.errors import InputError
+from optkit.harness.bounds import StoredInstances
 from optkit.harness.worker import ROW_FIELDS
 
 __all__ = ["ResultStore", "SCHEMA_VERSION", "FAILED_STATUSES"]
@@ -56,6 +60,16 @@ CREATE TABLE IF NOT EXISTS rows (
 );
 CREATE INDEX IF NOT EXISTS rows_problem ON rows (problem, objective_name, algorithm);
 CREATE INDEX IF NOT EXISTS rows_instance ON rows (instance_hash, objective_name);
+CREATE TABLE IF NOT EXISTS lower_bounds (
+    instance_hash  TEXT NOT NULL,
+    objective_name TEXT NOT NULL,
+    status         TEXT NOT NULL,
+    value          REAL,
+    message        TEXT NOT NULL DEFAULT '',
+    time_limit     REAL NOT NULL,
+    code           TEXT NOT NULL DEFAULT '',
+    PRIMARY KEY (instance_hash, objective_name)
+);
 """
 
 
@@ -87,12 +101,18 @@ class ResultStore:
         self.path = str(path)
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        if Path(self.path).is_dir():
+            raise InputError("db", f"{self.path} is a folder, not a result store (an SQLite file)")
         self._conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None, check_same_thread=False)
         self._conn.row_factory = sqlite3.Row
-        if self.path != ":memory:":
-            self._conn.execute("PRAGMA journal_mode=WAL")
-        self._conn.execute("PRAGMA synchronous=NORMAL")
-        version = self._conn.execute("PRAGMA user_version").fetchone()[0]
+        try:
+            if self.path != ":memory:":
+                self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn.execute("PRAGMA synchronous=NORMAL")
+            version = self._conn.execute("PRAGMA user_version").fetchone()[0]
+        except sqlite3.DatabaseError as exc:  # e.g. "file is not a database"
+            self._conn.close()
+            raise InputError("db", f"{self.path} is not an optkit result store (SQLite): {exc}") from None
         if version not in (0, SCHEMA_VERSION):
             self._conn.close()
             raise RuntimeError(f"{self.path} has result-store schema {version}; this optkit writes {SCHEMA_VERSION}")
@@ -124,14 +144,37 @@ class ResultStore:
             )
 
     def instances(self, problem: str | None = None) -> dict[str, dict[str, Any]]:
-        """``{instance_hash: {"problem", "name", "data"}}`` of every stored instance."""
+        """``{instance_hash: {"problem", "name", "data"}}`` of every stored instance (a
+        :class:`~optkit.harness.bounds.StoredInstances` whose ``store`` is this store)."""
         sql = "SELECT instance_hash, problem, name, data FROM instances"
         args: tuple[Any, ...] = ()
         if problem is not None:
             sql += " WHERE problem = ?"
             args = (problem,)
-        return {r["instance_hash"]: {"problem": r["problem"], "name": r["name"], "data": json.loads(r["data"])}
-                for r in self._conn.execute(sql, args)}
+        out = StoredInstances(
+            (r["instance_hash"], {"problem": r["problem"], "name": r["name"], "data": json.loads(r["data"])})
+            for r in self._conn.execute(sql, args))
+        out.store = self
+        return out
+
+    # -- cached lower bounds
+    def cached_bounds(self, hashes: Iterable[str], code: str = "") -> dict[tuple[str, str], tuple[str, float | None, str, float]]:
+        """``{(instance_hash, objective): (status, value, message, time_limit)}`` cached for ``hashes``
+        by the bound code ``code`` (outcomes of other code are ignored)."""
+        wanted = set(hashes)
+        rows = self._conn.execute(
+            "SELECT instance_hash, objective_name, status, value, message, time_limit FROM lower_bounds WHERE code = ?",
+            (code,))
+        return {(r[0], r[1]): (r[2], r[3], r[4], r[5]) for r in rows if r[0] in wanted}
+
+    def put_bounds(self, entries: Iterable[tuple[str, str, str, float | None, str, float]], code: str = "") -> None:
+        """Cache ``(instance_hash, objective, status, value, message, time_limit)`` outcomes of the
+        bound code ``code`` (replacing)."""
+        with self._conn:
+            self._conn.execute("BEGIN")
+            self._conn.executemany(
+                "INSERT OR REPLACE INTO lower_bounds (instance_hash, objective_name, status, value, message, "
+                "time_limit, code) VALUES (?, ?, ?, ?, ?, ?, ?)", [(*e, code) for e in entries])
 
     # -- rows
     def put_row(self, row: Mapping[str, Any], *, replace: bool = True) -> None:

@@ -3,11 +3,14 @@
 Registered in worker processes with ``OPTKIT_FORMULATIONS=tests.plugins.sleepy:FORMULATION``
 (the repository root must be importable). Instance::
 
-    {"problem": "sleepy", "size": 4, "sleep": 0.0, "log": "/optional/run-log.txt"}
+    {"problem": "sleepy", "size": 4, "sleep": 0.0, "log": "/optional/run-log.txt", "bound_sleep": 0.0}
 
 A solution is ``{"x": int}`` with ``0 <= x <= size``. Objectives (minimised):
 ``cost = 2 * size - x`` (optimum ``size`` at ``x = size``) and ``x = x + 1`` (optimum 1).
-:func:`lower_bound` proves the weak bounds ``cost >= size / 2`` and ``x >= 1``.
+:func:`lower_bound` proves the weak bounds ``cost >= size / 2`` and ``x >= 1``, after sleeping
+``bound_sleep`` seconds (a bound that takes hours, for the harness's bound time limit); it
+appends ``"lower_bound <size> <objective>"`` to ``<log>.bounds`` first.
+:func:`quick_lower_bound` proves ``cost >= size / 4`` and ``x >= 1`` at once.
 
 Algorithms
 ----------
@@ -52,6 +55,7 @@ class SleepyInstance:
     size: int
     sleep: float = 0.0
     log: str | None = None
+    bound_sleep: float = 0.0
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "SleepyInstance":
@@ -64,12 +68,17 @@ class SleepyInstance:
         log = d.get("log")
         if log is not None and not isinstance(log, str):
             raise InputError("log", f"must be a file path, got {log!r}")
-        return cls(size=size, sleep=float(sleep), log=log)
+        bound_sleep = d.get("bound_sleep", 0.0)
+        if isinstance(bound_sleep, bool) or not isinstance(bound_sleep, (int, float)) or not bound_sleep >= 0:
+            raise InputError("bound_sleep", f"must be a number of seconds >= 0, got {bound_sleep!r}")
+        return cls(size=size, sleep=float(sleep), log=log, bound_sleep=float(bound_sleep))
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"problem": PROBLEM, "size": self.size, "sleep": self.sleep}
         if self.log is not None:
             d["log"] = self.log
+        if self.bound_sleep:
+            d["bound_sleep"] = self.bound_sleep
         return d
 
 
@@ -83,8 +92,17 @@ def evaluate(instance: SleepyInstance, solution: Mapping[str, Any]) -> Evaluatio
 
 
 def lower_bound(instance: SleepyInstance, objective: str) -> float | None:
-    """Weak proven bounds: ``cost >= size / 2``, ``x >= 1``."""
+    """Weak proven bounds: ``cost >= size / 2``, ``x >= 1`` (after ``bound_sleep`` seconds)."""
+    if instance.log:
+        with open(f"{instance.log}.bounds", "a") as fh:
+            fh.write(f"lower_bound {instance.size} {objective}\n")
+    time.sleep(instance.bound_sleep)
     return instance.size / 2 if objective == "cost" else 1.0
+
+
+def quick_lower_bound(instance: SleepyInstance, objective: str) -> float | None:
+    """Weaker, instant: ``cost >= size / 4``, ``x >= 1``."""
+    return instance.size / 4 if objective == "cost" else 1.0
 
 
 def _log(instance: SleepyInstance, name: str, seed: int | None) -> None:
@@ -185,4 +203,5 @@ FORMULATION = Formulation(
     algorithms={a.name: a for a in _ALGORITHMS},
     suites={"tiny": Suite("tiny", "sizes 2, 3, 4", _tiny)},
     lower_bound=lower_bound,
+    quick_lower_bound=quick_lower_bound,
 )

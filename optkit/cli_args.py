@@ -1,0 +1,87 @@
+"""Argument types and checks shared by every ``optkit`` verb, so each bad argument gets the same
+one-line error and exit status 2 whatever the verb (see :mod:`optkit.cli`).
+
+* :class:`OneLineParser`: argparse's own errors (a missing or malformed argument) as one line,
+  ``optkit: error: solve: argument --seed: must be an integer >= 0, got '-5' (see optkit solve --help)``, instead
+  of the usage block.
+* :func:`seed_arg`, :func:`time_limit_arg`: types of ``--seed`` and ``--time-limit``. A time
+  limit is a finite number of seconds > 0 in every verb; leave it out for none (``solve``,
+  ``simulate``); ``inf`` is refused everywhere alike.
+* :func:`check_out_file`: an output file whose folder must exist, checked before any work.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from pathlib import Path
+from typing import NoReturn
+
+from optkit.errors import InputError
+
+__all__ = ["OneLineParser", "seed_arg", "time_limit_arg", "check_out_file", "write_out_file"]
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` whose usage errors are one line on stderr, exit status 2.
+
+    A parser given a ``lazy_epilog`` attribute (a function returning text) shows it under
+    ``--help``, computed only then (e.g. lists that import every formulation)."""
+
+    def format_help(self) -> str:
+        lazy = getattr(self, "lazy_epilog", None)
+        if callable(lazy):
+            self.epilog = lazy()
+        return super().format_help()
+
+    def error(self, message: str) -> NoReturn:
+        verb = self.prog.partition(" ")[2]  # "optkit solve" -> "solve"
+        print(f"optkit: error: {verb + ': ' if verb else ''}{message} (see {self.prog} --help)", file=sys.stderr)
+        sys.exit(2)
+
+
+def seed_arg(text: str) -> int:
+    """``--seed``: an integer >= 0 (numpy's generators refuse negative seeds)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {text!r}")
+    return value
+
+
+def time_limit_arg(text: str) -> float:
+    """``--time-limit``: a finite number of seconds > 0 (leave the option out for no limit)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(
+            f"must be a finite number of seconds > 0, got {text!r} (leave it out for no limit where a verb allows it)")
+    return value
+
+
+def check_out_file(path: str | None, arg: str = "--out") -> None:
+    """:class:`InputError` naming ``arg`` unless ``path`` can be written: its folder exists and it
+    is not a folder itself. ``None`` passes."""
+    if path is None:
+        return
+    p = Path(path)
+    if p.is_dir():
+        raise InputError(arg, f"{path} is a folder; give a file name")
+    parent = p.parent if str(p.parent) else Path(".")
+    if not parent.is_dir():
+        raise InputError(arg, f"{path}: the folder {parent} does not exist")
+
+
+def write_out_file(path: str | Path, text: str, arg: str = "--out") -> None:
+    """Write ``text`` to ``path`` (checked with :func:`check_out_file`); an OS error is an
+    :class:`InputError` naming ``arg``."""
+    check_out_file(str(path), arg)
+    try:
+        Path(path).write_text(text)
+    except OSError as exc:
+        raise InputError(arg, f"{path} cannot be written: {exc.strerror or exc}") from None
