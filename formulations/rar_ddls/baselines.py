@@ -40,72 +40,99 @@ from optkit.result import Result
 
 from .model import RarInstance
 from .plan import (Bisection, ClusterIndex, Estimates, NoPlanError, Plan, PickRule, PlanResult, as_instance,
-                   bisect_theta, build_plan, finish, pick_first_fit, pick_list, pick_random, run_planner)
+                   build_plan, finish, pick_first_fit, pick_list, pick_random, run_planner, search_theta, theta_cap)
+from .readings import DEFAULTS, THETA_SEARCH, check_choice
 
 __all__ = ["ff", "ls", "rand", "plan_baseline", "run_ff", "run_ls", "run_rand"]
 
 
-def plan_baseline(instance: RarInstance, theta: float, rule: PickRule, *, u: float = 1.0,
-                  rng: np.random.Generator | None = None, est: Estimates | None = None) -> Plan | None:
+def plan_baseline(instance: RarInstance, theta: float, rule: PickRule, *, u: float = DEFAULTS["u"],
+                  rng: np.random.Generator | None = None, est: Estimates | None = None,
+                  available: str = DEFAULTS["available"], rho_hat: str = DEFAULTS["rho_hat"]) -> Plan | None:
     """One trial: the jobs in instance order under ``theta`` with ``rule``, from an empty cluster."""
-    est = est or Estimates(instance, u=u)
+    est = est or Estimates(instance, u=u, rho_hat=rho_hat)
     return build_plan(est, ClusterIndex.of(instance.servers), range(len(instance.jobs)), theta,
-                      lambda j: rule, rng=rng)
+                      lambda j: rule, rng=rng, available=available)
 
 
-def _bisected(instance: RarInstance | Mapping[str, Any], rule: PickRule, name: str, *, u: float,
-              deadline: float | None) -> tuple[np.ndarray, PlanResult]:
+def _bisected(instance: RarInstance | Mapping[str, Any], rule: PickRule, name: str, *, u: float, available: str,
+              theta_search: str, rho_hat: str, deadline: float | None) -> tuple[np.ndarray, PlanResult]:
     instance = as_instance(instance)
-    est = Estimates(instance, u=u)
+    feasibility = check_choice("theta_search", theta_search, THETA_SEARCH) == "minimum-feasible"
+    est = Estimates(instance, u=u, rho_hat=rho_hat)
     cluster = ClusterIndex.of(instance.servers)
     order = range(len(instance.jobs))
 
-    def trial(theta: int) -> tuple[Plan, None] | None:
-        plan = build_plan(est, cluster, order, theta, lambda j: rule)
+    def trial(theta: int, horizon: int) -> tuple[Plan, None] | None:
+        plan = build_plan(est, cluster, order, theta, lambda j: rule, available=available)
         return None if plan is None else (plan, None)
 
-    return finish(instance, bisect_theta(instance.horizon, trial, deadline=deadline, feasibility=True), what=name)
+    bis = search_theta(instance.horizon, trial, cap=theta_cap(est), deadline=deadline, feasibility=feasibility)
+    return finish(instance, bis, what=name)
 
 
-def ff(instance: RarInstance | Mapping[str, Any], *, u: float = 1.0,
+def ff(instance: RarInstance | Mapping[str, Any], *, u: float = DEFAULTS["u"], available: str = DEFAULTS["available"],
+       theta_search: str = DEFAULTS["theta_search"], rho_hat: str = DEFAULTS["rho_hat"],
        deadline: float | None = None) -> tuple[np.ndarray, PlanResult]:
-    """First-Fit (Sec. 7) under the bisected limit theta_u^FF."""
-    return _bisected(instance, pick_first_fit, "FF", u=u, deadline=deadline)
+    """First-Fit (Sec. 7) under its searched limit theta_u^FF. Readings: ``u``, ``available``,
+    ``theta_search``, ``rho_hat`` (:mod:`.readings`)."""
+    return _bisected(instance, pick_first_fit, "FF", u=u, available=available, theta_search=theta_search,
+                     rho_hat=rho_hat, deadline=deadline)
 
 
-def ls(instance: RarInstance | Mapping[str, Any], *, u: float = 1.0,
+def ls(instance: RarInstance | Mapping[str, Any], *, u: float = DEFAULTS["u"], available: str = DEFAULTS["available"],
+       theta_search: str = DEFAULTS["theta_search"], rho_hat: str = DEFAULTS["rho_hat"],
        deadline: float | None = None) -> tuple[np.ndarray, PlanResult]:
-    """List-Scheduling (Sec. 7) under the bisected limit theta_u^LS."""
-    return _bisected(instance, pick_list, "LS", u=u, deadline=deadline)
+    """List-Scheduling (Sec. 7) under its searched limit theta_u^LS. Readings: ``u``,
+    ``available``, ``theta_search``, ``rho_hat`` (:mod:`.readings`)."""
+    return _bisected(instance, pick_list, "LS", u=u, available=available, theta_search=theta_search,
+                     rho_hat=rho_hat, deadline=deadline)
 
 
-def rand(instance: RarInstance | Mapping[str, Any], *, u: float = 1.0, seed: int | np.random.Generator | None = None,
+def rand(instance: RarInstance | Mapping[str, Any], *, u: float = DEFAULTS["u"], available: str = DEFAULTS["available"],
+         rho_hat: str = DEFAULTS["rho_hat"], seed: int | np.random.Generator | None = None,
          deadline: float | None = None) -> tuple[np.ndarray, PlanResult]:
-    """Random (Sec. 7) with theta = T, one plan, seeded (``seed=None`` is seed 0)."""
+    """Random (Sec. 7) with theta = T, one plan, seeded (``seed=None`` is seed 0). Readings:
+    ``u``, ``available``, ``rho_hat``. When the jobs do not fit under theta = T the limit is
+    doubled (2T, 4T, ...; the schedule is flagged past the horizon) until they do or theta
+    exceeds :func:`.plan.theta_cap`."""
     instance = as_instance(instance)
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(0 if seed is None else seed)
-    T = instance.horizon
-    plan = plan_baseline(instance, T, pick_random, u=u, rng=rng)
-    bis = Bisection(plan, T if plan is not None else None, None, 0, int(plan is not None), False)
+    est = Estimates(instance, u=u, rho_hat=rho_hat)
+    cap = theta_cap(est)
+    theta, tries = instance.horizon, 0
+    while True:
+        tries += 1
+        plan = plan_baseline(instance, theta, pick_random, rng=rng, est=est, available=available)
+        if plan is not None or theta > 2 * cap:
+            break
+        theta *= 2
     if plan is None:
-        raise NoPlanError(f"RAND: the jobs do not fit under the execution-time limit theta = T = {T} "
-                          "(some job finds too few GPUs with U + rho_hat/u <= T); raise the instance's horizon")
-    return finish(instance, bis, what="RAND")
+        raise NoPlanError(f"RAND: the jobs do not fit under any execution-time limit up to theta = {theta} "
+                          f"(T = {instance.horizon} extended)")
+    return finish(instance, Bisection(plan, theta, None, tries - 1, 1, False, theta), what="RAND")
 
 
 def run_ff(instance: RarInstance, *, objective: str = "makespan", time_limit: float | None = None,
-           seed: int | None = None, **params: Any) -> Result:
-    """Algorithm-table entry ``ff`` (deterministic). ``params``: ``u``."""
-    return run_planner(ff, instance, time_limit, **params)
+           seed: int | None = None, u: float = DEFAULTS["u"], available: str = DEFAULTS["available"],
+           theta_search: str = DEFAULTS["theta_search"], rho_hat: str = DEFAULTS["rho_hat"]) -> Result:
+    """Algorithm-table entry ``ff`` (deterministic). Readings: ``u``, ``available``,
+    ``theta_search``, ``rho_hat``."""
+    return run_planner(ff, instance, time_limit, u=u, available=available, theta_search=theta_search,
+                       rho_hat=rho_hat)
 
 
 def run_ls(instance: RarInstance, *, objective: str = "makespan", time_limit: float | None = None,
-           seed: int | None = None, **params: Any) -> Result:
-    """Algorithm-table entry ``ls`` (deterministic). ``params``: ``u``."""
-    return run_planner(ls, instance, time_limit, **params)
+           seed: int | None = None, u: float = DEFAULTS["u"], available: str = DEFAULTS["available"],
+           theta_search: str = DEFAULTS["theta_search"], rho_hat: str = DEFAULTS["rho_hat"]) -> Result:
+    """Algorithm-table entry ``ls`` (deterministic). Readings: ``u``, ``available``,
+    ``theta_search``, ``rho_hat``."""
+    return run_planner(ls, instance, time_limit, u=u, available=available, theta_search=theta_search,
+                       rho_hat=rho_hat)
 
 
 def run_rand(instance: RarInstance, *, objective: str = "makespan", time_limit: float | None = None,
-             seed: int | None = None, **params: Any) -> Result:
-    """Algorithm-table entry ``rand`` (seeded). ``params``: ``u``."""
-    return run_planner(rand, instance, time_limit, seed=seed, **params)
+             seed: int | None = None, u: float = DEFAULTS["u"], available: str = DEFAULTS["available"],
+             rho_hat: str = DEFAULTS["rho_hat"]) -> Result:
+    """Algorithm-table entry ``rand`` (seeded). Readings: ``u``, ``available``, ``rho_hat``."""
+    return run_planner(rand, instance, time_limit, seed=seed, u=u, available=available, rho_hat=rho_hat)

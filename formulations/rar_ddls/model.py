@@ -39,7 +39,8 @@ seconds (slots × ``slot_seconds``; equal to slots at the default 1 s); metrics 
 Horizon: the instance's ``horizon`` T (slots) is the paper's scheduling horizon: the exact
 solvers index time over [0, T) and report ``infeasible`` when no schedule completes by T; SJF-BCO
 bisects its execution-time limit over [1, T]. ``evaluate`` measures a schedule that runs past T
-too (heuristics' makespans are always measured) and reports ``within_horizon``.
+too (heuristics' makespans are always measured) and reports ``within_horizon`` and
+``past_horizon``.
 
 Simulation is event-driven (:func:`simulate`): the contention state changes only when a job
 starts or completes, so between two such events every active job's phi is constant and the next
@@ -379,7 +380,8 @@ def evaluate(instance: RarInstance, solution: Mapping[str, Any]) -> Evaluation:
     states must agree); no job stuck for good (phi = 0); server capacity O_s in every slot
     (eq. 2), a job holding its GPUs in slots a_j..T_j. Objectives: ``makespan`` = max_j (T_j + 1)
     and ``total_completion`` = sum_j (T_j + 1), in seconds. Metrics: the same in slots, mean job
-    completion time, ``within_horizon``, split jobs and the largest contention p seen.
+    completion time, ``within_horizon`` and its negation ``past_horizon`` (the makespan
+    exceeds the instance's horizon T), split jobs and the largest contention p seen.
     """
     if not isinstance(solution, Mapping) or not isinstance(solution.get("jobs"), list):
         return Evaluation(False, violations=["solution must be an object with a 'jobs' list"])
@@ -453,6 +455,7 @@ def evaluate(instance: RarInstance, solution: Mapping[str, Any]) -> Evaluation:
         "makespan_slots": mk,
         "mean_jct_s": float(c.mean()) * slot,
         "within_horizon": bool(mk <= instance.horizon),
+        "past_horizon": bool(mk > instance.horizon),
         "horizon_slots": instance.horizon,
         "split_jobs": int(((y > 0).sum(axis=1) > 1).sum()),
         "max_contention": int(out.max_contention.max()),

@@ -58,7 +58,7 @@ Example::
 from __future__ import annotations
 
 import math
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
@@ -66,10 +66,12 @@ from optkit.errors import InputError
 from optkit.result import Result
 
 from .model import RarInstance
-from .plan import (ClusterIndex, Estimates, Plan, PlanResult, PickRule, as_instance, bisect_theta, build_plan,
-                   finish, pick_lbsgf, pick_least_busy, run_planner)
+from .plan import (ClusterIndex, Estimates, Plan, PlanResult, PickRule, as_instance, build_plan, finish,
+                   pick_lbsgf, pick_least_busy, pick_packing, run_planner, search_theta, simulated_makespan,
+                   theta_cap)
+from .readings import DEFAULTS, FA_FFP, KAPPA_SELECT, KAPPA_TIE, THETA_SEARCH, check_choice
 
-__all__ = ["sjf_bco", "sjf_bco_order", "kappa_classes", "plan_theta", "run_sjf_bco"]
+__all__ = ["sjf_bco", "sjf_bco_order", "kappa_classes", "plan_theta", "run_sjf_bco", "kappa_better"]
 
 
 def _check_lam(lam: Any) -> float:
@@ -90,59 +92,100 @@ def kappa_classes(instance: RarInstance) -> list[int]:
     return sorted({1, *sizes})
 
 
-def _rules(instance: RarInstance, kappa: int, lbsgf: PickRule) -> list[PickRule]:
+def _last_of_class(classes: list[int], n_g: int) -> dict[int, int]:
+    """The largest kappa of each class (the one the literal loop keeps under ``kappa_tie=last``)."""
+    return {k: (classes[i + 1] - 1 if i + 1 < len(classes) else max(k, n_g)) for i, k in enumerate(classes)}
+
+
+def kappa_better(kappa_tie: str) -> Callable[[float, float], bool]:
+    """Alg. 1 line 17, ``m_theta^kappa < m_theta``, under the reading ``kappa_tie``: strict ``<``
+    (``first``: the first kappa reaching the minimum is kept) or ``<=`` (``last``)."""
+    if check_choice("kappa_tie", kappa_tie, KAPPA_TIE) == "first":
+        return lambda new, kept: new < kept
+    return lambda new, kept: new <= kept
+
+
+def _rules(instance: RarInstance, kappa: int, small: PickRule, lbsgf: PickRule) -> list[PickRule]:
     """Alg. 1 lines 10-13: FA-FFP if G_j <= kappa, else LBSGF, per job."""
-    return [pick_least_busy if job.gpus <= kappa else lbsgf for job in instance.jobs]
+    return [small if job.gpus <= kappa else lbsgf for job in instance.jobs]
 
 
-def plan_theta(instance: RarInstance, theta: int, *, kappa: int, lam: float = 1.0, u: float = 1.0,
-               est: Estimates | None = None) -> Plan | None:
+def _fa_ffp(fa_ffp: str) -> PickRule:
+    return pick_packing if check_choice("fa_ffp", fa_ffp, FA_FFP) == "packing" else pick_least_busy
+
+
+def plan_theta(instance: RarInstance, theta: int, *, kappa: int, lam: float = 1.0, u: float = DEFAULTS["u"],
+               available: str = DEFAULTS["available"], fa_ffp: str = DEFAULTS["fa_ffp"],
+               rho_hat: str = DEFAULTS["rho_hat"], est: Estimates | None = None) -> Plan | None:
     """One (theta_u, kappa) trial (Alg. 1 lines 8-16) from an empty cluster: the complete plan,
     or ``None`` if some job gets no GPUs. For tests and the Fig. 5 sweep."""
-    est = est or Estimates(instance, u=u)
-    rules = _rules(instance, kappa, pick_lbsgf(_check_lam(lam)))
-    return build_plan(est, ClusterIndex.of(instance.servers), sjf_bco_order(instance), theta, rules.__getitem__)
+    est = est or Estimates(instance, u=u, rho_hat=rho_hat)
+    rules = _rules(instance, kappa, _fa_ffp(fa_ffp), pick_lbsgf(_check_lam(lam)))
+    return build_plan(est, ClusterIndex.of(instance.servers), sjf_bco_order(instance), theta, rules.__getitem__,
+                      available=available)
 
 
-def sjf_bco(instance: RarInstance | Mapping[str, Any], *, lam: float = 1.0, u: float = 1.0,
-            kappa: int | None = None, deadline: float | None = None) -> tuple[np.ndarray, PlanResult]:
+def sjf_bco(instance: RarInstance | Mapping[str, Any], *, lam: float = 1.0, u: float = DEFAULTS["u"],
+            kappa: int | None = None, available: str = DEFAULTS["available"],
+            kappa_select: str = DEFAULTS["kappa_select"], theta_search: str = DEFAULTS["theta_search"],
+            fa_ffp: str = DEFAULTS["fa_ffp"], kappa_tie: str = DEFAULTS["kappa_tie"],
+            rho_hat: str = DEFAULTS["rho_hat"], deadline: float | None = None) -> tuple[np.ndarray, PlanResult]:
     """Algorithm 1: ``(y, result)`` with y the placements (jobs × servers, instance order) and
     ``result`` the plan's diagnostics and its simulated schedule (:class:`.plan.PlanResult`).
 
-    ``deadline`` (a ``time.perf_counter()`` value) stops the bisection early. Raises
-    :class:`.plan.NoPlanError` when no theta_u in [1, T] is accepted.
+    Readings (:mod:`.readings`): ``available``, ``kappa_select``, ``theta_search``, ``fa_ffp``,
+    ``kappa_tie``, ``rho_hat``, ``u``. Tuning: ``lam`` (lambda_j), ``kappa`` (None: the loop).
+    ``deadline`` (a ``time.perf_counter()`` value) stops the search early. A horizon too short for
+    the search is extended and the result flagged (``past_horizon``, ``search_horizon``); raises
+    :class:`.plan.NoPlanError` only when no plan exists even then.
     """
     instance = as_instance(instance)
     lam = _check_lam(lam)
+    check_choice("kappa_select", kappa_select, KAPPA_SELECT)
+    check_choice("theta_search", theta_search, THETA_SEARCH)
+    better = kappa_better(kappa_tie)
+    n_g = max(job.gpus for job in instance.jobs)
     if kappa is None:
         kappas = kappa_classes(instance)
+        shown = _last_of_class(kappas, n_g) if kappa_tie == "last" else {k: k for k in kappas}
     elif isinstance(kappa, bool) or not isinstance(kappa, (int, np.integer)) or kappa < 1:
         raise InputError("kappa", f"must be an integer >= 1 or None (loop 1..max G_j), got {kappa!r}")
     else:
         kappas = [int(kappa)]
-    est = Estimates(instance, u=u)
+        shown = {int(kappa): int(kappa)}
+    est = Estimates(instance, u=u, rho_hat=rho_hat)
     cluster = ClusterIndex.of(instance.servers)
     order = sjf_bco_order(instance)
-    lbsgf = pick_lbsgf(lam)
-    rules = {k: _rules(instance, k, lbsgf).__getitem__ for k in kappas}
-    T = float(instance.horizon)
+    small, lbsgf = _fa_ffp(fa_ffp), pick_lbsgf(lam)
+    rules = {k: _rules(instance, k, small, lbsgf).__getitem__ for k in kappas}
+    feasibility = theta_search == "minimum-feasible"
+    simulated = kappa_select == "simulated"
 
-    def trial(theta: int) -> tuple[Plan, int] | None:
+    def trial(theta: int, horizon: int) -> tuple[Plan, int] | None:
         best: tuple[Plan, int] | None = None
-        m_theta = T                                                        # line 6
-        for k in kappas:                                                   # line 7
-            plan = build_plan(est, cluster, order, theta, rules[k])       # lines 8-16
-            if plan is not None and plan.makespan < m_theta:               # lines 17-18
-                m_theta, best = plan.makespan, (plan, k)
+        m_theta = math.inf if feasibility else float(horizon)               # line 6
+        for k in kappas:                                                     # line 7
+            plan = build_plan(est, cluster, order, theta, rules[k], available=available)  # lines 8-16
+            if plan is None:
+                continue
+            plan.score = simulated_makespan(instance, plan) if simulated else plan.makespan
+            if math.isfinite(plan.score) and better(plan.score, m_theta):   # lines 17-18
+                m_theta, best = plan.score, (plan, shown[k])
         return best
 
-    bis = bisect_theta(instance.horizon, trial, deadline=deadline)
+    bis = search_theta(instance.horizon, trial, cap=theta_cap(est), deadline=deadline, feasibility=feasibility)
     return finish(instance, bis, what="SJF-BCO")
 
 
 def run_sjf_bco(instance: RarInstance, *, objective: str = "makespan", time_limit: float | None = None,
-                seed: int | None = None, **params: Any) -> Result:
-    """Algorithm-table entry ``sjf-bco`` (deterministic: ``seed`` unused). ``params``: ``lam``,
-    ``u``, ``kappa``. The objective is only measured (by ``evaluate``): the plan targets the
+                seed: int | None = None, lam: float = 1.0, u: float = DEFAULTS["u"], kappa: int | None = None,
+                available: str = DEFAULTS["available"], kappa_select: str = DEFAULTS["kappa_select"],
+                theta_search: str = DEFAULTS["theta_search"], fa_ffp: str = DEFAULTS["fa_ffp"],
+                kappa_tie: str = DEFAULTS["kappa_tie"], rho_hat: str = DEFAULTS["rho_hat"]) -> Result:
+    """Algorithm-table entry ``sjf-bco`` (deterministic: ``seed`` unused). Readings: ``available``,
+    ``kappa_select``, ``theta_search``, ``fa_ffp``, ``kappa_tie``, ``rho_hat``, ``u``; tuning
+    ``lam``, ``kappa``. The objective is only measured (by ``evaluate``): the plan targets the
     makespan whichever objective is read."""
-    return run_planner(sjf_bco, instance, time_limit, **params)
+    return run_planner(sjf_bco, instance, time_limit, lam=lam, u=u, kappa=kappa, available=available,
+                       kappa_select=kappa_select, theta_search=theta_search, fa_ffp=fa_ffp, kappa_tie=kappa_tie,
+                       rho_hat=rho_hat)

@@ -1,0 +1,3 @@
+"""Sec. 7 experiments (filled in below)."""
+
+EXPERIMENTS: dict = {}
