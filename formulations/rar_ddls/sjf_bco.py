@@ -7,33 +7,40 @@ fixed point, "waiting for some job to exit", the bisection, plan -> schedule) is
 
 * **Job order (Alg. 1 line 3).** Jobs by G_j non-decreasing; a stable sort, so jobs of equal size
   keep the instance's order.
-* **Bisection (lines 4-6, 19-23).** Integer theta_u over [1, T], T the instance's horizon,
-  ``theta = (left + right) // 2``, lines 17-23 literally (:func:`.plan.bisect_theta`).
+* **Readings** (:mod:`.readings`, each a keyword with the reading's default): ``available``
+  (idle-now / accumulated: which GPUs Alg. 2 line 2 and Alg. 3 line 5 see, and whether lines 8-9
+  wait), ``kappa_select`` (simulated / estimate: what lines 16-20 compare), ``theta_search``
+  (minimum-feasible / bisection: lines 19-23), ``fa_ffp`` (packing / least-loaded: Alg. 2 line
+  4), ``kappa_tie`` (first / last: line 17's ``<`` or ``<=``), ``rho_hat`` and ``u``.
+* **Theta search (lines 4-6, 19-23).** Integer theta_u over [1, T], ``theta = (left + right) //
+  2`` (:func:`.plan.search_theta`); a horizon too short for the search is extended and the
+  result flagged ``past_horizon``.
 * **The kappa loop (lines 7-18).** For each theta, kappa = 1, ..., max_j G_j; job j is planned
-  with FA-FFP (Alg. 2) if ``G_j <= kappa``, else LBSGF (Alg. 3) with ``lambda_j = lam``; the plan
-  makespan ``m_theta^kappa = max_j T_j`` (line 16); the best complete plan with
-  ``m_theta^kappa < m_theta`` (m_theta starts at T, line 6) is kept (lines 17-18). A trial in
-  which some job gets no GPUs is abandoned (lines 14-15). **Exact speed-up:** kappa only decides
-  which jobs use FA-FFP, so every kappa between two consecutive distinct job sizes gives the same
-  plan; one kappa per class is planned (the smallest of its class: 1, then each distinct size
-  above 1), which is the kappa the literal loop would keep, since it replaces only on a strictly
-  smaller makespan. ``kappa=<int>`` fixes kappa (the paper's Fig. 5 sweep); ``kappa=None`` loops.
-* **FA-FFP (Alg. 2).** Among the eligible GPUs, the G_j with least U; ties first fit (server
-  index, then GPU index). **LBSGF (Alg. 3).** Servers by ``sum_g U_s^g / O_s`` ascending (ties by
-  index), the top m with ``sum O_s >= lambda_j·G_j``; their eligible GPUs sorted by U and
-  appended server by server; the G_j with least U, ties by append order.
-* **Parameters** (the paper's defaults): ``lam = 1.0`` (lambda_j for every job, Sec. 7;
-  ``>= 1``), ``u = 1.0`` (the estimate's upper factor, ``W = rho_hat/u``, eq. 15; ``>= 1``),
+  with FA-FFP (Alg. 2) if ``G_j <= kappa``, else LBSGF (Alg. 3) with ``lambda_j = lam``; each
+  complete plan is scored (line 16: the plan's estimated max T_j, or its simulated makespan)
+  and the best kept under line 17's comparison (``kappa_tie``; m_theta starts at T under the
+  literal bisection, at infinity under minimum-feasible). A trial in which some job gets no GPUs
+  is abandoned (lines 14-15). **Exact speed-up:** kappa only decides which jobs use FA-FFP, so
+  every kappa between two consecutive distinct job sizes gives the same plan; one kappa per class
+  is planned (1, then each distinct size above 1) and reported as the literal loop would keep it
+  (the class's first kappa, or its last under ``kappa_tie = last``). ``kappa=<int>`` fixes kappa
+  (the paper's Fig. 5 sweep); ``kappa=None`` loops.
+* **FA-FFP (Alg. 2).** ``packing``: the fewest servers holding G_j available GPUs, occupied
+  servers first (:func:`.plan.pick_packing`); ``least-loaded``: the G_j available GPUs with
+  least U, ties first fit (server index, then GPU index). **LBSGF (Alg. 3).** Servers by
+  ``sum_g U_s^g / O_s`` ascending (ties by index), the top m with ``sum O_s >= lambda_j·G_j``;
+  their available GPUs sorted by U and appended server by server; the G_j with least U, ties by
+  append order.
+* **Tuning** (the paper's defaults): ``lam = 1.0`` (lambda_j for every job, Sec. 7; ``>= 1``),
   ``kappa = None``.
 * **Output.** The accepted plan becomes a schedule (each GPU runs its jobs in plan order; a job
   starts when all jobs planned before it on its GPUs have completed; durations from the
   contention model, :func:`.model.simulate`). ``Result.info``: ``theta_u`` accepted, ``kappa``
   chosen, ``plan_makespan_estimate_slots`` (the paper's ``m``, an estimate; the makespan
   reported as the objective is always ``evaluate``'s re-simulation), ``bisection_steps``,
-  ``max_busy_slots`` (max_g U_g, <= theta_u by Lemma 2's invariant). If no theta is ever
-  accepted the run has status ``error`` (not ``infeasible``, which optkit reserves for a proof
-  that no schedule exists; a heuristic's failure proves nothing) with a message to raise the
-  horizon. So do the baselines.
+  ``max_busy_slots`` (max_g U_g, <= theta_u by Lemma 2's invariant), ``past_horizon`` and
+  ``search_horizon_slots``. If no theta is accepted even past the horizon the run has status
+  ``no_solution`` (a heuristic's failure proves nothing). So do the baselines.
 
 Guarantee (Theorem 5): ``n_g·phi·u/l``-approximate, computed per instance in :mod:`.bounds`.
 Complexity (Theorem 6): ``O(n_g·|J|·N log N·log T)``; here at most (distinct sizes) plans per
@@ -49,10 +56,13 @@ Example::
     ...                   "fwd_time_per_sample": 1e-4, "bwd_time": 0.004}]}
     >>> y, res = sjf_bco(inst)
     >>> y.tolist(), res.theta, res.kappa, res.plan_makespan, res.outcome.completion.tolist()
-    ([[2, 0]], 50, 1, 5.0, [5])
+    ([[2, 0]], 5, 1, 5.0, [5])
+    >>> sjf_bco(inst, theta_search="bisection")[1].theta
+    50
 
-  (theta = 50 is the first midpoint of [1, 100]; smaller limits give the same plan makespan,
-  not a strictly smaller one, so lines 19-23 keep 50.)
+  (minimum-feasible: 5 slots is the smallest limit that places the job; the literal bisection
+  keeps the first midpoint of [1, 100], as smaller limits give the same makespan, not a
+  strictly smaller one.)
 """
 
 from __future__ import annotations
