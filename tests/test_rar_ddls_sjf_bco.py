@@ -272,3 +272,29 @@ def test_time_limit_stops_the_bisection_with_the_plan_so_far() -> None:
     assert res.status == Status.TIME_LIMIT and res.info["bisection_steps"] == 1
     assert res.info["theta_u"] == 2000 and res.info["timed_out"] is True
     assert evaluate(RarInstance.from_dict(d), res.solution).feasible
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("available,fa_ffp", [("idle-now", "packing"), ("accumulated", "least-loaded")])
+def test_kappa_plans_shared_prefix_equals_planning_each_kappa_from_scratch(seed: int, available: str,
+                                                                          fa_ffp: str) -> None:
+    """kappa_plans (one FA-FFP prefix shared by every kappa) gives, for every kappa class and
+    several theta, exactly the plan that plan_theta builds from an empty cluster."""
+    from formulations.rar_ddls.plan import pick_lbsgf, pick_least_busy, pick_packing
+    from formulations.rar_ddls.sjf_bco import kappa_plans
+
+    inst = RarInstance.from_dict(tiny_instance(600 + seed))
+    est = Estimates(inst)
+    kappas = kappa_classes(inst)
+    small = pick_packing if fa_ffp == "packing" else pick_least_busy
+    n = len(inst.jobs)
+    for theta in (10, 25, 60, 400):
+        got = dict(kappa_plans(est, ClusterIndex.of(inst.servers), sjf_bco_order(inst), theta, kappas, small,
+                               pick_lbsgf(1.0), available))
+        assert list(got) == kappas
+        for k in kappas:
+            ref = plan_theta(inst, theta, kappa=k, available=available, fa_ffp=fa_ffp)
+            assert (got[k] is None) == (ref is None), (theta, k)
+            if ref is not None:
+                assert np.array_equal(got[k].y(n), ref.y(n)) and got[k].finish == ref.finish
+                assert got[k].predecessors(n) == ref.predecessors(n) and np.array_equal(got[k].U, ref.U)

@@ -205,6 +205,12 @@ class Plan:
         return cls(cluster, np.zeros(n), np.zeros(n), np.full(n, -1, dtype=np.int64), rng,
                    check_choice("available", available, AVAILABLE))
 
+    def copy(self) -> "Plan":
+        """An independent copy (arrays, lists and dicts copied; ``rng`` shared)."""
+        return Plan(self.cluster, self.U.copy(), self.free.copy(), self.last.copy(), self.rng, self.available,
+                    self.now, self.score, self.outcome, list(self.order), dict(self.gpus), dict(self.finish),
+                    dict(self.preds))
+
     def occupied_servers(self) -> np.ndarray:
         """Per server: does it hold some other job's GPU? (FA-FFP's 'servers whose GPUs are already
         occupied'): busy at ``now`` under ``idle-now``, any planned load under ``accumulated``."""

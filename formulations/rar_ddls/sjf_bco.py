@@ -68,7 +68,7 @@ Example::
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterator, Mapping
 
 import numpy as np
 
@@ -77,11 +77,11 @@ from optkit.result import Result
 
 from .model import RarInstance
 from .plan import (ClusterIndex, Estimates, Plan, PlanResult, PickRule, as_instance, build_plan, finish,
-                   pick_lbsgf, pick_least_busy, pick_packing, run_planner, search_theta, simulated_makespan,
-                   theta_cap)
+                   pick_lbsgf, pick_least_busy, pick_packing, place_job, run_planner, search_theta,
+                   simulated_makespan, theta_cap)
 from .readings import DEFAULTS, FA_FFP, KAPPA_SELECT, KAPPA_TIE, THETA_SEARCH, check_choice
 
-__all__ = ["sjf_bco", "sjf_bco_order", "kappa_classes", "plan_theta", "run_sjf_bco", "kappa_better"]
+__all__ = ["sjf_bco", "sjf_bco_order", "kappa_classes", "kappa_plans", "plan_theta", "run_sjf_bco", "kappa_better"]
 
 
 def _check_lam(lam: Any) -> float:
@@ -135,6 +135,29 @@ def plan_theta(instance: RarInstance, theta: int, *, kappa: int, lam: float = 1.
                       available=available)
 
 
+def kappa_plans(est: Estimates, cluster: ClusterIndex, order: list[int], theta: float, kappas: list[int],
+                small: PickRule, lbsgf: PickRule, available: str) -> Iterator[tuple[int, Plan | None]]:
+    """``(kappa, plan or None)`` for each kappa of ``kappas`` (ascending) under ``theta``: the same
+    plans as :func:`.plan.build_plan` with Alg. 1 lines 10-13's rules, computed with a shared
+    prefix. The jobs are in SJF order, so for kappa the FA-FFP jobs (G_j <= kappa) are a prefix
+    of the order, planned identically for every larger kappa: one growing FA-FFP plan, copied at
+    each kappa and finished with LBSGF. When the FA-FFP prefix fails, every larger kappa fails."""
+    base: Plan | None = Plan.empty(cluster, None, available)
+    pos, n = 0, len(order)
+    for i, k in enumerate(kappas):
+        while base is not None and pos < n and int(est.gpus[order[pos]]) <= k:
+            if not place_job(base, est, order[pos], theta, small):
+                base = None
+            pos += 1
+        if base is None:
+            for rest in kappas[i:]:
+                yield rest, None
+            return
+        plan = base.copy()
+        ok = all(place_job(plan, est, order[q], theta, lbsgf) for q in range(pos, n))
+        yield k, plan if ok else None
+
+
 def sjf_bco(instance: RarInstance | Mapping[str, Any], *, lam: float = 1.0, u: float = DEFAULTS["u"],
             kappa: int | None = None, available: str = DEFAULTS["available"],
             kappa_select: str = DEFAULTS["kappa_select"], theta_search: str = DEFAULTS["theta_search"],
@@ -167,15 +190,13 @@ def sjf_bco(instance: RarInstance | Mapping[str, Any], *, lam: float = 1.0, u: f
     cluster = ClusterIndex.of(instance.servers)
     order = sjf_bco_order(instance)
     small, lbsgf = _fa_ffp(fa_ffp), pick_lbsgf(lam)
-    rules = {k: _rules(instance, k, small, lbsgf).__getitem__ for k in kappas}
     feasibility = theta_search == "minimum-feasible"
     simulated = kappa_select == "simulated"
 
     def trial(theta: int, horizon: int) -> tuple[Plan, int] | None:
         best: tuple[Plan, int] | None = None
         m_theta = math.inf if feasibility else float(horizon)               # line 6
-        for k in kappas:                                                     # line 7
-            plan = build_plan(est, cluster, order, theta, rules[k], available=available)  # lines 8-16
+        for k, plan in kappa_plans(est, cluster, order, theta, kappas, small, lbsgf, available):  # lines 7-16
             if plan is None:
                 continue
             plan.score = simulated_makespan(instance, plan) if simulated else plan.makespan
