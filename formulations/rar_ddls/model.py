@@ -267,13 +267,17 @@ class SimOutcome:
 
 
 def simulate(instance: RarInstance, y: np.ndarray, *, starts: Sequence[int] | None = None,
-             predecessors: Sequence[Sequence[int]] | None = None) -> SimOutcome:
+             predecessors: Sequence[Sequence[int]] | None = None,
+             rate_cache: dict[tuple[int, int], np.ndarray] | None = None) -> SimOutcome:
     """Run the contention model of eqs. (6)-(9) over placements ``y`` (jobs × servers).
 
     Exactly one of ``starts`` (a start slot per job) and ``predecessors`` (per job, the jobs that
     must have completed before it starts; it then starts at the first event slot at which they all
     have, slot 0 when it has none) is given. The second turns a plan (an order of jobs on each
     GPU) into a schedule under gang scheduling; the predecessor relation must be acyclic.
+
+    ``rate_cache`` (optional, reused across calls on the same instance) keeps
+    :func:`rate_table` per (job index, servers used).
 
     Event-driven: at each event slot t the active set is fixed, p_j (eq. 6) and phi_j are
     recomputed for every active job, and the next event is the earliest of the next start and
@@ -288,10 +292,12 @@ def simulate(instance: RarInstance, y: np.ndarray, *, starts: Sequence[int] | No
     nsrv = used.sum(axis=1)
     split = nsrv > 1
     rates = np.zeros((n, n + 1), dtype=np.int64)
-    cache: dict[tuple[int, int], np.ndarray] = {}
+    cache: dict[tuple[int, int], np.ndarray] = {} if rate_cache is None else rate_cache
     for j, job in enumerate(instance.jobs):
         key = (j, int(nsrv[j]))
-        rates[j] = cache.setdefault(key, rate_table(instance, job, int(nsrv[j])))
+        if key not in cache:
+            cache[key] = rate_table(instance, job, int(nsrv[j]))
+        rates[j] = cache[key]
     need = np.array([job.iterations for job in instance.jobs], dtype=np.int64)
     done = np.zeros(n, dtype=np.int64)
     start = np.full(n, -1, dtype=np.int64)

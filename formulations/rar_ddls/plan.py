@@ -562,8 +562,21 @@ def plan_to_schedule(instance: RarInstance, plan: Plan) -> tuple[np.ndarray, Sim
     n = len(instance.jobs)
     y = plan.y(n)
     if plan.outcome is None:
-        plan.outcome = simulate(instance, y, predecessors=plan.predecessors(n))
+        plan.outcome = simulate(instance, y, predecessors=plan.predecessors(n), rate_cache=_rate_cache(instance))
     return y, plan.outcome
+
+
+_RATE_CACHES: dict[int, tuple[RarInstance, dict[tuple[int, int], np.ndarray]]] = {}
+
+
+def _rate_cache(instance: RarInstance) -> dict[tuple[int, int], np.ndarray]:
+    """One rate-table cache per instance object (the instance is frozen; the last few kept)."""
+    got = _RATE_CACHES.get(id(instance))
+    if got is None or got[0] is not instance:
+        if len(_RATE_CACHES) > 8:
+            _RATE_CACHES.clear()
+        got = _RATE_CACHES[id(instance)] = (instance, {})
+    return got[1]
 
 
 def simulated_makespan(instance: RarInstance, plan: Plan) -> float:
