@@ -412,7 +412,8 @@ def _greedy_or_nothing(instance: RarInstance, out: Any, greedy: tuple[Any, np.nd
     return _finish(instance, out.status, None, None, bound, info, out.solver_status)
 
 
-def _prepare(instance: RarInstance, objective: str, tighten: bool) -> tuple[Any, ...]:
+def _prepare(instance: RarInstance, objective: str, tighten: bool,
+             heur: tuple[list[int], np.ndarray, int, str] | None | bool = False) -> tuple[Any, ...]:
     """What both models start from: slot length, J, S, the phi tables, the placement options,
     the greedy schedule (starts, placements, makespan ub), the horizon H, each job's fewest
     active slots ``rmin`` and the run's ``info`` dict."""
@@ -422,8 +423,8 @@ def _prepare(instance: RarInstance, objective: str, tighten: bool) -> tuple[Any,
     greedy = greedy_schedule(instance, opts)
     info: dict[str, Any] = {"upper_bound_greedy_slots": greedy[2], "options": sum(len(lst) for lst in opts)}
     if tighten:
-        heur = heuristic_incumbent(instance)
-        if heur is not None:
+        heur = heuristic_incumbent(instance) if heur is False else heur
+        if heur is not None and heur is not False:
             info["upper_bound_heuristic_slots"] = heur[2]
             info["upper_bound_heuristic"] = heur[3]
             if heur[2] < greedy[2]:
@@ -452,8 +453,18 @@ def run_cpsat(instance: RarInstance, *, objective: str = "makespan", time_limit:
     from .bounds import lower_bound
 
     t0 = time.perf_counter()
-    slot, J, S, phi, opts, (g_starts, g_y, ub), H, rmin, info = _prepare(instance, objective, tighten)
+    _check_objective(objective)
+    slot = instance.slot_seconds
     lb = int(round(lower_bound(instance, "makespan") / slot))
+    heur = heuristic_incumbent(instance) if tighten else None
+    if shortcut and heur is not None and heur[2] <= min(lb, instance.horizon):
+        starts0, y0 = canonical_schedule(instance, heur[0], heur[1])
+        info0 = {"lower_bound_slots": lb, "upper_bound_heuristic_slots": heur[2], "upper_bound_heuristic": heur[3],
+                 "proof": "the heuristic incumbent's makespan equals the proven lower bound",
+                 "model_objective_s": heur[2] * slot, "incumbent": "heuristic",
+                 "build_and_solve_s": time.perf_counter() - t0}
+        return _finish(instance, Status.OPTIMAL, y0, starts0, lb * slot, info0, "incumbent meets the lower bound")
+    slot, J, S, phi, opts, (g_starts, g_y, ub), H, rmin, info = _prepare(instance, objective, tighten, heur)
     info["lower_bound_slots"] = lb
     if lb > H or any(r > H for r in rmin):
         info["build_and_solve_s"] = time.perf_counter() - t0
