@@ -1,7 +1,7 @@
 """SJF-BCO planning time on the Sec. 7 workload (issue 15 row: 160 jobs / 20 servers, goal <= 0.3 s)
 and the exact solver on Sec. 7-like small instances (issue 13 item 6 / issue 15 row: goal <= 10 s).
 
-Run: ``python benchmarks/rar_ddls_speed.py [--seeds 5] [--exact-jobs 10,20] [--limit 60]``.
+Run: ``python benchmarks/rar_ddls_speed.py [--seeds 5] [--exact-jobs 10,20] [--tiny-jobs 6,8] [--limit 60]``.
 Prints medians over seeds: SJF-BCO's CPU time and wall time (wall clock counts whatever else the
 machine runs: say so when quoting it).
 
@@ -19,7 +19,7 @@ import statistics
 import time
 
 from formulations.rar_ddls.exact import run_cpsat
-from formulations.rar_ddls.generate import paper_sec7
+from formulations.rar_ddls.generate import paper_sec7, tiny
 from formulations.rar_ddls.model import RarInstance
 from formulations.rar_ddls.sjf_bco import sjf_bco
 
@@ -43,6 +43,8 @@ def main() -> None:
     ap.add_argument("--exact-jobs", default="10")
     ap.add_argument("--limit", type=float, default=60.0)
     ap.add_argument("--model", action="store_true", help="also solve the CP-SAT model (no shortcut)")
+    ap.add_argument("--tiny-jobs", default="", help="job counts of tiny(seed, jobs=n, servers=3) instances, where "
+                                                    "the bound rarely meets the incumbent and the model must prove")
     args = ap.parse_args()
     seeds = range(args.seeds)
     insts = [RarInstance.from_dict(paper_sec7(s)) for s in seeds]
@@ -51,7 +53,15 @@ def main() -> None:
         walls, cpus = [g[0] for g in got], [g[1] for g in got]
         print(f"SJF-BCO 160 jobs / 20 servers, {label}: CPU median {statistics.median(cpus):.3f} s "
               f"(max {max(cpus):.3f}), wall median {statistics.median(walls):.3f} s over {len(walls)} seeds")
-    for n in (int(v) for v in args.exact_jobs.split(",")):
+    for n in (int(v) for v in args.tiny_jobs.split(",") if v):
+        for s in seeds:
+            inst = RarInstance.from_dict(tiny(s, jobs=n, servers=3, max_horizon=10 * n))
+            t = time.perf_counter()
+            r = run_cpsat(inst, time_limit=args.limit, workers=2, seed=0)
+            print(f"exact tiny {n} jobs / 3 servers {list(inst.servers)}, seed {s}: {r.status.value} {r.objective} "
+                  f"(bound {r.bound}) in {time.perf_counter() - t:.1f} s; H {r.info.get('horizon_slots')}, "
+                  f"LB {r.info.get('lower_bound_slots')}, {r.info.get('proof', 'model')}", flush=True)
+    for n in (int(v) for v in args.exact_jobs.split(",") if v):
         mix, servers = MIXES[n]
         for s in seeds:
             inst = RarInstance.from_dict(paper_sec7(s, servers=servers, mix=mix))
