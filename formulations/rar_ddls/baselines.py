@@ -5,19 +5,22 @@ U, eligibility ``U + rho_hat/u <= theta`` with its fixed point, plan -> schedule
 predecessors on each GPU, durations from the contention model) with its own pick rule in place
 of FA-FFP / LBSGF, and no kappa loop. Readings, each with its reason:
 
-* **Limit theta.** FF and LS each search their own limit (the paper: theta_u^f is "the maximum
-  execution time limit returned by the scheduling policy f") by integer bisection over [1, T],
-  in Sec. 5's form: the smallest theta at which the policy places every job ("the minimum theta_u
-  feasible to Problem (14)"; :func:`.plan.bisect_theta` with ``feasibility=True``). Not Alg. 1's
-  lines 19-23, which also demand a plan makespan below T: FF's estimated makespan *grows* with
-  theta (looser limits pack more jobs onto the same GPUs, which then wait on each other), so on
-  every ``paper-sec7`` instance the first midpoint (theta = 600) gives an estimate near 10,000
-  slots, line 23 moves to larger theta, and FF never finds a plan; the Sec. 5 form finds
-  theta near 320-380 there. RAND uses theta = T with no bisection ("we set theta_u^RAND = T, to avoid
-  the long running time"); its single plan is accepted whenever every job is placed (the paper's
-  aim for RAND is any feasible schedule), even if its estimate reaches T.
+* **Limit theta: the reading ``theta_search``.** FF and LS each search their own limit (the
+  paper: theta_u^f is "the maximum execution time limit returned by the scheduling policy f") by
+  integer bisection over [1, T] (:func:`.plan.search_theta`). ``minimum-feasible`` (default, Sec.
+  5's "the minimum theta_u feasible to Problem (14)"): the smallest theta at which the policy
+  places every job. ``bisection``: Alg. 1's lines 19-23, which also demand a plan makespan below
+  the best so far (m starts at T); under ``available = accumulated`` FF's estimated makespan
+  *grows* with theta (looser limits pack more jobs onto the same GPUs, which then wait on each
+  other), so the literal search finds nothing within T on ``paper-sec7`` and is extended past T.
+  RAND uses theta = T with no bisection ("we set theta_u^RAND = T, to avoid the long running
+  time"); its single plan is accepted whenever every job is placed (the paper's aim for RAND is
+  any feasible schedule), even if its estimate reaches T; when the jobs do not fit under T, the
+  limit is doubled and the schedule flagged past the horizon.
+* **Available GPUs, rho-hat, u**: the readings ``available``, ``rho_hat``, ``u`` of
+  :mod:`.readings`, as in SJF-BCO (:mod:`.plan`).
 * **Job order.** The instance's order: the paper sorts jobs only in SJF-BCO (that is its "SJF").
-* **FF.** Scan servers in index order and take the first G_j eligible GPUs, server to server
+* **FF.** Scan servers in index order and take the first G_j available eligible GPUs, server to server
   (GPU index order inside a server): packs jobs onto the fewest, lowest-index servers.
 * **LS.** The G_j eligible GPUs with least U; ties by the server's mean U (least-loaded server
   first), then server index, then GPU index.
