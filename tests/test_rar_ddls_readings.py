@@ -110,6 +110,22 @@ def test_idle_now_waits_for_the_next_exit_and_fails_only_with_nothing_running() 
     assert plan.order == [0] and plan.U.tolist() == [6, 0]
 
 
+def test_idle_now_waits_for_the_earliest_exit_not_a_later_one() -> None:
+    """Server of 3 GPUs: j0 (1 GPU, 6 slots) on GPU 0, j1 (1 GPU, 100 iterations: 10 slots) on
+    GPU 1, then a 2-GPU job of 6 slots. At now = 0 only GPU 2 is idle; the earliest exit is j0's
+    at 6, where GPUs 0 and 2 are idle: the job runs 6..12 (waiting for j1's exit at 10 would end
+    it at 16)."""
+    d = hand([3], [1, 1, 2])
+    d["jobs"][1]["iterations"] = 100
+    inst = RarInstance.from_dict(d)
+    est = Estimates(inst)
+    plan = Plan.empty(ClusterIndex.of(inst.servers), available="idle-now")
+    for j in range(3):
+        assert place_job(plan, est, j, 100, pick_least_busy)
+    assert plan.finish == {0: 6.0, 1: 10.0, 2: 12.0} and plan.now == 6.0
+    assert plan.gpus[2].tolist() == [0, 2] and plan.preds[2] == [0]
+
+
 # ----------------------------------------------------------------------------- fa_ffp
 def test_fa_ffp_packing_uses_one_server_where_least_loaded_splits() -> None:
     """Servers of 2 and 4 GPUs; GPU 0 (server 0) has U = 6. A 3-GPU job under theta = 100:
