@@ -132,8 +132,11 @@ def test_run_through_solve(algorithm: str, seed: int) -> None:
         assert again.solution == res.solution
 
 
-def test_rand_no_plan_when_work_exceeds_horizon() -> None:
+def test_short_horizon_extends_the_search_and_flags_the_schedule() -> None:
     d = tiny_instance(2, horizon=2)
     for algorithm in ("ff", "ls", "rand"):
         res = solve("rar-ddls", d, algorithm, seed=0)
-        assert res.status == Status.ERROR and "horizon" in res.message
+        assert res.status == Status.FEASIBLE, res.message
+        ev = evaluate(RarInstance.from_dict(d), res.solution)
+        assert ev.feasible and ev.metrics["past_horizon"] and res.info["past_horizon"]
+        assert res.info["search_horizon_slots"] > 2

@@ -171,3 +171,43 @@ def test_cli_bad_objective_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture
     path.write_text(json.dumps(pair_case()))
     assert main(["solve", "rar-ddls", str(path), "--algorithm", "cpsat", "--objective", "total_completion"]) == 2
     assert "objective" in capsys.readouterr().err
+
+
+def test_incumbent_meeting_the_lower_bound_is_returned_as_proven_optimal() -> None:
+    """Servers 2 + 2, two identical 2-GPU jobs of 10 slots alone on one server (no gradient,
+    tau = xi2 + bwd = 0.1 s, 100 iterations): LB_job = 10 and side by side they finish at 10, so
+    the heuristics' schedule is optimal by the bound; the shortcut says so without a model, and
+    the model agrees."""
+    net = {"inter_bandwidth": 1.25e9, "intra_bandwidth": 3.0e11, "compute_speed": 5.0e10,
+           "xi1": 1.0, "xi2": 0.05, "degradation": 0.2}
+    jobs = [{"id": f"j{i}", "gpus": 2, "iterations": 100, "grad_bytes": 0.0, "batch": 1,
+             "fwd_time_per_sample": 0.0, "bwd_time": 0.05} for i in range(2)]
+    inst = RarInstance.from_dict({"problem": "rar-ddls", "servers": [2, 2], "network": net, "horizon": 60,
+                                  "jobs": jobs})
+    fast = exact.run_cpsat(inst, workers=1, seed=0)
+    assert fast.status is Status.OPTIMAL and fast.objective == 10 and "proof" in fast.info
+    _check_schedule(inst, fast)
+    full = exact.run_cpsat(inst, workers=1, seed=0, shortcut=False)
+    assert full.status is Status.OPTIMAL and full.objective == 10 and "proof" not in full.info
+    assert exact.identical_job_groups(inst) == [[0, 1]]
+
+
+@pytest.mark.parametrize("name,data", EXACT[::4], ids=[n for n, _ in EXACT[::4]])
+def test_canonical_schedule_is_equivalent_and_ordered(name: str, data: dict) -> None:
+    """The canonical form of an optimal schedule has the same makespan and sorted completions,
+    identical jobs start in index order, and equal-capacity servers' columns are in
+    non-increasing lexicographic order (what the symmetry breaking keeps)."""
+    inst = RarInstance.from_dict(data)
+    sol = cpsat_result(name, data).solution["jobs"]
+    y = np.array([e["gpus_per_server"] for e in sol])
+    starts = [e["start"] for e in sol]
+    s2, y2 = exact.canonical_schedule(inst, starts, y[:, ::-1] if len(set(inst.servers)) == 1 else y)
+    before = simulate(inst, y, starts=starts).completion
+    after = simulate(inst, y2, starts=s2).completion
+    assert sorted(before.tolist()) == sorted(after.tolist())
+    for grp in exact.identical_job_groups(inst):
+        assert [s2[j] for j in grp] == sorted(s2[j] for j in grp)
+    for cap in set(inst.servers):
+        idx = [s for s, o in enumerate(inst.servers) if o == cap]
+        cols = [tuple(y2[:, s]) for s in idx]
+        assert cols == sorted(cols, reverse=True)

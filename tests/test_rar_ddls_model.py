@@ -209,6 +209,24 @@ def test_round_trip_and_generator_determinism() -> None:
     assert tiny(5) == tiny(5) and RarInstance.from_dict(tiny(5)).horizon <= 40
 
 
+@pytest.mark.parametrize("seed", range(5))
+def test_sec7_estimates_lie_in_the_papers_50_to_300_slots(seed: int) -> None:
+    """Sec. 7: rho-hat in [50, 300] (from tau_j·F_j), F_j in [1000, 6000], tau in [0.01, 0.05]
+    s; the estimate recomputed here from eq. (8)-(9) directly: ceil(F / floor(1 / tau)) with tau
+    on the job's fastest server count alone."""
+    from formulations.rar_ddls.model import fastest_servers
+
+    inst = RarInstance.from_dict(paper_sec7(seed))
+    est = []
+    for j in inst.jobs:
+        n = fastest_servers(inst.servers, j.gpus, j, inst.network)
+        tau = iteration_time(j, inst.network, n, 1)
+        est.append(-(-j.iterations // int(1.0 / tau * (1 + 1e-12))))
+        assert 1000 <= j.iterations <= 6000
+    assert 50 <= min(est) and max(est) <= 300
+    assert max(est) - min(est) >= 200  # spread over the range, not clustered
+
+
 def test_slow_intra_link_makes_a_split_placement_fastest() -> None:
     """With b^i < b^e (not the paper's b^i >> b^e) two servers beat one: fastest_servers finds it,
     and a job that only progresses when split is accepted, not rejected as never completing."""

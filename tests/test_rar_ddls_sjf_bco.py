@@ -52,6 +52,11 @@ def xi2_instance(servers: list[int], gpus: list[int], iterations: int = 60) -> R
                                   "horizon": 100, "jobs": jobs})
 
 
+LITERAL_PLAN = {"available": "accumulated", "fa_ffp": "least-loaded"}
+"""The plan readings optkit took before they were declared: the literal-text tests below pin them."""
+LITERAL = {**LITERAL_PLAN, "kappa_select": "estimate", "theta_search": "bisection"}
+
+
 def _plan_with(cluster: ClusterIndex, U: list[float]) -> Plan:
     plan = Plan.empty(cluster)
     plan.U[:] = U
@@ -158,7 +163,7 @@ def _literal_bisection(inst: RarInstance, kappas: list[int]) -> tuple[int | None
         theta = (left + right) // 2
         m_theta = float(T)
         for k in kappas:
-            p = plan_theta(inst, theta, kappa=k)
+            p = plan_theta(inst, theta, kappa=k, **LITERAL_PLAN)
             if p is not None and p.makespan < m_theta:
                 m_theta = p.makespan
         if m_theta < m:
@@ -171,13 +176,13 @@ def _literal_bisection(inst: RarInstance, kappas: list[int]) -> tuple[int | None
 @pytest.mark.parametrize("seed", range(8))
 def test_bisection_lemma2_and_schedule(seed: int) -> None:
     inst = RarInstance.from_dict(tiny_instance(seed))
-    y, res = sjf_bco(inst)
+    y, res = sjf_bco(inst, **LITERAL)
     # The literal bisection over every kappa 1..max G agrees (the class speed-up is exact).
     theta, m = _literal_bisection(inst, list(range(1, max(j.gpus for j in inst.jobs) + 1)))
     assert (res.theta, res.plan_makespan) == (theta, m)
     # Lemma 2's invariant: no GPU's accumulated time exceeds theta_u; the plan is below T.
     assert res.max_busy <= res.theta + 1e-9
-    plan = plan_theta(inst, res.theta, kappa=res.kappa)
+    plan = plan_theta(inst, res.theta, kappa=res.kappa, **LITERAL_PLAN)
     assert plan is not None and plan.makespan == res.plan_makespan
     assert plan.U.max() <= res.theta + 1e-9
     assert res.plan_makespan < inst.horizon
@@ -207,22 +212,22 @@ def test_bisection_lemma2_and_schedule(seed: int) -> None:
 @pytest.mark.parametrize("seed", range(6))
 def test_kappa_loop_beats_every_fixed_kappa(seed: int) -> None:
     inst = RarInstance.from_dict(tiny_instance(100 + seed))
-    _, res = sjf_bco(inst)
+    _, res = sjf_bco(inst, **LITERAL)
     n_g = max(j.gpus for j in inst.jobs)
     complete = 0
     for k in range(1, n_g + 1):
-        p = plan_theta(inst, res.theta, kappa=k)
+        p = plan_theta(inst, res.theta, kappa=k, **LITERAL_PLAN)
         if p is not None:
             complete += 1
             assert res.plan_makespan <= p.makespan
             # kappa's class representative gives the identical plan.
             rep = max(c for c in kappa_classes(inst) if c <= k)
-            q = plan_theta(inst, res.theta, kappa=rep)
+            q = plan_theta(inst, res.theta, kappa=rep, **LITERAL_PLAN)
             assert q is not None and np.array_equal(p.y(len(inst.jobs)), q.y(len(inst.jobs)))
             assert p.makespan == q.makespan
     assert complete >= 1
     # A fixed kappa runs the same bisection with that kappa only.
-    _, fixed = sjf_bco(inst, kappa=res.kappa)
+    _, fixed = sjf_bco(inst, kappa=res.kappa, **LITERAL)
     assert fixed.kappa == res.kappa and fixed.plan_makespan >= res.plan_makespan
 
 
@@ -251,10 +256,13 @@ def test_run_through_solve(seed: int) -> None:
     assert tc.status == Status.FEASIBLE and tc.objective == ev.objectives["total_completion"]
 
 
-def test_horizon_too_short_gives_no_plan() -> None:
+def test_horizon_too_short_extends_the_search_and_flags_the_schedule() -> None:
     d = tiny_instance(3, horizon=3)
     res = solve("rar-ddls", d, "sjf-bco")
-    assert res.status == Status.ERROR and "horizon" in res.message and res.solution is None
+    assert res.status == Status.FEASIBLE, res.message
+    ev = evaluate(RarInstance.from_dict(d), res.solution)
+    assert ev.feasible and ev.metrics["past_horizon"] and res.info["past_horizon"]
+    assert res.info["search_horizon_slots"] > 3 and res.info["theta_u"] > 3
 
 
 def test_time_limit_stops_the_bisection_with_the_plan_so_far() -> None:
@@ -264,3 +272,29 @@ def test_time_limit_stops_the_bisection_with_the_plan_so_far() -> None:
     assert res.status == Status.TIME_LIMIT and res.info["bisection_steps"] == 1
     assert res.info["theta_u"] == 2000 and res.info["timed_out"] is True
     assert evaluate(RarInstance.from_dict(d), res.solution).feasible
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("available,fa_ffp", [("idle-now", "packing"), ("accumulated", "least-loaded")])
+def test_kappa_plans_shared_prefix_equals_planning_each_kappa_from_scratch(seed: int, available: str,
+                                                                          fa_ffp: str) -> None:
+    """kappa_plans (one FA-FFP prefix shared by every kappa) gives, for every kappa class and
+    several theta, exactly the plan that plan_theta builds from an empty cluster."""
+    from formulations.rar_ddls.plan import pick_lbsgf, pick_least_busy, pick_packing
+    from formulations.rar_ddls.sjf_bco import kappa_plans
+
+    inst = RarInstance.from_dict(tiny_instance(600 + seed))
+    est = Estimates(inst)
+    kappas = kappa_classes(inst)
+    small = pick_packing if fa_ffp == "packing" else pick_least_busy
+    n = len(inst.jobs)
+    for theta in (10, 25, 60, 400):
+        got = dict(kappa_plans(est, ClusterIndex.of(inst.servers), sjf_bco_order(inst), theta, kappas, small,
+                               pick_lbsgf(1.0), available))
+        assert list(got) == kappas
+        for k in kappas:
+            ref = plan_theta(inst, theta, kappa=k, available=available, fa_ffp=fa_ffp)
+            assert (got[k] is None) == (ref is None), (theta, k)
+            if ref is not None:
+                assert np.array_equal(got[k].y(n), ref.y(n)) and got[k].finish == ref.finish
+                assert got[k].predecessors(n) == ref.predecessors(n) and np.array_equal(got[k].U, ref.U)

@@ -15,20 +15,19 @@ from __future__ import annotations
 from optkit.formulation import Algorithm, Formulation, LazyMapping, lazy_run
 
 from .model import OBJECTIVES, PROBLEM, RarInstance, evaluate
+from .readings import READINGS
 
 __all__ = ["FORMULATION", "RarInstance", "evaluate"]
 
 _ALGORITHMS = [
     Algorithm("sjf-bco", lazy_run(f"{__name__}.sjf_bco", "run_sjf_bco"), "heuristic",
-              "SJF-BCO (Algorithms 1-3): bisection on theta_u, kappa loop, FA-FFP / LBSGF", OBJECTIVES,
-              params=("lam", "u", "kappa")),
+              "SJF-BCO (Algorithms 1-3): bisection on theta_u, kappa loop, FA-FFP / LBSGF", OBJECTIVES),
     Algorithm("ff", lazy_run(f"{__name__}.baselines", "run_ff"), "baseline",
-              "first fit under the bisected execution-time limit (Sec. 7)", OBJECTIVES, params=("u",)),
+              "first fit under the bisected execution-time limit (Sec. 7)", OBJECTIVES),
     Algorithm("ls", lazy_run(f"{__name__}.baselines", "run_ls"), "baseline",
-              "list scheduling, least accumulated time first (Sec. 7)", OBJECTIVES, params=("u",)),
+              "list scheduling, least accumulated time first (Sec. 7)", OBJECTIVES),
     Algorithm("rand", lazy_run(f"{__name__}.baselines", "run_rand"), "baseline",
-              "seeded random servers and GPUs, limit T (Sec. 7)", OBJECTIVES, randomized=True,
-              params=("u",)),
+              "seeded random servers and GPUs, limit T (Sec. 7)", OBJECTIVES, randomized=True),
     Algorithm("cpsat", lazy_run(f"{__name__}.exact", "run_cpsat"), "exact",
               "time-indexed optimum with the contention model, CP-SAT", ("makespan",)),
     Algorithm("highs", lazy_run(f"{__name__}.exact", "run_highs"), "exact",
@@ -46,4 +45,6 @@ FORMULATION = Formulation(
     suites=LazyMapping.of(f"{__name__}.generate", "SUITES"),
     generate=lazy_run(f"{__name__}.generate", "generate"),
     lower_bound=lazy_run(f"{__name__}.bounds", "lower_bound"),
+    readings=READINGS,
+    experiments=LazyMapping.of(f"{__name__}.claims", "EXPERIMENTS"),
 )

@@ -5,19 +5,22 @@ U, eligibility ``U + rho_hat/u <= theta`` with its fixed point, plan -> schedule
 predecessors on each GPU, durations from the contention model) with its own pick rule in place
 of FA-FFP / LBSGF, and no kappa loop. Readings, each with its reason:
 
-* **Limit theta.** FF and LS each search their own limit (the paper: theta_u^f is "the maximum
-  execution time limit returned by the scheduling policy f") by integer bisection over [1, T],
-  in Sec. 5's form: the smallest theta at which the policy places every job ("the minimum theta_u
-  feasible to Problem (14)"; :func:`.plan.bisect_theta` with ``feasibility=True``). Not Alg. 1's
-  lines 19-23, which also demand a plan makespan below T: FF's estimated makespan *grows* with
-  theta (looser limits pack more jobs onto the same GPUs, which then wait on each other), so on
-  every ``paper-sec7`` instance the first midpoint (theta = 600) gives an estimate near 10,000
-  slots, line 23 moves to larger theta, and FF never finds a plan; the Sec. 5 form finds
-  theta near 320-380 there. RAND uses theta = T with no bisection ("we set theta_u^RAND = T, to avoid
-  the long running time"); its single plan is accepted whenever every job is placed (the paper's
-  aim for RAND is any feasible schedule), even if its estimate reaches T.
+* **Limit theta: the reading ``theta_search``.** FF and LS each search their own limit (the
+  paper: theta_u^f is "the maximum execution time limit returned by the scheduling policy f") by
+  integer bisection over [1, T] (:func:`.plan.search_theta`). ``minimum-feasible`` (default, Sec.
+  5's "the minimum theta_u feasible to Problem (14)"): the smallest theta at which the policy
+  places every job. ``bisection``: Alg. 1's lines 19-23, which also demand a plan makespan below
+  the best so far (m starts at T); under ``available = accumulated`` FF's estimated makespan
+  *grows* with theta (looser limits pack more jobs onto the same GPUs, which then wait on each
+  other), so the literal search finds nothing within T on ``paper-sec7`` and is extended past T.
+  RAND uses theta = T with no bisection ("we set theta_u^RAND = T, to avoid the long running
+  time"); its single plan is accepted whenever every job is placed (the paper's aim for RAND is
+  any feasible schedule), even if its estimate reaches T; when the jobs do not fit under T, the
+  limit is doubled and the schedule flagged past the horizon.
+* **Available GPUs, rho-hat, u**: the readings ``available``, ``rho_hat``, ``u`` of
+  :mod:`.readings`, as in SJF-BCO (:mod:`.plan`).
 * **Job order.** The instance's order: the paper sorts jobs only in SJF-BCO (that is its "SJF").
-* **FF.** Scan servers in index order and take the first G_j eligible GPUs, server to server
+* **FF.** Scan servers in index order and take the first G_j available eligible GPUs, server to server
   (GPU index order inside a server): packs jobs onto the fewest, lowest-index servers.
 * **LS.** The G_j eligible GPUs with least U; ties by the server's mean U (least-loaded server
   first), then server index, then GPU index.
@@ -40,72 +43,99 @@ from optkit.result import Result
 
 from .model import RarInstance
 from .plan import (Bisection, ClusterIndex, Estimates, NoPlanError, Plan, PickRule, PlanResult, as_instance,
-                   bisect_theta, build_plan, finish, pick_first_fit, pick_list, pick_random, run_planner)
+                   build_plan, finish, pick_first_fit, pick_list, pick_random, run_planner, search_theta, theta_cap)
+from .readings import DEFAULTS, THETA_SEARCH, check_choice
 
 __all__ = ["ff", "ls", "rand", "plan_baseline", "run_ff", "run_ls", "run_rand"]
 
 
-def plan_baseline(instance: RarInstance, theta: float, rule: PickRule, *, u: float = 1.0,
-                  rng: np.random.Generator | None = None, est: Estimates | None = None) -> Plan | None:
+def plan_baseline(instance: RarInstance, theta: float, rule: PickRule, *, u: float = DEFAULTS["u"],
+                  rng: np.random.Generator | None = None, est: Estimates | None = None,
+                  available: str = DEFAULTS["available"], rho_hat: str = DEFAULTS["rho_hat"]) -> Plan | None:
     """One trial: the jobs in instance order under ``theta`` with ``rule``, from an empty cluster."""
-    est = est or Estimates(instance, u=u)
+    est = est or Estimates(instance, u=u, rho_hat=rho_hat)
     return build_plan(est, ClusterIndex.of(instance.servers), range(len(instance.jobs)), theta,
-                      lambda j: rule, rng=rng)
+                      lambda j: rule, rng=rng, available=available)
 
 
-def _bisected(instance: RarInstance | Mapping[str, Any], rule: PickRule, name: str, *, u: float,
-              deadline: float | None) -> tuple[np.ndarray, PlanResult]:
+def _bisected(instance: RarInstance | Mapping[str, Any], rule: PickRule, name: str, *, u: float, available: str,
+              theta_search: str, rho_hat: str, deadline: float | None) -> tuple[np.ndarray, PlanResult]:
     instance = as_instance(instance)
-    est = Estimates(instance, u=u)
+    feasibility = check_choice("theta_search", theta_search, THETA_SEARCH) == "minimum-feasible"
+    est = Estimates(instance, u=u, rho_hat=rho_hat)
     cluster = ClusterIndex.of(instance.servers)
     order = range(len(instance.jobs))
 
-    def trial(theta: int) -> tuple[Plan, None] | None:
-        plan = build_plan(est, cluster, order, theta, lambda j: rule)
+    def trial(theta: int, horizon: int) -> tuple[Plan, None] | None:
+        plan = build_plan(est, cluster, order, theta, lambda j: rule, available=available)
         return None if plan is None else (plan, None)
 
-    return finish(instance, bisect_theta(instance.horizon, trial, deadline=deadline, feasibility=True), what=name)
+    bis = search_theta(instance.horizon, trial, cap=theta_cap(est), deadline=deadline, feasibility=feasibility)
+    return finish(instance, bis, what=name)
 
 
-def ff(instance: RarInstance | Mapping[str, Any], *, u: float = 1.0,
+def ff(instance: RarInstance | Mapping[str, Any], *, u: float = DEFAULTS["u"], available: str = DEFAULTS["available"],
+       theta_search: str = DEFAULTS["theta_search"], rho_hat: str = DEFAULTS["rho_hat"],
        deadline: float | None = None) -> tuple[np.ndarray, PlanResult]:
-    """First-Fit (Sec. 7) under the bisected limit theta_u^FF."""
-    return _bisected(instance, pick_first_fit, "FF", u=u, deadline=deadline)
+    """First-Fit (Sec. 7) under its searched limit theta_u^FF. Readings: ``u``, ``available``,
+    ``theta_search``, ``rho_hat`` (:mod:`.readings`)."""
+    return _bisected(instance, pick_first_fit, "FF", u=u, available=available, theta_search=theta_search,
+                     rho_hat=rho_hat, deadline=deadline)
 
 
-def ls(instance: RarInstance | Mapping[str, Any], *, u: float = 1.0,
+def ls(instance: RarInstance | Mapping[str, Any], *, u: float = DEFAULTS["u"], available: str = DEFAULTS["available"],
+       theta_search: str = DEFAULTS["theta_search"], rho_hat: str = DEFAULTS["rho_hat"],
        deadline: float | None = None) -> tuple[np.ndarray, PlanResult]:
-    """List-Scheduling (Sec. 7) under the bisected limit theta_u^LS."""
-    return _bisected(instance, pick_list, "LS", u=u, deadline=deadline)
+    """List-Scheduling (Sec. 7) under its searched limit theta_u^LS. Readings: ``u``,
+    ``available``, ``theta_search``, ``rho_hat`` (:mod:`.readings`)."""
+    return _bisected(instance, pick_list, "LS", u=u, available=available, theta_search=theta_search,
+                     rho_hat=rho_hat, deadline=deadline)
 
 
-def rand(instance: RarInstance | Mapping[str, Any], *, u: float = 1.0, seed: int | np.random.Generator | None = None,
+def rand(instance: RarInstance | Mapping[str, Any], *, u: float = DEFAULTS["u"], available: str = DEFAULTS["available"],
+         rho_hat: str = DEFAULTS["rho_hat"], seed: int | np.random.Generator | None = None,
          deadline: float | None = None) -> tuple[np.ndarray, PlanResult]:
-    """Random (Sec. 7) with theta = T, one plan, seeded (``seed=None`` is seed 0)."""
+    """Random (Sec. 7) with theta = T, one plan, seeded (``seed=None`` is seed 0). Readings:
+    ``u``, ``available``, ``rho_hat``. When the jobs do not fit under theta = T the limit is
+    doubled (2T, 4T, ...; the schedule is flagged past the horizon) until they do or theta
+    exceeds :func:`.plan.theta_cap`."""
     instance = as_instance(instance)
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(0 if seed is None else seed)
-    T = instance.horizon
-    plan = plan_baseline(instance, T, pick_random, u=u, rng=rng)
-    bis = Bisection(plan, T if plan is not None else None, None, 0, int(plan is not None), False)
+    est = Estimates(instance, u=u, rho_hat=rho_hat)
+    cap = theta_cap(est)
+    theta, tries = instance.horizon, 0
+    while True:
+        tries += 1
+        plan = plan_baseline(instance, theta, pick_random, rng=rng, est=est, available=available)
+        if plan is not None or theta > 2 * cap:
+            break
+        theta *= 2
     if plan is None:
-        raise NoPlanError(f"RAND: the jobs do not fit under the execution-time limit theta = T = {T} "
-                          "(some job finds too few GPUs with U + rho_hat/u <= T); raise the instance's horizon")
-    return finish(instance, bis, what="RAND")
+        raise NoPlanError(f"RAND: the jobs do not fit under any execution-time limit up to theta = {theta} "
+                          f"(T = {instance.horizon} extended)")
+    return finish(instance, Bisection(plan, theta, None, tries - 1, 1, False, theta), what="RAND")
 
 
 def run_ff(instance: RarInstance, *, objective: str = "makespan", time_limit: float | None = None,
-           seed: int | None = None, **params: Any) -> Result:
-    """Algorithm-table entry ``ff`` (deterministic). ``params``: ``u``."""
-    return run_planner(ff, instance, time_limit, **params)
+           seed: int | None = None, u: float = DEFAULTS["u"], available: str = DEFAULTS["available"],
+           theta_search: str = DEFAULTS["theta_search"], rho_hat: str = DEFAULTS["rho_hat"]) -> Result:
+    """Algorithm-table entry ``ff`` (deterministic). Readings: ``u``, ``available``,
+    ``theta_search``, ``rho_hat``."""
+    return run_planner(ff, instance, time_limit, u=u, available=available, theta_search=theta_search,
+                       rho_hat=rho_hat)
 
 
 def run_ls(instance: RarInstance, *, objective: str = "makespan", time_limit: float | None = None,
-           seed: int | None = None, **params: Any) -> Result:
-    """Algorithm-table entry ``ls`` (deterministic). ``params``: ``u``."""
-    return run_planner(ls, instance, time_limit, **params)
+           seed: int | None = None, u: float = DEFAULTS["u"], available: str = DEFAULTS["available"],
+           theta_search: str = DEFAULTS["theta_search"], rho_hat: str = DEFAULTS["rho_hat"]) -> Result:
+    """Algorithm-table entry ``ls`` (deterministic). Readings: ``u``, ``available``,
+    ``theta_search``, ``rho_hat``."""
+    return run_planner(ls, instance, time_limit, u=u, available=available, theta_search=theta_search,
+                       rho_hat=rho_hat)
 
 
 def run_rand(instance: RarInstance, *, objective: str = "makespan", time_limit: float | None = None,
-             seed: int | None = None, **params: Any) -> Result:
-    """Algorithm-table entry ``rand`` (seeded). ``params``: ``u``."""
-    return run_planner(rand, instance, time_limit, seed=seed, **params)
+             seed: int | None = None, u: float = DEFAULTS["u"], available: str = DEFAULTS["available"],
+             rho_hat: str = DEFAULTS["rho_hat"]) -> Result:
+    """Algorithm-table entry ``rand`` (seeded). Readings: ``u``, ``available``, ``rho_hat``."""
+    return run_planner(rand, instance, time_limit, seed=seed, u=u, available=available, rho_hat=rho_hat)

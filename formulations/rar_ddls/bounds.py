@@ -44,10 +44,13 @@ two schedules, ``rho-hat_j in [l·rho_j, u·rho_j]``. optkit's definitions, per 
 * ``rho-hat_j(n) = solo_slots(j, n)``: SJF-BCO's contention-free estimate on n servers.
 * ``u = 1`` by default: contention only slows a job (Lemma 0), so ``rho-hat_j(n) <= rho_j`` for
   every schedule placing j on n servers; any ``u >= 1`` may be passed.
-* ``p_max = min(max_s O_s, #{j : G_j >= 2})``: p counts split jobs with >= 1 GPU on one server
-  (<= O_s), and only jobs with G_j >= 2 can be split; so p_j[t] <= p_max always.
-* ``rho_j^worst(n) = ceil(F_j / phi_j(n, p_max))``: every active slot gives >= phi_j(n, p_max)
-  iterations, so ``rho_j <= rho_j^worst(n)`` on n servers.
+* ``p_j^max = min(max_s O_s, 1 + q_j)`` (:func:`contention_cap`), the tightest contention bound
+  optkit computes from the instance: p counts split jobs with >= 1 GPU on one server (<= O_s,
+  job j included); only jobs with G >= 2 can be split, and the others active with j hold at most
+  N - G_j GPUs, so at most q_j of them = the most jobs of size >= 2 (other than j) whose smallest
+  sizes sum to <= N - G_j. So p_j[t] <= p_j^max always. ``p_max`` reports max_j p_j^max.
+* ``rho_j^worst(n) = ceil(F_j / phi_j(n, p_j^max))``: every active slot gives >= phi_j(n,
+  p_j^max) iterations, so ``rho_j <= rho_j^worst(n)`` on n servers.
 * ``l = min_j min_n rho-hat_j(n) / rho_j^worst(n)`` over feasible n: ``rho-hat_j >= l·rho_j``.
 * ``phi = max_j (max_n rho_j^worst(n)) / rho_j^min`` (``rho_j^min`` = ``solo_slots`` at
   ``fastest_servers(G_j)``, as SJF-BCO estimates): bounds the ratio of a job's execution times
@@ -68,7 +71,8 @@ from optkit.errors import InputError
 
 from .model import OBJECTIVES, Job, RarInstance, fastest_servers, min_servers, rate_table, solo_slots
 
-__all__ = ["feasible_server_counts", "rho_min", "lower_bounds", "lower_bound", "theorem5"]
+__all__ = ["feasible_server_counts", "rho_min", "lower_bounds", "lower_bound", "contention_cap", "theorem5",
+           "lemma_checks"]
 
 
 def feasible_server_counts(instance: RarInstance, job: Job) -> range:
@@ -122,6 +126,19 @@ def lower_bound(instance: RarInstance, objective: str = "makespan") -> float:
     return max(lower_bounds(instance, objective).values())
 
 
+def contention_cap(instance: RarInstance, j: int) -> int:
+    """p_j^max (module docstring): an upper bound on p_j[t] (eq. 6) in every schedule."""
+    job = instance.jobs[j]
+    room = instance.total_gpus - job.gpus
+    q = 0
+    for g in sorted(o.gpus for k, o in enumerate(instance.jobs) if k != j and o.gpus >= 2):
+        if g > room:
+            break
+        room -= g
+        q += 1
+    return max(1, min(max(instance.servers), 1 + q))
+
+
 def theorem5(instance: RarInstance, *, u: float = 1.0) -> dict[str, Any]:
     """Theorem 5's ``n_g``, ``phi``, ``u``, ``l`` and ``ratio = n_g·phi·u/l`` for ``instance``
     (definitions in the module docstring), plus ``p_max`` and, for an infinite ratio, ``reason``."""
@@ -129,16 +146,17 @@ def theorem5(instance: RarInstance, *, u: float = 1.0) -> dict[str, Any]:
         raise InputError("u", f"must be a finite number >= 1 (rho-hat <= u·rho), got {u!r}")
     jobs = instance.jobs
     n_g = max(job.gpus for job in jobs)
-    p_max = min(max(instance.servers), sum(1 for job in jobs if job.gpus >= 2))
+    caps = [contention_cap(instance, j) for j in range(len(jobs))]
+    p_max = max(caps)
     phi_ratio, l_min = 0.0, math.inf
-    for job in jobs:
+    for job, p in zip(jobs, caps):
         r_min = solo_slots(instance, job, fastest_servers(instance.servers, job.gpus, job, instance.network))
         worst = 0
         for n in feasible_server_counts(instance, job):
-            rate = int(rate_table(instance, job, n)[p_max])
+            rate = int(rate_table(instance, job, n)[p])
             if rate < 1:
                 return {"n_g": n_g, "phi": math.inf, "u": float(u), "l": 0.0, "ratio": math.inf, "p_max": p_max,
-                        "reason": f"job {job.id} makes no progress on {n} servers at contention p = {p_max} "
+                        "reason": f"job {job.id} makes no progress on {n} servers at contention p = {p} "
                                   "(eq. 9 gives phi = 0), so its worst-case execution time is unbounded"}
             rw = -(-job.iterations // rate)
             worst = max(worst, rw)
@@ -146,3 +164,47 @@ def theorem5(instance: RarInstance, *, u: float = 1.0) -> dict[str, Any]:
         phi_ratio = max(phi_ratio, worst / r_min)
     return {"n_g": n_g, "phi": phi_ratio, "u": float(u), "l": l_min, "ratio": n_g * phi_ratio * u / l_min,
             "p_max": p_max}
+
+
+def lemma_checks(instance: RarInstance, result: Any, *, optimum: float | None = None,
+                 u: float = 1.0) -> dict[str, Any]:
+    """Lemma 2, Lemma 3 and Theorem 5 checked on one planner run (``result``: a
+    :class:`.plan.PlanResult`), in slots.
+
+    * Lemma 2: ``W_max = theta-tilde`` (W_max = max_g U_g, the plan's accumulated rho-hat/u).
+      On optkit's integer theta grid it can only hold to within a slot: ``lemma2_gap =
+      theta - W_max``, ``lemma2_holds`` iff ``0 <= gap < 1``.
+    * Lemma 3 as stated: ``makespan <= n_g·W_max`` (``lemma3_holds``). Its proof bounds each
+      GPU's busy time by W_max, but W = rho-hat/u <= rho (Sec. 5.3), a *lower* bound on the real
+      busy time under contention; so also the statement with the real busy time,
+      ``makespan <= n_g·B_max`` (B_max = max over GPUs of the slots its jobs are active,
+      ``lemma3_busy_holds``), which is what the proof's steps support.
+    * Theorem 5: ``makespan <= ratio·OPT`` with :func:`theorem5`'s ratio; ``optimum`` is OPT when
+      known (an exact solver's proven value), else the lower bound :func:`lower_bound` is used and
+      only a *holds* is conclusive (makespan <= ratio·LB <= ratio·OPT); ``theorem5_conclusive``.
+    """
+    out = result.outcome
+    if out.stuck:
+        raise ValueError("the schedule has stuck jobs: no makespan to check")
+    makespan = float(out.completion.max(initial=0))
+    n_g = max(job.gpus for job in instance.jobs)
+    w_max = float(result.max_busy)
+    theta = float(result.theta)
+    busy: dict[tuple[int, int], float] = {}
+    for j, gpus in result.gpus.items():
+        d = float(out.completion[j] - out.start[j])
+        for g in gpus:
+            busy[g] = busy.get(g, 0.0) + d
+    b_max = max(busy.values(), default=0.0)
+    th = theorem5(instance, u=u)
+    ref = float(optimum) if optimum is not None else lower_bound(instance, "makespan") / instance.slot_seconds
+    bound5 = th["ratio"] * ref
+    holds5 = makespan <= bound5 + 1e-9
+    return {"makespan_slots": makespan, "n_g": n_g, "theta": theta, "w_max": w_max, "busy_max": b_max,
+            "lemma2_gap": theta - w_max, "lemma2_holds": bool(-1e-9 <= theta - w_max < 1.0),
+            "lemma3_bound": n_g * w_max, "lemma3_holds": bool(makespan <= n_g * w_max + 1e-9),
+            "lemma3_busy_bound": n_g * b_max, "lemma3_busy_holds": bool(makespan <= n_g * b_max + 1e-9),
+            "theorem5_ratio": th["ratio"], "theorem5_phi": th["phi"], "theorem5_l": th["l"],
+            "theorem5_reference": ref, "theorem5_reference_is_optimum": optimum is not None,
+            "theorem5_holds": bool(holds5), "theorem5_conclusive": bool(holds5 or optimum is not None),
+            "realised_ratio": makespan / ref if ref > 0 else math.inf}

@@ -284,6 +284,64 @@ def _sub_instance(instance: RarInstance, jobs: Sequence[int]) -> RarInstance:
                        tuple(instance.jobs[k] for k in jobs))
 
 
+def heuristic_incumbent(instance: RarInstance) -> tuple[list[int], np.ndarray, int, str] | None:
+    """The best schedule of SJF-BCO (default readings and the accumulated/least-loaded ones), LS
+    and FF, as (starts, placements, makespan slots, which), or None if none found one."""
+    from .baselines import ff, ls
+    from .plan import NoPlanError
+    from .sjf_bco import sjf_bco
+
+    runs = {"sjf-bco": lambda: sjf_bco(instance),
+            "sjf-bco(accumulated,least-loaded)": lambda: sjf_bco(instance, available="accumulated",
+                                                                  fa_ffp="least-loaded"),
+            "ls": lambda: ls(instance), "ff": lambda: ff(instance)}
+    best = None
+    for name, run in runs.items():
+        try:
+            y, res = run()
+        except NoPlanError:
+            continue
+        if res.outcome.stuck:
+            continue
+        got = _sim(instance, y, [int(v) for v in res.outcome.start])
+        if got is not None and (best is None or got[0] < best[2]):
+            best = ([int(v) for v in res.outcome.start], y.copy(), got[0], name)
+    return best
+
+
+def identical_job_groups(instance: RarInstance) -> list[list[int]]:
+    """Groups (of >= 2, indices ascending) of jobs equal in every field but the id: swapping two
+    of them (start and placement) changes nothing, eqs. (1)-(9)."""
+    groups: dict[tuple[Any, ...], list[int]] = {}
+    for j, job in enumerate(instance.jobs):
+        key = (job.gpus, job.iterations, job.grad_bytes, job.batch, job.fwd_time_per_sample, job.bwd_time)
+        groups.setdefault(key, []).append(j)
+    return [g for g in groups.values() if len(g) > 1]
+
+
+def canonical_schedule(instance: RarInstance, starts: Sequence[int], y: np.ndarray) -> tuple[list[int], np.ndarray]:
+    """An equivalent schedule (same makespan, every completion permuted alike) in the form the
+    symmetry breaking keeps: identical jobs in non-decreasing start order (their rows permuted),
+    then, within each class of equal-capacity servers, the columns of y in non-increasing
+    order of the lexicographic weight of :func:`_lex_weights` (the servers permuted)."""
+    starts = list(starts)
+    y = np.array(y, dtype=np.int64, copy=True)
+    for grp in identical_job_groups(instance):
+        rows = sorted(grp, key=lambda j: (starts[j], tuple(-v for v in y[j])))
+        new_s = [starts[j] for j in rows]
+        new_y = y[rows].copy()
+        for k, j in enumerate(grp):
+            starts[j], y[j] = new_s[k], new_y[k]
+    weights = _lex_weights(len(instance.jobs), max(instance.servers) + 1, 2**40)
+    col = [sum(wt * int(y[j, s]) for j, wt in enumerate(weights)) for s in range(len(instance.servers))]
+    out = y.copy()
+    for cap in sorted(set(instance.servers)):
+        idx = [s for s, o in enumerate(instance.servers) if o == cap]
+        order = sorted(idx, key=lambda s: (-col[s], s))
+        out[:, idx] = y[:, order]
+    return starts, out
+
+
 def _horizon(instance: RarInstance, ub: int, tighten: bool) -> int:
     """H = min(horizon, greedy makespan), or the instance's horizon alone (``tighten=False``)."""
     return min(instance.horizon, ub) if tighten else instance.horizon
@@ -354,7 +412,8 @@ def _greedy_or_nothing(instance: RarInstance, out: Any, greedy: tuple[Any, np.nd
     return _finish(instance, out.status, None, None, bound, info, out.solver_status)
 
 
-def _prepare(instance: RarInstance, objective: str, tighten: bool) -> tuple[Any, ...]:
+def _prepare(instance: RarInstance, objective: str, tighten: bool,
+             heur: tuple[list[int], np.ndarray, int, str] | None | bool = False) -> tuple[Any, ...]:
     """What both models start from: slot length, J, S, the phi tables, the placement options,
     the greedy schedule (starts, placements, makespan ub), the horizon H, each job's fewest
     active slots ``rmin`` and the run's ``info`` dict."""
@@ -362,18 +421,28 @@ def _prepare(instance: RarInstance, objective: str, tighten: bool) -> tuple[Any,
     phi = _phi_tables(instance)
     opts = placement_options(instance, phi)
     greedy = greedy_schedule(instance, opts)
+    info: dict[str, Any] = {"upper_bound_greedy_slots": greedy[2], "options": sum(len(lst) for lst in opts)}
+    if tighten:
+        heur = heuristic_incumbent(instance) if heur is False else heur
+        if heur is not None and heur is not False:
+            info["upper_bound_heuristic_slots"] = heur[2]
+            info["upper_bound_heuristic"] = heur[3]
+            if heur[2] < greedy[2]:
+                greedy = (heur[0], heur[1], heur[2])
+    greedy = (*canonical_schedule(instance, greedy[0], greedy[1]), greedy[2])
     H = _horizon(instance, greedy[2], tighten)
+    info["horizon_slots"] = H
     rmin = [min(o.solo for o in lst) for lst in opts]
-    info: dict[str, Any] = {"horizon_slots": H, "upper_bound_greedy_slots": greedy[2],
-                            "options": sum(len(lst) for lst in opts)}
     return instance.slot_seconds, len(instance.jobs), len(instance.servers), phi, opts, greedy, H, rmin, info
 
 
 def run_cpsat(instance: RarInstance, *, objective: str = "makespan", time_limit: float | None = None,
               seed: int | None = None, workers: int | None = None, log: bool = False,
-              symmetry: bool = True, tighten: bool = True) -> Result:
+              symmetry: bool = True, tighten: bool = True, shortcut: bool = True) -> Result:
     """Minimum makespan by the time-indexed CP-SAT model (module docstring). ``bound`` is
-    CP-SAT's proven bound in seconds. Without an incumbent at the time limit, the greedy
+    CP-SAT's proven bound in seconds. When the incumbent (the best of the greedy schedule and
+    the heuristics) meets the proven lower bound it is optimal and no model is built
+    (``info["proof"]``; ``shortcut=False`` builds and solves the model anyway). Without an incumbent at the time limit, the greedy
     schedule is returned (status ``time_limit``). ``symmetry=False`` drops the server symmetry
     breaking and ``tighten=False`` the greedy horizon cap (H = the instance's horizon): larger
     models, for cross-checks."""
@@ -384,15 +453,34 @@ def run_cpsat(instance: RarInstance, *, objective: str = "makespan", time_limit:
     from .bounds import lower_bound
 
     t0 = time.perf_counter()
-    slot, J, S, phi, opts, (g_starts, g_y, ub), H, rmin, info = _prepare(instance, objective, tighten)
+    _check_objective(objective)
+    slot = instance.slot_seconds
     lb = int(round(lower_bound(instance, "makespan") / slot))
+    heur = heuristic_incumbent(instance) if tighten else None
+    if shortcut and heur is not None and heur[2] <= min(lb, instance.horizon):
+        starts0, y0 = canonical_schedule(instance, heur[0], heur[1])
+        info0 = {"lower_bound_slots": lb, "upper_bound_heuristic_slots": heur[2], "upper_bound_heuristic": heur[3],
+                 "proof": "the heuristic incumbent's makespan equals the proven lower bound",
+                 "model_objective_s": heur[2] * slot, "incumbent": "heuristic",
+                 "build_and_solve_s": time.perf_counter() - t0}
+        return _finish(instance, Status.OPTIMAL, y0, starts0, lb * slot, info0, "incumbent meets the lower bound")
+    slot, J, S, phi, opts, (g_starts, g_y, ub), H, rmin, info = _prepare(instance, objective, tighten, heur)
     info["lower_bound_slots"] = lb
     if lb > H or any(r > H for r in rmin):
         info["build_and_solve_s"] = time.perf_counter() - t0
         return _finish(instance, Status.INFEASIBLE, None, None, None, info,
                        f"no schedule completes within the horizon of {H} slots (lower bound {lb} slots)")
+    if shortcut and ub <= H and ub <= lb:
+        info["build_and_solve_s"] = time.perf_counter() - t0
+        info["proof"] = "the incumbent's makespan equals the proven lower bound"
+        info["model_objective_s"] = ub * slot
+        return _finish(instance, Status.OPTIMAL, g_y, list(g_starts), lb * slot, info | {"incumbent": "heuristic"},
+                       "incumbent meets the lower bound")
     P = J  # rate tables are indexed by p = 0..J
     Ps = _max_contention(instance, opts)
+    bvar: list[list[Any]] = []
+    fvar: list[list[Any]] = []
+    aux: dict[tuple[Any, ...], Any] = {}  # (kind, j, [s,] t) -> variable, for the full hint
 
     m = cp_model.CpModel()
     z = [[m.NewBoolVar(f"z{j}_{k}") for k in range(len(opts[j]))] for j in range(J)]
@@ -407,6 +495,8 @@ def run_cpsat(instance: RarInstance, *, objective: str = "makespan", time_limit:
         m.Add(size[j] >= sum(o.solo * lit for o, lit in zip(opts[j], z[j])))
         b = [m.NewBoolVar(f"b{j}_{t}") for t in range(H)]
         f = [m.NewBoolVar(f"f{j}_{t}") for t in range(H)]
+        bvar.append(b)
+        fvar.append(f)
         for t in range(H):
             m.Add(Sv[j] <= t).OnlyEnforceIf(b[t])
             m.Add(Sv[j] >= t + 1).OnlyEnforceIf(b[t].Not())
@@ -454,6 +544,8 @@ def run_cpsat(instance: RarInstance, *, objective: str = "makespan", time_limit:
         split_servers = [s for s in range(S) if u[j][s] is not None]
         ns = sorted({o.n for o in opts[j]})
         g = [m.NewIntVar(0, phimax, f"g{j}_{t}") for t in range(H)]
+        for t in range(H):
+            aux["g", j, t] = g[t]
         if not split_servers:  # one server only: constant rate
             r1 = int(phi[j][1][1])
             for t in range(H):
@@ -464,12 +556,14 @@ def run_cpsat(instance: RarInstance, *, objective: str = "makespan", time_limit:
             for nn in ns:
                 flat[nn * (P + 1): (nn + 1) * (P + 1)] = phi[j][nn]
             nvar = m.NewIntVar(min(ns), max(ns), f"n{j}")
+            aux["n", j] = nvar
             m.Add(nvar == sum(o.n * lit for o, lit in zip(opts[j], z[j])))
             pmax = max(Ps[s] for s in split_servers)
             for t in range(H):
                 q = []
                 for s in split_servers:
                     qv = m.NewIntVar(0, Ps[s], f"q{j}_{s}_{t}")
+                    aux["q", j, s, t] = qv
                     m.Add(qv == c[s][t]).OnlyEnforceIf(u[j][s])
                     m.Add(qv == 0).OnlyEnforceIf(u[j][s].Not())
                     q.append(qv)
@@ -478,6 +572,7 @@ def run_cpsat(instance: RarInstance, *, objective: str = "makespan", time_limit:
                 idx = m.NewIntVar(0, len(flat) - 1, f"i{j}_{t}")
                 m.Add(idx == (P + 1) * nvar + p)
                 r = m.NewIntVar(int(flat.min()), int(flat.max()), f"r{j}_{t}")
+                aux["p", j, t], aux["i", j, t], aux["r", j, t] = p, idx, r
                 m.AddElement(idx, [int(v) for v in flat], r)
                 m.Add(g[t] == r).OnlyEnforceIf(a[j][t])
                 m.Add(g[t] == 0).OnlyEnforceIf(a[j][t].Not())
@@ -505,6 +600,11 @@ def run_cpsat(instance: RarInstance, *, objective: str = "makespan", time_limit:
                for s in range(S)]
         for s1, s2 in _symmetric_pairs(instance):
             m.Add(col[s1] >= col[s2])
+        # identical jobs: start order follows index order (canonical_schedule; compatible with the
+        # server order above, which permutes servers, never starts)
+        for grp in identical_job_groups(instance):
+            for j1, j2 in zip(grp, grp[1:]):
+                m.Add(Sv[j1] <= Sv[j2])
 
     Z = m.NewIntVar(max(lb, max(rmin)), H, "makespan")
     m.AddMaxEquality(Z, Ev)
@@ -515,11 +615,8 @@ def run_cpsat(instance: RarInstance, *, objective: str = "makespan", time_limit:
     hint: dict[Any, int] = {}
     g_out = simulate(instance, g_y, starts=g_starts)
     if int(g_out.completion.max()) <= H:
-        for j in range(J):
-            hint[Sv[j]] = int(g_starts[j])
-            hint[Ev[j]] = int(g_out.completion[j])
-            for o, lit in zip(opts[j], z[j]):
-                hint[lit] = int(tuple(int(v) for v in g_y[j]) == o.y)
+        hint = _full_hint(instance, opts, phi, P, g_y, list(g_starts), g_out, H, Sv, Ev, size, z, bvar, fvar, a, u, w,
+                          c, aux, Z)
     out = solve_cp_model(m, time_limit=time_limit, workers=workers, seed=seed, hint=hint, log=log)
     proto = m.Proto()
     info.update({"solver_status": out.solver_status, "solver_time_s": out.wall_time_s,
@@ -536,6 +633,60 @@ def run_cpsat(instance: RarInstance, *, objective: str = "makespan", time_limit:
                      dtype=np.int64).reshape(J, S)
         return _finish(instance, out.status, y, starts, bound, info | {"incumbent": "solver"}, out.solver_status)
     return _greedy_or_nothing(instance, out, (g_starts, g_y, ub), bound, info)
+
+
+def _full_hint(instance: RarInstance, opts: list[list[Option]], phi: list[dict[int, np.ndarray]], P: int,
+               y: np.ndarray, starts: list[int], out: Any, H: int, Sv: list[Any], Ev: list[Any], size: list[Any],
+               z: list[list[Any]], bvar: list[list[Any]], fvar: list[list[Any]], a: list[list[Any]],
+               u: list[list[Any]], w: dict[tuple[int, int, int], Any], c: list[list[Any]],
+               aux: dict[tuple[Any, ...], Any], Z: Any) -> dict[Any, int]:
+    """A value for every variable of the CP-SAT model from a schedule (starts, placements and its
+    simulated completions): a complete hint, which CP-SAT checks at once instead of repairing."""
+    J, S = len(instance.jobs), len(instance.servers)
+    comp = [int(v) for v in out.completion]
+    hint: dict[Any, int] = {Z: max(comp)}
+    active = np.zeros((J, H), dtype=bool)
+    for j in range(J):
+        hint[Sv[j]], hint[Ev[j]], hint[size[j]] = starts[j], comp[j], comp[j] - starts[j]
+        yj = tuple(int(v) for v in y[j])
+        for o, lit in zip(opts[j], z[j]):
+            hint[lit] = int(o.y == yj)
+        for t in range(H):
+            hint[bvar[j][t]] = int(starts[j] <= t)
+            hint[fvar[j][t]] = int(comp[j] <= t)
+            active[j, t] = starts[j] <= t < comp[j]
+            hint[a[j][t]] = int(active[j, t])
+    split_on = np.zeros((J, S), dtype=bool)
+    for j in range(J):
+        for s in range(S):
+            if u[j][s] is not None:
+                split_on[j, s] = (y[j] > 0).sum() > 1 and y[j, s] > 0
+                hint[u[j][s]] = int(split_on[j, s])
+    count = np.zeros((S, H), dtype=np.int64)
+    for (j, s, t), v in w.items():
+        hint[v] = int(active[j, t] and split_on[j, s])
+        count[s, t] += hint[v]
+    for s in range(S):
+        for t in range(H):
+            if c[s][t] is not None:
+                hint[c[s][t]] = int(count[s, t])
+    for j in range(J):
+        n = int((y[j] > 0).sum())
+        if ("n", j) in aux:
+            hint[aux["n", j]] = n
+        for t in range(H):
+            qs = [(s, aux["q", j, s, t]) for s in range(S) if ("q", j, s, t) in aux]
+            for s, qv in qs:
+                hint[qv] = int(count[s, t]) if split_on[j, s] else 0
+            if ("p", j, t) in aux:
+                p = max((hint[qv] for _, qv in qs), default=0)
+                hint[aux["p", j, t]] = p
+                hint[aux["i", j, t]] = (P + 1) * n + p
+                hint[aux["r", j, t]] = int(phi[j][n][p])
+                hint[aux["g", j, t]] = int(phi[j][n][p]) if active[j, t] else 0
+            else:
+                hint[aux["g", j, t]] = int(phi[j][1][1]) if active[j, t] else 0
+    return hint
 
 
 # ============================================================================= MILP

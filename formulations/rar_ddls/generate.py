@@ -7,11 +7,17 @@ Sec. 7 (``paper_sec7``), with each derivation (the paper gives outcomes, not job
 
 * 160 jobs: 80 × 1 GPU, 14 × 2, 26 × 4, 30 × 8, 8 × 16, 2 × 32 (the paper's scaled-down
   Microsoft trace mix), in a seeded random order (the instance order is what the baselines use).
-* ``F_j`` uniform on the integers 1000..6000.
-* Contention-free per-iteration time ``tau0_j`` uniform on [0.01, 0.05] s (the paper's
-  ``tau_j[t] in [0.01, 0.05]``), split as forward ``0.4·tau0`` (``Δf = 0.4·tau0 / M_j``, ``M_j`` one of
-  16, 32, 64, 128) and backward ``Δb = 0.6·tau0``; so ``rho-hat = F·tau`` is about 10-300 slots
-  (the paper: 50-300).
+* Contention-free per-iteration compute time ``tau0_j`` uniform on [0.01, 0.05] s (the paper's
+  ``tau_j[t] in [0.01, 0.05]``), split as forward ``0.4·tau0`` (``Δf = 0.4·tau0 / M_j``, ``M_j`` one
+  of 16, 32, 64, 128) and backward ``Δb = 0.6·tau0``.
+* The estimated execution time ``rho-hat_j`` (the job alone on its fastest placement on this
+  cluster, :func:`.model.solo_slots`, which is what SJF-BCO's estimate is) uniform on the integers
+  of [50, 300] (the paper's "rho-hat in [50, 300], evaluated from the product of tau_j and F_j")
+  that ``F_j`` in 1000..6000 can give, and ``F_j`` uniform among the iteration counts with exactly
+  that estimate: ``F_j in [(rho-hat - 1)·phi + 1, rho-hat·phi] ∩ [1000, 6000]``, ``phi`` the job's
+  iterations per slot there (eq. 9). So all three of the paper's ranges hold at once
+  (:func:`sec7_estimate_range` checks it). Drawing ``F_j`` uniform on 1000..6000 independently
+  of tau instead gives estimates of about 10-300 slots.
 * Gradient size ``m_j``: chosen so that the ring's inter-server exchange of a split job with the
   link to itself, ``2(w-1)m/w / b^e``, is :data:`SEC7_COMM_SHARE` (5%) of ``tau0``; the
   reduction term ``(w-1)m/w / C`` is then negligible. Together with ``xi2`` this keeps
@@ -43,12 +49,15 @@ import numpy as np
 from optkit.errors import InputError
 from optkit.formulation import Suite
 
-from .model import PROBLEM, RarInstance, fastest_servers, solo_slots
+from .model import PROBLEM, Job, Network, RarInstance, fastest_servers, iteration_time, iterations_per_slot, solo_slots
 
-__all__ = ["SEC7_MIX", "SEC7_COMM_SHARE", "paper_sec7", "tiny", "generate", "SUITES"]
+__all__ = ["SEC7_MIX", "SEC7_COMM_SHARE", "SEC7_ESTIMATE", "SEC7_ITERATIONS", "paper_sec7", "sec7_estimate_range",
+           "tiny", "generate", "SUITES"]
 
 SEC7_MIX = {1: 80, 2: 14, 4: 26, 8: 30, 16: 8, 32: 2}
 SEC7_COMM_SHARE = 0.05
+SEC7_ESTIMATE = (50, 300)      # rho-hat, slots (Sec. 7)
+SEC7_ITERATIONS = (1000, 6000)  # F_j (Sec. 7)
 B_INTER = 1.25e9
 B_INTRA = 3.0e11
 COMPUTE = 5.0e10
@@ -75,6 +84,28 @@ def _count(v: Any, name: str, low: int) -> int:
     return v
 
 
+def _sec7_iterations(job: Job, caps: list[int], net: Network, rng: np.random.Generator) -> int:
+    """F_j with the estimate (solo, fastest placement) uniform on the integers of [50, 300] that
+    F in [1000, 6000] allows (module docstring)."""
+    n = fastest_servers(caps, job.gpus, job, net)
+    phi = iterations_per_slot(iteration_time(job, net, n, 1), 1.0)
+    lo = max(SEC7_ESTIMATE[0], -(-SEC7_ITERATIONS[0] // phi))
+    hi = min(SEC7_ESTIMATE[1], SEC7_ITERATIONS[1] // phi)
+    if lo > hi:  # unreachable for tau in [0.01, 0.05] s (phi between 19 and 100)
+        raise InputError("jobs", f"no F in {SEC7_ITERATIONS} gives an estimate in {SEC7_ESTIMATE} at phi = {phi}")
+    rho = int(rng.integers(lo, hi + 1))
+    f_lo = max(SEC7_ITERATIONS[0], (rho - 1) * phi + 1)
+    f_hi = min(SEC7_ITERATIONS[1], rho * phi)
+    return int(rng.integers(f_lo, f_hi + 1))
+
+
+def sec7_estimate_range(instance: RarInstance) -> tuple[int, int]:
+    """(min, max) over jobs of the estimate rho-hat (solo slots on the fastest placement)."""
+    est = [solo_slots(instance, j, fastest_servers(instance.servers, j.gpus, j, instance.network))
+           for j in instance.jobs]
+    return min(est), max(est)
+
+
 def paper_sec7(seed: int = 0, *, servers: int = 20, horizon: int = 1200,
                mix: dict[int, int] | None = None, name: str | None = None) -> dict[str, Any]:
     """The Sec. 7 workload (module docstring) on ``servers`` servers of 4/8/16/32 GPUs."""
@@ -88,11 +119,15 @@ def paper_sec7(seed: int = 0, *, servers: int = 20, horizon: int = 1200,
         raise InputError("servers", f"{servers} servers with {sum(caps)} GPUs cannot hold a {max(mix)}-GPU job")
     sizes = [g for g, n in sorted(mix.items()) for _ in range(n)]
     order = rng.permutation(len(sizes))
+    net = _network(0.5, 0.0006)
+    network = Network.from_dict(net)
     jobs = []
     for k, idx in enumerate(order):
         tau0 = float(rng.uniform(0.01, 0.05))
-        jobs.append(_job(f"j{k}", sizes[idx], int(rng.integers(1000, 6001)), tau0, SEC7_COMM_SHARE, rng))
-    d = {"problem": PROBLEM, "servers": caps, "network": _network(0.5, 0.0006), "slot_seconds": 1.0,
+        job = _job(f"j{k}", sizes[idx], SEC7_ITERATIONS[0], tau0, SEC7_COMM_SHARE, rng)
+        job["iterations"] = _sec7_iterations(Job(**job), caps, network, rng)
+        jobs.append(job)
+    d = {"problem": PROBLEM, "servers": caps, "network": net, "slot_seconds": 1.0,
          "horizon": horizon, "jobs": jobs}
     if name:
         d["name"] = name

@@ -39,7 +39,8 @@ seconds (slots × ``slot_seconds``; equal to slots at the default 1 s); metrics 
 Horizon: the instance's ``horizon`` T (slots) is the paper's scheduling horizon: the exact
 solvers index time over [0, T) and report ``infeasible`` when no schedule completes by T; SJF-BCO
 bisects its execution-time limit over [1, T]. ``evaluate`` measures a schedule that runs past T
-too (heuristics' makespans are always measured) and reports ``within_horizon``.
+too (heuristics' makespans are always measured) and reports ``within_horizon`` and
+``past_horizon``.
 
 Simulation is event-driven (:func:`simulate`): the contention state changes only when a job
 starts or completes, so between two such events every active job's phi is constant and the next
@@ -269,13 +270,17 @@ class SimOutcome:
 
 
 def simulate(instance: RarInstance, y: np.ndarray, *, starts: Sequence[int] | None = None,
-             predecessors: Sequence[Sequence[int]] | None = None) -> SimOutcome:
+             predecessors: Sequence[Sequence[int]] | None = None,
+             rate_cache: dict[tuple[int, int], np.ndarray] | None = None) -> SimOutcome:
     """Run the contention model of eqs. (6)-(9) over placements ``y`` (jobs × servers).
 
     Exactly one of ``starts`` (a start slot per job) and ``predecessors`` (per job, the jobs that
     must have completed before it starts; it then starts at the first event slot at which they all
     have, slot 0 when it has none) is given. The second turns a plan (an order of jobs on each
     GPU) into a schedule under gang scheduling; the predecessor relation must be acyclic.
+
+    ``rate_cache`` (optional, reused across calls on the same instance) keeps
+    :func:`rate_table` per (job index, servers used).
 
     Event-driven: at each event slot t the active set is fixed, p_j (eq. 6) and phi_j are
     recomputed for every active job, and the next event is the earliest of the next start and
@@ -290,10 +295,12 @@ def simulate(instance: RarInstance, y: np.ndarray, *, starts: Sequence[int] | No
     nsrv = used.sum(axis=1)
     split = nsrv > 1
     rates = np.zeros((n, n + 1), dtype=np.int64)
-    cache: dict[tuple[int, int], np.ndarray] = {}
+    cache: dict[tuple[int, int], np.ndarray] = {} if rate_cache is None else rate_cache
     for j, job in enumerate(instance.jobs):
         key = (j, int(nsrv[j]))
-        rates[j] = cache.setdefault(key, rate_table(instance, job, int(nsrv[j])))
+        if key not in cache:
+            cache[key] = rate_table(instance, job, int(nsrv[j]))
+        rates[j] = cache[key]
     need = np.array([job.iterations for job in instance.jobs], dtype=np.int64)
     done = np.zeros(n, dtype=np.int64)
     start = np.full(n, -1, dtype=np.int64)
@@ -382,7 +389,8 @@ def evaluate(instance: RarInstance, solution: Mapping[str, Any]) -> Evaluation:
     states must agree); no job stuck for good (phi = 0); server capacity O_s in every slot
     (eq. 2), a job holding its GPUs in slots a_j..T_j. Objectives: ``makespan`` = max_j (T_j + 1)
     and ``total_completion`` = sum_j (T_j + 1), in seconds. Metrics: the same in slots, mean job
-    completion time, ``within_horizon``, split jobs and the largest contention p seen.
+    completion time, ``within_horizon`` and its negation ``past_horizon`` (the makespan
+    exceeds the instance's horizon T), split jobs and the largest contention p seen.
     """
     if not isinstance(solution, Mapping) or not isinstance(solution.get("jobs"), list):
         return Evaluation(False, violations=["solution must be an object with a 'jobs' list"])
@@ -456,6 +464,7 @@ def evaluate(instance: RarInstance, solution: Mapping[str, Any]) -> Evaluation:
         "makespan_slots": mk,
         "mean_jct_s": float(c.mean()) * slot,
         "within_horizon": bool(mk <= instance.horizon),
+        "past_horizon": bool(mk > instance.horizon),
         "horizon_slots": instance.horizon,
         "split_jobs": int(((y > 0).sum(axis=1) > 1).sum()),
         "max_contention": int(out.max_contention.max()),

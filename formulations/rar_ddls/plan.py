@@ -37,22 +37,40 @@ invariant ``max_g U_g <= theta_u``.
 ``T_j = max over chosen GPUs of their planned free time + rho_hat/u`` (the gang starts when its
 last GPU is free); the chosen GPUs' free time becomes T_j and ``U += rho_hat/u`` on each.
 
-**"Waiting for some job to exit" (Alg. 2 lines 8-9, Alg. 3 lines 11-12).** In a planning pass U
-never decreases (a job "exiting" frees its GPU in time but leaves its execution time in U), so
-waiting cannot make an ineligible GPU eligible: the job is infeasible for this (theta_u, kappa)
-and the pick returns empty (Alg. 2 line 10, Alg. 3 line 13).
+**"Available" and "waiting for some job to exit" (Alg. 2 lines 2, 8-9; Alg. 3 lines 5, 11-12):
+the reading ``available``** (:mod:`.readings`).
+
+* ``idle-now`` (default): the plan keeps a clock ``now`` (slots, starts at 0 in every trial,
+  never decreases: the jobs are planned in their order, head of line). A GPU is available to job j
+  when it is idle at ``now`` (its planned free time ``<= now``) *and* eligible under theta_u.
+  With too few, the plan waits for the next planned exit (``now`` = the least planned free time
+  above ``now``) and retries (lines 8-9); with no job running, the job gets no GPUs (Alg. 2 line 10,
+  Alg. 3 line 13). The job's planned start is ``now``.
+* ``accumulated``: every eligible GPU is available whether busy or not; the job's planned start is
+  the latest free time of its GPUs (it queues behind them). U never decreases, so waiting cannot
+  make an ineligible GPU eligible and lines 8-9 never act.
+
+**The estimate rho-hat: the reading ``rho_hat``.** ``placement`` (default) as above;
+``fastest``: ``rho_hat_j(n) = rho_hat_j(fastest placement)`` for every n on which the job
+progresses alone (one number per job, so the fixed point ends at once).
 
 **A failed trial.** Alg. 1 lines 14-15 break out of the job loop when a job gets no GPUs; the
 text ("we quit the current loop and update kappa") says the trial is then abandoned, so an
 incomplete plan is never compared in lines 17-18 (its partial makespan would be meaningless).
 
-**Bisection (Alg. 1 lines 4-6, 17-23), literally.** Integer ``left = 1, right = T`` (the
-instance's horizon), ``theta = (left + right) // 2``; the global ``m`` starts at T and each
-theta's ``m_theta`` starts at T; a theta whose best complete plan has ``m_theta < m`` is
-accepted (``m = m_theta``, ``right = theta - 1``), otherwise ``left = theta + 1``. A plan whose
-estimated makespan is not below T is therefore never accepted. The baselines FF and LS use the
-search as Sec. 5 states it instead, the smallest theta with a complete plan
-(``feasibility=True``; :mod:`.baselines` says why).
+**Theta search: the reading ``theta_search``** (:func:`bisect_theta`). Integer ``left = 1,
+right = H``, ``theta = (left + right) // 2``. ``minimum-feasible`` (default): a theta is accepted
+when the trial returns a complete plan (Sec. 5.3: "the minimum theta_u feasible to Problem
+(14)"); the search converges on the smallest such theta. ``bisection``: Alg. 1 lines 4-6 and
+19-23 literally: the global ``m`` starts at H, a theta is accepted when its best plan's makespan
+(the trial's score) is below ``m``.
+
+**Horizon.** ``H`` is first the instance's horizon T. When no theta in [1, T] is accepted
+(T too short for the algorithm's own search), the search is repeated on [1, 2T], [1, 4T], ...
+(:func:`search_theta`) until a plan is accepted or H exceeds :func:`theta_cap` (a limit under
+which every GPU can take every job: a failure there is final). The schedule is then flagged:
+``PlanResult.search_horizon`` > T, and ``past_horizon`` when its makespan exceeds T
+(``evaluate`` reports ``past_horizon`` from the makespan alone, for every algorithm).
 
 **Plan -> schedule.** Each GPU runs its planned jobs in plan order. A job starts at the first
 slot at which every job planned before it on any of its GPUs has completed
@@ -77,11 +95,13 @@ if TYPE_CHECKING:
     from optkit.result import Result
 
 from .model import RarInstance, SimOutcome, fastest_servers, simulate, solo_slots
+from .readings import AVAILABLE, DEFAULTS, RHO_HAT, check_choice
 
 __all__ = [
     "TOL", "ClusterIndex", "Estimates", "Plan", "PickRule", "Trial", "Bisection", "NoPlanError",
-    "as_instance", "place_job", "build_plan", "bisect_theta", "plan_to_schedule", "PlanResult", "finish",
-    "pick_least_busy", "pick_first_fit", "pick_lbsgf", "lbsgf_servers", "pick_list", "pick_random", "run_planner",
+    "as_instance", "place_job", "build_plan", "bisect_theta", "search_theta", "theta_cap", "plan_to_schedule",
+    "simulated_makespan", "PlanResult", "finish", "pick_least_busy", "pick_packing", "pick_first_fit",
+    "pick_lbsgf", "lbsgf_servers", "pick_list", "pick_random", "run_planner",
 ]
 
 TOL = 1e-9  # slots: float slack in U + rho_hat/u <= theta_u (U is a sum of rho_hat/u)
@@ -130,9 +150,11 @@ class Estimates:
     the starting point of the fixed point of :func:`place_job`.
     """
 
-    def __init__(self, instance: RarInstance, *, u: float = 1.0) -> None:
+    def __init__(self, instance: RarInstance, *, u: float = DEFAULTS["u"],
+                 rho_hat: str = DEFAULTS["rho_hat"]) -> None:
         if isinstance(u, bool) or not isinstance(u, (int, float)) or not math.isfinite(u) or u < 1:
             raise InputError("u", f"must be a number >= 1 (the paper's u >= 1, eq. 15), got {u!r}")
+        self.rho_hat = check_choice("rho_hat", rho_hat, RHO_HAT)
         self.instance = instance
         self.u = float(u)
         S = len(instance.servers)
@@ -146,6 +168,8 @@ class Estimates:
                 except ValueError:  # phi = 0 on n servers: never eligible
                     pass
             self.first[j] = self.w[j, fastest_servers(instance.servers, job.gpus, job, instance.network)]
+            if self.rho_hat == "fastest":  # one estimate per job; inf stays where it never progresses
+                self.w[j, np.isfinite(self.w[j])] = self.first[j]
         self.gpus = np.array([job.gpus for job in instance.jobs], dtype=np.int64)
 
 
@@ -154,7 +178,9 @@ class Plan:
     """One planning pass: U, planned free times, and per job its GPUs, T_j and predecessors.
 
     ``rng`` serves randomised pick rules (RAND). ``order`` lists the planned jobs (instance
-    indices) in plan order.
+    indices) in plan order. ``available`` is the reading of that name; ``now`` the planning
+    clock of ``idle-now`` (module docstring). ``score`` is what the search compared (the estimate
+    or the simulated makespan) and ``outcome`` the simulated schedule when one was computed.
     """
 
     cluster: ClusterIndex
@@ -162,16 +188,35 @@ class Plan:
     free: np.ndarray
     last: np.ndarray
     rng: np.random.Generator | None = None
+    available: str = "accumulated"
+    now: float = 0.0
+    score: float | None = None
+    outcome: SimOutcome | None = None
     order: list[int] = field(default_factory=list)
     gpus: dict[int, np.ndarray] = field(default_factory=dict)
     finish: dict[int, float] = field(default_factory=dict)
     preds: dict[int, list[int]] = field(default_factory=dict)
 
     @classmethod
-    def empty(cls, cluster: ClusterIndex, rng: np.random.Generator | None = None) -> "Plan":
-        """U = 0 and free time 0 on every GPU (the start of every trial)."""
+    def empty(cls, cluster: ClusterIndex, rng: np.random.Generator | None = None,
+              available: str = "accumulated") -> "Plan":
+        """U = 0, free time 0 and ``now`` = 0 on every GPU (the start of every trial)."""
         n = cluster.n_gpus
-        return cls(cluster, np.zeros(n), np.zeros(n), np.full(n, -1, dtype=np.int64), rng)
+        return cls(cluster, np.zeros(n), np.zeros(n), np.full(n, -1, dtype=np.int64), rng,
+                   check_choice("available", available, AVAILABLE))
+
+    def copy(self) -> "Plan":
+        """An independent copy (arrays, lists and dicts copied; ``rng`` shared)."""
+        return Plan(self.cluster, self.U.copy(), self.free.copy(), self.last.copy(), self.rng, self.available,
+                    self.now, self.score, self.outcome, list(self.order), dict(self.gpus), dict(self.finish),
+                    dict(self.preds))
+
+    def occupied_servers(self) -> np.ndarray:
+        """Per server: does it hold some other job's GPU? (FA-FFP's 'servers whose GPUs are already
+        occupied'): busy at ``now`` under ``idle-now``, any planned load under ``accumulated``."""
+        c = self.cluster
+        busy = self.free > self.now + TOL if self.available == "idle-now" else self.U > 0
+        return np.bincount(c.server_of, weights=busy, minlength=c.n_servers) > 0
 
     @property
     def makespan(self) -> float:
@@ -210,6 +255,39 @@ def pick_least_busy(plan: Plan, j: int, G: int, cand: np.ndarray) -> np.ndarray 
     if G == 1:
         return cand[[int(np.argmin(plan.U[cand]))]]
     return cand[np.argsort(plan.U[cand], kind="stable")[:G]]
+
+
+def pick_packing(plan: Plan, j: int, G: int, cand: np.ndarray) -> np.ndarray | None:
+    """FA-FFP, reading ``fa_ffp = packing``: the fewest servers that hold G eligible GPUs.
+
+    If one server holds G eligible GPUs: the first such server, occupied servers
+    (:meth:`Plan.occupied_servers`) before empty ones, then by index (first fit), and its G
+    least-U eligible GPUs. Otherwise servers by eligible count descending (the greedy that uses
+    the fewest servers), occupied first, then index, each giving its least-U eligible GPUs until G
+    are taken. GPU ties by GPU index.
+    """
+    if len(cand) < G:
+        return None
+    c = plan.cluster
+    srv = c.server_of[cand]
+    counts = np.bincount(srv, minlength=c.n_servers)
+    empty = ~plan.occupied_servers()
+    fits = np.flatnonzero(counts >= G)
+    if len(fits):
+        order = fits[np.lexsort((fits, empty[fits]))][:1]
+    else:
+        used = np.flatnonzero(counts)
+        order = used[np.lexsort((used, empty[used], -counts[used]))]
+    out: list[np.ndarray] = []
+    need = G
+    for s in order:
+        pool = cand[srv == s]
+        take = pool[np.argsort(plan.U[pool], kind="stable")[:need]]
+        out.append(take)
+        need -= len(take)
+        if need == 0:
+            break
+    return np.concatenate(out)
 
 
 def lbsgf_servers(load: np.ndarray, capacity: np.ndarray, G: int, lam: float) -> np.ndarray:
@@ -274,34 +352,59 @@ def pick_random(plan: Plan, j: int, G: int, cand: np.ndarray) -> np.ndarray | No
 
 
 # ----------------------------------------------------------------------------- one job, one plan
-def place_job(plan: Plan, est: Estimates, j: int, theta: float, rule: PickRule) -> bool:
-    """Plan job j under the limit ``theta`` with ``rule``; commit it and return True, or leave
-    the plan unchanged and return False (Alg. 2 line 10 / Alg. 3 line 13).
-
-    The fixed point of the module docstring: eligible under the fastest estimate, pick, rho-hat
-    of the pick, drop violating chosen GPUs, re-pick, until consistent or too few remain. Then
-    Alg. 2 lines 5-6 / Alg. 3 lines 8-9: ``T_j = max free + rho_hat/u``, free = T_j and
-    ``U += rho_hat/u`` on the chosen GPUs.
-    """
-    G = int(est.gpus[j])
-    limit = theta + TOL
+def _consistent_pick(plan: Plan, est: Estimates, j: int, G: int, limit: float, rule: PickRule,
+                     mask: np.ndarray) -> tuple[np.ndarray, float] | None:
+    """The eligibility fixed point (module docstring) among the GPUs in ``mask``: ``(chosen, w)``
+    with every chosen GPU's ``U + w <= limit``, or ``None`` when fewer than G remain."""
     U = plan.U
-    elig = U + est.first[j] <= limit
+    elig = mask & (U + est.first[j] <= limit)
     server_of = plan.cluster.server_of
     while True:
         cand = np.flatnonzero(elig)
         if len(cand) < G:
-            return False
+            return None
         chosen = rule(plan, j, G, cand)
         if chosen is None:
-            return False
+            return None
         n = len(np.unique(server_of[chosen])) if G > 1 else 1
-        w = est.w[j, n]
+        w = float(est.w[j, n])
         bad = U[chosen] + w > limit
         if not bad.any():
-            break
+            return chosen, w
         elig[chosen[bad]] = False
-    t_j = float(plan.free[chosen].max()) + w
+
+
+def place_job(plan: Plan, est: Estimates, j: int, theta: float, rule: PickRule) -> bool:
+    """Plan job j under the limit ``theta`` with ``rule``; commit it and return True, or leave
+    the plan unchanged and return False (Alg. 2 line 10 / Alg. 3 line 13).
+
+    The fixed point of the module docstring picks among the available GPUs (reading
+    ``plan.available``; under ``idle-now`` the plan waits for planned exits, lines 8-9). Then
+    Alg. 2 lines 5-6 / Alg. 3 lines 8-9: ``T_j = start + rho_hat/u``, free = T_j and
+    ``U += rho_hat/u`` on the chosen GPUs.
+    """
+    G = int(est.gpus[j])
+    limit = theta + TOL
+    if int(np.count_nonzero(plan.U + est.first[j] <= limit)) < G:
+        return False  # too few GPUs under theta even ignoring who is busy: waiting cannot help
+    if plan.available == "accumulated":
+        got = _consistent_pick(plan, est, j, G, limit, rule, np.ones(plan.cluster.n_gpus, dtype=bool))
+        if got is None:
+            return False
+        chosen, w = got
+        start = float(plan.free[chosen].max())
+    else:
+        while True:
+            idle = plan.free <= plan.now + TOL
+            got = _consistent_pick(plan, est, j, G, limit, rule, idle)
+            if got is not None:
+                break
+            if idle.all():
+                return False  # no running job to wait for (Alg. 2 line 10, Alg. 3 line 13)
+            plan.now = float(plan.free[~idle].min())  # wait for the next job to exit (lines 8-9)
+        chosen, w = got
+        start = plan.now
+    t_j = start + w
     prev = plan.last[chosen]
     plan.preds[j] = sorted(set(int(p) for p in prev[prev >= 0]))
     plan.free[chosen] = t_j
@@ -314,10 +417,12 @@ def place_job(plan: Plan, est: Estimates, j: int, theta: float, rule: PickRule) 
 
 
 def build_plan(est: Estimates, cluster: ClusterIndex, order: Sequence[int], theta: float,
-               rule_of: Callable[[int], PickRule], *, rng: np.random.Generator | None = None) -> Plan | None:
+               rule_of: Callable[[int], PickRule], *, rng: np.random.Generator | None = None,
+               available: str = DEFAULTS["available"]) -> Plan | None:
     """One (theta_u, kappa) trial (Alg. 1 lines 8-16): plan the jobs in ``order`` from an empty
-    cluster, each with ``rule_of(j)``; ``None`` as soon as one job gets no GPUs (lines 14-15)."""
-    plan = Plan.empty(cluster, rng)
+    cluster, each with ``rule_of(j)``, under the reading ``available``; ``None`` as soon as one
+    job gets no GPUs (lines 14-15)."""
+    plan = Plan.empty(cluster, rng, available)
     for j in order:
         if not place_job(plan, est, j, theta, rule_of(j)):
             return None
@@ -325,14 +430,16 @@ def build_plan(est: Estimates, cluster: ClusterIndex, order: Sequence[int], thet
 
 
 # ----------------------------------------------------------------------------- bisection
-Trial = Callable[[int], "tuple[Plan, Any] | None"]
-"""``trial(theta) -> (plan, tag)``: the best complete plan for theta with ``m_theta < T``
-(Alg. 1 lines 6-18), with a tag (the kappa that gave it), or ``None``."""
+Trial = Callable[[int, int], "tuple[Plan, Any] | None"]
+"""``trial(theta, H) -> (plan, tag)``: the best complete plan for theta (Alg. 1 lines 6-18; H is
+the search's horizon, where line 6 starts m_theta), with a tag (the kappa that gave it), or ``None``. ``plan.score`` (default: the plan's estimated
+makespan) is what the literal bisection compares."""
 
 
 @dataclass
 class Bisection:
-    """What Alg. 1's bisection accepted last: its plan, theta_u, tag, and the steps taken."""
+    """What the theta search accepted last: its plan, theta_u, tag, the steps taken, and the
+    horizon H of the last search (> T when T was too short, module docstring "Horizon")."""
 
     plan: Plan | None
     theta: int | None
@@ -340,30 +447,35 @@ class Bisection:
     steps: int
     trials_accepted: int
     timed_out: bool
+    search_horizon: int = 0
+
+
+def _score(plan: Plan) -> float:
+    return plan.makespan if plan.score is None else float(plan.score)
 
 
 def bisect_theta(horizon: int, trial: Trial, *, deadline: float | None = None,
                  clock: Callable[[], float] | None = None, feasibility: bool = False) -> Bisection:
-    """Integer bisection on theta over [1, T].
+    """Integer bisection on theta over [1, ``horizon``] (reading ``theta_search``).
 
-    Default: Alg. 1 lines 4-6 and 19-23, literally: a theta is accepted when its plan's makespan
-    is below the best so far (m starts at T). ``feasibility=True``: Sec. 5's own statement of
-    the search, "the minimum theta_u feasible to Problem (14)": a theta is accepted when the trial
-    returns a complete plan, whatever its estimated makespan (m starts at infinity), so the
-    search converges on the smallest theta with a complete plan. ``deadline`` (a ``clock()``
-    value) stops the search early with what was accepted so far."""
+    ``feasibility=False`` (``bisection``): Alg. 1 lines 4-6 and 19-23, literally: a theta is
+    accepted when its plan's score is below the best so far (m starts at ``horizon``).
+    ``feasibility=True`` (``minimum-feasible``): a theta is accepted when the trial returns a
+    complete plan, whatever its makespan, so the search converges on the smallest theta with a
+    complete plan. ``deadline`` (a ``clock()`` value) stops the search early with what was
+    accepted so far."""
     import time
 
     clock = clock or time.perf_counter
     m = math.inf if feasibility else float(horizon)
-    best: Bisection = Bisection(None, None, None, 0, 0, False)
+    best: Bisection = Bisection(None, None, None, 0, 0, False, int(horizon))
     left, right = 1, int(horizon)
     while left <= right:
         theta = (left + right) // 2
         best.steps += 1
-        got = trial(theta)
-        if got is not None and (feasibility or got[0].makespan < m):
-            m = got[0].makespan
+        got = trial(theta, int(horizon))
+        if got is not None and (feasibility or _score(got[0]) < m):
+            m = _score(got[0])
             best.plan, best.theta, best.tag = got[0], theta, got[1]
             best.trials_accepted += 1
             right = theta - 1
@@ -375,9 +487,30 @@ def bisect_theta(horizon: int, trial: Trial, *, deadline: float | None = None,
     return best
 
 
+def theta_cap(est: Estimates) -> float:
+    """A limit under which every GPU can take every job: the sum over jobs of their largest
+    finite estimate (U never exceeds it, so ``U + w <= theta`` always holds)."""
+    w = np.where(np.isfinite(est.w), est.w, 0.0)
+    return float(w.max(axis=1).sum()) + 1.0
+
+
+def search_theta(horizon: int, trial: Trial, *, cap: float, deadline: float | None = None,
+                 feasibility: bool = False) -> Bisection:
+    """:func:`bisect_theta` on [1, T]; while nothing is accepted, again on [1, 2T], [1, 4T], ...
+    until H exceeds ``2·cap`` (module docstring, "Horizon"). Steps add up over the searches."""
+    H, steps = int(horizon), 0
+    while True:
+        bis = bisect_theta(H, trial, deadline=deadline, feasibility=feasibility)
+        steps += bis.steps
+        if bis.plan is not None or bis.timed_out or H > 2 * cap:
+            bis.steps, bis.search_horizon = steps, H
+            return bis
+        H *= 2
+
+
 # ----------------------------------------------------------------------------- plan -> schedule
 class NoPlanError(ValueError):
-    """No (theta_u, ...) trial produced an accepted plan within the horizon."""
+    """No (theta_u, ...) trial produced an accepted plan, even past the horizon."""
 
     def __init__(self, message: str, *, timed_out: bool = False) -> None:
         super().__init__(message)
@@ -391,8 +524,10 @@ class PlanResult:
     ``theta`` (theta_u accepted), ``kappa`` (SJF-BCO only), ``plan_makespan`` (the paper's
     estimate ``max T_j``, slots: *not* the measured makespan, which only ``evaluate`` gives),
     ``bisection_steps``, ``max_busy`` (max_g U_g, Lemma 2's quantity), ``order`` (plan order),
-    ``gpus`` (per job its flat GPU indices), ``predecessors`` (per job), and the simulated
-    ``outcome`` (start and completion slots under the contention model).
+    ``gpus`` (per job its flat GPU indices), ``predecessors`` (per job), the simulated
+    ``outcome`` (start and completion slots under the contention model), ``search_horizon`` (the
+    H of the accepted search: > T when the horizon was too short) and ``past_horizon`` (the
+    schedule's makespan exceeds T).
     """
 
     theta: int | None
@@ -405,11 +540,14 @@ class PlanResult:
     predecessors: list[list[int]]
     outcome: SimOutcome
     timed_out: bool = False
+    search_horizon: int = 0
+    past_horizon: bool = False
 
     def info(self) -> dict[str, Any]:
         """JSON-ready diagnostics for :attr:`optkit.result.Result.info`."""
         d: dict[str, Any] = {"theta_u": self.theta, "plan_makespan_estimate_slots": self.plan_makespan,
-                             "bisection_steps": self.bisection_steps, "max_busy_slots": self.max_busy}
+                             "bisection_steps": self.bisection_steps, "max_busy_slots": self.max_busy,
+                             "past_horizon": self.past_horizon, "search_horizon_slots": self.search_horizon}
         if self.kappa is not None:
             d["kappa"] = self.kappa
         if self.timed_out:
@@ -419,10 +557,33 @@ class PlanResult:
 
 def plan_to_schedule(instance: RarInstance, plan: Plan) -> tuple[np.ndarray, SimOutcome]:
     """Placements y (instance order) and the simulated schedule: every job starts when all jobs
-    planned before it on its GPUs have completed (module docstring, "Plan -> schedule")."""
+    planned before it on its GPUs have completed (module docstring, "Plan -> schedule").
+    Cached on the plan."""
     n = len(instance.jobs)
     y = plan.y(n)
-    return y, simulate(instance, y, predecessors=plan.predecessors(n))
+    if plan.outcome is None:
+        plan.outcome = simulate(instance, y, predecessors=plan.predecessors(n), rate_cache=_rate_cache(instance))
+    return y, plan.outcome
+
+
+_RATE_CACHES: dict[int, tuple[RarInstance, dict[tuple[int, int], np.ndarray]]] = {}
+
+
+def _rate_cache(instance: RarInstance) -> dict[tuple[int, int], np.ndarray]:
+    """One rate-table cache per instance object (the instance is frozen; the last few kept)."""
+    got = _RATE_CACHES.get(id(instance))
+    if got is None or got[0] is not instance:
+        if len(_RATE_CACHES) > 8:
+            _RATE_CACHES.clear()
+        got = _RATE_CACHES[id(instance)] = (instance, {})
+    return got[1]
+
+
+def simulated_makespan(instance: RarInstance, plan: Plan) -> float:
+    """The makespan (slots) of the plan's schedule under the contention model; ``inf`` when a
+    job never completes (phi = 0 for good)."""
+    _, out = plan_to_schedule(instance, plan)
+    return math.inf if out.stuck else float(out.completion.max(initial=0))
 
 
 def finish(instance: RarInstance, bis: Bisection, *, what: str) -> tuple[np.ndarray, PlanResult]:
@@ -431,24 +592,27 @@ def finish(instance: RarInstance, bis: Bisection, *, what: str) -> tuple[np.ndar
         if bis.timed_out:
             raise NoPlanError(f"{what}: the time limit ran out before any execution-time limit theta_u "
                               "gave a complete plan", timed_out=True)
-        raise NoPlanError(f"{what}: no execution-time limit theta_u in [1, T = {instance.horizon}] gives a plan "
-                          f"of every job with estimated makespan below T; raise the instance's horizon")
+        raise NoPlanError(f"{what}: no execution-time limit theta_u in [1, {bis.search_horizon}] (the horizon "
+                          f"T = {instance.horizon} extended) gives a plan of every job")
     plan = bis.plan
     y, out = plan_to_schedule(instance, plan)
     c = plan.cluster
     gpus = {j: [(int(c.server_of[g]), int(c.local[g])) for g in gs] for j, gs in plan.gpus.items()}
+    past = bool(not out.stuck and out.completion.max(initial=0) > instance.horizon)
     return y, PlanResult(bis.theta, bis.tag if isinstance(bis.tag, int) else None, float(plan.makespan),
                          bis.steps, float(plan.U.max()), list(plan.order), gpus,
-                         plan.predecessors(len(instance.jobs)), out, bis.timed_out)
+                         plan.predecessors(len(instance.jobs)), out, bis.timed_out,
+                         bis.search_horizon or instance.horizon, past)
 
 
 def run_planner(fn: Callable[..., tuple[np.ndarray, PlanResult]], instance: RarInstance, time_limit: float | None,
                 **params: Any) -> "Result":
     """Run a planner (:func:`.sjf_bco.sjf_bco` or a baseline) as an algorithm-table entry.
 
-    Status: ``feasible`` with the schedule; ``time_limit`` when the deadline stopped the search
-    (with the best plan so far, if any); ``error`` when no plan was found (not ``infeasible``: a
-    heuristic's failure proves nothing) or when the planned schedule leaves jobs stuck at phi = 0.
+    Status: ``feasible`` with the schedule (``info["past_horizon"]`` when it ends after T);
+    ``time_limit`` when the deadline stopped the search (with the best plan so far, if any);
+    ``no_solution`` when no plan was found even past the horizon, or when the planned schedule
+    leaves jobs stuck at phi = 0 (a heuristic's failure proves nothing, so never ``infeasible``).
     """
     import time
 
@@ -461,11 +625,11 @@ def run_planner(fn: Callable[..., tuple[np.ndarray, PlanResult]], instance: RarI
     try:
         y, res = fn(instance, deadline=deadline, **params)
     except NoPlanError as exc:
-        return Result(Status.TIME_LIMIT if exc.timed_out else Status.ERROR, message=str(exc))
+        return Result(Status.TIME_LIMIT if exc.timed_out else Status.NO_SOLUTION, message=str(exc))
     info = res.info()
     info["algorithm_wall_time_s"] = time.perf_counter() - t0
     if res.outcome.stuck:
-        return Result(Status.ERROR, info=info,
+        return Result(Status.NO_SOLUTION, info=info,
                       message=f"jobs {', '.join(res.outcome.stuck[:5])} never complete under the contention "
                               "of the planned schedule (phi = 0, eq. 9)")
     status = Status.TIME_LIMIT if res.timed_out else Status.FEASIBLE
