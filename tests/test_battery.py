@@ -46,7 +46,7 @@ from optkit.readings import accepted_params, readings_for, resolve_params
 from optkit.result import Result, Status, scalar_objective
 from optkit.solve import solve
 
-N_INSTANCES = int(os.environ.get("OPTKIT_BATTERY_INSTANCES", "4"))
+N_INSTANCES = int(os.environ.get("OPTKIT_BATTERY_INSTANCES", "6"))
 """Instances per problem: the first ones of its first (smallest) suite. The environment
 variable ``OPTKIT_BATTERY_INSTANCES`` widens the sweep for a manual run (the whole suite: 1000)."""
 SEEDS = (0, 1)
