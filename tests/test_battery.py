@@ -4,7 +4,7 @@ Modelled on scikit-learn's ``parametrize_with_checks``: the module walks the reg
 (:func:`optkit.registry.all_formulations`) when pytest collects it and runs the same checks on
 every available algorithm, so an algorithm registered later is covered by being registered.
 Test ids read ``problem/algorithm``; an unavailable algorithm (a missing optional package) is
-a skip with the package named (``-rs``), never a silent pass.
+a skip naming the package (``-rs``), and a failure in CI (:mod:`tests.needs`).
 
 Instances: the first :data:`N_INSTANCES` instances of each formulation's first suite (by
 convention a formulation declares its smallest, exact-solvable suite first: ``tiny`` or
@@ -45,6 +45,7 @@ from optkit.formulation import Algorithm, Formulation
 from optkit.readings import accepted_params, readings_for, resolve_params
 from optkit.result import Result, Status, scalar_objective
 from optkit.solve import solve
+from tests.needs import needs_modules
 
 N_INSTANCES = int(os.environ.get("OPTKIT_BATTERY_INSTANCES", "6"))
 """Instances per problem: the first ones of its first (smallest) suite. The environment
@@ -61,16 +62,9 @@ def _formulations() -> dict[str, Formulation]:
 
 
 def _cases() -> list[Any]:
-    """One pytest param per (problem, algorithm), marked skip (with a reason) if unavailable."""
-    out = []
-    for problem, f in _formulations().items():
-        for name, algo in f.algorithms.items():
-            marks = []
-            if not algo.available():
-                marks.append(pytest.mark.skip(reason=f"{problem}/{name} needs {', '.join(algo.requires)} "
-                                                     "(install optkit[test])"))
-            out.append(pytest.param(problem, name, id=f"{problem}/{name}", marks=marks))
-    return out
+    """One pytest param per (problem, algorithm)."""
+    return [pytest.param(problem, name, id=f"{problem}/{name}")
+            for problem, f in _formulations().items() for name in f.algorithms]
 
 
 CASES = _cases()
@@ -116,6 +110,7 @@ def _close(a: float, b: float, rel: float = REL_TOL) -> bool:
 def _runs(problem: str, algorithm: str, seed: int | None = SEEDS[0]):
     """Every (index, instance name, objective, result) of the algorithm on the battery's instances."""
     f = registry.get(problem)
+    needs_modules(*f.algorithms[algorithm].requires)
     for i, (name, _) in enumerate(_instances(problem)):
         for objective in f.algorithms[algorithm].objectives:
             yield i, name, objective, _run(problem, algorithm, i, objective, seed)
@@ -273,6 +268,7 @@ def test_unknown_parameter_and_bad_reading_are_input_errors(problem: str, algori
     :class:`InputError` naming the key, raised before the algorithm runs; every reading the
     algorithm takes is an explicit keyword of its run function with the reading's default."""
     f = registry.get(problem)
+    needs_modules(*f.algorithms[algorithm].requires)
     _, inst = _instances(problem)[0]
     with pytest.raises(InputError, match="no_such_key"):
         solve(problem, inst, algorithm, params={"no_such_key": 1})

@@ -32,6 +32,7 @@ from optkit import cli  # noqa: E402
 from optkit.harness.compare import compare, resolve_algorithms  # noqa: E402
 from optkit.instances import instance_hash  # noqa: E402
 from tests.plugins import sleepy  # noqa: E402
+from tests.needs import needs_modules  # noqa: E402
 
 SLEEPY_TARGET = "tests.plugins.sleepy:FORMULATION"
 GRACE = 0.5  # seconds of start-up grace in these tests (the forkserver makes start-up ~30 ms)
@@ -303,7 +304,7 @@ def test_gaps_use_the_best_bound_of_all_rows_and_improve_later(tmp_path: Path) -
 
 
 def test_dask_executor_gives_the_local_rows(tmp_path: Path) -> None:
-    distributed = pytest.importorskip("distributed")
+    needs_modules("distributed", extra="distributed")
     instances = [("g1", gpu_instance(2, 2, [3, 1])), ("g2", gpu_instance(3, 2, [4, 2])),
                  ("g3", gpu_instance(4, 3, [5, 4, 3], "tree"))]
     local = compare("gpu-mapping", instances, ["heavy-edge"], "all", [0], 10.0, tmp_path / "local.sqlite",
