@@ -23,6 +23,7 @@ def strict() -> bool:
 
 def missing(reason: str) -> None:
     """Skip with ``reason``, or fail with it when :func:`strict`."""
+    __tracebackhide__ = True  # report the test's line, not this one
     if strict():
         pytest.fail(f"{reason} (CI=true / OPTKIT_REQUIRE_DATA=1: required here)", pytrace=False)
     pytest.skip(reason, allow_module_level=True)
@@ -30,6 +31,7 @@ def missing(reason: str) -> None:
 
 def needs_trace(found: object, what: str) -> None:
     """``found`` (a path, a non-empty list) or :func:`missing` naming the trace ``what``."""
+    __tracebackhide__ = True  # report the test's line, not this one
     if not found:
         missing(f"real trace {what} is absent: put the traces in ../shared/data/traces beside the "
                 f"repository or name their folder in ${TRACES_ENV}")
@@ -37,6 +39,7 @@ def needs_trace(found: object, what: str) -> None:
 
 def needs_modules(*modules: str, extra: str = "test") -> None:
     """Every module importable, or :func:`missing` naming the absent ones and the extra to install."""
+    __tracebackhide__ = True  # report the test's line, not this one
     absent = [m for m in modules if importlib.util.find_spec(m) is None]
     if absent:
         missing(f"optional package(s) {', '.join(absent)} not installed: pip install '.[{extra}]'")
