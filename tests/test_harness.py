@@ -305,6 +305,7 @@ def test_gaps_use_the_best_bound_of_all_rows_and_improve_later(tmp_path: Path) -
 
 def test_dask_executor_gives_the_local_rows(tmp_path: Path) -> None:
     needs_modules("distributed", extra="distributed")
+    import distributed
     instances = [("g1", gpu_instance(2, 2, [3, 1])), ("g2", gpu_instance(3, 2, [4, 2])),
                  ("g3", gpu_instance(4, 3, [5, 4, 3], "tree"))]
     local = compare("gpu-mapping", instances, ["heavy-edge"], "all", [0], 10.0, tmp_path / "local.sqlite",
