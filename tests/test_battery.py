@@ -21,6 +21,8 @@ Oracles, none of them the algorithm under test:
   CP-SAT and a MILP, or brute force), and nothing may beat the smallest of them; where no exact
   algorithm supports an objective, the formulation's proven ``lower_bound`` stands in;
 * any feasible solution found by any algorithm disproves ``infeasible``;
+* exact solvers are also stopped at their first incumbent (a deterministic work limit): the
+  bound they then report must not exceed the optimum;
 * the declared readings (:mod:`optkit.readings`) for the parameter checks.
 
 The status discipline (:class:`optkit.result.Status`): ``optimal`` only from exact algorithms;
@@ -45,6 +47,7 @@ from optkit.formulation import Algorithm, Formulation
 from optkit.readings import accepted_params, readings_for, resolve_params
 from optkit.result import Result, Status, scalar_objective
 from optkit.solve import solve
+from tests.deterministic import stop_at_first_solution
 from tests.needs import needs_modules
 
 N_INSTANCES = int(os.environ.get("OPTKIT_BATTERY_INSTANCES", "6"))
@@ -243,6 +246,32 @@ def test_never_better_than_the_proven_optimum(problem: str, algorithm: str) -> N
                 assert _close(key, opt, SOLVER_REL_TOL), f"{name}/{objective}: 'optimal' {key}, optimum {opt} ({who})"
         if res.bound is not None and opt is not None:
             assert res.bound <= opt + slack, f"{name}/{objective}: bound {res.bound} above the optimum {opt} ({who})"
+
+
+EXACT_CASES = [c for c in CASES if _formulations()[c.values[0]].algorithms[c.values[1]].kind == "exact"]
+
+
+@pytest.mark.parametrize("problem,algorithm", EXACT_CASES)
+def test_exact_run_cut_short_keeps_a_valid_bound(problem: str, algorithm: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An exact solver stopped at its first incumbent (a deterministic work limit,
+    :mod:`tests.deterministic`) returns ``time_limit`` (or a proof, if it has one by then) with
+    a feasible incumbent no better than the optimum and a bound no higher than it. (A run that
+    ends ``optimal`` has its bound set by the engine, so only a cut run shows the solver's own.)"""
+    f = registry.get(problem)
+    needs_modules(*f.algorithms[algorithm].requires)
+    cases = [(i, name, objective, _reference(problem, i, objective))
+             for i, (name, _) in enumerate(_instances(problem)) for objective in f.algorithms[algorithm].objectives]
+    stop_at_first_solution(monkeypatch)  # after the references: they are full solves
+    for i, name, objective, (opt, _, who) in cases:
+        res = _solve(problem, algorithm, i, objective, SEEDS[0])
+        where = f"{name}/{objective}: {res.status.value} ({res.message[:200]})"
+        assert res.status in (Status.OPTIMAL, Status.TIME_LIMIT, Status.INFEASIBLE), where
+        if opt is None:
+            continue
+        slack = SOLVER_REL_TOL * abs(opt) + 1e-9
+        key = _key(res)
+        assert key is None or key >= opt - slack, f"{where}: {key} beats the optimum {opt} ({who})"
+        assert res.bound is None or res.bound <= opt + slack, f"{where}: bound {res.bound} above the optimum {opt} ({who})"
 
 
 def _run_function(algo: Algorithm) -> Any:
