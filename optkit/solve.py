@@ -78,9 +78,11 @@ def finish_result(
                 _check_finite(formulation.name, name, v)
             value = ev.objectives[objective]
             result.objective = list(value) if isinstance(value, (list, tuple)) else value
-    elif result.status in (Status.OPTIMAL, Status.FEASIBLE):
-        result.status = Status.ERROR
-        result.message = result.message or "the algorithm returned no solution"
+    else:
+        result.objective = None  # no solution, no objective: an algorithm's own number is never passed on
+        if result.status in (Status.OPTIMAL, Status.FEASIBLE):
+            result.status = Status.ERROR
+            result.message = result.message or "the algorithm returned no solution"
     key = scalar_objective(result.objective, result.metrics, objective)
     if result.status == Status.OPTIMAL and key is not None:
         # A proof of optimality is a bound equal to the objective (up to the solver's tolerance).

@@ -22,7 +22,8 @@ them add ``user``, ``group`` and ``workload``. Malformed input raises
   submission; no job id upstream, so ``job_id`` = ``L<line>`` (the row's line in the file);
   ``cluster`` = the Philly virtual cluster.
 * :func:`load_trace` picks the loader of a CSV from its header (ITP or Philly).
-* :func:`trace_root` finds ``../shared/data/traces`` beside the repository (``None`` when absent),
+* :func:`trace_root` finds ``$OPTKIT_TRACES`` or ``../shared/data/traces`` beside the repository
+  (``None`` when absent),
   :func:`itp_files` lists the ITP CSVs there.
 
 No trace file is shipped with optkit: users point the loaders at their own copy.
@@ -32,6 +33,7 @@ from __future__ import annotations
 
 import csv
 import math
+import os
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Iterator, Sequence
@@ -52,9 +54,17 @@ PAI_COLUMNS = {
 }
 
 
+TRACES_ENV = "OPTKIT_TRACES"
+"""Environment variable naming the folder that holds the traces (``microsoft-itp/``,
+``philly-derived/``, ``alibaba-pai-2020/``), for a checkout that does not sit beside ``shared``
+(a git worktree, a CI runner)."""
+
+
 def trace_root() -> Path | None:
-    """``<repository>/../shared/data/traces`` if it exists, else ``None``."""
-    p = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "traces"
+    """The folder named by ``$OPTKIT_TRACES``, else ``<repository>/../shared/data/traces``, if it
+    exists; ``None`` otherwise."""
+    env = os.environ.get(TRACES_ENV)
+    p = Path(env) if env else Path(__file__).resolve().parents[1].parent / "shared" / "data" / "traces"
     return p if p.is_dir() else None
 
 

@@ -11,6 +11,7 @@ from formulations.ddlwmp import bounds, exact
 from formulations.ddlwmp.model import DdlwmpInstance, evaluate
 from optkit.result import Status
 from tests.ddlwmp_cases import _model, random_instance, random_instance_dict
+from tests.deterministic import stop_at_first_solution
 
 WORKERS = 2
 
@@ -45,8 +46,8 @@ def _hard_instance(seed: int, n_jobs: int = 6) -> DdlwmpInstance:
 @pytest.mark.parametrize("seed", range(30))
 def test_cpsat_equals_highs(seed: int) -> None:
     inst = random_instance(seed)
-    a = exact.run_cpsat(inst, objective="total_completion", time_limit=30, seed=0, workers=WORKERS)
-    b = exact.run_highs(inst, objective="total_completion", time_limit=30, seed=0)
+    a = exact.run_cpsat(inst, objective="total_completion", time_limit=None, seed=0, workers=WORKERS)
+    b = exact.run_highs(inst, objective="total_completion", time_limit=None, seed=0)
     assert a.status == Status.OPTIMAL and b.status == Status.OPTIMAL
     va, vb = _check(inst, a, "total_completion"), _check(inst, b, "total_completion")
     assert va == pytest.approx(vb, abs=_tol(inst, va))
@@ -74,8 +75,8 @@ def test_brute_force_agrees(seed: int, objective: str) -> None:
     bf_value, bf_solution = exact.brute_force(inst, objective)
     ev = evaluate(inst, bf_solution)
     assert ev.feasible and ev.objectives[objective] == pytest.approx(bf_value, rel=1e-12)
-    a = exact.run_cpsat(inst, objective=objective, time_limit=30, seed=0, workers=WORKERS)
-    b = exact.run_highs(inst, objective=objective, time_limit=30, seed=0)
+    a = exact.run_cpsat(inst, objective=objective, time_limit=None, seed=0, workers=WORKERS)
+    b = exact.run_highs(inst, objective=objective, time_limit=None, seed=0)
     assert a.status == Status.OPTIMAL and b.status == Status.OPTIMAL
     for res in (a, b):
         assert _check(inst, res, objective) == pytest.approx(bf_value, abs=_tol(inst, bf_value))
@@ -85,13 +86,13 @@ def test_brute_force_agrees(seed: int, objective: str) -> None:
 @pytest.mark.parametrize("seed", range(2))
 def test_hard_six_jobs_all_variants_agree(seed: int) -> None:
     inst = _hard_instance(seed)
-    a = exact.run_cpsat(inst, time_limit=30, seed=0, workers=WORKERS)
+    a = exact.run_cpsat(inst, time_limit=None, seed=0, workers=WORKERS)
     assert a.status == Status.OPTIMAL
     va = _check(inst, a, "total_completion")
-    c = exact.run_cpsat(inst, time_limit=30, seed=0, workers=WORKERS, tighten=False, symmetry=False)
+    c = exact.run_cpsat(inst, time_limit=None, seed=0, workers=WORKERS, tighten=False, symmetry=False)
     assert c.status == Status.OPTIMAL
     assert _check(inst, c, "total_completion") == pytest.approx(va, abs=_tol(inst, va))
-    b = exact.run_highs(inst, time_limit=40, seed=0)
+    b = exact.run_highs(inst, time_limit=None, seed=0)
     assert b.status == Status.OPTIMAL
     assert _check(inst, b, "total_completion") == pytest.approx(va, abs=_tol(inst, va))
     assert bounds.lower_bound(inst) <= va
@@ -116,12 +117,12 @@ def test_hand_computed_lower_bounds() -> None:
     assert lbs["LB2"] == pytest.approx(0.25 + 1.625)
     assert bounds.lower_bound(inst, "total_flow") == pytest.approx(4.5 - 0.5)
     assert bounds.lower_bound(inst, "makespan") == pytest.approx(3.5)
-    assert exact.run_cpsat(inst, time_limit=10, seed=0, workers=1).objective == pytest.approx(4.5)
+    assert exact.run_cpsat(inst, time_limit=None, seed=0, workers=1).objective == pytest.approx(4.5)
     # three 4-GPU jobs on one 4-GPU server, released at 0, 1 s each: LB2 = 1 + 2 + 3 = OPT
     inst = _uniform_instance([(0, 4)] * 3, replicas=4, servers=1)
     lbs = bounds.lower_bounds(inst)
     assert lbs["LB1"] == pytest.approx(3.0) and lbs["LB2"] == pytest.approx(6.0)
-    assert exact.run_highs(inst, time_limit=10, seed=0).objective == pytest.approx(6.0)
+    assert exact.run_highs(inst, time_limit=None, seed=0).objective == pytest.approx(6.0)
 
 
 def test_srpt() -> None:
@@ -132,7 +133,7 @@ def test_srpt() -> None:
 
 def test_guarantees() -> None:
     inst = random_instance(4)
-    res = exact.run_cpsat(inst, time_limit=30, seed=0, workers=WORKERS)
+    res = exact.run_cpsat(inst, time_limit=None, seed=0, workers=WORKERS)
     g = bounds.guarantees(inst, gamma=res.objective * 1.5, opt=res.objective, tau=0.5)
     assert g["rho"] >= 1.0 and g["rho_bar"] >= 1.0
     for name, a in g["alpha_min_true"].items():
@@ -146,14 +147,29 @@ def test_guarantees() -> None:
     assert g1["theorem1_ratio"] is None and g1["lemma2_rhs"] is None and g1["eps"] is None
 
 
-def test_time_limit_returns_incumbent_and_valid_bound() -> None:
-    inst = _hard_instance(7, n_jobs=9)
-    for res in (exact.run_cpsat(inst, time_limit=0.3, seed=0, workers=1, tighten=False, symmetry=False),
-                exact.run_highs(inst, time_limit=0.3, seed=0, tighten=False, symmetry=False)):
-        assert res.status == Status.TIME_LIMIT
+def test_time_limit_returns_incumbent_and_valid_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A solve cut short returns its incumbent, with the solver's bound below it. The cut is a
+    deterministic work limit (first incumbent), not a wall-clock race: on this instance neither
+    solver's first incumbent is proven optimal (the gap stays open), on any machine."""
+    stop_at_first_solution(monkeypatch)
+    inst = _hard_instance(7, n_jobs=5)
+    for res in (exact.run_cpsat(inst, seed=0, workers=1), exact.run_highs(inst, seed=0)):
+        assert res.status == Status.TIME_LIMIT and res.info["incumbent"] == "solver"
         value = _check(inst, res, "total_completion")
-        assert res.bound is None or res.bound <= value
+        assert res.bound is not None and res.bound < value
         assert bounds.lower_bound(inst) <= value
+
+
+def test_cut_without_incumbent_returns_the_greedy_schedule(monkeypatch: pytest.MonkeyPatch) -> None:
+    """HiGHS stopped after its root node (no incumbent yet): the run still returns a feasible
+    schedule, the greedy one, whose value is the recorded greedy upper bound, as ``time_limit``."""
+    stop_at_first_solution(monkeypatch, nodes=0)
+    inst = _hard_instance(7, n_jobs=6)
+    res = exact.run_highs(inst, seed=0)
+    assert res.status == Status.TIME_LIMIT and res.info["incumbent"] != "solver"
+    value = _check(inst, res, "total_completion")
+    assert value == pytest.approx(res.info["upper_bound_greedy"], rel=1e-12)
+    assert bounds.lower_bound(inst) <= value
 
 
 def test_options_cover_all_vectors() -> None:

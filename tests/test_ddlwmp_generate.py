@@ -16,6 +16,7 @@ from formulations.gpu_mapping.model import alpha_from_counts, stage_counts
 from optkit.errors import InputError
 from optkit.formulation import Suite
 from optkit.traces import itp_files
+from tests.needs import needs_trace
 
 
 @pytest.fixture(scope="module")
@@ -152,8 +153,7 @@ def test_from_trace_records() -> None:
 
 def test_from_trace_real_itp() -> None:
     files = [f for f in itp_files() if f.stem == "cluster02"]
-    if not files:
-        pytest.skip("../shared/data/traces/microsoft-itp is absent")
+    needs_trace(files, "microsoft-itp/cluster02.csv")
     d = from_trace(files[0], servers=20, jobs=300, seed=0)
     inst = DdlwmpInstance.from_dict(d)
     assert len(inst.jobs) == 300 and d["meta"]["prediction"]["predicted"] == 60

@@ -12,6 +12,7 @@ from formulations.ddlwmp.model import DdlwmpInstance, evaluate
 from formulations.ddlwmp.placement import least_free_servers, most_free_servers
 from optkit.result import Status
 from optkit.simulation import EventQueue, drive
+from tests.deterministic import TickingClock
 
 RUNS = {
     "a-srpt": a_srpt.run_a_srpt,
@@ -201,9 +202,15 @@ def test_event_queue_batches_instants() -> None:
     assert seen == [(1.0, [0]), (2.0, [2, 1]), (3.0, [3])]
 
 
-def test_time_limit_gives_time_limit_status() -> None:
-    res = a_srpt.run_a_srpt(random_instance(5), objective="total_completion", time_limit=0.0, seed=0)
+def test_time_limit_gives_time_limit_status(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The simulation stops at its first check past the deadline, with no (partial) solution.
+    The clock is injected: it advances 1 s per reading, so a 0.5 s limit has passed at the first
+    check and a 10^9 s limit never does, on any machine."""
+    TickingClock(step=1.0).install(monkeypatch)
+    res = a_srpt.run_a_srpt(random_instance(5), objective="total_completion", time_limit=0.5, seed=0)
     assert res.status == Status.TIME_LIMIT and res.solution is None
+    res = a_srpt.run_a_srpt(random_instance(5), objective="total_completion", time_limit=1e9, seed=0)
+    assert res.status == Status.FEASIBLE and res.solution is not None
 
 
 def test_comm_heavy_test_is_greater_or_equal_as_line_8_says() -> None:

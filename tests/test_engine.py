@@ -75,3 +75,29 @@ def test_solve_fills_objective_from_evaluate_and_rejects_infeasible(monkeypatch:
 def test_public_api_is_exported() -> None:
     for name in ("solve", "Result", "Status", "InputError", "Formulation", "Algorithm", "load_instance"):
         assert hasattr(optkit, name)
+
+
+@pytest.mark.parametrize("claimed", [Status.OPTIMAL, Status.FEASIBLE])
+def test_success_status_without_a_solution_becomes_an_error(monkeypatch: pytest.MonkeyPatch, claimed: Status) -> None:
+    """An algorithm that claims ``optimal`` or ``feasible`` but returns no solution has failed:
+    the engine must not pass the claim on (issue 17, item 4). Oracle: the status contract in
+    :class:`optkit.result.Status` (a success status needs a solution that ``evaluate`` accepts),
+    so the result is ``error``, with no objective and a message saying what went wrong. The
+    other statuses without a solution (``no_solution``, ``infeasible``) pass through unchanged."""
+    f = registry.get("gpu-mapping")
+
+    def empty(instance, **kw):  # a success status with nothing attached
+        return Result(claimed, objective=0.0, bound=0.0, solution=None)
+
+    monkeypatch.setitem(f.algorithms, "empty", Algorithm("empty", empty, "exact", "test", ("cut", "alpha")))  # type: ignore[arg-type]
+    res = solve("gpu-mapping", FIG2, "empty")
+    assert res.status is Status.ERROR
+    assert res.objective is None and res.gap is None
+    assert res.message == "the algorithm returned no solution"
+
+    def honest(instance, **kw):  # found nothing and says so
+        return Result(Status.NO_SOLUTION, message="no server fits")
+
+    monkeypatch.setitem(f.algorithms, "honest", Algorithm("honest", honest, "heuristic", "test", ("cut", "alpha")))  # type: ignore[arg-type]
+    res = solve("gpu-mapping", FIG2, "honest")
+    assert res.status is Status.NO_SOLUTION and res.message == "no server fits" and res.objective is None

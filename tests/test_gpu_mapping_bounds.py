@@ -136,11 +136,10 @@ def test_single_server_is_exact_and_other_objectives_have_no_bound() -> None:
 
 def test_bounds_below_exact_brute_force_on_whole_small_suite(small) -> None:
     """All 36 small instances, including the 9-12 replica ones the enumerator above skips,
-    against exact.py's brute force (skipped if that module or function is unavailable)."""
-    exact = pytest.importorskip("formulations.gpu_mapping.exact")
-    bf = getattr(exact, "brute_force", None)
-    if bf is None:
-        pytest.skip("exact.brute_force is not available")
+    against exact.py's brute force."""
+    from formulations.gpu_mapping import exact
+
+    bf = exact.brute_force
     for name, inst in small:
         for objective in ("cut", "alpha"):
             value = bf(inst, objective)[0]

@@ -13,9 +13,9 @@ from formulations.gpu_mapping.model import (
 )
 from formulations.gpu_mapping import baselines, refine
 from optkit.result import Status
+from tests.needs import needs_modules
 
-pymetis = pytest.importorskip("pymetis")
-kahip = pytest.importorskip("kahip")
+needs_modules("pymetis", "kahip", extra="peers")
 
 CLUSTER = Cluster(gpus_per_server=8, inter_bandwidth=1.25e9, intra_bandwidth=3e11)
 

@@ -145,8 +145,13 @@ def test_titan_meets_the_claim_on_tiny(optima: dict) -> None:
         assert chk["holds_o1"] and chk["holds_o2"], (name, chk)
 
 
-def test_cpsat_medium_is_fast() -> None:
-    """16 workers on 16 machines, proven optimal well within 10 s (one worker)."""
+def test_cpsat_medium_is_proven_within_a_deterministic_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """16 workers on 16 machines, proven optimal by one CP-SAT worker within 1.0 unit of CP-SAT's
+    deterministic time (the model needs about 0.02: a regression that makes it 50 times harder
+    fails here on any machine). Seconds are measured by ``benchmarks/nimp_exact.py``, not here."""
+    from optkit.solvers import cpsat
+
+    monkeypatch.setitem(cpsat.WORK_LIMITS, "max_deterministic_time", 1.0)
     _, d = FORMULATION.suites["medium"].build()[0]
-    res = run_cpsat(NimpInstance.from_dict(d), workers=1, time_limit=30)
-    assert res.status.value == "optimal" and res.info["solve_s"] < 10
+    res = run_cpsat(NimpInstance.from_dict(d), workers=1)
+    assert res.status.value == "optimal"

@@ -14,6 +14,7 @@ from formulations.nimp.replay import (ClusterState, FatTree, HivedPolicy, POLICI
 from optkit.cli import main
 from optkit.errors import InputError
 from optkit.traces import itp_files
+from tests.needs import needs_trace
 
 K = 1e9
 TINY = {
@@ -157,8 +158,8 @@ def test_cli_simulate(tmp_path, capsys, monkeypatch):
     assert "--policy" in capsys.readouterr().err
 
 
-@pytest.mark.skipif(not itp_files(), reason="../shared/data/traces/microsoft-itp is absent")
 def test_itp_trace_replay_smoke(capsys, tmp_path, monkeypatch):
+    needs_trace(itp_files(), "microsoft-itp")
     monkeypatch.chdir(tmp_path)  # the default schedule file lands here
     path = str(itp_files()[0])
     assert main(["simulate", "nimp", path, "--policy", "titan", "--json", "--param", "limit=150"]) == 0

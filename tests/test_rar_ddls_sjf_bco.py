@@ -20,6 +20,7 @@ from formulations.rar_ddls.sjf_bco import kappa_classes, plan_theta, sjf_bco, sj
 from optkit.errors import InputError
 from optkit.result import Status
 from optkit.solve import solve
+from tests.deterministic import TickingClock
 
 NET = {"inter_bandwidth": 1.25e9, "intra_bandwidth": 3.0e11, "compute_speed": 5.0e10,
        "xi1": 1.0, "xi2": 0.002, "degradation": 0.2}
@@ -265,9 +266,11 @@ def test_horizon_too_short_extends_the_search_and_flags_the_schedule() -> None:
     assert res.info["search_horizon_slots"] > 3 and res.info["theta_u"] > 3
 
 
-def test_time_limit_stops_the_bisection_with_the_plan_so_far() -> None:
+def test_time_limit_stops_the_bisection_with_the_plan_so_far(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The clock is injected (1 s per reading): a 0.5 s limit has passed at the first check."""
+    TickingClock(step=1.0).install(monkeypatch)
     d = tiny_instance(5, horizon=4000)
-    res = solve("rar-ddls", d, "sjf-bco", time_limit=0.0)
+    res = solve("rar-ddls", d, "sjf-bco", time_limit=0.5)
     # One bisection step ran (theta = 2000 accepts any complete plan below T), then the clock.
     assert res.status == Status.TIME_LIMIT and res.info["bisection_steps"] == 1
     assert res.info["theta_u"] == 2000 and res.info["timed_out"] is True

@@ -14,6 +14,7 @@ import pytest
 from optkit.errors import InputError
 from optkit.traces import (ITP_COLUMNS, PAI_COLUMNS, PHILLY_COLUMNS, itp_files, load_itp, load_pai, load_philly,
                            load_trace, philly_file, read_header, trace_root)
+from tests.needs import needs_trace
 
 ITP_FIXTURE = (
     "job_id,submission_time,duration,num_gpu\n"
@@ -62,8 +63,7 @@ def test_itp_bad_header_and_empty(tmp_path: Path) -> None:
 
 def test_itp_real_file_if_present() -> None:
     files = itp_files()
-    if not files:
-        pytest.skip("../shared/data/traces/microsoft-itp is absent")
+    needs_trace(files, "microsoft-itp")
     small = [f for f in files if f.stem == "cluster10"] or files[:1]
     recs = load_itp(small[0])
     assert len(recs) > 100
@@ -143,8 +143,7 @@ def test_load_trace_detects_format(tmp_path: Path) -> None:
 
 def test_philly_real_file_if_present() -> None:
     path = philly_file()
-    if path is None:
-        pytest.skip("../shared/data/traces/philly-derived/philly.csv is absent")
+    needs_trace(path, "philly-derived/philly.csv")
     recs = load_philly(path)
     assert len(recs) == 82_247  # shared/data/README.md
     assert sum(r["num_gpu"] == 1 for r in recs) == 76_627
@@ -202,8 +201,7 @@ def test_pai_fixture(tmp_path: Path, headers: bool) -> None:
 
 def test_pai_header_files_match_published() -> None:
     root = trace_root()
-    if root is None:
-        pytest.skip("../shared/data/traces is absent")
+    needs_trace(root, "folder (alibaba-pai-2020 headers)")
     for name, cols in PAI_COLUMNS.items():
         assert read_header(root / "alibaba-pai-2020" / f"{name}.header") == cols
 
@@ -253,8 +251,7 @@ def test_ddlwmp_from_trace_real_philly_if_present() -> None:
     from formulations.ddlwmp.generate import from_trace
 
     path = philly_file()
-    if path is None:
-        pytest.skip("../shared/data/traces/philly-derived/philly.csv is absent")
+    needs_trace(path, "philly-derived/philly.csv")
     d = from_trace(path, servers=20, jobs=300, seed=0, predictor=None)
     assert len(d["jobs"]) == 300 and d["jobs"][0]["release"] == 0.0
     assert all(1 <= j["trace_gpus"] <= 160 for j in d["jobs"])

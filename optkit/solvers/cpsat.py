@@ -5,8 +5,9 @@ Status mapping (CP-SAT ``CpSolverStatus`` -> :class:`optkit.result.Status`):
 =================  ==========================================================================
 ``OPTIMAL``        ``optimal``
 ``FEASIBLE``       ``time_limit`` when a time limit was set and the solve ran up to it
-                   (the only way a plain search stops with an unproven incumbent); otherwise
-                   ``feasible`` (another limit the caller set on the model's parameters)
+                   (the only way a plain search stops with an unproven incumbent), or when a
+                   :data:`WORK_LIMITS` entry is set; otherwise ``feasible`` (another limit the
+                   caller set on the model's parameters)
 ``INFEASIBLE``     ``infeasible``
 ``UNKNOWN``        ``time_limit`` without a solution (the limit stopped the search first)
 ``MODEL_INVALID``  ``error``
@@ -26,7 +27,14 @@ from optkit.errors import InputError
 from optkit.result import Status
 from optkit.solvers import SolverOutcome
 
-__all__ = ["solve_cp_model", "default_workers"]
+__all__ = ["solve_cp_model", "default_workers", "WORK_LIMITS"]
+
+WORK_LIMITS: dict[str, Any] = {}
+"""Deterministic work limits, a test hook (empty in normal use): CP-SAT parameters such as
+``max_deterministic_time`` or ``stop_after_first_solution`` set on every solve after optkit's own.
+While one is set, a search that stops with an unproven incumbent is reported ``time_limit``, as
+a wall-clock cut is, so a test of "cut short" runs stops at the same point on any machine
+(``monkeypatch.setitem(cpsat.WORK_LIMITS, "stop_after_first_solution", True)``)."""
 
 # A solve that stopped within this fraction of its time limit is taken to have been cut by it.
 _LIMIT_FRACTION = 0.9
@@ -79,6 +87,8 @@ def solve_cp_model(
     if seed is not None:
         params.random_seed = int(seed) % (2**31 - 1)
     params.log_search_progress = bool(log)
+    for name, value in WORK_LIMITS.items():
+        setattr(params, name, value)
 
     start = time.perf_counter()
     code = solver.Solve(model)
@@ -90,7 +100,7 @@ def solve_cp_model(
     if code == cp_model.OPTIMAL:
         status = Status.OPTIMAL
     elif code == cp_model.FEASIBLE:
-        cut = time_limit is not None and wall >= _LIMIT_FRACTION * time_limit
+        cut = bool(WORK_LIMITS) or (time_limit is not None and wall >= _LIMIT_FRACTION * time_limit)
         status = Status.TIME_LIMIT if cut else Status.FEASIBLE
     elif code == cp_model.INFEASIBLE:
         status = Status.INFEASIBLE

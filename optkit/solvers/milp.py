@@ -25,6 +25,13 @@ evaluations, user interrupt) -> ``time_limit``, with or without an incumbent;
 presolve reports for an infeasible MILP whose variables are all bounded); anything else ->
 ``feasible`` when an incumbent exists, ``error`` otherwise.
 
+Deterministic work limits
+-------------------------
+:data:`WORK_LIMITS` (a test hook, empty in normal use) holds solver options merged into every
+solve after all others, e.g. HiGHS' ``mip_max_improving_sols`` or ``mip_max_nodes``. HiGHS
+reports such a stop as ``maxIterations``, hence ``time_limit``: a test of "cut short" runs
+stops at the same point on any machine instead of racing a wall-clock limit.
+
 The bound is the solver's proven bound (``results.problem.lower_bound`` when minimising, the
 MIP dual bound for HiGHS), ``None`` when the solver reports none (``±inf``).
 """
@@ -40,7 +47,10 @@ from optkit.errors import InputError
 from optkit.result import Status
 from optkit.solvers import SolverOutcome
 
-__all__ = ["solve_pyomo_model", "solver_available"]
+__all__ = ["solve_pyomo_model", "solver_available", "WORK_LIMITS"]
+
+WORK_LIMITS: dict[str, Any] = {}
+"""Solver options applied to every solve after all others (module docstring); a test hook."""
 
 # Option names (relative gap, absolute gap, seed) of the solvers this adapter knows.
 _OPTION_NAMES: dict[str, tuple[str | None, str | None, str | None]] = {
@@ -135,6 +145,7 @@ def solve_pyomo_model(
         opts[seed_name] = int(seed) % (2**31 - 1)
     if options:
         opts.update(options)
+    opts.update(WORK_LIMITS)
 
     kwargs: dict[str, Any] = {"load_solutions": False}
     if time_limit is not None:

@@ -3,7 +3,8 @@
 Registered in worker processes with ``OPTKIT_FORMULATIONS=tests.plugins.sleepy:FORMULATION``
 (the repository root must be importable). Instance::
 
-    {"problem": "sleepy", "size": 4, "sleep": 0.0, "log": "/optional/run-log.txt", "bound_sleep": 0.0}
+    {"problem": "sleepy", "size": 4, "sleep": 0.0, "log": "/optional/run-log.txt", "bound_sleep": 0.0,
+     "gate": "/optional/gate-file"}
 
 A solution is ``{"x": int}`` with ``0 <= x <= size``. Objectives (minimised):
 ``cost = 2 * size - x`` (optimum ``size`` at ``x = size``) and ``x = x + 1`` (optimum 1).
@@ -14,7 +15,8 @@ appends ``"lower_bound <size> <objective>"`` to ``<log>.bounds`` first.
 
 Algorithms
 ----------
-nap: sleeps ``sleep`` s, returns ``x = 0`` (feasible, worst cost).
+nap: waits until the file ``gate`` exists (when given), sleeps ``sleep`` s, returns ``x = 0``
+    (feasible, worst cost). The gate lets a test stop a sweep at a known task, without a clock.
 exact: returns the optimum, status optimal.
 partial: returns ``x = size // 2`` with status ``time_limit`` and the proven bound ``size - 1``.
 wrong-bound: a wrong "proof": ``x = 0`` with status ``time_limit`` and bound ``2 * size`` (above
@@ -26,8 +28,8 @@ die: the process exits with code 7 without a word.
 bad: returns ``x = -1``, which ``evaluate`` rejects.
 picky: raises :class:`InputError` for its parameter ``k``.
 
-Every algorithm appends ``"<algorithm> <size> <seed>"`` to the instance's ``log`` file (when
-given) before doing anything else, so a test can count runs.
+Every algorithm appends ``"<algorithm> <size> <seed> <process id>"`` to the instance's ``log``
+file (when given) before doing anything else, so a test can count runs and find the process.
 """
 
 from __future__ import annotations
@@ -50,12 +52,14 @@ OBJECTIVES = ("cost", "x")
 
 @dataclass(frozen=True)
 class SleepyInstance:
-    """``size`` >= 1, ``sleep`` seconds >= 0, ``log``: optional path of the run log."""
+    """``size`` >= 1, ``sleep`` seconds >= 0, ``log``: optional path of the run log, ``gate``:
+    optional path of a file ``nap`` waits for."""
 
     size: int
     sleep: float = 0.0
     log: str | None = None
     bound_sleep: float = 0.0
+    gate: str | None = None
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "SleepyInstance":
@@ -71,7 +75,10 @@ class SleepyInstance:
         bound_sleep = d.get("bound_sleep", 0.0)
         if isinstance(bound_sleep, bool) or not isinstance(bound_sleep, (int, float)) or not bound_sleep >= 0:
             raise InputError("bound_sleep", f"must be a number of seconds >= 0, got {bound_sleep!r}")
-        return cls(size=size, sleep=float(sleep), log=log, bound_sleep=float(bound_sleep))
+        gate = d.get("gate")
+        if gate is not None and not isinstance(gate, str):
+            raise InputError("gate", f"must be a file path, got {gate!r}")
+        return cls(size=size, sleep=float(sleep), log=log, bound_sleep=float(bound_sleep), gate=gate)
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"problem": PROBLEM, "size": self.size, "sleep": self.sleep}
@@ -79,6 +86,8 @@ class SleepyInstance:
             d["log"] = self.log
         if self.bound_sleep:
             d["bound_sleep"] = self.bound_sleep
+        if self.gate is not None:
+            d["gate"] = self.gate
         return d
 
 
@@ -108,7 +117,7 @@ def quick_lower_bound(instance: SleepyInstance, objective: str) -> float | None:
 def _log(instance: SleepyInstance, name: str, seed: int | None) -> None:
     if instance.log:
         with open(instance.log, "a") as fh:
-            fh.write(f"{name} {instance.size} {seed}\n")
+            fh.write(f"{name} {instance.size} {seed} {os.getpid()}\n")
             fh.flush()
             os.fsync(fh.fileno())
 
@@ -119,6 +128,8 @@ def _best_x(instance: SleepyInstance, objective: str) -> int:
 
 def nap(instance: SleepyInstance, *, objective: str, time_limit: float | None, seed: int | None) -> Result:
     _log(instance, "nap", seed)
+    while instance.gate and not os.path.exists(instance.gate):
+        time.sleep(0.02)
     time.sleep(instance.sleep)
     return Result(Status.FEASIBLE, solution={"x": 0})
 

@@ -1,0 +1,71 @@
+"""nimp lower bounds (resource relaxation) and the Theorems 4-5 check, on hand-worked cases.
+
+Found by mutation testing (README, "Testing"): before these tests, the bounds were only checked
+to lie below the optimum, so a weaker bound (fragmented machines counted as idle, ``u_min`` for
+``u_lb``) or a wrong ratio passed.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from formulations.nimp.bounds import RATIO, approximation_check, lower_bound, resource_relaxation
+from formulations.nimp.model import NimpInstance, key_of
+from optkit.solve import solve
+
+
+def _instance(machines: list[tuple[int, int]], workers: int) -> NimpInstance:
+    """``machines``: (GPUs, idle GPUs) each; a ring job with ample pair capacity."""
+    return NimpInstance.from_dict({
+        "problem": "nimp", "pair_capacity_bytes": 1e12,
+        "machines": [{"gpus": g, "idle_gpus": i} for g, i in machines],
+        "job": {"workers": workers, "collective": "ring", "param_bytes": 1e8},
+    })
+
+
+# X: one fragmented machine with 5 idle GPUs of 8, three idle 1-GPU machines, one busy machine;
+# 8 workers. Fragments alone hold 5, so 3 more GPUs must come from idle machines: i_lb = 3
+# (1 + 1 + 1), then the fragment covers the remaining 5: u_lb = 4; u_min = 4 (5 + 1 + 1 + 1).
+# M = 5, so the lex key is 3 * 6 + 4 = 22. Counting the fragmented machine as idle would give
+# i_lb = 1 (its 5 GPUs reach the 3 needed).
+X = [(8, 5), (1, 1), (1, 1), (1, 1), (4, 0)]
+# Y: one idle 6-GPU machine, three fragmented machines with 3 idle GPUs each; 9 workers. The
+# fragments hold 9: i_lb = 0, u_lb = 3; but the fewest machines of any kind is u_min = 2 (6 + 3).
+Y = [(6, 6), (4, 3), (4, 3), (4, 3)]
+
+
+def test_resource_relaxation_hand_worked() -> None:
+    assert resource_relaxation(_instance(X, 8)) == (3, 4, 4)
+    assert resource_relaxation(_instance(Y, 9)) == (0, 3, 2)
+    assert resource_relaxation(_instance(X, 9)) is None  # 8 idle GPUs in all, 9 workers
+
+
+def test_lower_bound_is_the_key_of_i_lb_u_lb_and_tight_here() -> None:
+    """The bound of X and Y equals the brute-force optimum (both are tight by construction);
+    ``lex`` is the default objective; ``lex-cross`` adds a zero cross-traffic term."""
+    x, y = _instance(X, 8), _instance(Y, 9)
+    assert lower_bound(x, "lex") == lower_bound(x) == 22.0
+    assert lower_bound(y, "lex") == 3.0
+    assert lower_bound(y, "lex-cross") == key_of(y, "lex-cross", [0, 3, 0.0]) == 3.0 * (y.max_cross_bytes() + 1.0)
+    for inst, best in ((x, [3, 4]), (y, [0, 3])):
+        res = solve("nimp", inst, "brute-force", objective="lex")
+        assert res.status.value == "optimal" and res.objective == best
+        assert lower_bound(inst, "lex") == key_of(inst, "lex", best)
+
+
+@pytest.mark.parametrize("heuristic,optimum,want", [
+    # c_max = max(M, N) = max(5, 8) = 8; O = (8 - idle used, 8 - used).
+    ((3, 4), (3, 4), {"remaining_heuristic": [5, 4], "remaining_optimum": [5, 4], "ratio_o1": 1.0, "ratio_o2": 1.0}),
+    # (8-4)/(8-3) = 0.8 and (8-5)/(8-4) = 0.75: both >= 1 - 1/e = 0.632.
+    ((4, 5), (3, 4), {"remaining_heuristic": [4, 3], "remaining_optimum": [5, 4], "ratio_o1": 0.8, "ratio_o2": 0.75}),
+    # (8-6)/5 = 0.4 and (8-7)/4 = 0.25: both below 0.632.
+    ((6, 7), (3, 4), {"remaining_heuristic": [2, 1], "remaining_optimum": [5, 4], "ratio_o1": 0.4, "ratio_o2": 0.25}),
+    # O_opt,2 = 8 - 7 = 1 and O_heur,2 = 0: ratio 0 (not the 1.0 reserved for O_opt = 0).
+    ((3, 8), (3, 7), {"remaining_heuristic": [5, 0], "remaining_optimum": [5, 1], "ratio_o1": 1.0, "ratio_o2": 0.0}),
+    # O_opt = 0 on both criteria: the ratio is 1.0 by definition (nothing to lose).
+    ((8, 8), (8, 8), {"remaining_heuristic": [0, 0], "remaining_optimum": [0, 0], "ratio_o1": 1.0, "ratio_o2": 1.0}),
+])
+def test_approximation_check_eq3_by_hand(heuristic: tuple[int, int], optimum: tuple[int, int], want: dict) -> None:
+    """Eq. (3)'s remaining-machines form, worked by hand on X (M = 5, N = 8)."""
+    got = approximation_check(_instance(X, 8), heuristic, optimum)
+    assert got == {"c_max": 8, **want, "holds_o1": want["ratio_o1"] >= RATIO, "holds_o2": want["ratio_o2"] >= RATIO}
