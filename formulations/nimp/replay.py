@@ -341,31 +341,53 @@ class FifoPolicy:
 
 
 class TitanPolicy(FifoPolicy):
-    """Titan (Alg. 3) with P from the cluster state; relaxed to P = inf when it finds nothing."""
+    """Titan (Alg. 3) with P from the cluster state; relaxed to P = inf when it finds nothing.
+    Readings ``titan_step2`` and ``titan_tie_break`` (:func:`.titan.titan`). Counts the jobs for
+    which P changed the placement (``bandwidth_bound``: the placement without P differs and
+    violates P) in :attr:`bound`."""
 
     name = "titan"
 
-    def __init__(self) -> None:
+    def __init__(self, *, titan_step2: str = "fix-idle-count", titan_tie_break: str = "least-traffic") -> None:
         super().__init__()
         self.relaxed = 0
+        self.bound = 0
+        self.multi = 0
+        self.kw = {"titan_step2": titan_step2, "titan_tie_break": titan_tie_break}
 
     def place(self, job: ReplayJob, state: ClusterState) -> list[int]:
         idle = state.idle.tolist()
         phases = _pattern(job).phases
-        cap = state.pair_capacity_bytes() if job.workers > 1 else math.inf
-        m = titan(state.gpus, idle, cap, phases, workers=job.workers)
+        if job.workers == 1:
+            m = titan(state.gpus, idle, math.inf, phases, workers=1, **self.kw)
+            assert m is not None
+            return m
+        cap = state.pair_capacity_bytes()
+        m = titan(state.gpus, idle, cap, phases, workers=job.workers, **self.kw)
+        free = titan(state.gpus, idle, math.inf, phases, workers=job.workers, **self.kw)
+        assert free is not None  # the idle GPUs suffice
+        if len(set(free)) > 1:
+            self.multi += 1
+            if m != free:
+                self.bound += 1
         if m is None:
             self.relaxed += 1
-            m = titan(state.gpus, idle, math.inf, phases, workers=job.workers)
-        assert m is not None  # the idle GPUs suffice
+            m = free
         return m
 
 
 class ElasticflowPolicy(FifoPolicy):
+    """Elasticflow's best fit; reading ``elasticflow_machines``."""
+
     name = "elasticflow"
 
+    def __init__(self, *, elasticflow_machines: str = "any") -> None:
+        super().__init__()
+        self.machines = elasticflow_machines
+
     def place(self, job: ReplayJob, state: ClusterState) -> list[int]:
-        m = elasticflow(state.idle.tolist(), workers=job.workers)
+        m = elasticflow(state.idle.tolist(), workers=job.workers, gpus=state.gpus,
+                        elasticflow_machines=self.machines)
         assert m is not None
         return m
 
@@ -380,10 +402,17 @@ class HivedPolicy(FifoPolicy):
 
 
 class TiresiasPolicy(FifoPolicy):
+    """Tiresias; reading ``tiresias_spread``."""
+
     name = "tiresias"
 
+    def __init__(self, *, tiresias_spread: str = "emptiest") -> None:
+        super().__init__()
+        self.spread = tiresias_spread
+
     def place(self, job: ReplayJob, state: ClusterState) -> list[int]:
-        m = tiresias(state.idle.tolist(), workers=job.workers, placement_sensitive=job.sensitive)
+        m = tiresias(state.idle.tolist(), workers=job.workers, placement_sensitive=job.sensitive,
+                     tiresias_spread=self.spread)
         assert m is not None
         return m
 
@@ -533,6 +562,8 @@ def replay(jobs: Sequence[ReplayJob], policy: FifoPolicy | Policy, *, topo: FatT
         extra["timed_out"] = True
     if isinstance(policy, TitanPolicy):
         extra["titan_bandwidth_relaxed"] = policy.relaxed
+        extra["titan_bandwidth_bound"] = policy.bound
+        extra["titan_multi_machine_placements"] = policy.multi
     series = {k: np.asarray(v, dtype=float) for k, v in ser.items()}
     return ReplayResult([rec[j.id] for j in jobs if j.id in rec], series, topo, config, policy.name,
                         _time.perf_counter() - t0, extra)
@@ -759,16 +790,21 @@ def simulate_cli(path: str, *, policy: str, seed: int | None = None, time_limit:
 
     if policy not in POLICIES:
         raise InputError("--policy", f"is unknown for the nimp replay: {policy!r} (known: {', '.join(POLICIES)})")
+    from .readings import READINGS
+
     params = dict(params or {})
     limit = params.pop("limit", None)
+    takes = {r.name: r for r in READINGS if r.takes(policy)}
+    kw = {k: takes[k].validate(params.pop(k), where=f"--param {k}") for k in list(params) if k in takes}
     if params:
-        raise InputError("--param", f"unknown for the nimp replay: {', '.join(sorted(params))} (known: limit)")
+        raise InputError("--param", f"unknown for the nimp replay under {policy}: {', '.join(sorted(params))} "
+                                    f"(known: limit{''.join(', ' + k for k in sorted(takes))})")
     if limit is not None:
         limit = _int(limit, "--param limit", low=1)
     jobs, topo, cfg = load_workload(path, seed=seed or 0, limit=limit)
-    res = replay(jobs, POLICIES[policy](), topo=topo, config=cfg, time_limit=time_limit)
+    res = replay(jobs, POLICIES[policy](**kw), topo=topo, config=cfg, time_limit=time_limit)
     summary = summarize(res)
-    summary.update({"problem": "nimp", "status": "time_limit" if res.extra.get("timed_out") else "feasible",
+    summary.update({"problem": "nimp", "readings": kw, "status": "time_limit" if res.extra.get("timed_out") else "feasible",
                     "workload": str(path), "cluster": topo.to_dict(),
                     "iteration_s": cfg.iteration_s, "phase_budget_s": cfg.phase_budget_s,
                     "schedule_file": out})

@@ -53,11 +53,12 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from optkit.errors import InputError
 from optkit.result import Result, Status
 
 from .model import REL_TOL, NimpInstance, Phase, solution_dict
 
-__all__ = ["titan", "run_titan", "Collective"]
+__all__ = ["titan", "run_titan", "Collective", "choose"]
 
 
 class Collective:
@@ -148,10 +149,17 @@ def _place(col: Collective, selected: Sequence[int], R: Sequence[int]) -> np.nda
     return np.asarray(m, dtype=np.int64)
 
 
+def _feasible_at(col: Collective, selected: Sequence[int], R: Sequence[int], capacity: float | np.ndarray,
+                 M: int) -> np.ndarray | None:
+    m = _place(col, sorted(selected, key=lambda s: (-R[s], s)), R)
+    return m if _feasible_bandwidth(col, m, capacity, M) else None
+
+
 def _greedy(col: Collective, pool: Sequence[int], R: Sequence[int], capacity: float | np.ndarray,
             M: int, max_attempts: int | None) -> np.ndarray | None:
     """Alg. 2 over ``pool`` (already in greedy order): the shortest prefix that holds the job,
-    extended one machine at a time while the placement violates a bandwidth constraint."""
+    extended one machine at a time while the placement violates a bandwidth constraint
+    (step 1, and step 2 under ``titan_step2="pool-prefix"``)."""
     N = col.workers
     total, k = 0, 0
     while k < len(pool) and total < N:
@@ -171,8 +179,105 @@ def _greedy(col: Collective, pool: Sequence[int], R: Sequence[int], capacity: fl
     return None
 
 
+def _cross_weight(col: Collective, m: np.ndarray) -> float:
+    """Cross-machine bytes per synchronisation of placement ``m`` (sum of split pairs' traffic)."""
+    return float(sum(w for (a, b), w in col.edges if m[a] != m[b]))
+
+
+def _cover_count(sizes: Sequence[int], need: int) -> int | None:
+    """Fewest of ``sizes`` (``sizes`` sorted largest first) summing to >= need."""
+    if need <= 0:
+        return 0
+    total = 0
+    for k, r in enumerate(sizes, 1):
+        total += r
+        if total >= need:
+            return k
+    return None
+
+
+def choose(machines: Sequence[int], R: Sequence[int], count: int, need: int, tie_break: str) -> list[int] | None:
+    """``count`` of ``machines`` whose idle GPUs sum to >= ``need`` (``None`` if no such choice).
+
+    ``worst-fit``: the ``count`` machines with the most idle GPUs (ties by index), the coverage
+    greedy. ``best-fit``: among all choices of ``count`` machines reaching ``need``, one with the
+    fewest idle GPUs in total (reading ``titan_tie_break``); among those, larger R_s first, then
+    lower indices. Exact: a DP over the distinct R_s values (at most max R_s of them)."""
+    by_r = sorted(machines, key=lambda s: (-R[s], s))
+    if count > len(by_r) or sum(R[s] for s in by_r[:count]) < need:
+        return None
+    if tie_break == "worst-fit" or count == 0:
+        return by_r[:count]
+    groups: dict[int, list[int]] = {}
+    for s in by_r:
+        groups.setdefault(R[s], []).append(s)
+    values = sorted(groups, reverse=True)
+    # best[k][t]: (k machines from values[:i], t idle GPUs) reachable; choice[i][(k, t)] = taken from value i
+    reach: list[dict[tuple[int, int], int]] = [{(0, 0): 0}]
+    for v in values:
+        prev, cur = reach[-1], {}
+        for (k, t) in prev:
+            for j in range(min(len(groups[v]), count - k), -1, -1):
+                key = (k + j, t + j * v)
+                if key not in cur:  # first (largest-R-first) way wins
+                    cur[key] = j
+        reach.append(cur)
+    best = min((t for (k, t) in reach[-1] if k == count and t >= need), default=None)
+    if best is None:  # pragma: no cover - excluded by the sum check above
+        return None
+    out: list[int] = []
+    k, t = count, best
+    for i in range(len(values), 0, -1):
+        j = reach[i][(k, t)]
+        out += groups[values[i - 1]][:j]
+        k, t = k - j, t - j * values[i - 1]
+    return sorted(out, key=lambda s: (-R[s], s))
+
+
+def _fewest_idle_then_fewest(col: Collective, idle: Sequence[int], frag: Sequence[int], R: Sequence[int],
+                             capacity: float | np.ndarray, M: int, max_attempts: int | None,
+                             tie_break: str) -> np.ndarray | None:
+    """Step 2 under ``titan_step2="fix-idle-count"``: for i = the fewest idle machines of ``idle``
+    (largest first) that the non-idle machines ``frag`` need, then i + 1, ...: for f = the fewest
+    non-idle machines covering what the i idle ones leave, then f + 1, ...: choose them
+    (:func:`choose`), place, check Eq. (5); the first feasible placement wins. Without bandwidth
+    the first attempt is the lexicographic optimum (i_lb, i_lb + f_lb) of
+    :func:`formulations.nimp.bounds.resource_relaxation` over ``idle`` ∪ ``frag``."""
+    N = col.workers
+    idle = sorted(idle, key=lambda s: (-R[s], s))
+    frag_sizes = sorted((R[s] for s in frag), reverse=True)
+    frag_total = sum(frag_sizes)
+    i0 = _cover_count([R[s] for s in idle], N - frag_total)
+    if i0 is None:
+        return None
+    attempts = 0
+    for i in range(i0, len(idle) + 1):
+        chosen_idle = idle[:i]
+        need = N - sum(R[s] for s in chosen_idle)
+        f0 = _cover_count(frag_sizes, need)
+        if f0 is None:  # pragma: no cover - i >= i0 covers
+            continue
+        for f in range(f0, len(frag) + 1):
+            fits = ("best-fit", "worst-fit") if tie_break == "least-traffic" else (tie_break,)
+            found = []
+            for fit in fits:
+                sel = choose(frag, R, f, need, fit)
+                if sel is None:  # pragma: no cover - f >= f0 covers
+                    continue
+                m = _feasible_at(col, chosen_idle + sel, R, capacity, M)
+                if m is not None:
+                    found.append(m)
+            if found:  # least-traffic: fewer cross bytes, ties to best fit (listed first)
+                return min(found, key=lambda m: _cross_weight(col, m))
+            attempts += 1
+            if max_attempts is not None and attempts >= max_attempts:
+                return None
+    return None
+
+
 def titan(gpus: Sequence[int], idle_gpus: Sequence[int], capacity: float | np.ndarray,
-          phases: Sequence[Phase], *, workers: int, max_attempts: int | None = None) -> list[int] | None:
+          phases: Sequence[Phase], *, workers: int, max_attempts: int | None = None,
+          titan_step2: str = "fix-idle-count", titan_tie_break: str = "least-traffic") -> list[int] | None:
     """Titan's placement (Alg. 3) of a ``workers``-worker job, or ``None`` if it finds none.
 
     Parameters
@@ -183,11 +288,21 @@ def titan(gpus: Sequence[int], idle_gpus: Sequence[int], capacity: float | np.nd
     workers: N.
     max_attempts: placement attempts per greedy pass before giving up (default: until the pool
         is exhausted).
+    titan_step2: reading ``titan_step2`` (``formulations/nimp/readings.py``): ``fix-idle-count``
+        (default; lexicographically optimal when bandwidth does not bind) or ``pool-prefix``.
+    titan_tie_break: reading ``titan_tie_break``, the choice among non-idle machines of equal
+        count: ``least-traffic`` (default: of the best-fit and the worst-fit choice, the one whose
+        placement crosses fewer bytes, ties to best fit), ``best-fit`` or ``worst-fit``
+        (:func:`choose`). ``pool-prefix`` always takes the coverage order (its old behaviour).
 
     Returns the machine index of every worker. Reference: Fang et al., Algorithms 1-3; the
     reading is this module's docstring. The (1 - 1/e) claim (Theorems 4-5) is measured, not
     assumed: :mod:`formulations.nimp.bounds`.
     """
+    if titan_step2 not in ("fix-idle-count", "pool-prefix"):
+        raise InputError("titan_step2", f"must be fix-idle-count or pool-prefix, got {titan_step2!r}")
+    if titan_tie_break not in ("least-traffic", "best-fit", "worst-fit"):
+        raise InputError("titan_tie_break", f"must be least-traffic, best-fit or worst-fit, got {titan_tie_break!r}")
     R = [int(r) for r in idle_gpus]
     K = [int(k) for k in gpus]
     M = len(R)
@@ -196,11 +311,15 @@ def titan(gpus: Sequence[int], idle_gpus: Sequence[int], capacity: float | np.nd
     order = sorted(range(M), key=lambda s: (-R[s], s))
     idle = [s for s in order if R[s] > 0 and R[s] == K[s]]
     frag = [s for s in order if 0 < R[s] < K[s]]
-    # Alg. 3 step 1: Alg. 2 over the idle machines S_n.
+    # Alg. 3 step 1: Alg. 2 over the idle machines S_n (idle machines by most idle GPUs: Phi_n is
+    # then the largest idle machines, which step 2's idle count relies on).
     m1 = _greedy(col, idle, R, cap, M, max_attempts) if idle else None
     phi_n = sorted(set(m1.tolist()), key=lambda s: (-R[s], s)) if m1 is not None else idle
-    # Alg. 3 step 2: Alg. 2 over S_f ∪ Phi_n, non-idle machines first.
-    m2 = _greedy(col, frag + phi_n, R, cap, M, max_attempts)
+    # Alg. 3 step 2 over S_f ∪ Phi_n.
+    if titan_step2 == "pool-prefix":
+        m2 = _greedy(col, frag + phi_n, R, cap, M, max_attempts)
+    else:
+        m2 = _fewest_idle_then_fewest(col, phi_n, frag, R, cap, M, max_attempts, titan_tie_break)
     cands = [m for m in (m2, m1) if m is not None]
     if not cands:
         return None
@@ -214,17 +333,20 @@ def titan(gpus: Sequence[int], idle_gpus: Sequence[int], capacity: float | np.nd
 
 
 def run_titan(instance: NimpInstance, *, objective: str = "lex", time_limit: float | None = None,
-              seed: int | None = None, max_attempts: int | None = None) -> Result:
-    """Algorithm-table entry ``titan`` (deterministic)."""
+              seed: int | None = None, max_attempts: int | None = None,
+              titan_step2: str = "fix-idle-count", titan_tie_break: str = "least-traffic") -> Result:
+    """Algorithm-table entry ``titan`` (deterministic); takes the readings ``titan_step2`` and
+    ``titan_tie_break`` (:func:`titan`). No placement found: ``no_solution`` (not a proof)."""
     t0 = time.perf_counter()
     if sum(m.idle_gpus for m in instance.machines) < instance.N:
         return Result(Status.INFEASIBLE, message="fewer idle GPUs than workers (resource constraint)")
     m = titan([mc.gpus for mc in instance.machines], [mc.idle_gpus for mc in instance.machines],
-              _capacity_arg(instance), instance.phases(), workers=instance.N, max_attempts=max_attempts)
+              _capacity_arg(instance), instance.phases(), workers=instance.N, max_attempts=max_attempts,
+              titan_step2=titan_step2, titan_tie_break=titan_tie_break)
     info: dict[str, Any] = {"algorithm_s": time.perf_counter() - t0}
     if m is None:
-        return Result(Status.ERROR, message="titan found no feasible placement (not a proof that none exists)",
-                      info={**info, "found": False})
+        return Result(Status.NO_SOLUTION, message="titan found no feasible placement (none it tried meets the "
+                      "bandwidth constraint; not a proof that none exists)", info={**info, "found": False})
     info["found"] = True
     return Result(Status.FEASIBLE, solution=solution_dict(m), info=info)
 
