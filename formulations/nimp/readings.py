@@ -113,5 +113,27 @@ HD_NON_POWER_OF_TWO = Reading(
                   "reject": "InputError naming job.workers"},
 )
 
+PHASE_BUDGET = Reading(
+    name="phase_budget_s",
+    summary="Replay: the time one phase of a collective may take, which turns residual bandwidth into Titan's P",
+    options=(0.05, 0.005),
+    default=0.05,
+    passage="Titan paper, Sec. III-A ('P_{s,s'} denote the available bandwidth between machines s and s'') and "
+            "Eq. (1) (P bounds the bytes C^t of one phase); Sec. V-B ('All components are connected with 100Gbps "
+            "links'); no time per phase is given",
+    reason="Eq. (1) compares bytes per phase with a bandwidth, so P needs a time per phase: P = residual pair "
+           "bandwidth x phase_budget_s (formulations/nimp/replay.py). 0.05 s (the default, optkit <= 0.1) gives "
+           "625 MB per phase on a free 100 Gbps link, above every synthetic model's per-pair volume, so P "
+           "almost never binds; 0.005 s (62.5 MB) is a contention regime in which it binds for most "
+           "multi-machine placements, which is where Titan's bandwidth awareness can show.",
+    algorithms=(),
+    scope="replay (TitanPolicy's P; every policy's communication time is unaffected) and the claims of "
+          "experiment titan-replay",
+    open=True,
+    minimum=1e-4,
+    maximum=10.0,
+    option_notes={"0.05": "P slack (paper-like)", "0.005": "P binds (contention regime)"},
+)
+
 READINGS: tuple[Reading, ...] = (TITAN_STEP2, TITAN_TIE_BREAK, ELASTICFLOW_MACHINES, TIRESIAS_SPREAD,
-                                 HD_NON_POWER_OF_TWO)
+                                 HD_NON_POWER_OF_TWO, PHASE_BUDGET)

@@ -61,7 +61,8 @@ of the same instant sees the GPUs and the traffic of the previous one; any simul
 provides a :class:`ClusterState`-like object can drive them. These policies never ask for a
 wake-up (``next_wakeup`` is ``None``): only arrivals and completions change their decisions. The
 driver is :mod:`optkit.simulation`'s event heap; at one instant completions are handled first,
-then arrivals, then ``decide`` once. Titan gets P; if it finds no placement that
+then arrivals, then ``decide`` once. Titan gets P (at most :data:`MAX_ATTEMPTS` placement attempts per pass); if
+it finds no placement that
 respects P but the idle GPUs suffice, it places with P relaxed (resource constraint only) and
 the replay counts the job in ``titan_bandwidth_relaxed`` -- so every policy starts a job at the
 same condition and the comparison is of placements, not of admission rules. The baselines ignore
@@ -122,6 +123,11 @@ MODEL_BYTES = {
 }
 _FREE, _ARRIVE = 0, 1
 RESIDUAL_FLOOR = 0.01
+# Titan's placement attempts per pass in the replay (each a placement and an Eq. (5) check); past
+# that it falls back to step 1's idle-only placement, else to P relaxed. Without it a job that no
+# non-idle selection can carry under a tight P tries every (idle count, machine count) pair of a
+# 512-machine cluster (minutes per replay); it never binds while P is slack.
+MAX_ATTEMPTS = 16
 
 
 # ----------------------------------------------------------------------------- topology
@@ -348,12 +354,14 @@ class TitanPolicy(FifoPolicy):
 
     name = "titan"
 
-    def __init__(self, *, titan_step2: str = "fix-idle-count", titan_tie_break: str = "least-traffic") -> None:
+    def __init__(self, *, titan_step2: str = "fix-idle-count", titan_tie_break: str = "least-traffic",
+                 max_attempts: int | None = MAX_ATTEMPTS) -> None:
         super().__init__()
         self.relaxed = 0
         self.bound = 0
         self.multi = 0
-        self.kw = {"titan_step2": titan_step2, "titan_tie_break": titan_tie_break}
+        self.kw: dict[str, Any] = {"titan_step2": titan_step2, "titan_tie_break": titan_tie_break,
+                                   "max_attempts": max_attempts}
 
     def place(self, job: ReplayJob, state: ClusterState) -> list[int]:
         idle = state.idle.tolist()
@@ -573,9 +581,13 @@ def _p(x: np.ndarray, q: float) -> float:
     return float(np.percentile(x, q)) if len(x) else 0.0
 
 
-def summarize(res: ReplayResult) -> dict[str, Any]:
-    """Time-averaged metrics (module docstring) of a replay."""
+def summarize(res: ReplayResult, *, until: float | None = None) -> dict[str, Any]:
+    """Time-averaged metrics (module docstring) of a replay; ``until``: average only the samples
+    up to that time (e.g. the last arrival of a trace window, leaving out the drain)."""
     s = res.series
+    if until is not None:
+        keep = s["t"] <= until
+        s = {k: v[keep] for k, v in s.items()}
     G = res.topo.gpus_per_machine
     t = s["t"]
     out: dict[str, Any] = {"policy": res.policy, "jobs": len(res.jobs), "replay_wall_s": round(res.wall_time_s, 3)}
