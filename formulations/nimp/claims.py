@@ -123,13 +123,13 @@ def window(seed: int, scale: str) -> tuple[float, float] | None:
 
 def _policy_summary(policy: str, kw: Mapping[str, Any], seed: int, scale: str, budget: float) -> dict[str, Any]:
     """One policy's replay summary on the seed's window (memoised per process)."""
-    key = (policy, tuple(sorted(kw.items())), seed, scale, budget)
+    d = _trace_dir()
+    assert d is not None
+    key = (str(d), policy, tuple(sorted(kw.items())), seed, scale, budget)
     if key in _CACHE:
         return _CACHE[key]
     from .replay import POLICIES, ReplayConfig, load_workload, replay, summarize
 
-    d = _trace_dir()
-    assert d is not None
     jobs, topo, cfg = load_workload(d, seed=seed)
     w = window(seed, scale)
     if w is not None:
