@@ -9,17 +9,20 @@ idle GPUs in the whole cluster *is* a proof, reported as ``infeasible``.
 
 * :func:`elasticflow` -- best fit, consolidated: while r workers remain, take the machine with
   the fewest idle GPUs that still holds all r ("closest to N"); if none does, the machine with
-  the most idle GPUs, filled. Idle and non-idle machines alike; ties by index. Fig. 1: all four
-  workers on machine 1.
+  the most idle GPUs, filled; ties by index. Reading ``elasticflow_machines``: ``any`` (default,
+  idle and non-idle machines alike) or ``idle-only`` (idle machines only; every machine when the
+  idle ones cannot hold the job). Fig. 1: all four workers on machine 1 under both.
 * :func:`hived` -- fragments first: the same rule over the non-idle machines, then (for what is
   left) over the idle ones. Fig. 1: W1-W3 on machine 2 (3 idle GPUs, the most among fragments,
   none holds 4), W4 on machine 4 (best fit for 1), cross traffic 3K/2.
 * :func:`tiresias` -- consolidate if the job is placement-sensitive (the job's
   ``placement_sensitive`` flag, else its ``model``: VGG/AlexNet are, others are not; a job with
   neither is treated as sensitive, :func:`.model.is_placement_sensitive`): fewest machines,
-  most idle GPUs first; otherwise spread: round robin over the machines with idle GPUs in order
-  of most idle GPUs (ties by index), worker n on the n-th machine of the cycle (skipping
-  machines already full), so the job touches as many machines as it has workers if it can.
+  most idle GPUs first. Otherwise the reading ``tiresias_spread``: ``emptiest`` (default) round
+  robin over the machines with idle GPUs in order of most idle GPUs (ties by index), worker n on
+  the n-th machine of the cycle (skipping machines already full), so the job touches as many
+  machines as it has workers if it can; ``first-fit`` fills machines in index order;
+  ``best-fit`` is Elasticflow's rule.
 """
 
 from __future__ import annotations

@@ -10,10 +10,13 @@ Reading
   merging worker subsets; the greedy maximises the machines left unused ("remaining machines",
   Eq. 3). optkit's greedy has two levels, both maximising H:
 
-  - *machine selection*: machines of the pool are taken in the greedy order of the largest
-    marginal coverage (most idle GPUs first, ties by index) until they can hold the N workers;
-    coverage ``min(N, sum of R_s)`` is monotone submodular and this is its greedy, which
-    minimises the machines used when only the resource constraint binds;
+  - *machine selection*: the fewest machines whose idle GPUs hold the N workers. Coverage
+    ``min(N, sum of R_s)`` is monotone submodular; its greedy (most idle GPUs first) reaches the
+    minimum count when only the resource constraint binds. Among selections of that count H is
+    equal, and the choice is the reading ``titan_tie_break`` (``readings.py``): ``least-traffic``
+    (default; the best-fit and the worst-fit selection are both placed and the one crossing fewer
+    bytes wins, ties to best fit), ``best-fit`` (fewest idle GPUs in total: :func:`choose`, an
+    exact DP over the R_s values) or ``worst-fit`` (the coverage greedy's order);
   - *worker-set merging* (Alg. 2 step 2 "iterative merging worker subsets", Def. 1): every
     worker starts in its own set (our reading of "randomly distributing workers": one worker per
     set, deterministic); worker pairs are scanned by their traffic per synchronisation
@@ -30,17 +33,30 @@ Reading
   phase and machine pair). If it fails, the greedy takes the next machine of the pool and
   places again (Alg. 2's "update the feasible worker sets based on the bandwidth constraint").
 
-* **Two passes (Alg. 3).** Step 1 runs the greedy over the idle machines S_n alone, which fixes
-  Phi_n, the idle machines an idle-only placement needs (all of S_n if none is found). Step 2
-  runs it over ``S' = S_f ∪ Phi_n`` with the non-idle machines first in the pool (the primary
-  objective: idle machines are used only once the non-idle ones cannot take the job), then the
-  machines of Phi_n. The result is step 2's placement, or step 1's when step 2 found none or
-  step 1's is lexicographically better on (idle used, used).
+* **Two passes (Alg. 3).** Step 1 runs the greedy over the idle machines S_n alone (most idle
+  GPUs first), which fixes Phi_n, the idle machines an idle-only placement needs (all of S_n if
+  none is found). Step 2 works on ``S' = S_f ∪ Phi_n``; reading ``titan_step2``:
+
+  - ``fix-idle-count`` (default): i = the fewest machines of Phi_n (largest first) that the
+    non-idle machines need to reach N, then f = the fewest non-idle machines covering what those
+    i leave; select (tie-break above), place, check Eq. (5); on a violation f + 1, ..., then
+    i + 1, ... (up to ``max_attempts`` placements). Without a binding bandwidth constraint the
+    first attempt is the lexicographic optimum (i_lb, i_lb + f_lb) of
+    :func:`.bounds.resource_relaxation` (``tests/test_nimp_titan.py`` checks 3,000 instances
+    per tie-break against an enumeration of machine subsets);
+  - ``pool-prefix`` (optkit <= 0.1): the shortest prefix of the pool "non-idle machines by most
+    idle GPUs, then Phi_n", extended one machine at a time on a violation. Once it needs one idle
+    machine it has taken every non-idle one: idle GPUs (3, 8, 5, 3) of 8, N = 16 gives
+    (1 idle, 4 machines) where (1, 3) is optimal.
+
+  The result is step 2's placement, or step 1's when step 2 found none or step 1's is
+  lexicographically better on (idle used, used).
 
 Fig. 1 (4 machines of 4 GPUs with 4, 3, 2, 1 idle; HD with 4 workers): step 1 gives
-Phi_n = {machine 1}; step 2 selects machines 2 and 3 (3 + 2 idle GPUs >= 4), merges {W1, W3}
+Phi_n = {machine 1}; step 2 needs 0 idle machines and 2 non-idle ones. Best fit would take
+machines 2 and 4 (3 + 1) and split the job 3 + 1 (3K/2); worst fit takes 2 and 3 (3 + 2), merges {W1, W3}
 and {W2, W4} (the K/2 pairs) and refuses {W1..W4} (4 > 3): W1, W3 on machine 2 and W2, W4 on
-machine 3, cross traffic K. ``tests/test_nimp_fig1.py`` checks it.
+machine 3, cross traffic K, which ``least-traffic`` keeps. ``tests/test_nimp_fig1.py`` checks it.
 
 Complexity: O(E log E + M log M) per placement attempt (E = distinct worker pairs), plus a
 numpy bandwidth check per distinct phase.
