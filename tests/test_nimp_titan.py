@@ -231,3 +231,21 @@ def test_approximation_trials_count_and_can_fail() -> None:
     inst = NimpInstance.from_dict(ex["instance"])
     best = brute_force(inst)
     assert best is not None and list(best[1]) == ex["optimum"]
+
+
+def test_choose_best_fit_matches_enumeration() -> None:
+    """``choose(..., "best-fit")`` against every subset of the given size (random R_s, seeded),
+    including need <= 0 (extra machines tried after a bandwidth violation)."""
+    rng = np.random.default_rng(5)
+    for _ in range(400):
+        M = int(rng.integers(1, 9))
+        R = [int(r) for r in rng.integers(1, 8, size=M)]
+        count = int(rng.integers(0, M + 1))
+        need = int(rng.integers(-3, sum(R) + 2))
+        got = choose(range(M), R, count, need, "best-fit")
+        sums = [sum(R[s] for s in c) for c in itertools.combinations(range(M), count)
+                if sum(R[s] for s in c) >= need]
+        if not sums:
+            assert got is None
+        else:
+            assert got is not None and len(set(got)) == count and sum(R[s] for s in got) == min(sums)

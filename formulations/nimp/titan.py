@@ -217,8 +217,10 @@ def choose(machines: Sequence[int], R: Sequence[int], count: int, need: int, tie
 
     ``worst-fit``: the ``count`` machines with the most idle GPUs (ties by index), the coverage
     greedy. ``best-fit``: among all choices of ``count`` machines reaching ``need``, one with the
-    fewest idle GPUs in total (reading ``titan_tie_break``); among those, larger R_s first, then
-    lower indices. Exact: a DP over the distinct R_s values (at most max R_s of them)."""
+    fewest idle GPUs in total (reading ``titan_tie_break``); among those, as few machines of small
+    R_s as possible, then lower indices. Exact: a subset-sum DP over the distinct R_s values with
+    the reachable sums of each machine count as the bits of one integer."""
+    need = max(need, 0)
     by_r = sorted(machines, key=lambda s: (-R[s], s))
     if count > len(by_r) or sum(R[s] for s in by_r[:count]) < need:
         return None
@@ -228,25 +230,28 @@ def choose(machines: Sequence[int], R: Sequence[int], count: int, need: int, tie
     for s in by_r:
         groups.setdefault(R[s], []).append(s)
     values = sorted(groups, reverse=True)
-    # best[k][t]: (k machines from values[:i], t idle GPUs) reachable; choice[i][(k, t)] = taken from value i
-    reach: list[dict[tuple[int, int], int]] = [{(0, 0): 0}]
+    # stages[i][k]: bit t set <=> k machines from values[:i] can hold exactly t idle GPUs
+    stages = [[1] + [0] * count]
     for v in values:
-        prev, cur = reach[-1], {}
-        for (k, t) in prev:
-            for j in range(min(len(groups[v]), count - k), -1, -1):
-                key = (k + j, t + j * v)
-                if key not in cur:  # first (largest-R-first) way wins
-                    cur[key] = j
-        reach.append(cur)
-    best = min((t for (k, t) in reach[-1] if k == count and t >= need), default=None)
-    if best is None:  # pragma: no cover - excluded by the sum check above
+        prev, cur = stages[-1], [0] * (count + 1)
+        for k in range(count + 1):
+            if prev[k]:
+                for j in range(min(len(groups[v]), count - k) + 1):
+                    cur[k + j] |= prev[k] << (j * v)
+        stages.append(cur)
+    high = stages[-1][count] >> need
+    if not high:  # pragma: no cover - excluded by the sum check above
         return None
+    t = need + (high & -high).bit_length() - 1  # the fewest idle GPUs >= need
     out: list[int] = []
-    k, t = count, best
-    for i in range(len(values), 0, -1):
-        j = reach[i][(k, t)]
-        out += groups[values[i - 1]][:j]
-        k, t = k - j, t - j * values[i - 1]
+    k = count
+    for i in range(len(values), 0, -1):  # smallest value first: take as few of it as possible
+        v = values[i - 1]
+        for j in range(min(len(groups[v]), k) + 1):
+            if t >= j * v and stages[i - 1][k - j] >> (t - j * v) & 1:
+                break
+        out += groups[v][:j]
+        k, t = k - j, t - j * v
     return sorted(out, key=lambda s: (-R[s], s))
 
 
