@@ -212,16 +212,18 @@ def _cover_count(sizes: Sequence[int], need: int) -> int | None:
     return None
 
 
-def choose(machines: Sequence[int], R: Sequence[int], count: int, need: int, tie_break: str) -> list[int] | None:
+def choose(machines: Sequence[int], R: Sequence[int], count: int, need: int, tie_break: str, *,
+           ordered: bool = False) -> list[int] | None:
     """``count`` of ``machines`` whose idle GPUs sum to >= ``need`` (``None`` if no such choice).
 
     ``worst-fit``: the ``count`` machines with the most idle GPUs (ties by index), the coverage
     greedy. ``best-fit``: among all choices of ``count`` machines reaching ``need``, one with the
     fewest idle GPUs in total (reading ``titan_tie_break``); among those, as few machines of small
     R_s as possible, then lower indices. Exact: a subset-sum DP over the distinct R_s values with
-    the reachable sums of each machine count as the bits of one integer."""
+    the reachable sums of each machine count as the bits of one integer. ``ordered``: the
+    machines already come most idle GPUs first, ties by index."""
     need = max(need, 0)
-    by_r = sorted(machines, key=lambda s: (-R[s], s))
+    by_r = list(machines) if ordered else sorted(machines, key=lambda s: (-R[s], s))
     if count > len(by_r) or sum(R[s] for s in by_r[:count]) < need:
         return None
     if tie_break == "worst-fit" or count == 0:
@@ -265,8 +267,7 @@ def _fewest_idle_then_fewest(col: Collective, idle: Sequence[int], frag: Sequenc
     the first attempt is the lexicographic optimum (i_lb, i_lb + f_lb) of
     :func:`formulations.nimp.bounds.resource_relaxation` over ``idle`` ∪ ``frag``."""
     N = col.workers
-    idle = sorted(idle, key=lambda s: (-R[s], s))
-    frag_sizes = sorted((R[s] for s in frag), reverse=True)
+    frag_sizes = [R[s] for s in frag]  # both pools come most idle GPUs first, ties by index
     frag_total = sum(frag_sizes)
     i0 = _cover_count([R[s] for s in idle], N - frag_total)
     if i0 is None:
@@ -279,12 +280,15 @@ def _fewest_idle_then_fewest(col: Collective, idle: Sequence[int], frag: Sequenc
         if f0 is None:  # pragma: no cover - i >= i0 covers
             continue
         for f in range(f0, len(frag) + 1):
-            fits = ("best-fit", "worst-fit") if tie_break == "least-traffic" else (tie_break,)
-            found = []
+            # least-traffic without any traffic (one worker) is best fit
+            fits = ("best-fit", "worst-fit") if tie_break == "least-traffic" and col.edges else (
+                ("best-fit",) if tie_break == "least-traffic" else (tie_break,))
+            found, tried = [], []
             for fit in fits:
-                sel = choose(frag, R, f, need, fit)
-                if sel is None:  # pragma: no cover - f >= f0 covers
+                sel = choose(frag, R, f, need, fit, ordered=True)
+                if sel is None or sel in tried:  # the same selection places the same way
                     continue
+                tried.append(sel)
                 m = _feasible_at(col, chosen_idle + sel, R, capacity, M)
                 if m is not None:
                     found.append(m)
@@ -324,14 +328,16 @@ def titan(gpus: Sequence[int], idle_gpus: Sequence[int], capacity: float | np.nd
         raise InputError("titan_step2", f"must be fix-idle-count or pool-prefix, got {titan_step2!r}")
     if titan_tie_break not in ("least-traffic", "best-fit", "worst-fit"):
         raise InputError("titan_tie_break", f"must be least-traffic, best-fit or worst-fit, got {titan_tie_break!r}")
-    R = [int(r) for r in idle_gpus]
-    K = [int(k) for k in gpus]
+    Ra = np.asarray(idle_gpus, dtype=np.int64)
+    Ka = np.asarray(gpus, dtype=np.int64)
+    R = Ra.tolist()
     M = len(R)
     cap: float | np.ndarray = capacity if np.isscalar(capacity) else np.asarray(capacity, dtype=float)
     col = Collective(workers, phases)
-    order = sorted(range(M), key=lambda s: (-R[s], s))
-    idle = [s for s in order if R[s] > 0 and R[s] == K[s]]
-    frag = [s for s in order if 0 < R[s] < K[s]]
+    order = np.lexsort((np.arange(M), -Ra))  # most idle GPUs first, ties by index
+    ro, is_idle = Ra[order], (Ra == Ka)[order]
+    idle = order[(ro > 0) & is_idle].tolist()
+    frag = order[(ro > 0) & ~is_idle].tolist()
     # Alg. 3 step 1: Alg. 2 over the idle machines S_n (idle machines by most idle GPUs: Phi_n is
     # then the largest idle machines, which step 2's idle count relies on).
     m1 = _greedy(col, idle, R, cap, M, max_attempts) if idle else None
@@ -347,7 +353,7 @@ def titan(gpus: Sequence[int], idle_gpus: Sequence[int], capacity: float | np.nd
 
     def lex(m: np.ndarray) -> tuple[int, int]:
         used = set(m.tolist())
-        return sum(1 for s in used if R[s] == K[s]), len(used)
+        return sum(1 for s in used if Ra[s] == Ka[s]), len(used)
 
     best = min(cands, key=lex)  # min is stable: step 2 wins ties
     return [int(s) for s in best]
