@@ -30,6 +30,8 @@ from __future__ import annotations
 import time
 from typing import Any, Callable, Sequence
 
+import numpy as np
+
 from optkit.errors import InputError
 from optkit.result import Result, Status
 
@@ -37,21 +39,28 @@ from .model import NimpInstance, bandwidth_violations, is_placement_sensitive, s
 
 __all__ = ["elasticflow", "hived", "tiresias", "run_elasticflow", "run_hived", "run_tiresias"]
 
+_BIG = np.iinfo(np.int64).max
+
 
 def _best_fit(idle_gpus: Sequence[int], machines: Sequence[int], r: int, out: list[int]) -> int:
-    """Fill from ``machines`` by the best-fit rule; returns the workers still unplaced."""
-    left = [s for s in machines if idle_gpus[s] > 0]
-    while r > 0 and left:
-        fits = [s for s in left if idle_gpus[s] >= r]
-        if fits:
-            s = min(fits, key=lambda s: (idle_gpus[s], s))
+    """Fill from ``machines`` by the best-fit rule (the machine with the fewest idle GPUs that
+    holds all r, ties by index; else the one with the most, ties by index, filled); returns the
+    workers still unplaced."""
+    R = np.asarray(idle_gpus, dtype=np.int64)
+    cand = np.sort(np.fromiter(machines, dtype=np.int64))
+    cand = cand[R[cand] > 0]
+    while r > 0 and len(cand):
+        rc = R[cand]
+        fit = rc >= r
+        if fit.any():
+            i = int(np.argmin(np.where(fit, rc, _BIG)))  # first of the smallest: lowest index
             take = r
         else:
-            s = max(left, key=lambda s: (idle_gpus[s], -s))
-            take = idle_gpus[s]
-        left.remove(s)
-        out += [s] * take
+            i = int(np.argmax(rc))
+            take = int(rc[i])
+        out += [int(cand[i])] * take
         r -= take
+        cand = np.delete(cand, i)
     return r
 
 
@@ -99,7 +108,8 @@ def tiresias(idle_gpus: Sequence[int], *, workers: int, placement_sensitive: boo
         return None
     M = len(idle_gpus)
     if placement_sensitive or tiresias_spread == "first-fit":
-        order = sorted(range(M), key=lambda s: (-idle_gpus[s], s)) if placement_sensitive else range(M)
+        Ra = np.asarray(idle_gpus, dtype=np.int64)
+        order = np.lexsort((np.arange(M), -Ra)).tolist() if placement_sensitive else range(M)
         out: list[int] = []
         for s in order:
             take = min(idle_gpus[s], workers - len(out))
@@ -110,11 +120,15 @@ def tiresias(idle_gpus: Sequence[int], *, workers: int, placement_sensitive: boo
     if tiresias_spread == "best-fit":
         return elasticflow(idle_gpus, workers=workers)
     free = list(idle_gpus)
-    ring = [s for s in sorted(range(M), key=lambda s: (-idle_gpus[s], s)) if free[s] > 0]
+    Ra = np.asarray(idle_gpus, dtype=np.int64)
+    order = np.lexsort((np.arange(M), -Ra))  # most idle GPUs first, ties by index
+    ring = order[Ra[order] > 0].tolist()
     out = []
     while len(out) < workers:
         for s in ring:
-            if free[s] > 0 and len(out) < workers:
+            if len(out) == workers:
+                break
+            if free[s] > 0:
                 free[s] -= 1
                 out.append(s)
     return out
@@ -128,8 +142,6 @@ def _run(instance: NimpInstance, what: str, fn: Callable[[], list[int] | None]) 
     info: dict[str, Any] = {"algorithm_s": time.perf_counter() - t0}
     if m is None:  # pragma: no cover - the rules place every worker when the GPUs suffice
         return Result(Status.NO_SOLUTION, message=f"{what} placed no solution", info={**info, "found": False})
-    import numpy as np
-
     bad = bandwidth_violations(instance, np.asarray(m, dtype=np.int64), limit=3)
     if bad:
         return Result(Status.NO_SOLUTION, message=f"{what} found no feasible placement (not a proof that none "
