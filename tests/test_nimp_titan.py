@@ -249,3 +249,19 @@ def test_choose_best_fit_matches_enumeration() -> None:
             assert got is None
         else:
             assert got is not None and len(set(got)) == count and sum(R[s] for s in got) == min(sums)
+
+
+def test_titan_equals_cpsat_when_bandwidth_cannot_bind() -> None:
+    """150 seeded instances (3-8 machines of 8 GPUs, HD jobs of 1-16 workers, P = 1e30 B): the
+    engine's ``titan`` returns CP-SAT's proven lexicographic optimum on every one."""
+    rng = np.random.default_rng(99)
+    for _ in range(150):
+        M = int(rng.integers(3, 9))
+        idle = [8 if u < 0.3 else int(rng.integers(0, 8)) for u in rng.random(M)]
+        if sum(idle) == 0:
+            continue
+        d = _inst(idle, [8] * M, int(rng.integers(1, min(16, sum(idle)) + 1)))
+        exact = solve("nimp", d, "cpsat", params={"workers": 1}, time_limit=60)
+        res = solve("nimp", d, "titan")
+        assert exact.status.value == "optimal" and res.status.value == "feasible"
+        assert list(res.objective) == list(exact.objective), d
