@@ -147,6 +147,10 @@ def test_tie_break_one_worker_goes_best_fit() -> None:
     assert _titan(gpus, idle, 1, titan_tie_break="best-fit") == [1]
     assert _titan(gpus, idle, 1, titan_tie_break="least-traffic") == [1]
     assert _titan(gpus, idle, 1, titan_tie_break="worst-fit") == [0]
+    assert _titan(gpus, idle, 1, titan_step2="pool-prefix") == [0]  # head of the pool: most idle GPUs
+    # no non-idle machine with an idle GPU: the idle machine with the most idle GPUs (step 1)
+    assert _titan([4, 8, 8, 2], [4, 0, 8, 2], 1) == [2]
+    assert _titan([4, 8], [0, 0], 1) is None
 
 
 def test_readings_through_the_engine() -> None:

@@ -300,6 +300,21 @@ def _fewest_idle_then_fewest(col: Collective, idle: Sequence[int], frag: Sequenc
     return None
 
 
+def _one_worker(Ra: np.ndarray, Ka: np.ndarray, step2: str, tie_break: str) -> list[int] | None:
+    """Alg. 3 for N = 1 in closed form (no phase, so no bandwidth constraint): step 2 needs no
+    idle machine when a non-idle one has an idle GPU, and one machine. Which one: the fewest idle
+    GPUs under ``best-fit`` and ``least-traffic`` (no traffic: ties go to best fit), the most under
+    ``worst-fit`` and ``pool-prefix`` (the head of its pool); ties by index. Without a non-idle
+    machine: step 1's, the idle machine with the most idle GPUs. ``None``: no idle GPU at all."""
+    frag = np.flatnonzero((Ra > 0) & (Ra < Ka))
+    if len(frag):
+        r = Ra[frag]
+        best = step2 == "fix-idle-count" and tie_break != "worst-fit"
+        return [int(frag[np.argmin(r) if best else np.argmax(r)])]
+    idle = np.flatnonzero((Ra > 0) & (Ra == Ka))
+    return [int(idle[np.argmax(Ra[idle])])] if len(idle) else None
+
+
 def titan(gpus: Sequence[int], idle_gpus: Sequence[int], capacity: float | np.ndarray,
           phases: Sequence[Phase], *, workers: int, max_attempts: int | None = None,
           titan_step2: str = "fix-idle-count", titan_tie_break: str = "least-traffic") -> list[int] | None:
@@ -330,6 +345,8 @@ def titan(gpus: Sequence[int], idle_gpus: Sequence[int], capacity: float | np.nd
         raise InputError("titan_tie_break", f"must be least-traffic, best-fit or worst-fit, got {titan_tie_break!r}")
     Ra = np.asarray(idle_gpus, dtype=np.int64)
     Ka = np.asarray(gpus, dtype=np.int64)
+    if workers == 1:
+        return _one_worker(Ra, Ka, titan_step2, titan_tie_break)
     R = Ra.tolist()
     M = len(R)
     cap: float | np.ndarray = capacity if np.isscalar(capacity) else np.asarray(capacity, dtype=float)
