@@ -362,17 +362,21 @@ class TitanPolicy(FifoPolicy):
         self.multi = 0
         self.kw: dict[str, Any] = {"titan_step2": titan_step2, "titan_tie_break": titan_tie_break,
                                    "max_attempts": max_attempts}
+        self._gpus: np.ndarray | None = None
 
     def place(self, job: ReplayJob, state: ClusterState) -> list[int]:
-        idle = state.idle.tolist()
+        idle = state.idle  # arrays go to titan without a copy
+        if self._gpus is None or len(self._gpus) != len(state.gpus):
+            self._gpus = np.asarray(state.gpus, dtype=np.int64)
+        gpus = self._gpus
         phases = _pattern(job).phases
         if job.workers == 1:
-            m = titan(state.gpus, idle, math.inf, phases, workers=1, **self.kw)
+            m = titan(gpus, idle, math.inf, phases, workers=1, **self.kw)
             assert m is not None
             return m
         cap = state.pair_capacity_bytes()
-        m = titan(state.gpus, idle, cap, phases, workers=job.workers, **self.kw)
-        free = titan(state.gpus, idle, math.inf, phases, workers=job.workers, **self.kw)
+        m = titan(gpus, idle, cap, phases, workers=job.workers, **self.kw)
+        free = titan(gpus, idle, math.inf, phases, workers=job.workers, **self.kw)
         assert free is not None  # the idle GPUs suffice
         if len(set(free)) > 1:
             self.multi += 1
