@@ -482,22 +482,29 @@ def replay(jobs: Sequence[ReplayJob], policy: FifoPolicy | Policy, *, topo: FatT
     for j in jobs:
         q.push(j.submit, "arrive", j, priority=_ARRIVE)
     rec: dict[str, dict[str, Any]] = {}
-    load: dict[str, tuple[np.ndarray, np.ndarray | None, np.ndarray]] = {}
-    running = {"n": 0, "price": 0.0, "dur_h": 0.0, "cross": 0.0, "busy": 0}
+    load: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]] = {}
+    running: dict[str, Any] = {"n": 0, "price": 0.0, "dur_h": 0.0, "cross": 0.0, "busy": 0, "used": 0}
     ser: dict[str, list[float]] = {k: [] for k in ("t", "used", "busy", "cross", "running", "price", "dur_h",
                                                    "waiting", "arrival")}
     used_count = np.zeros(M, dtype=np.int64)  # busy GPUs per machine
 
     def start(job: ReplayJob, mw: list[int]) -> None:
-        m = np.asarray(mw, dtype=np.int64)
-        cnt = np.bincount(m, minlength=M)
-        if np.any(cnt > state.idle):
+        first = mw[0]
+        if all(s == first for s in mw):  # one machine: no traffic
+            machines = np.array([first], dtype=np.int64)
+            counts = np.array([len(mw)], dtype=np.int64)
+            cross, per_phase = 0.0, []
+        else:
+            m = np.asarray(mw, dtype=np.int64)
+            machines, counts = np.unique(m, return_counts=True)
+            cross, per_phase = traffic(job, m, rack, M, R)
+        if np.any(counts > state.idle[machines]):
             raise RuntimeError(f"policy {policy.name} over-committed a machine (job {job.id})")
-        cross, per_phase = traffic(job, m, rack, M, R)
         comm = 0.0
-        nic_bytes = np.zeros(M)
-        up_bytes = np.zeros(R)
+        nic_rate = up_rate = None
         if per_phase:
+            nic_bytes = np.zeros(M)
+            up_bytes = np.zeros(R)
             b, u = state.nic_residual(), state.uplink_residual()
             for nic, up, k in per_phase:
                 tt = float(np.max(nic / b))
@@ -506,23 +513,23 @@ def replay(jobs: Sequence[ReplayJob], policy: FifoPolicy | Policy, *, topo: FatT
                     up_bytes += k * up
                 comm += k * tt
                 nic_bytes += k * nic
-        syncs = math.ceil(job.duration / config.iteration_s)
-        dur = job.duration + syncs * comm
-        now = cur[0]
-        state.idle -= cnt
-        used_count[:] += cnt
-        nic_rate = up_rate = None
-        if per_phase:
             period = config.iteration_s + comm
             nic_rate = nic_bytes / period
             up_rate = up_bytes / period if up_bytes.any() else None
+        syncs = math.ceil(job.duration / config.iteration_s)
+        dur = job.duration + syncs * comm
+        now = cur[0]
+        idle_opened = int(np.count_nonzero(state.idle[machines] == G))
+        state.idle[machines] -= counts
+        running["used"] += int(np.count_nonzero(used_count[machines] == 0))
+        used_count[machines] += counts
+        running["busy"] += job.workers
+        if per_phase:
             state.add_load(nic_rate, up_rate, +1.0)
-        load[job.id] = (cnt, nic_rate if per_phase else None, up_rate)  # type: ignore[assignment]
+        load[job.id] = (machines, counts, nic_rate, up_rate)
         price = job.workers * job.duration / 3600.0
-        machines = np.flatnonzero(cnt)
         rec[job.id] = {"id": job.id, "submit": job.submit, "start": now, "end": now + dur,
-                       "machines": int(len(machines)),
-                       "idle_machines_used": int(np.count_nonzero(cnt[machines] + state.idle[machines] == G)),
+                       "machines": int(len(machines)), "idle_machines_used": idle_opened,
                        "cross_bytes_per_sync": cross, "comm_s_per_sync": comm, "syncs": syncs,
                        "comm_s": syncs * comm, "price": price, "machine_of_worker": mw}
         running["n"] += 1
@@ -539,9 +546,11 @@ def replay(jobs: Sequence[ReplayJob], policy: FifoPolicy | Policy, *, topo: FatT
         arrived = False
         for ev in batch:
             if ev.kind == "free":
-                cnt, nic, up = load.pop(ev.payload)
-                state.idle += cnt
-                used_count[:] -= cnt
+                machines, counts, nic, up = load.pop(ev.payload)
+                state.idle[machines] += counts
+                used_count[machines] -= counts
+                running["used"] -= int(np.count_nonzero(used_count[machines] == 0))
+                running["busy"] -= int(counts.sum())
                 if nic is not None or up is not None:
                     state.add_load(nic, up, -1.0)
                 r = rec[ev.payload]
@@ -555,8 +564,8 @@ def replay(jobs: Sequence[ReplayJob], policy: FifoPolicy | Policy, *, topo: FatT
                 policy.on_arrival(ev.payload, now)
         policy.decide(now, state)
         ser["t"].append(now)
-        ser["used"].append(int(np.count_nonzero(used_count)))
-        ser["busy"].append(int(used_count.sum()))
+        ser["used"].append(running["used"])
+        ser["busy"].append(running["busy"])
         ser["cross"].append(running["cross"])
         ser["running"].append(running["n"])
         ser["price"].append(running["price"])
