@@ -47,7 +47,8 @@ def _best_fit(idle_gpus: Sequence[int], machines: Sequence[int], r: int, out: li
     holds all r, ties by index; else the one with the most, ties by index, filled); returns the
     workers still unplaced."""
     R = np.asarray(idle_gpus, dtype=np.int64)
-    cand = np.sort(np.fromiter(machines, dtype=np.int64))
+    cand = np.sort(np.asarray(machines, dtype=np.int64) if isinstance(machines, np.ndarray)
+                   else np.fromiter(machines, dtype=np.int64))
     cand = cand[R[cand] > 0]
     while r > 0 and len(cand):
         rc = R[cand]
@@ -76,8 +77,9 @@ def elasticflow(idle_gpus: Sequence[int], *, workers: int, gpus: Sequence[int] |
     if elasticflow_machines == "idle-only":
         if gpus is None:
             raise InputError("gpus", "is required for elasticflow_machines='idle-only' (which machines are idle)")
-        idle = [s for s in range(M) if idle_gpus[s] == gpus[s]]
-        if sum(idle_gpus[s] for s in idle) >= workers:
+        R = np.asarray(idle_gpus, dtype=np.int64)
+        idle = np.flatnonzero(R == np.asarray(gpus, dtype=np.int64))
+        if int(R[idle].sum()) >= workers:
             out: list[int] = []
             _best_fit(idle_gpus, idle, workers, out)
             return out
@@ -88,8 +90,9 @@ def elasticflow(idle_gpus: Sequence[int], *, workers: int, gpus: Sequence[int] |
 
 def hived(gpus: Sequence[int], idle_gpus: Sequence[int], *, workers: int) -> list[int] | None:
     """HiveD's fragments-first placement (module docstring)."""
-    frag = [s for s in range(len(gpus)) if 0 < idle_gpus[s] < gpus[s]]
-    idle = [s for s in range(len(gpus)) if idle_gpus[s] == gpus[s]]
+    R, K = np.asarray(idle_gpus, dtype=np.int64), np.asarray(gpus, dtype=np.int64)
+    frag = np.flatnonzero((R > 0) & (R < K))
+    idle = np.flatnonzero(R == K)
     out: list[int] = []
     r = _best_fit(idle_gpus, frag, workers, out)
     r = _best_fit(idle_gpus, idle, r, out)

@@ -398,7 +398,7 @@ class ElasticflowPolicy(FifoPolicy):
         self.machines = elasticflow_machines
 
     def place(self, job: ReplayJob, state: ClusterState) -> list[int]:
-        m = elasticflow(state.idle.tolist(), workers=job.workers, gpus=state.gpus,
+        m = elasticflow(state.idle, workers=job.workers, gpus=state.gpus,
                         elasticflow_machines=self.machines)
         assert m is not None
         return m
@@ -408,7 +408,7 @@ class HivedPolicy(FifoPolicy):
     name = "hived"
 
     def place(self, job: ReplayJob, state: ClusterState) -> list[int]:
-        m = hived(state.gpus, state.idle.tolist(), workers=job.workers)
+        m = hived(state.gpus, state.idle, workers=job.workers)
         assert m is not None
         return m
 
