@@ -38,17 +38,77 @@ def test_hd_phases_n8() -> None:
     assert _phases(8) == [j1, j2, j3, j3, j2, j1]
 
 
-def test_hd_trivial_and_non_power_of_two() -> None:
+def test_hd_trivial_and_reject_reading() -> None:
     assert halving_doubling_phases(1, K) == []
     assert _phases(2) == [([(0, 1)], K / 2), ([(0, 1)], K / 2)]
     with pytest.raises(InputError, match=r"job.workers must be a power of two.*got 6"):
-        halving_doubling_phases(6, K)
+        halving_doubling_phases(6, K, hd_non_power_of_two="reject")
+    with pytest.raises(InputError, match="hd_non_power_of_two"):
+        halving_doubling_phases(6, K, hd_non_power_of_two="pad")
     d = copy.deepcopy(BASE)
     d["job"]["workers"] = 6
-    with pytest.raises(InputError, match="job.workers"):
-        NimpInstance.from_dict(d)
+    assert NimpInstance.from_dict(d).N == 6  # binary blocks by default
     d["job"]["collective"] = "ring"
     assert NimpInstance.from_dict(d).N == 6
+
+
+def test_hd_six_workers_binary_blocks() -> None:
+    """N = 6 = 4 + 2: block A = ranks 0-3, block B = ranks 4-5 (gloo: largest block first).
+
+    Reduce-scatter j=1: A pairs a^2 -> (0,2),(1,3); B pairs a^1 -> (4,5); K/2 each (gloo's first
+    chunk is half the buffer in every block). j=2: only A, (0,1),(2,3) at K/4. Rank a of A now holds
+    quarter a; rank 4 (B-local 0) holds half 0 = quarters 0,1, rank 5 holds quarters 2,3. Gather:
+    B-local r sends quarter r*2+q (K/4) to A rank r*2+q: (0,4),(1,4),(2,5),(3,5). Return: the same
+    pairs, K/4. All-gather: j=2 then j=1. Bytes per sync: 2*(3 K/2) + 2*(2 K/4) + 2*(4 K/4) = 6K."""
+    half = [(0, 2), (1, 3), (4, 5)]
+    quarter = [(0, 1), (2, 3)]
+    link = [(0, 4), (1, 4), (2, 5), (3, 5)]
+    assert _phases(6) == [(half, K / 2), (quarter, K / 4), (link, K / 4), (link, K / 4), (quarter, K / 4),
+                          (half, K / 2)]
+    assert sum(len(p) * v for p, v in _phases(6)) == pytest.approx(6 * K)
+
+
+def test_hd_ten_workers_binary_blocks() -> None:
+    """N = 10 = 8 + 2: A = ranks 0-7, B = ranks 8-9. j=1: A a^4 (4 pairs) and B (8,9), K/2;
+    j=2: A a^2, K/4; j=3: A a^1, K/8. B-local r holds half r = eighths 4r..4r+3, sent to A ranks
+    4r..4r+3 at K/8 each: 8 pairs (0..3 with 8, 4..7 with 9). Return the same, then all-gather."""
+    j1 = [(0, 4), (1, 5), (2, 6), (3, 7), (8, 9)]
+    j2 = [(0, 2), (1, 3), (4, 6), (5, 7)]
+    j3 = [(0, 1), (2, 3), (4, 5), (6, 7)]
+    link = [(0, 8), (1, 8), (2, 8), (3, 8), (4, 9), (5, 9), (6, 9), (7, 9)]
+    assert _phases(10) == [(j1, K / 2), (j2, K / 4), (j3, K / 8), (link, K / 8), (link, K / 8), (j3, K / 8),
+                           (j2, K / 4), (j1, K / 2)]
+
+
+def test_hd_twelve_workers_binary_blocks() -> None:
+    """N = 12 = 8 + 4: A = ranks 0-7, B = ranks 8-11. j=1: A a^4, B-local a^2 -> (8,10),(9,11), K/2;
+    j=2: A a^2, B a^1 -> (8,9),(10,11), K/4; j=3: A only, K/8. B-local r holds quarter r = eighths
+    2r, 2r+1, sent to A ranks 2r, 2r+1 at K/8: (0,8),(1,8),(2,9),(3,9),(4,10),(5,10),(6,11),(7,11)."""
+    j1 = [(0, 4), (1, 5), (2, 6), (3, 7), (8, 10), (9, 11)]
+    j2 = [(0, 2), (1, 3), (4, 6), (5, 7), (8, 9), (10, 11)]
+    j3 = [(0, 1), (2, 3), (4, 5), (6, 7)]
+    link = [(0, 8), (1, 8), (2, 9), (3, 9), (4, 10), (5, 10), (6, 11), (7, 11)]
+    assert _phases(12) == [(j1, K / 2), (j2, K / 4), (j3, K / 8), (link, K / 8), (link, K / 8), (j3, K / 8),
+                           (j2, K / 4), (j1, K / 2)]
+
+
+def test_hd_three_blocks_chain_smallest_first() -> None:
+    """N = 7 = 4 + 2 + 1: gather B2 -> B1 first (rank 6 sends halves, K/2, to ranks 4, 5), then
+    B1 -> B0 (K/4); return in the opposite order."""
+    ph = _phases(7)
+    b21 = ([(4, 6), (5, 6)], K / 2)
+    b10 = ([(0, 4), (1, 4), (2, 5), (3, 5)], K / 4)
+    assert ph[2:6] == [b21, b10, b10, b21]
+
+
+def test_hd_every_worker_pair_set_is_a_matching_or_block_link() -> None:
+    """In the halving/doubling phases no worker appears twice (a matching); power-of-two N unchanged."""
+    for n in range(2, 40):
+        for ph in halving_doubling_phases(n, K):
+            ends = [w for p in ph.pairs for w in p]
+            assert all(0 <= w < n for w in ends)
+        if n & (n - 1) == 0:
+            assert halving_doubling_phases(n, K) == halving_doubling_phases(n, K, hd_non_power_of_two="reject")
 
 
 def test_ring_phases() -> None:

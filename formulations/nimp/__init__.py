@@ -14,18 +14,19 @@ from __future__ import annotations
 from optkit.formulation import Algorithm, Formulation, LazyMapping, lazy_run
 
 from .model import OBJECTIVES, PROBLEM, NimpInstance, evaluate
+from .readings import READINGS
 
 __all__ = ["FORMULATION", "NimpInstance", "evaluate"]
 
 _ALGORITHMS = [
     Algorithm("titan", lazy_run(f"{__name__}.titan", "run_titan"), "heuristic",
-              "Titan (Algorithms 1-3): greedy submodular merging, idle machines then non-idle + chosen idle", OBJECTIVES),
+              "Titan (Algorithms 1-3): fewest idle machines, then fewest machines, greedy submodular merging", OBJECTIVES),
     Algorithm("elasticflow", lazy_run(f"{__name__}.baselines", "run_elasticflow"), "baseline",
-              "best fit, consolidated (Sec. V-A)", OBJECTIVES),
+              "best fit, consolidated; reading elasticflow_machines (Sec. V-A)", OBJECTIVES),
     Algorithm("hived", lazy_run(f"{__name__}.baselines", "run_hived"), "baseline",
               "fragmented (non-idle) machines first (Sec. V-A)", OBJECTIVES),
     Algorithm("tiresias", lazy_run(f"{__name__}.baselines", "run_tiresias"), "baseline",
-              "consolidate if placement-sensitive, else spread (Sec. V-A)", OBJECTIVES),
+              "consolidate if placement-sensitive, else reading tiresias_spread (Sec. V-A)", OBJECTIVES),
     Algorithm("cpsat", lazy_run(f"{__name__}.exact", "run_cpsat"), "exact",
               "lexicographic optimum, weighted single solve, CP-SAT", OBJECTIVES),
     Algorithm("highs", lazy_run(f"{__name__}.exact", "run_highs"), "exact",
@@ -48,4 +49,6 @@ FORMULATION = Formulation(
     # `optkit simulate nimp WORKLOAD --policy titan|elasticflow|hived|tiresias`: the online
     # cluster replay (replay.py), whose workload is a job stream, not a single-job instance.
     simulate=lazy_run(f"{__name__}.replay", "simulate_cli"),
+    readings=READINGS,
+    experiments=LazyMapping.of(f"{__name__}.claims", "EXPERIMENTS"),
 )

@@ -4,22 +4,25 @@ Each rule picks machines and puts the workers on them in index order (W1, W2, ..
 first machine chosen, then the next), as the paper's Fig. 1 draws them. None of the three
 systems checks the bandwidth constraint, so neither do the rules; ``run_*`` then checks the
 placement and, if it violates a constraint, reports that the baseline found no feasible
-placement (status ``error``, ``info["found"] = False``: not a proof of infeasibility). Too few
+placement (status ``no_solution``, ``info["found"] = False``: not a proof of infeasibility). Too few
 idle GPUs in the whole cluster *is* a proof, reported as ``infeasible``.
 
 * :func:`elasticflow` -- best fit, consolidated: while r workers remain, take the machine with
   the fewest idle GPUs that still holds all r ("closest to N"); if none does, the machine with
-  the most idle GPUs, filled. Idle and non-idle machines alike; ties by index. Fig. 1: all four
-  workers on machine 1.
+  the most idle GPUs, filled; ties by index. Reading ``elasticflow_machines``: ``any`` (default,
+  idle and non-idle machines alike) or ``idle-only`` (idle machines only; every machine when the
+  idle ones cannot hold the job). Fig. 1: all four workers on machine 1 under both.
 * :func:`hived` -- fragments first: the same rule over the non-idle machines, then (for what is
   left) over the idle ones. Fig. 1: W1-W3 on machine 2 (3 idle GPUs, the most among fragments,
   none holds 4), W4 on machine 4 (best fit for 1), cross traffic 3K/2.
 * :func:`tiresias` -- consolidate if the job is placement-sensitive (the job's
   ``placement_sensitive`` flag, else its ``model``: VGG/AlexNet are, others are not; a job with
   neither is treated as sensitive, :func:`.model.is_placement_sensitive`): fewest machines,
-  most idle GPUs first; otherwise spread: round robin over the machines with idle GPUs in order
-  of most idle GPUs (ties by index), worker n on the n-th machine of the cycle (skipping
-  machines already full), so the job touches as many machines as it has workers if it can.
+  most idle GPUs first. Otherwise the reading ``tiresias_spread``: ``emptiest`` (default) round
+  robin over the machines with idle GPUs in order of most idle GPUs (ties by index), worker n on
+  the n-th machine of the cycle (skipping machines already full), so the job touches as many
+  machines as it has workers if it can; ``first-fit`` fills machines in index order;
+  ``best-fit`` is Elasticflow's rule.
 """
 
 from __future__ import annotations
@@ -27,68 +30,108 @@ from __future__ import annotations
 import time
 from typing import Any, Callable, Sequence
 
+import numpy as np
+
+from optkit.errors import InputError
 from optkit.result import Result, Status
 
 from .model import NimpInstance, bandwidth_violations, is_placement_sensitive, solution_dict
 
 __all__ = ["elasticflow", "hived", "tiresias", "run_elasticflow", "run_hived", "run_tiresias"]
 
+_BIG = np.iinfo(np.int64).max
+
 
 def _best_fit(idle_gpus: Sequence[int], machines: Sequence[int], r: int, out: list[int]) -> int:
-    """Fill from ``machines`` by the best-fit rule; returns the workers still unplaced."""
-    left = [s for s in machines if idle_gpus[s] > 0]
-    while r > 0 and left:
-        fits = [s for s in left if idle_gpus[s] >= r]
-        if fits:
-            s = min(fits, key=lambda s: (idle_gpus[s], s))
+    """Fill from ``machines`` by the best-fit rule (the machine with the fewest idle GPUs that
+    holds all r, ties by index; else the one with the most, ties by index, filled); returns the
+    workers still unplaced."""
+    R = np.asarray(idle_gpus, dtype=np.int64)
+    cand = np.sort(np.asarray(machines, dtype=np.int64) if isinstance(machines, np.ndarray)
+                   else np.fromiter(machines, dtype=np.int64))
+    cand = cand[R[cand] > 0]
+    while r > 0 and len(cand):
+        rc = R[cand]
+        fit = rc >= r
+        if fit.any():
+            i = int(np.argmin(np.where(fit, rc, _BIG)))  # first of the smallest: lowest index
             take = r
         else:
-            s = max(left, key=lambda s: (idle_gpus[s], -s))
-            take = idle_gpus[s]
-        left.remove(s)
-        out += [s] * take
+            i = int(np.argmax(rc))
+            take = int(rc[i])
+        out += [int(cand[i])] * take
         r -= take
+        cand = np.delete(cand, i)
     return r
 
 
-def elasticflow(idle_gpus: Sequence[int], *, workers: int) -> list[int] | None:
+def elasticflow(idle_gpus: Sequence[int], *, workers: int, gpus: Sequence[int] | None = None,
+                elasticflow_machines: str = "any") -> list[int] | None:
     """Elasticflow's best-fit consolidated placement (module docstring); ``None`` if the idle
-    GPUs do not suffice."""
-    out: list[int] = []
-    r = _best_fit(idle_gpus, range(len(idle_gpus)), workers, out)
+    GPUs do not suffice. Reading ``elasticflow_machines``: ``any`` (default, every machine) or
+    ``idle-only`` (the idle machines, R_s = K_s, which needs ``gpus``; every machine only when
+    the idle ones cannot hold the job)."""
+    if elasticflow_machines not in ("any", "idle-only"):
+        raise InputError("elasticflow_machines", f"must be any or idle-only, got {elasticflow_machines!r}")
+    M = len(idle_gpus)
+    if elasticflow_machines == "idle-only":
+        if gpus is None:
+            raise InputError("gpus", "is required for elasticflow_machines='idle-only' (which machines are idle)")
+        R = np.asarray(idle_gpus, dtype=np.int64)
+        idle = np.flatnonzero(R == np.asarray(gpus, dtype=np.int64))
+        if int(R[idle].sum()) >= workers:
+            out: list[int] = []
+            _best_fit(idle_gpus, idle, workers, out)
+            return out
+    out = []
+    r = _best_fit(idle_gpus, range(M), workers, out)
     return out if r == 0 else None
 
 
 def hived(gpus: Sequence[int], idle_gpus: Sequence[int], *, workers: int) -> list[int] | None:
     """HiveD's fragments-first placement (module docstring)."""
-    frag = [s for s in range(len(gpus)) if 0 < idle_gpus[s] < gpus[s]]
-    idle = [s for s in range(len(gpus)) if idle_gpus[s] == gpus[s]]
+    R, K = np.asarray(idle_gpus, dtype=np.int64), np.asarray(gpus, dtype=np.int64)
+    frag = np.flatnonzero((R > 0) & (R < K))
+    idle = np.flatnonzero(R == K)
     out: list[int] = []
     r = _best_fit(idle_gpus, frag, workers, out)
     r = _best_fit(idle_gpus, idle, r, out)
     return out if r == 0 else None
 
 
-def tiresias(idle_gpus: Sequence[int], *, workers: int, placement_sensitive: bool) -> list[int] | None:
-    """Tiresias: consolidate (fewest machines, most idle GPUs first) if ``placement_sensitive``,
-    else spread round robin over the machines, most idle GPUs first (module docstring)."""
+def tiresias(idle_gpus: Sequence[int], *, workers: int, placement_sensitive: bool,
+             tiresias_spread: str = "emptiest") -> list[int] | None:
+    """Tiresias: consolidate (fewest machines, most idle GPUs first) if ``placement_sensitive``;
+    else the reading ``tiresias_spread``: ``emptiest`` (default; round robin over the machines,
+    most idle GPUs first), ``first-fit`` (fill machines in index order) or ``best-fit``
+    (Elasticflow's rule). Module docstring."""
+    if tiresias_spread not in ("emptiest", "first-fit", "best-fit"):
+        raise InputError("tiresias_spread", f"must be emptiest, first-fit or best-fit, got {tiresias_spread!r}")
     if sum(idle_gpus) < workers:
         return None
     M = len(idle_gpus)
-    if placement_sensitive:
+    if placement_sensitive or tiresias_spread == "first-fit":
+        Ra = np.asarray(idle_gpus, dtype=np.int64)
+        order = np.lexsort((np.arange(M), -Ra)).tolist() if placement_sensitive else range(M)
         out: list[int] = []
-        for s in sorted(range(M), key=lambda s: (-idle_gpus[s], s)):
+        for s in order:
             take = min(idle_gpus[s], workers - len(out))
             out += [s] * take
             if len(out) == workers:
                 break
         return out
+    if tiresias_spread == "best-fit":
+        return elasticflow(idle_gpus, workers=workers)
     free = list(idle_gpus)
-    ring = [s for s in sorted(range(M), key=lambda s: (-idle_gpus[s], s)) if free[s] > 0]
+    Ra = np.asarray(idle_gpus, dtype=np.int64)
+    order = np.lexsort((np.arange(M), -Ra))  # most idle GPUs first, ties by index
+    ring = order[Ra[order] > 0].tolist()
     out = []
     while len(out) < workers:
         for s in ring:
-            if free[s] > 0 and len(out) < workers:
+            if len(out) == workers:
+                break
+            if free[s] > 0:
                 free[s] -= 1
                 out.append(s)
     return out
@@ -101,21 +144,20 @@ def _run(instance: NimpInstance, what: str, fn: Callable[[], list[int] | None]) 
     m = fn()
     info: dict[str, Any] = {"algorithm_s": time.perf_counter() - t0}
     if m is None:  # pragma: no cover - the rules place every worker when the GPUs suffice
-        return Result(Status.ERROR, message=f"{what} placed no solution", info={**info, "found": False})
-    import numpy as np
-
+        return Result(Status.NO_SOLUTION, message=f"{what} placed no solution", info={**info, "found": False})
     bad = bandwidth_violations(instance, np.asarray(m, dtype=np.int64), limit=3)
     if bad:
-        return Result(Status.ERROR, message=f"{what} found no feasible placement (not a proof that none exists): "
-                      f"its placement {m} violates " + "; ".join(bad), info={**info, "found": False})
+        return Result(Status.NO_SOLUTION, message=f"{what} found no feasible placement (not a proof that none "
+                      f"exists): its placement {m} violates " + "; ".join(bad), info={**info, "found": False})
     return Result(Status.FEASIBLE, solution=solution_dict(m), info={**info, "found": True})
 
 
 def run_elasticflow(instance: NimpInstance, *, objective: str = "lex", time_limit: float | None = None,
-                    seed: int | None = None) -> Result:
-    """Algorithm-table entry ``elasticflow``."""
-    return _run(instance, "elasticflow", lambda: elasticflow([m.idle_gpus for m in instance.machines],
-                                                             workers=instance.N))
+                    seed: int | None = None, elasticflow_machines: str = "any") -> Result:
+    """Algorithm-table entry ``elasticflow``; takes the reading ``elasticflow_machines``."""
+    return _run(instance, "elasticflow", lambda: elasticflow(
+        [m.idle_gpus for m in instance.machines], workers=instance.N, gpus=[m.gpus for m in instance.machines],
+        elasticflow_machines=elasticflow_machines))
 
 
 def run_hived(instance: NimpInstance, *, objective: str = "lex", time_limit: float | None = None,
@@ -126,7 +168,8 @@ def run_hived(instance: NimpInstance, *, objective: str = "lex", time_limit: flo
 
 
 def run_tiresias(instance: NimpInstance, *, objective: str = "lex", time_limit: float | None = None,
-                 seed: int | None = None) -> Result:
-    """Algorithm-table entry ``tiresias``."""
+                 seed: int | None = None, tiresias_spread: str = "emptiest") -> Result:
+    """Algorithm-table entry ``tiresias``; takes the reading ``tiresias_spread``."""
     return _run(instance, "tiresias", lambda: tiresias([m.idle_gpus for m in instance.machines], workers=instance.N,
-                                                       placement_sensitive=is_placement_sensitive(instance.job)))
+                                                       placement_sensitive=is_placement_sensitive(instance.job),
+                                                       tiresias_spread=tiresias_spread))

@@ -164,6 +164,18 @@ def _hint(instance: NimpInstance) -> list[int] | None:
     return m
 
 
+def _titan_meets_bound(instance: NimpInstance, t0: float) -> Result | None:
+    """Titan's feasible placement as a proven optimum of ``lex`` when it reaches the resource
+    relaxation's (i_lb, u_lb), else ``None``."""
+    relax = resource_relaxation(instance)
+    h = _hint(instance)
+    if relax is None or h is None or tuple(criteria(instance, h)[:2]) != relax[:2]:
+        return None
+    return _finish(instance, "lex", Status.OPTIMAL, h, key_of(instance, "lex", list(relax[:2])),
+                   {"proof": "Titan's placement meets every constraint and the resource-relaxation bound",
+                    "solve_s": time.perf_counter() - t0})
+
+
 def _canonical(instance: NimpInstance, m: list[int], L: int) -> list[int]:
     """``m`` with the machines of each symmetry class relabelled so that their columns are in
     the order the symmetry breaking requires (a hint that satisfies it)."""
@@ -195,9 +207,12 @@ def _relaxation_infeasible(instance: NimpInstance) -> Result | None:
 # ============================================================================= CP-SAT
 def run_cpsat(instance: NimpInstance, *, objective: str = "lex", time_limit: float | None = None,
               seed: int | None = None, workers: int | None = None, symmetry: bool = True,
-              hint: bool = True, log: bool = False) -> Result:
+              hint: bool = True, log: bool = False, bound_shortcut: bool = True) -> Result:
     """Lexicographic optimum by CP-SAT (module docstring). ``symmetry=False`` drops the machine
-    symmetry breaking, ``hint=False`` Titan's warm start (for cross-checks)."""
+    symmetry breaking, ``hint=False`` Titan's warm start (for cross-checks). ``bound_shortcut``
+    (objective ``lex``): when Titan's placement meets every constraint and reaches the resource
+    relaxation's bound (i_lb, u_lb), it is optimal (lower bound = value) and is returned without a
+    model (``info["proof"]``); ``False`` always solves the model (the tests of the model do)."""
     from ortools.sat.python import cp_model
 
     from optkit.solvers.cpsat import solve_cp_model
@@ -207,6 +222,10 @@ def run_cpsat(instance: NimpInstance, *, objective: str = "lex", time_limit: flo
     if early is not None:
         return early
     t0 = time.perf_counter()
+    if bound_shortcut and objective == "lex":
+        shortcut = _titan_meets_bound(instance, t0)
+        if shortcut is not None:
+            return shortcut
     d = _data(instance)
     N, U = instance.N, d.U
     R = {s: instance.machines[s].idle_gpus for s in U}

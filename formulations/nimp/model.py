@@ -38,7 +38,7 @@ from optkit.validation import instance_object, integer, known_keys, mapping, num
 
 __all__ = [
     "PROBLEM", "OBJECTIVES", "COLLECTIVES", "REL_TOL", "MAX_MACHINES", "Machine", "Job", "Phase", "NimpInstance",
-    "phases", "halving_doubling_phases", "ring_phases", "pair_limit", "criteria", "key_of",
+    "phases", "halving_doubling_phases", "binary_blocks", "ring_phases", "pair_limit", "criteria", "key_of",
     "evaluate", "solution_dict", "is_placement_sensitive",
 ]
 
@@ -102,20 +102,67 @@ class Phase:
     volume: float
 
 
-def halving_doubling_phases(workers: int, param_bytes: float) -> list[Phase]:
-    """Halving-doubling exactly as Fig. 1 fixes it: N = 2^p, phases j = 1..p then j = p..1;
-    phase j pairs a with ``a XOR (N >> j)``, ``K / 2^j`` bytes per pair. N = 1: no phase.
-    N not a power of two raises :class:`InputError` (``job.workers``)."""
-    n = workers
-    if n < 1 or n & (n - 1):
-        raise InputError("job.workers", f"must be a power of two for collective 'halving-doubling' "
-                                        f"(the paper's HD, Fig. 1), got {n}; use collective 'ring'")
-    p = n.bit_length() - 1
-    out = []
-    for j in list(range(1, p + 1)) + list(range(p, 0, -1)):
-        d = n >> j
-        out.append(Phase(tuple((a, a ^ d) for a in range(n) if a < a ^ d), param_bytes / 2 ** j))
+def _hd_block(base: int, size: int, j: int) -> list[tuple[int, int]]:
+    """Phase j of the paper's HD inside the block ``base .. base+size-1``: a with a XOR (size >> j)."""
+    d = size >> j
+    return [(base + a, base + (a ^ d)) for a in range(size) if a < a ^ d]
+
+
+def binary_blocks(workers: int) -> list[tuple[int, int]]:
+    """(first rank, size) of gloo's binary blocks of ``workers``: the powers of two of its binary
+    representation, the largest on the lowest ranks (6 -> (0, 4), (4, 2); 7 -> (0, 4), (4, 2), (6, 1))."""
+    out, base = [], 0
+    for bit in range(workers.bit_length() - 1, -1, -1):
+        if workers >> bit & 1:
+            out.append((base, 1 << bit))
+            base += 1 << bit
     return out
+
+
+def halving_doubling_phases(workers: int, param_bytes: float, *,
+                            hd_non_power_of_two: str = "binary-blocks") -> list[Phase]:
+    """Halving-doubling. N = 2^p exactly as Fig. 1 fixes it: phases j = 1..p then j = p..1; phase
+    j pairs a with ``a XOR (N >> j)``, ``K / 2^j`` bytes per pair. N = 1: no phase.
+
+    Any other N (reading ``hd_non_power_of_two``, default ``binary-blocks``; ``reject`` raises
+    :class:`InputError` naming ``job.workers``): gloo's binary blocks (``allreduce_halving_doubling.h``;
+    the paper ran HD on gloo with 6, 10 and 12 workers, Sec. V-C). N splits into blocks
+    B_0 > B_1 > ... of power-of-two sizes b_0 > b_1 > ... (:func:`binary_blocks`), B_0 on the
+    lowest ranks. Phases, one after the other:
+
+    1. reduce-scatter, j = 1..log2 b_0: every block with b >= 2^j runs the paper's phase j inside
+       itself (pairs a XOR (b >> j) in block-local ranks), ``K/2^j`` per pair (gloo sends the same
+       chunk size at step j in every block); rank a of a block then holds segment a of K/b;
+    2. gather, i = k-1 .. 0 (smallest pair of blocks first, k+1 blocks): local rank r of B_{i+1}
+       sends its segment K/b_{i+1}, cut into b_i/b_{i+1} pieces of ``K/b_i``, to the ranks
+       ``r·(b_i/b_{i+1}) + q`` of B_i holding those pieces (q = 0..b_i/b_{i+1}-1);
+    3. return, i = 0 .. k-1: the same pairs carry the reduced pieces back, ``K/b_i`` each;
+    4. all-gather, j = log2 b_0 .. 1: the reduce-scatter phases in reverse.
+
+    Each phase has one volume per pair. gloo numbers ranks inside a block the other way round
+    (nearest partner first), so its pairs are these up to relabelling; the volumes are gloo's.
+    Worked cases (6, 10, 12 workers) are in ``tests/test_nimp_model.py``."""
+    n = workers
+    if n < 1:
+        raise InputError("job.workers", f"must be >= 1, got {n}")
+    pow2 = n & (n - 1) == 0
+    if not pow2 and hd_non_power_of_two != "binary-blocks":
+        if hd_non_power_of_two != "reject":
+            raise InputError("hd_non_power_of_two", f"must be binary-blocks or reject, got {hd_non_power_of_two!r}")
+        raise InputError("job.workers", f"must be a power of two for collective 'halving-doubling' "
+                                        f"(reading hd_non_power_of_two='reject'), got {n}; use collective 'ring'")
+    blocks = binary_blocks(n)
+    p = blocks[0][1].bit_length() - 1
+    rs = []
+    for j in range(1, p + 1):
+        pairs = [pr for base, b in blocks if b >= 1 << j for pr in _hd_block(base, b, j)]
+        rs.append(Phase(tuple(sorted(pairs)), param_bytes / 2 ** j))
+    links = []  # links[i]: pairs between B_i and B_{i+1}, volume K/b_i
+    for (base_l, b_l), (base_s, b_s) in zip(blocks, blocks[1:]):
+        ratio = b_l // b_s
+        pairs = tuple(sorted((base_l + r * ratio + q, base_s + r) for r in range(b_s) for q in range(ratio)))
+        links.append(Phase(pairs, param_bytes / b_l))
+    return rs + links[::-1] + links + rs[::-1]
 
 
 def ring_phases(workers: int, param_bytes: float) -> list[Phase]:
@@ -129,10 +176,11 @@ def ring_phases(workers: int, param_bytes: float) -> list[Phase]:
     return [Phase(pairs, param_bytes / n) for _ in range(2 * (n - 1))]
 
 
-def phases(job: Job) -> list[Phase]:
-    """C^t_{n,n'} of ``job``'s collective, phase by phase."""
+def phases(job: Job, *, hd_non_power_of_two: str = "binary-blocks") -> list[Phase]:
+    """C^t_{n,n'} of ``job``'s collective, phase by phase (reading ``hd_non_power_of_two``:
+    :func:`halving_doubling_phases`)."""
     if job.collective == "halving-doubling":
-        return halving_doubling_phases(job.workers, job.param_bytes)
+        return halving_doubling_phases(job.workers, job.param_bytes, hd_non_power_of_two=hd_non_power_of_two)
     return ring_phases(job.workers, job.param_bytes)
 
 
@@ -223,7 +271,6 @@ class NimpInstance:
         if model is not None and (not isinstance(model, str) or not model):
             raise InputError("job.model", f"must be a non-empty string, got {model!r}")
         job = Job(workers, coll, k_bytes, sens, model)
-        phases(job)  # HD rejects N that is not a power of two, naming job.workers
         name = d.get("name")
         if name is not None and not isinstance(name, str):
             raise InputError("name", f"must be a string, got {type(name).__name__}")

@@ -61,7 +61,8 @@ of the same instant sees the GPUs and the traffic of the previous one; any simul
 provides a :class:`ClusterState`-like object can drive them. These policies never ask for a
 wake-up (``next_wakeup`` is ``None``): only arrivals and completions change their decisions. The
 driver is :mod:`optkit.simulation`'s event heap; at one instant completions are handled first,
-then arrivals, then ``decide`` once. Titan gets P; if it finds no placement that
+then arrivals, then ``decide`` once. Titan gets P (at most :data:`MAX_ATTEMPTS` placement attempts per pass); if
+it finds no placement that
 respects P but the idle GPUs suffice, it places with P relaxed (resource constraint only) and
 the replay counts the job in ``titan_bandwidth_relaxed`` -- so every policy starts a job at the
 same condition and the comparison is of placements, not of admission rules. The baselines ignore
@@ -122,6 +123,11 @@ MODEL_BYTES = {
 }
 _FREE, _ARRIVE = 0, 1
 RESIDUAL_FLOOR = 0.01
+# Titan's placement attempts per pass in the replay (each a placement and an Eq. (5) check); past
+# that it falls back to step 1's idle-only placement, else to P relaxed. Without it a job that no
+# non-idle selection can carry under a tight P tries every (idle count, machine count) pair of a
+# 512-machine cluster (minutes per replay); it never binds while P is slack.
+MAX_ATTEMPTS = 16
 
 
 # ----------------------------------------------------------------------------- topology
@@ -341,31 +347,59 @@ class FifoPolicy:
 
 
 class TitanPolicy(FifoPolicy):
-    """Titan (Alg. 3) with P from the cluster state; relaxed to P = inf when it finds nothing."""
+    """Titan (Alg. 3) with P from the cluster state; relaxed to P = inf when it finds nothing.
+    Readings ``titan_step2`` and ``titan_tie_break`` (:func:`.titan.titan`). Counts the jobs for
+    which P changed the placement (``bandwidth_bound``: the placement without P differs and
+    violates P) in :attr:`bound`."""
 
     name = "titan"
 
-    def __init__(self) -> None:
+    def __init__(self, *, titan_step2: str = "fix-idle-count", titan_tie_break: str = "least-traffic",
+                 max_attempts: int | None = MAX_ATTEMPTS) -> None:
         super().__init__()
         self.relaxed = 0
+        self.bound = 0
+        self.multi = 0
+        self.kw: dict[str, Any] = {"titan_step2": titan_step2, "titan_tie_break": titan_tie_break,
+                                   "max_attempts": max_attempts}
+        self._gpus: np.ndarray | None = None
 
     def place(self, job: ReplayJob, state: ClusterState) -> list[int]:
-        idle = state.idle.tolist()
+        idle = state.idle  # arrays go to titan without a copy
+        if self._gpus is None or len(self._gpus) != len(state.gpus):
+            self._gpus = np.asarray(state.gpus, dtype=np.int64)
+        gpus = self._gpus
         phases = _pattern(job).phases
-        cap = state.pair_capacity_bytes() if job.workers > 1 else math.inf
-        m = titan(state.gpus, idle, cap, phases, workers=job.workers)
+        if job.workers == 1:
+            m = titan(gpus, idle, math.inf, phases, workers=1, **self.kw)
+            assert m is not None
+            return m
+        cap = state.pair_capacity_bytes()
+        m = titan(gpus, idle, cap, phases, workers=job.workers, **self.kw)
+        free = titan(gpus, idle, math.inf, phases, workers=job.workers, **self.kw)
+        assert free is not None  # the idle GPUs suffice
+        if len(set(free)) > 1:
+            self.multi += 1
+            if m != free:
+                self.bound += 1
         if m is None:
             self.relaxed += 1
-            m = titan(state.gpus, idle, math.inf, phases, workers=job.workers)
-        assert m is not None  # the idle GPUs suffice
+            m = free
         return m
 
 
 class ElasticflowPolicy(FifoPolicy):
+    """Elasticflow's best fit; reading ``elasticflow_machines``."""
+
     name = "elasticflow"
 
+    def __init__(self, *, elasticflow_machines: str = "any") -> None:
+        super().__init__()
+        self.machines = elasticflow_machines
+
     def place(self, job: ReplayJob, state: ClusterState) -> list[int]:
-        m = elasticflow(state.idle.tolist(), workers=job.workers)
+        m = elasticflow(state.idle, workers=job.workers, gpus=state.gpus,
+                        elasticflow_machines=self.machines)
         assert m is not None
         return m
 
@@ -374,16 +408,23 @@ class HivedPolicy(FifoPolicy):
     name = "hived"
 
     def place(self, job: ReplayJob, state: ClusterState) -> list[int]:
-        m = hived(state.gpus, state.idle.tolist(), workers=job.workers)
+        m = hived(state.gpus, state.idle, workers=job.workers)
         assert m is not None
         return m
 
 
 class TiresiasPolicy(FifoPolicy):
+    """Tiresias; reading ``tiresias_spread``."""
+
     name = "tiresias"
 
+    def __init__(self, *, tiresias_spread: str = "emptiest") -> None:
+        super().__init__()
+        self.spread = tiresias_spread
+
     def place(self, job: ReplayJob, state: ClusterState) -> list[int]:
-        m = tiresias(state.idle.tolist(), workers=job.workers, placement_sensitive=job.sensitive)
+        m = tiresias(state.idle.tolist(), workers=job.workers, placement_sensitive=job.sensitive,
+                     tiresias_spread=self.spread)
         assert m is not None
         return m
 
@@ -441,22 +482,29 @@ def replay(jobs: Sequence[ReplayJob], policy: FifoPolicy | Policy, *, topo: FatT
     for j in jobs:
         q.push(j.submit, "arrive", j, priority=_ARRIVE)
     rec: dict[str, dict[str, Any]] = {}
-    load: dict[str, tuple[np.ndarray, np.ndarray | None, np.ndarray]] = {}
-    running = {"n": 0, "price": 0.0, "dur_h": 0.0, "cross": 0.0, "busy": 0}
+    load: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]] = {}
+    running: dict[str, Any] = {"n": 0, "price": 0.0, "dur_h": 0.0, "cross": 0.0, "busy": 0, "used": 0}
     ser: dict[str, list[float]] = {k: [] for k in ("t", "used", "busy", "cross", "running", "price", "dur_h",
                                                    "waiting", "arrival")}
     used_count = np.zeros(M, dtype=np.int64)  # busy GPUs per machine
 
     def start(job: ReplayJob, mw: list[int]) -> None:
-        m = np.asarray(mw, dtype=np.int64)
-        cnt = np.bincount(m, minlength=M)
-        if np.any(cnt > state.idle):
+        first = mw[0]
+        if all(s == first for s in mw):  # one machine: no traffic
+            machines = np.array([first], dtype=np.int64)
+            counts = np.array([len(mw)], dtype=np.int64)
+            cross, per_phase = 0.0, []
+        else:
+            m = np.asarray(mw, dtype=np.int64)
+            machines, counts = np.unique(m, return_counts=True)
+            cross, per_phase = traffic(job, m, rack, M, R)
+        if np.any(counts > state.idle[machines]):
             raise RuntimeError(f"policy {policy.name} over-committed a machine (job {job.id})")
-        cross, per_phase = traffic(job, m, rack, M, R)
         comm = 0.0
-        nic_bytes = np.zeros(M)
-        up_bytes = np.zeros(R)
+        nic_rate = up_rate = None
         if per_phase:
+            nic_bytes = np.zeros(M)
+            up_bytes = np.zeros(R)
             b, u = state.nic_residual(), state.uplink_residual()
             for nic, up, k in per_phase:
                 tt = float(np.max(nic / b))
@@ -465,23 +513,23 @@ def replay(jobs: Sequence[ReplayJob], policy: FifoPolicy | Policy, *, topo: FatT
                     up_bytes += k * up
                 comm += k * tt
                 nic_bytes += k * nic
-        syncs = math.ceil(job.duration / config.iteration_s)
-        dur = job.duration + syncs * comm
-        now = cur[0]
-        state.idle -= cnt
-        used_count[:] += cnt
-        nic_rate = up_rate = None
-        if per_phase:
             period = config.iteration_s + comm
             nic_rate = nic_bytes / period
             up_rate = up_bytes / period if up_bytes.any() else None
+        syncs = math.ceil(job.duration / config.iteration_s)
+        dur = job.duration + syncs * comm
+        now = cur[0]
+        idle_opened = int(np.count_nonzero(state.idle[machines] == G))
+        state.idle[machines] -= counts
+        running["used"] += int(np.count_nonzero(used_count[machines] == 0))
+        used_count[machines] += counts
+        running["busy"] += job.workers
+        if per_phase:
             state.add_load(nic_rate, up_rate, +1.0)
-        load[job.id] = (cnt, nic_rate if per_phase else None, up_rate)  # type: ignore[assignment]
+        load[job.id] = (machines, counts, nic_rate, up_rate)
         price = job.workers * job.duration / 3600.0
-        machines = np.flatnonzero(cnt)
         rec[job.id] = {"id": job.id, "submit": job.submit, "start": now, "end": now + dur,
-                       "machines": int(len(machines)),
-                       "idle_machines_used": int(np.count_nonzero(cnt[machines] + state.idle[machines] == G)),
+                       "machines": int(len(machines)), "idle_machines_used": idle_opened,
                        "cross_bytes_per_sync": cross, "comm_s_per_sync": comm, "syncs": syncs,
                        "comm_s": syncs * comm, "price": price, "machine_of_worker": mw}
         running["n"] += 1
@@ -498,9 +546,11 @@ def replay(jobs: Sequence[ReplayJob], policy: FifoPolicy | Policy, *, topo: FatT
         arrived = False
         for ev in batch:
             if ev.kind == "free":
-                cnt, nic, up = load.pop(ev.payload)
-                state.idle += cnt
-                used_count[:] -= cnt
+                machines, counts, nic, up = load.pop(ev.payload)
+                state.idle[machines] += counts
+                used_count[machines] -= counts
+                running["used"] -= int(np.count_nonzero(used_count[machines] == 0))
+                running["busy"] -= int(counts.sum())
                 if nic is not None or up is not None:
                     state.add_load(nic, up, -1.0)
                 r = rec[ev.payload]
@@ -514,8 +564,8 @@ def replay(jobs: Sequence[ReplayJob], policy: FifoPolicy | Policy, *, topo: FatT
                 policy.on_arrival(ev.payload, now)
         policy.decide(now, state)
         ser["t"].append(now)
-        ser["used"].append(int(np.count_nonzero(used_count)))
-        ser["busy"].append(int(used_count.sum()))
+        ser["used"].append(running["used"])
+        ser["busy"].append(running["busy"])
         ser["cross"].append(running["cross"])
         ser["running"].append(running["n"])
         ser["price"].append(running["price"])
@@ -533,6 +583,8 @@ def replay(jobs: Sequence[ReplayJob], policy: FifoPolicy | Policy, *, topo: FatT
         extra["timed_out"] = True
     if isinstance(policy, TitanPolicy):
         extra["titan_bandwidth_relaxed"] = policy.relaxed
+        extra["titan_bandwidth_bound"] = policy.bound
+        extra["titan_multi_machine_placements"] = policy.multi
     series = {k: np.asarray(v, dtype=float) for k, v in ser.items()}
     return ReplayResult([rec[j.id] for j in jobs if j.id in rec], series, topo, config, policy.name,
                         _time.perf_counter() - t0, extra)
@@ -542,9 +594,13 @@ def _p(x: np.ndarray, q: float) -> float:
     return float(np.percentile(x, q)) if len(x) else 0.0
 
 
-def summarize(res: ReplayResult) -> dict[str, Any]:
-    """Time-averaged metrics (module docstring) of a replay."""
+def summarize(res: ReplayResult, *, until: float | None = None) -> dict[str, Any]:
+    """Time-averaged metrics (module docstring) of a replay; ``until``: average only the samples
+    up to that time (e.g. the last arrival of a trace window, leaving out the drain)."""
     s = res.series
+    if until is not None:
+        keep = s["t"] <= until
+        s = {k: v[keep] for k, v in s.items()}
     G = res.topo.gpus_per_machine
     t = s["t"]
     out: dict[str, Any] = {"policy": res.policy, "jobs": len(res.jobs), "replay_wall_s": round(res.wall_time_s, 3)}
@@ -759,16 +815,21 @@ def simulate_cli(path: str, *, policy: str, seed: int | None = None, time_limit:
 
     if policy not in POLICIES:
         raise InputError("--policy", f"is unknown for the nimp replay: {policy!r} (known: {', '.join(POLICIES)})")
+    from .readings import READINGS
+
     params = dict(params or {})
     limit = params.pop("limit", None)
+    takes = {r.name: r for r in READINGS if r.takes(policy)}
+    kw = {k: takes[k].validate(params.pop(k), where=f"--param {k}") for k in list(params) if k in takes}
     if params:
-        raise InputError("--param", f"unknown for the nimp replay: {', '.join(sorted(params))} (known: limit)")
+        raise InputError("--param", f"unknown for the nimp replay under {policy}: {', '.join(sorted(params))} "
+                                    f"(known: limit{''.join(', ' + k for k in sorted(takes))})")
     if limit is not None:
         limit = _int(limit, "--param limit", low=1)
     jobs, topo, cfg = load_workload(path, seed=seed or 0, limit=limit)
-    res = replay(jobs, POLICIES[policy](), topo=topo, config=cfg, time_limit=time_limit)
+    res = replay(jobs, POLICIES[policy](**kw), topo=topo, config=cfg, time_limit=time_limit)
     summary = summarize(res)
-    summary.update({"problem": "nimp", "status": "time_limit" if res.extra.get("timed_out") else "feasible",
+    summary.update({"problem": "nimp", "readings": kw, "status": "time_limit" if res.extra.get("timed_out") else "feasible",
                     "workload": str(path), "cluster": topo.to_dict(),
                     "iteration_s": cfg.iteration_s, "phase_budget_s": cfg.phase_budget_s,
                     "schedule_file": out})

@@ -10,10 +10,13 @@ Reading
   merging worker subsets; the greedy maximises the machines left unused ("remaining machines",
   Eq. 3). optkit's greedy has two levels, both maximising H:
 
-  - *machine selection*: machines of the pool are taken in the greedy order of the largest
-    marginal coverage (most idle GPUs first, ties by index) until they can hold the N workers;
-    coverage ``min(N, sum of R_s)`` is monotone submodular and this is its greedy, which
-    minimises the machines used when only the resource constraint binds;
+  - *machine selection*: the fewest machines whose idle GPUs hold the N workers. Coverage
+    ``min(N, sum of R_s)`` is monotone submodular; its greedy (most idle GPUs first) reaches the
+    minimum count when only the resource constraint binds. Among selections of that count H is
+    equal, and the choice is the reading ``titan_tie_break`` (``readings.py``): ``least-traffic``
+    (default; the best-fit and the worst-fit selection are both placed and the one crossing fewer
+    bytes wins, ties to best fit), ``best-fit`` (fewest idle GPUs in total: :func:`choose`, an
+    exact DP over the R_s values) or ``worst-fit`` (the coverage greedy's order);
   - *worker-set merging* (Alg. 2 step 2 "iterative merging worker subsets", Def. 1): every
     worker starts in its own set (our reading of "randomly distributing workers": one worker per
     set, deterministic); worker pairs are scanned by their traffic per synchronisation
@@ -30,17 +33,30 @@ Reading
   phase and machine pair). If it fails, the greedy takes the next machine of the pool and
   places again (Alg. 2's "update the feasible worker sets based on the bandwidth constraint").
 
-* **Two passes (Alg. 3).** Step 1 runs the greedy over the idle machines S_n alone, which fixes
-  Phi_n, the idle machines an idle-only placement needs (all of S_n if none is found). Step 2
-  runs it over ``S' = S_f ∪ Phi_n`` with the non-idle machines first in the pool (the primary
-  objective: idle machines are used only once the non-idle ones cannot take the job), then the
-  machines of Phi_n. The result is step 2's placement, or step 1's when step 2 found none or
-  step 1's is lexicographically better on (idle used, used).
+* **Two passes (Alg. 3).** Step 1 runs the greedy over the idle machines S_n alone (most idle
+  GPUs first), which fixes Phi_n, the idle machines an idle-only placement needs (all of S_n if
+  none is found). Step 2 works on ``S' = S_f ∪ Phi_n``; reading ``titan_step2``:
+
+  - ``fix-idle-count`` (default): i = the fewest machines of Phi_n (largest first) that the
+    non-idle machines need to reach N, then f = the fewest non-idle machines covering what those
+    i leave; select (tie-break above), place, check Eq. (5); on a violation f + 1, ..., then
+    i + 1, ... (up to ``max_attempts`` placements). Without a binding bandwidth constraint the
+    first attempt is the lexicographic optimum (i_lb, i_lb + f_lb) of
+    :func:`.bounds.resource_relaxation` (``tests/test_nimp_titan.py`` checks 3,000 instances
+    per tie-break against an enumeration of machine subsets);
+  - ``pool-prefix`` (optkit <= 0.1): the shortest prefix of the pool "non-idle machines by most
+    idle GPUs, then Phi_n", extended one machine at a time on a violation. Once it needs one idle
+    machine it has taken every non-idle one: idle GPUs (3, 8, 5, 3) of 8, N = 16 gives
+    (1 idle, 4 machines) where (1, 3) is optimal.
+
+  The result is step 2's placement, or step 1's when step 2 found none or step 1's is
+  lexicographically better on (idle used, used).
 
 Fig. 1 (4 machines of 4 GPUs with 4, 3, 2, 1 idle; HD with 4 workers): step 1 gives
-Phi_n = {machine 1}; step 2 selects machines 2 and 3 (3 + 2 idle GPUs >= 4), merges {W1, W3}
+Phi_n = {machine 1}; step 2 needs 0 idle machines and 2 non-idle ones. Best fit would take
+machines 2 and 4 (3 + 1) and split the job 3 + 1 (3K/2); worst fit takes 2 and 3 (3 + 2), merges {W1, W3}
 and {W2, W4} (the K/2 pairs) and refuses {W1..W4} (4 > 3): W1, W3 on machine 2 and W2, W4 on
-machine 3, cross traffic K. ``tests/test_nimp_fig1.py`` checks it.
+machine 3, cross traffic K, which ``least-traffic`` keeps. ``tests/test_nimp_fig1.py`` checks it.
 
 Complexity: O(E log E + M log M) per placement attempt (E = distinct worker pairs), plus a
 numpy bandwidth check per distinct phase.
@@ -53,11 +69,12 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from optkit.errors import InputError
 from optkit.result import Result, Status
 
 from .model import REL_TOL, NimpInstance, Phase, solution_dict
 
-__all__ = ["titan", "run_titan", "Collective"]
+__all__ = ["titan", "run_titan", "Collective", "choose"]
 
 
 class Collective:
@@ -148,10 +165,17 @@ def _place(col: Collective, selected: Sequence[int], R: Sequence[int]) -> np.nda
     return np.asarray(m, dtype=np.int64)
 
 
+def _feasible_at(col: Collective, selected: Sequence[int], R: Sequence[int], capacity: float | np.ndarray,
+                 M: int) -> np.ndarray | None:
+    m = _place(col, sorted(selected, key=lambda s: (-R[s], s)), R)
+    return m if _feasible_bandwidth(col, m, capacity, M) else None
+
+
 def _greedy(col: Collective, pool: Sequence[int], R: Sequence[int], capacity: float | np.ndarray,
             M: int, max_attempts: int | None) -> np.ndarray | None:
     """Alg. 2 over ``pool`` (already in greedy order): the shortest prefix that holds the job,
-    extended one machine at a time while the placement violates a bandwidth constraint."""
+    extended one machine at a time while the placement violates a bandwidth constraint
+    (step 1, and step 2 under ``titan_step2="pool-prefix"``)."""
     N = col.workers
     total, k = 0, 0
     while k < len(pool) and total < N:
@@ -171,8 +195,129 @@ def _greedy(col: Collective, pool: Sequence[int], R: Sequence[int], capacity: fl
     return None
 
 
+def _cross_weight(col: Collective, m: np.ndarray) -> float:
+    """Cross-machine bytes per synchronisation of placement ``m`` (sum of split pairs' traffic)."""
+    return float(sum(w for (a, b), w in col.edges if m[a] != m[b]))
+
+
+def _cover_count(sizes: Sequence[int], need: int) -> int | None:
+    """Fewest of ``sizes`` (``sizes`` sorted largest first) summing to >= need."""
+    if need <= 0:
+        return 0
+    total = 0
+    for k, r in enumerate(sizes, 1):
+        total += r
+        if total >= need:
+            return k
+    return None
+
+
+def choose(machines: Sequence[int], R: Sequence[int], count: int, need: int, tie_break: str, *,
+           ordered: bool = False) -> list[int] | None:
+    """``count`` of ``machines`` whose idle GPUs sum to >= ``need`` (``None`` if no such choice).
+
+    ``worst-fit``: the ``count`` machines with the most idle GPUs (ties by index), the coverage
+    greedy. ``best-fit``: among all choices of ``count`` machines reaching ``need``, one with the
+    fewest idle GPUs in total (reading ``titan_tie_break``); among those, as few machines of small
+    R_s as possible, then lower indices. Exact: a subset-sum DP over the distinct R_s values with
+    the reachable sums of each machine count as the bits of one integer. ``ordered``: the
+    machines already come most idle GPUs first, ties by index."""
+    need = max(need, 0)
+    by_r = list(machines) if ordered else sorted(machines, key=lambda s: (-R[s], s))
+    if count > len(by_r) or sum(R[s] for s in by_r[:count]) < need:
+        return None
+    if tie_break == "worst-fit" or count == 0:
+        return by_r[:count]
+    groups: dict[int, list[int]] = {}
+    for s in by_r:
+        groups.setdefault(R[s], []).append(s)
+    values = sorted(groups, reverse=True)
+    # stages[i][k]: bit t set <=> k machines from values[:i] can hold exactly t idle GPUs
+    stages = [[1] + [0] * count]
+    for v in values:
+        prev, cur = stages[-1], [0] * (count + 1)
+        for k in range(count + 1):
+            if prev[k]:
+                for j in range(min(len(groups[v]), count - k) + 1):
+                    cur[k + j] |= prev[k] << (j * v)
+        stages.append(cur)
+    high = stages[-1][count] >> need
+    if not high:  # pragma: no cover - excluded by the sum check above
+        return None
+    t = need + (high & -high).bit_length() - 1  # the fewest idle GPUs >= need
+    out: list[int] = []
+    k = count
+    for i in range(len(values), 0, -1):  # smallest value first: take as few of it as possible
+        v = values[i - 1]
+        for j in range(min(len(groups[v]), k) + 1):
+            if t >= j * v and stages[i - 1][k - j] >> (t - j * v) & 1:
+                break
+        out += groups[v][:j]
+        k, t = k - j, t - j * v
+    return sorted(out, key=lambda s: (-R[s], s))
+
+
+def _fewest_idle_then_fewest(col: Collective, idle: Sequence[int], frag: Sequence[int], R: Sequence[int],
+                             capacity: float | np.ndarray, M: int, max_attempts: int | None,
+                             tie_break: str) -> np.ndarray | None:
+    """Step 2 under ``titan_step2="fix-idle-count"``: for i = the fewest idle machines of ``idle``
+    (largest first) that the non-idle machines ``frag`` need, then i + 1, ...: for f = the fewest
+    non-idle machines covering what the i idle ones leave, then f + 1, ...: choose them
+    (:func:`choose`), place, check Eq. (5); the first feasible placement wins. Without bandwidth
+    the first attempt is the lexicographic optimum (i_lb, i_lb + f_lb) of
+    :func:`formulations.nimp.bounds.resource_relaxation` over ``idle`` ∪ ``frag``."""
+    N = col.workers
+    frag_sizes = [R[s] for s in frag]  # both pools come most idle GPUs first, ties by index
+    frag_total = sum(frag_sizes)
+    i0 = _cover_count([R[s] for s in idle], N - frag_total)
+    if i0 is None:
+        return None
+    attempts = 0
+    for i in range(i0, len(idle) + 1):
+        chosen_idle = idle[:i]
+        need = N - sum(R[s] for s in chosen_idle)
+        f0 = _cover_count(frag_sizes, need)
+        if f0 is None:  # pragma: no cover - i >= i0 covers
+            continue
+        for f in range(f0, len(frag) + 1):
+            # least-traffic without any traffic (one worker) is best fit
+            fits = ("best-fit", "worst-fit") if tie_break == "least-traffic" and col.edges else (
+                ("best-fit",) if tie_break == "least-traffic" else (tie_break,))
+            found, tried = [], []
+            for fit in fits:
+                sel = choose(frag, R, f, need, fit, ordered=True)
+                if sel is None or sel in tried:  # the same selection places the same way
+                    continue
+                tried.append(sel)
+                m = _feasible_at(col, chosen_idle + sel, R, capacity, M)
+                if m is not None:
+                    found.append(m)
+            if found:  # least-traffic: fewer cross bytes, ties to best fit (listed first)
+                return min(found, key=lambda m: _cross_weight(col, m))
+            attempts += 1
+            if max_attempts is not None and attempts >= max_attempts:
+                return None
+    return None
+
+
+def _one_worker(Ra: np.ndarray, Ka: np.ndarray, step2: str, tie_break: str) -> list[int] | None:
+    """Alg. 3 for N = 1 in closed form (no phase, so no bandwidth constraint): step 2 needs no
+    idle machine when a non-idle one has an idle GPU, and one machine. Which one: the fewest idle
+    GPUs under ``best-fit`` and ``least-traffic`` (no traffic: ties go to best fit), the most under
+    ``worst-fit`` and ``pool-prefix`` (the head of its pool); ties by index. Without a non-idle
+    machine: step 1's, the idle machine with the most idle GPUs. ``None``: no idle GPU at all."""
+    frag = np.flatnonzero((Ra > 0) & (Ra < Ka))
+    if len(frag):
+        r = Ra[frag]
+        best = step2 == "fix-idle-count" and tie_break != "worst-fit"
+        return [int(frag[np.argmin(r) if best else np.argmax(r)])]
+    idle = np.flatnonzero((Ra > 0) & (Ra == Ka))
+    return [int(idle[np.argmax(Ra[idle])])] if len(idle) else None
+
+
 def titan(gpus: Sequence[int], idle_gpus: Sequence[int], capacity: float | np.ndarray,
-          phases: Sequence[Phase], *, workers: int, max_attempts: int | None = None) -> list[int] | None:
+          phases: Sequence[Phase], *, workers: int, max_attempts: int | None = None,
+          titan_step2: str = "fix-idle-count", titan_tie_break: str = "least-traffic") -> list[int] | None:
     """Titan's placement (Alg. 3) of a ``workers``-worker job, or ``None`` if it finds none.
 
     Parameters
@@ -183,48 +328,69 @@ def titan(gpus: Sequence[int], idle_gpus: Sequence[int], capacity: float | np.nd
     workers: N.
     max_attempts: placement attempts per greedy pass before giving up (default: until the pool
         is exhausted).
+    titan_step2: reading ``titan_step2`` (``formulations/nimp/readings.py``): ``fix-idle-count``
+        (default; lexicographically optimal when bandwidth does not bind) or ``pool-prefix``.
+    titan_tie_break: reading ``titan_tie_break``, the choice among non-idle machines of equal
+        count: ``least-traffic`` (default: of the best-fit and the worst-fit choice, the one whose
+        placement crosses fewer bytes, ties to best fit), ``best-fit`` or ``worst-fit``
+        (:func:`choose`). ``pool-prefix`` always takes the coverage order (its old behaviour).
 
     Returns the machine index of every worker. Reference: Fang et al., Algorithms 1-3; the
     reading is this module's docstring. The (1 - 1/e) claim (Theorems 4-5) is measured, not
     assumed: :mod:`formulations.nimp.bounds`.
     """
-    R = [int(r) for r in idle_gpus]
-    K = [int(k) for k in gpus]
+    if titan_step2 not in ("fix-idle-count", "pool-prefix"):
+        raise InputError("titan_step2", f"must be fix-idle-count or pool-prefix, got {titan_step2!r}")
+    if titan_tie_break not in ("least-traffic", "best-fit", "worst-fit"):
+        raise InputError("titan_tie_break", f"must be least-traffic, best-fit or worst-fit, got {titan_tie_break!r}")
+    Ra = np.asarray(idle_gpus, dtype=np.int64)
+    Ka = np.asarray(gpus, dtype=np.int64)
+    if workers == 1:
+        return _one_worker(Ra, Ka, titan_step2, titan_tie_break)
+    R = Ra.tolist()
     M = len(R)
     cap: float | np.ndarray = capacity if np.isscalar(capacity) else np.asarray(capacity, dtype=float)
     col = Collective(workers, phases)
-    order = sorted(range(M), key=lambda s: (-R[s], s))
-    idle = [s for s in order if R[s] > 0 and R[s] == K[s]]
-    frag = [s for s in order if 0 < R[s] < K[s]]
-    # Alg. 3 step 1: Alg. 2 over the idle machines S_n.
+    order = np.lexsort((np.arange(M), -Ra))  # most idle GPUs first, ties by index
+    ro, is_idle = Ra[order], (Ra == Ka)[order]
+    idle = order[(ro > 0) & is_idle].tolist()
+    frag = order[(ro > 0) & ~is_idle].tolist()
+    # Alg. 3 step 1: Alg. 2 over the idle machines S_n (idle machines by most idle GPUs: Phi_n is
+    # then the largest idle machines, which step 2's idle count relies on).
     m1 = _greedy(col, idle, R, cap, M, max_attempts) if idle else None
     phi_n = sorted(set(m1.tolist()), key=lambda s: (-R[s], s)) if m1 is not None else idle
-    # Alg. 3 step 2: Alg. 2 over S_f ∪ Phi_n, non-idle machines first.
-    m2 = _greedy(col, frag + phi_n, R, cap, M, max_attempts)
+    # Alg. 3 step 2 over S_f ∪ Phi_n.
+    if titan_step2 == "pool-prefix":
+        m2 = _greedy(col, frag + phi_n, R, cap, M, max_attempts)
+    else:
+        m2 = _fewest_idle_then_fewest(col, phi_n, frag, R, cap, M, max_attempts, titan_tie_break)
     cands = [m for m in (m2, m1) if m is not None]
     if not cands:
         return None
 
     def lex(m: np.ndarray) -> tuple[int, int]:
         used = set(m.tolist())
-        return sum(1 for s in used if R[s] == K[s]), len(used)
+        return sum(1 for s in used if Ra[s] == Ka[s]), len(used)
 
     best = min(cands, key=lex)  # min is stable: step 2 wins ties
     return [int(s) for s in best]
 
 
 def run_titan(instance: NimpInstance, *, objective: str = "lex", time_limit: float | None = None,
-              seed: int | None = None, max_attempts: int | None = None) -> Result:
-    """Algorithm-table entry ``titan`` (deterministic)."""
+              seed: int | None = None, max_attempts: int | None = None,
+              titan_step2: str = "fix-idle-count", titan_tie_break: str = "least-traffic") -> Result:
+    """Algorithm-table entry ``titan`` (deterministic); takes the readings ``titan_step2`` and
+    ``titan_tie_break`` (:func:`titan`). No placement found: ``no_solution`` (not a proof)."""
     t0 = time.perf_counter()
     if sum(m.idle_gpus for m in instance.machines) < instance.N:
         return Result(Status.INFEASIBLE, message="fewer idle GPUs than workers (resource constraint)")
     m = titan([mc.gpus for mc in instance.machines], [mc.idle_gpus for mc in instance.machines],
-              _capacity_arg(instance), instance.phases(), workers=instance.N, max_attempts=max_attempts)
+              _capacity_arg(instance), instance.phases(), workers=instance.N, max_attempts=max_attempts,
+              titan_step2=titan_step2, titan_tie_break=titan_tie_break)
     info: dict[str, Any] = {"algorithm_s": time.perf_counter() - t0}
     if m is None:
-        return Result(Status.ERROR, message="titan found no feasible placement (not a proof that none exists)",
-                      info={**info, "found": False})
+        return Result(Status.NO_SOLUTION, message="titan found no feasible placement (none it tried meets the "
+                      "bandwidth constraint; not a proof that none exists)", info={**info, "found": False})
     info["found"] = True
     return Result(Status.FEASIBLE, solution=solution_dict(m), info=info)
 

@@ -1,0 +1,271 @@
+"""Titan (formulations/nimp/titan.py): step 2, the tie-break readings, the merge rule, the
+no-solution status of every heuristic, and the (1 - 1/e) check.
+
+Oracles are independent of Titan: an enumeration of machine subsets (without bandwidth the
+lexicographic optimum depends only on which machines are used), hand-worked cases in the
+docstrings, and the exhaustive search of ``exact.brute_force``."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from formulations.nimp.approximation import ratios, submodular_values, trials
+from formulations.nimp.bounds import RATIO
+from formulations.nimp.exact import brute_force
+from formulations.nimp.model import NimpInstance, criteria, evaluate, halving_doubling_phases
+from formulations.nimp.titan import choose, run_titan, titan
+from optkit.solve import solve
+
+K = 1.0e8
+TIE_BREAKS = ("least-traffic", "best-fit", "worst-fit")
+
+
+def _inst(idle: list[int], gpus: list[int], n: int, cap: object = 1e30) -> dict:
+    return {"problem": "nimp", "machines": [{"gpus": g, "idle_gpus": r} for g, r in zip(gpus, idle)],
+            "pair_capacity_bytes": cap, "job": {"workers": n, "collective": "halving-doubling", "param_bytes": K}}
+
+
+def _subset_oracle(gpus: list[int], idle: list[int], n: int) -> tuple[tuple[int, int], int] | None:
+    """Lexicographic optimum (idle used, used) when only the resource constraint binds: the best
+    machine subset whose idle GPUs reach n (every machine of a minimal subset hosts a worker), and
+    the fewest idle GPUs over the optimal subsets (what best fit leaves the smallest)."""
+    best: tuple[tuple[int, int], int] | None = None
+    usable = [s for s in range(len(idle)) if idle[s] > 0]
+    for k in range(1, len(usable) + 1):
+        for sub in itertools.combinations(usable, k):
+            tot = sum(idle[s] for s in sub)
+            if tot < n:
+                continue
+            key = (sum(1 for s in sub if idle[s] == gpus[s]), k)
+            if best is None or (key, tot) < best:
+                best = (key, tot)
+    return best
+
+
+def _titan(gpus: list[int], idle: list[int], n: int, cap: object = math.inf, **kw: str) -> list[int] | None:
+    return titan(gpus, idle, cap, halving_doubling_phases(n, K), workers=n, **kw)
+
+
+def _lex(gpus: list[int], idle: list[int], m: list[int]) -> tuple[int, int]:
+    used = set(m)
+    return sum(1 for s in used if idle[s] == gpus[s]), len(used)
+
+
+# ----------------------------------------------------------------------------- step 2
+def test_step2_issue_example_one_idle_three_machines() -> None:
+    """Idle GPUs (3, 8, 5, 3) on four 8-GPU machines, N = 16. The non-idle machines hold
+    3 + 5 + 3 = 11 < 16, so one idle machine is needed (8 GPUs); it leaves 8, which 5 + 3 cover:
+    optimum (1 idle machine, 3 machines). The old step 2 (pool 'non-idle first, then Phi_n') takes
+    all three non-idle machines before the idle one: (1, 4)."""
+    gpus, idle = [8, 8, 8, 8], [3, 8, 5, 3]
+    for tb in TIE_BREAKS:
+        m = _titan(gpus, idle, 16, titan_tie_break=tb)
+        assert m is not None and _lex(gpus, idle, m) == (1, 3), tb
+        assert sorted(set(m)) in ([0, 1, 2], [1, 2, 3])
+    old = _titan(gpus, idle, 16, titan_step2="pool-prefix")
+    assert old is not None and _lex(gpus, idle, old) == (1, 4)
+
+
+@pytest.mark.parametrize("tie_break", TIE_BREAKS)
+def test_titan_is_lexicographically_optimal_when_bandwidth_cannot_bind(tie_break: str) -> None:
+    """3,000 seeded random instances (2-7 machines of 4 or 8 GPUs, mixed, some idle, some full;
+    N from 1 to all idle GPUs; P = 1e30 B, which no phase reaches): Titan's (idle used, used) is
+    the subset oracle's on every one; with best fit, the machines it uses also hold the fewest idle
+    GPUs among the optimal subsets when the idle machines are alike (the paper's clusters: "each
+    equipped with K GPUs"; Titan takes Phi_n, the largest idle machines, in step 1)."""
+    rng = np.random.default_rng(12)
+    checked = 0
+    for _ in range(3000):
+        M = int(rng.integers(2, 8))
+        gpus = [int(g) for g in rng.choice([4, 8], size=M)]
+        idle = []
+        for g in gpus:
+            u = rng.random()
+            idle.append(g if u < 0.3 else (0 if u < 0.4 else int(rng.integers(1, g))))
+        if sum(idle) == 0:
+            continue
+        n = int(rng.integers(1, sum(idle) + 1))
+        m = _titan(gpus, idle, n, 1e30, titan_tie_break=tie_break)
+        oracle = _subset_oracle(gpus, idle, n)
+        assert m is not None and oracle is not None
+        assert len(m) == n and all(np.bincount(m, minlength=M) <= idle)
+        assert _lex(gpus, idle, m) == oracle[0], (gpus, idle, n)
+        if tie_break == "best-fit" and len({g for g, r in zip(gpus, idle) if g == r}) <= 1:
+            assert sum(idle[s] for s in set(m)) == oracle[1], (gpus, idle, n)
+        checked += 1
+    assert checked > 2900
+
+
+def test_old_step2_is_not_optimal_on_random_instances() -> None:
+    """The declared old reading ``pool-prefix`` misses the optimum on some of the same instances
+    (the reason for the fix): at least one of 3,000."""
+    rng = np.random.default_rng(12)
+    misses = 0
+    for _ in range(3000):
+        M = int(rng.integers(2, 8))
+        gpus = [8] * M
+        idle = [8 if u < 0.3 else int(rng.integers(1, 8)) for u in rng.random(M)]
+        n = int(rng.integers(1, sum(idle) + 1))
+        m = _titan(gpus, idle, n, titan_step2="pool-prefix")
+        assert m is not None
+        misses += _lex(gpus, idle, m) != _subset_oracle(gpus, idle, n)[0]
+    assert misses >= 1
+
+
+# ----------------------------------------------------------------------------- tie-break
+def test_choose_best_and_worst_fit_by_hand() -> None:
+    """Machines with R = (7, 2, 5, 3, 1); need 6 with 2 machines. Worst fit: the two largest,
+    7 + 5 = 12 (machines 0, 2). Best fit: the pair with the smallest sum >= 6: 5 + 1 = 6
+    (machines 2, 4). Need 6 with 1 machine: only 7 (machine 0). Need 13 with 2: none."""
+    R = [7, 2, 5, 3, 1]
+    assert choose(range(5), R, 2, 6, "worst-fit") == [0, 2]
+    assert choose(range(5), R, 2, 6, "best-fit") == [2, 4]
+    assert choose(range(5), R, 1, 6, "best-fit") == [0]
+    assert choose(range(5), R, 2, 13, "best-fit") is None
+
+
+def test_tie_break_fig1_least_traffic_takes_the_papers_machines() -> None:
+    """Fig. 1: idle GPUs (4, 3, 2, 1) on 4-GPU machines, N = 4. Best fit takes machines 2 and 4
+    (3 + 1 = 4 idle GPUs) and must split 3 + 1: cross traffic 3K/2. Worst fit takes 2 and 3 (3 + 2),
+    {W1, W3} | {W2, W4}: K, the paper's Fig. 1(c). least-traffic picks the latter."""
+    gpus, idle = [4, 4, 4, 4], [4, 3, 2, 1]
+    inst = NimpInstance.from_dict(_inst(idle, gpus, 4))
+    got = {tb: _titan(gpus, idle, 4, titan_tie_break=tb) for tb in TIE_BREAKS}
+    assert sorted(set(got["best-fit"])) == [1, 3] and criteria(inst, got["best-fit"])[2] == pytest.approx(1.5 * K)
+    assert got["worst-fit"] == [1, 2, 1, 2] and criteria(inst, got["worst-fit"])[2] == pytest.approx(K)
+    assert got["least-traffic"] == got["worst-fit"]
+
+
+def test_tie_break_one_worker_goes_best_fit() -> None:
+    """A 1-worker job on non-idle machines with R = (5, 1, 3): best fit and least-traffic take the
+    machine with 1 idle GPU, worst fit the one with 5."""
+    gpus, idle = [8, 8, 8], [5, 1, 3]
+    assert _titan(gpus, idle, 1, titan_tie_break="best-fit") == [1]
+    assert _titan(gpus, idle, 1, titan_tie_break="least-traffic") == [1]
+    assert _titan(gpus, idle, 1, titan_tie_break="worst-fit") == [0]
+    assert _titan(gpus, idle, 1, titan_step2="pool-prefix") == [0]  # head of the pool: most idle GPUs
+    # no non-idle machine with an idle GPU: the idle machine with the most idle GPUs (step 1)
+    assert _titan([4, 8, 8, 2], [4, 0, 8, 2], 1) == [2]
+    assert _titan([4, 8], [0, 0], 1) is None
+
+
+def test_readings_through_the_engine() -> None:
+    d = _inst([5, 1, 3], [8, 8, 8], 1)
+    assert solve("nimp", d, "titan", params={"titan_tie_break": "worst-fit"}).solution["machine_of_worker"] == [0]
+    assert solve("nimp", d, "titan").solution["machine_of_worker"] == [1]
+    with pytest.raises(Exception, match="titan_tie_break"):
+        solve("nimp", d, "titan", params={"titan_tie_break": "first-fit"})
+
+
+# ----------------------------------------------------------------------------- merge rule (issue 17 b)
+def test_merge_lets_a_set_exactly_fill_the_largest_machine() -> None:
+    """8-worker HD on two non-idle 8-GPU machines with 4 idle GPUs each (and nothing else).
+    Traffic per sync: pairs a^4 carry K (K/2 in two phases), a^2 K/2, a^1 K/4. Merging heaviest
+    first: {0,4},{1,5},{2,6},{3,7}; then (0,2) joins {0,4}+{2,6} = 4 workers, exactly the largest
+    machine's 4 idle GPUs, and (1,3) joins {1,5}+{3,7}: {0,2,4,6} | {1,3,5,7}, split only in the a^1
+    phases: 4 pairs x K/8 x 2 = K. If a set could not exactly fill the machine (``<`` instead of
+    ``<=``), the pairs {0,4},{1,5} | {2,6},{3,7} would split the a^2 phases: 4 x K/4 x 2 = 2K.
+    With P = K/2 (4 pairs of K/8, 2 of K/4, 1 of K/2 per phase) only the first is feasible.
+    The lex-cross optimum by exhaustive search is (0, 2, K)."""
+    gpus, idle = [8, 8], [4, 4]
+    for cap in (math.inf, K / 2):
+        m = _titan(gpus, idle, 8, cap)
+        assert m is not None
+        inst = NimpInstance.from_dict(_inst(idle, gpus, 8, K / 2))
+        assert criteria(inst, m) == (0, 2, pytest.approx(K))
+        assert sorted({m[a] for a in (0, 2, 4, 6)}) != sorted({m[a] for a in (1, 3, 5, 7)})
+    inst = NimpInstance.from_dict(_inst(idle, gpus, 8, K / 2))
+    best = brute_force(inst, objective="lex-cross")
+    assert best is not None and best[1] == (0, 2, pytest.approx(K))
+    res = run_titan(inst)
+    assert res.status.value == "feasible" and evaluate(inst, res.solution).feasible
+
+
+# ----------------------------------------------------------------------------- no_solution
+HEURISTICS = ("titan", "elasticflow", "hived", "tiresias")
+
+
+@pytest.mark.parametrize("algorithm", HEURISTICS)
+def test_heuristic_without_placement_returns_no_solution(algorithm: str) -> None:
+    """4 workers on two non-idle 4-GPU machines with 2 idle GPUs each and P = 0: the idle GPUs
+    suffice, but every placement splits the job and some pair crosses, which P = 0 forbids. The
+    exact search proves it infeasible; a heuristic that finds nothing says ``no_solution`` (no
+    proof) with a message, never ``error``."""
+    d = _inst([2, 2], [4, 4], 4, 0.0)
+    assert brute_force(NimpInstance.from_dict(d)) is None
+    res = solve("nimp", d, algorithm)
+    assert res.status.value == "no_solution", res
+    assert res.solution is None and "found no feasible placement" in res.message
+    assert solve("nimp", d, "brute-force").status.value == "infeasible"
+
+
+@pytest.mark.parametrize("algorithm", HEURISTICS)
+def test_too_few_idle_gpus_is_infeasible(algorithm: str) -> None:
+    assert solve("nimp", _inst([1, 2], [4, 4], 4), algorithm).status.value == "infeasible"
+
+
+# ----------------------------------------------------------------------------- (1 - 1/e)
+def test_submodular_values_by_hand() -> None:
+    """3 idle machines, N = 6. Optimum (1 idle, 2 used): values (3-1, 6-2) = (2, 4). A heuristic
+    at (2, 3): (1, 3), ratios 1/2 (< 1 - 1/e = 0.632: Theorem 4 violated) and 3/4 (holds). A
+    heuristic that found nothing: ratio 0."""
+    inst = NimpInstance.from_dict(_inst([4, 4, 4, 2], [4, 4, 4, 4], 6))
+    assert submodular_values(inst, 1, 2) == (2, 4)
+    r = ratios(inst, (2, 3), (1, 2))
+    assert r["ratio_theorem4"] == pytest.approx(0.5) and not r["holds_theorem4"]
+    assert r["ratio_theorem5"] == pytest.approx(0.75) and r["holds_theorem5"]
+    r0 = ratios(inst, None, (1, 2))
+    assert r0["ratio_theorem4"] == 0 and not r0["holds_theorem4"] and not r0["holds_theorem5"]
+    assert RATIO == pytest.approx(1 - 1 / math.e)
+
+
+def test_approximation_trials_count_and_can_fail() -> None:
+    """Seeded trials with a binding P: the counters add up, and the check does fail on some
+    instances (ratio 0 where Titan finds nothing although a placement exists)."""
+    out = trials(120, 0)
+    assert out["tried"] == 120 and 0 < out["compared"] <= 120
+    assert out["titan_optimal"] + out["titan_found_none"] <= out["compared"]
+    assert out["violations_theorem5"] >= out["titan_found_none"] >= 1
+    assert out["worst_ratio_theorem5"] == 0.0
+    ex = out["examples"][0]
+    inst = NimpInstance.from_dict(ex["instance"])
+    best = brute_force(inst)
+    assert best is not None and list(best[1]) == ex["optimum"]
+
+
+def test_choose_best_fit_matches_enumeration() -> None:
+    """``choose(..., "best-fit")`` against every subset of the given size (random R_s, seeded),
+    including need <= 0 (extra machines tried after a bandwidth violation)."""
+    rng = np.random.default_rng(5)
+    for _ in range(400):
+        M = int(rng.integers(1, 9))
+        R = [int(r) for r in rng.integers(1, 8, size=M)]
+        count = int(rng.integers(0, M + 1))
+        need = int(rng.integers(-3, sum(R) + 2))
+        got = choose(range(M), R, count, need, "best-fit")
+        sums = [sum(R[s] for s in c) for c in itertools.combinations(range(M), count)
+                if sum(R[s] for s in c) >= need]
+        if not sums:
+            assert got is None
+        else:
+            assert got is not None and len(set(got)) == count and sum(R[s] for s in got) == min(sums)
+
+
+def test_titan_equals_cpsat_when_bandwidth_cannot_bind() -> None:
+    """150 seeded instances (3-8 machines of 8 GPUs, HD jobs of 1-16 workers, P = 1e30 B): the
+    engine's ``titan`` returns CP-SAT's proven lexicographic optimum on every one."""
+    rng = np.random.default_rng(99)
+    for _ in range(150):
+        M = int(rng.integers(3, 9))
+        idle = [8 if u < 0.3 else int(rng.integers(0, 8)) for u in rng.random(M)]
+        if sum(idle) == 0:
+            continue
+        d = _inst(idle, [8] * M, int(rng.integers(1, min(16, sum(idle)) + 1)))
+        exact = solve("nimp", d, "cpsat", params={"workers": 1, "bound_shortcut": False}, time_limit=60)
+        res = solve("nimp", d, "titan")
+        assert exact.status.value == "optimal" and res.status.value == "feasible"
+        assert list(res.objective) == list(exact.objective), d
