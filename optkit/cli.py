@@ -191,7 +191,9 @@ def cmd_solve(args: argparse.Namespace) -> int:
         return 0
     print(f"{problem} / {result.algorithm}: {result.status.value}")
     print(f"  objective {result.objective_name}: {result.objective}")
-    print(f"  bound: {result.bound}   gap: {result.gap}")
+    on_key = (f"   (on the scalar key objective_key.{result.objective_name}, which orders solutions as the list "
+              "does; see the problem's README)") if isinstance(result.objective, (list, tuple)) else ""
+    print(f"  bound: {result.bound}   gap: {result.gap}{on_key}")
     print(f"  wall time: {result.wall_time_s:.6f} s")
     for k, v in result.metrics.items():
         print(f"  {k}: {v}")

@@ -161,27 +161,50 @@ def readings_for(formulation: "Formulation", algorithm: str | None = None) -> li
     return out if algorithm is None else [r for r in out if r.takes(algorithm)]
 
 
-def _function_keywords(algo: "Algorithm") -> tuple[set[str], bool]:
-    """Keyword-only parameter names of the algorithm's function, and whether it takes
-    ``**params``. Lazy entries are imported here (only the algorithm's own module)."""
+def _function_keywords(algo: "Algorithm") -> dict[str, Any]:
+    """Keyword parameters of the algorithm's function with their defaults (``inspect.Parameter.empty``
+    when none). Lazy entries are imported here (only the algorithm's own module)."""
     fn = getattr(algo.run, "target", None)
     fn = fn() if callable(fn) else algo.run
     try:
         sig = inspect.signature(fn)
     except (TypeError, ValueError):
-        return set(), True
-    names = {p.name for p in sig.parameters.values()
-             if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD) and p.name not in _ENGINE_KEYWORDS}
-    names.discard("instance")
-    varkw = any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values())
-    return names, varkw
+        return {}
+    return {p.name: p.default for p in sig.parameters.values()
+            if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD) and p.name not in _ENGINE_KEYWORDS
+            and p.name != "instance"}
+
+
+def _check_tuning(formulation: "Formulation", algorithm: str, key: str, value: Any, default: Any) -> Any:
+    """A tuning keyword's value must have the type of its default (an int where the default is
+    an int, a number where it is a float, true/false where it is a bool); ``None`` is accepted
+    where the default is ``None``; a keyword without a usable default is passed as given."""
+    where = f"--param {key}"
+    if default is inspect.Parameter.empty or default is None or value is None and default is None:
+        return value
+    if isinstance(default, bool):
+        if isinstance(value, bool):
+            return value
+        raise InputError(where, f"must be true or false for {formulation.name}/{algorithm}, got {value!r}")
+    if isinstance(default, int):
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        raise InputError(where, f"must be an integer for {formulation.name}/{algorithm} (default {default}), got {value!r}")
+    if isinstance(default, float):
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+            return float(value)
+        raise InputError(where, f"must be a finite number for {formulation.name}/{algorithm} (default {default:g}), "
+                                f"got {value!r}")
+    if isinstance(default, str) and not isinstance(value, str):
+        raise InputError(where, f"must be a string for {formulation.name}/{algorithm} (default {default!r}), got {value!r}")
+    return value
 
 
 def accepted_params(formulation: "Formulation", algorithm: str) -> dict[str, Reading | None]:
     """Every keyword ``algorithm`` accepts: ``{name: Reading}`` for readings, ``{name: None}``
     for tuning parameters."""
     algo = formulation.algorithms[algorithm]
-    names, _ = _function_keywords(algo)
+    names = set(_function_keywords(algo))
     out: dict[str, Reading | None] = {n: None for n in sorted(names | set(algo.params))}
     for r in readings_for(formulation, algorithm):
         out[r.name] = r
@@ -195,6 +218,7 @@ def check_params(formulation: "Formulation", algorithm: str, params: Mapping[str
     options lists the options.
     """
     accepted = accepted_params(formulation, algorithm)
+    defaults = _function_keywords(formulation.algorithms[algorithm]) if params else {}
     out: dict[str, Any] = {}
     for key, value in dict(params or {}).items():
         if key not in accepted:
@@ -204,7 +228,10 @@ def check_params(formulation: "Formulation", algorithm: str, params: Mapping[str
             raise InputError(f"--param {key}", f"is not a parameter of {formulation.name}/{algorithm}{hint}; "
                                                f"valid: {valid}", problem=formulation.name)
         reading = accepted[key]
-        out[key] = reading.validate(value, where=f"--param {key}") if reading is not None else value
+        if reading is not None:
+            out[key] = reading.validate(value, where=f"--param {key}")
+        else:
+            out[key] = _check_tuning(formulation, algorithm, key, value, defaults.get(key, inspect.Parameter.empty))
     return out
 
 

@@ -173,3 +173,21 @@ def test_outcomes_cached_by_other_bound_code_are_ignored(tmp_path: Path) -> None
         out = formulation_bounds({(h, "cost"): "sleepy"}, store.instances(), time_limit=5)
         assert out == {(h, "cost"): (3.0, "sleepy lower_bound")}
         assert len(_bound_calls(tmp_path / "c.log")) == 1
+
+
+def test_a_store_that_cannot_be_written_still_gets_its_bounds(tmp_path: Path) -> None:
+    """A read-only store (here: put_bounds raises like SQLite does) costs only the caching."""
+    import sqlite3
+
+    from optkit.harness.bounds import StoredInstances
+
+    class ReadOnly:
+        def cached_bounds(self, hashes: Any, code: str = "") -> dict:
+            return {}
+
+        def put_bounds(self, entries: Any, code: str = "") -> None:
+            raise sqlite3.OperationalError("attempt to write a readonly database")
+
+    stored = StoredInstances({"h": {"problem": "sleepy", "name": "r", "data": _inst(6, tmp_path / "r.log")}})
+    stored.store = ReadOnly()
+    assert formulation_bounds({("h", "cost"): "sleepy"}, stored, time_limit=5) == {("h", "cost"): (3.0, "sleepy lower_bound")}

@@ -35,6 +35,7 @@ import sys
 from pathlib import Path
 import multiprocessing
 import os
+import sqlite3
 import time
 from typing import Any, Mapping
 
@@ -298,7 +299,10 @@ def _outcomes(wanted: Mapping[str, tuple[str, list[str]]], which: str, suffix: s
     fresh = _run_all(todo, instances, limit, jobs, which)
     outcome.update(fresh)
     if store is not None and fresh:
-        store.put_bounds([(h, o + suffix, s, v, m, limit) for (h, o), (s, v, m) in fresh.items()], code)
+        try:
+            store.put_bounds([(h, o + suffix, s, v, m, limit) for (h, o), (s, v, m) in fresh.items()], code)
+        except sqlite3.Error:  # a read-only or busy store: the outcomes still count, uncached
+            pass
     return outcome
 
 

@@ -117,6 +117,10 @@ class ResultStore:
             self._conn.close()
             raise RuntimeError(f"{self.path} has result-store schema {version}; this optkit writes {SCHEMA_VERSION}")
         self._conn.executescript(_SCHEMA)
+        columns = {r[1] for r in self._conn.execute("PRAGMA table_info(lower_bounds)")}
+        if "code" not in columns:  # a cache written before outcomes were tagged: start it afresh
+            self._conn.execute("DROP TABLE lower_bounds")
+            self._conn.executescript(_SCHEMA)
         self._conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
 
     # -- life cycle
