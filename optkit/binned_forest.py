@@ -15,7 +15,10 @@ one row of weight W_u = sum c_i and target S_u / W_u (S_u = sum c_i·y_i): the t
 merged rows, with the same tree seed, makes the same splits and the same leaf values (weighted
 means), up to floating-point summation order. With two categorical features (the A-SRPT paper's
 predictor on (group, user)) 700,000 rows merge into a few thousand, and every tree is grown on
-those. Prediction likewise runs on the distinct rows of the query and is broadcast back.
+those. During ``fit`` the forest's value on every distinct training row is recorded (an in-bag
+row is alone in its leaf, so its value is its own weighted mean; only out-of-bag rows go down the
+tree); ``predict`` looks query rows up there and sends only rows never seen in training down
+the trees, once per distinct row.
 
 Binning
 -------
@@ -88,6 +91,8 @@ class BinnedForestRegressor:
         self.max_bins = max_bins
         self.edges_: list[np.ndarray | None] = []
         self.estimators_: list[Any] = []
+        self.rows_ = np.zeros((0, 0))
+        self.row_values_ = np.zeros(0)
         self.n_rows_: int = 0
         self.n_distinct_: int = 0
 
@@ -130,7 +135,7 @@ class BinnedForestRegressor:
         self.n_rows_, self.n_distinct_ = n, u
         rows32 = np.ascontiguousarray(rows, dtype=np.float32)  # the dtype the tree builder works in
 
-        def grow(seed: int) -> Any:
+        def grow(seed: int) -> tuple[Any, np.ndarray]:
             c = bootstrap_counts(seed, n)
             w = np.bincount(inv, weights=c, minlength=u)
             s = np.bincount(inv, weights=c * y, minlength=u)
@@ -138,27 +143,59 @@ class BinnedForestRegressor:
             tree = DecisionTreeRegressor(criterion="squared_error", random_state=seed,
                                          min_samples_leaf=self.min_samples_leaf)
             tree.fit(rows32[keep], s[keep] / w[keep], sample_weight=w[keep])
-            return tree
+            # the tree's value on every distinct training row: an in-bag row is alone in its leaf
+            # (the tree is grown until each leaf holds one feature vector, or equal targets), so
+            # its value is its own weighted mean; the out-of-bag rows go down the tree
+            at_rows = np.empty(u)
+            at_rows[keep] = s[keep] / w[keep]
+            if not keep.all():
+                at_rows[~keep] = tree.predict(rows32[~keep])
+            return tree, at_rows
 
         seeds = tree_seeds(self.random_state, self.n_estimators)
         workers = min(_workers(self.n_jobs), self.n_estimators)
+        total = np.zeros(u)
+        self.estimators_ = []
         if workers == 1:
-            self.estimators_ = [grow(s) for s in seeds]
+            results: Any = map(grow, seeds)
         else:
-            with ThreadPoolExecutor(workers) as pool:
-                self.estimators_ = list(pool.map(grow, seeds))
+            pool = ThreadPoolExecutor(workers)
+            results = pool.map(grow, seeds)
+        try:
+            for tree, at_rows in results:  # in tree order: the same sum whatever the threads
+                self.estimators_.append(tree)
+                total += at_rows
+        finally:
+            if workers > 1:
+                pool.shutdown()
+        self.rows_ = rows
+        self.row_values_ = total / self.n_estimators
         return self
 
+    def _predict_trees(self, rows: np.ndarray) -> np.ndarray:
+        rows32 = np.ascontiguousarray(rows, dtype=np.float32)
+        total = np.zeros(len(rows))
+        for tree in self.estimators_:
+            total += tree.predict(rows32)
+        return total / len(self.estimators_)
+
     def predict(self, x: np.ndarray) -> np.ndarray:
-        """Mean over the trees, computed once per distinct (binned) query row."""
+        """Mean over the trees. A query row equal to a (binned) training row takes the forest's
+        value there, computed during ``fit``; only the other distinct query rows go down the trees."""
         if not self.estimators_:
             raise RuntimeError("BinnedForestRegressor.predict called before fit")
         x = np.asarray(x, dtype=float)
         if len(x) == 0:
             return np.zeros(0)
-        rows, inv = np.unique(self._binned(x), axis=0, return_inverse=True)
-        rows32 = np.ascontiguousarray(rows, dtype=np.float32)
-        total = np.zeros(len(rows))
-        for tree in self.estimators_:
-            total += tree.predict(rows32)
-        return (total / len(self.estimators_))[inv.ravel()]
+        q_rows, q_inv = np.unique(self._binned(x), axis=0, return_inverse=True)
+        both, both_inv = np.unique(np.vstack([self.rows_, q_rows]), axis=0, return_inverse=True)
+        both_inv = both_inv.ravel()
+        train_of = np.full(len(both), -1, dtype=np.int64)
+        train_of[both_inv[:len(self.rows_)]] = np.arange(len(self.rows_))
+        hit = train_of[both_inv[len(self.rows_):]]
+        out = np.empty(len(q_rows))
+        seen = hit >= 0
+        out[seen] = self.row_values_[hit[seen]]
+        if not seen.all():
+            out[~seen] = self._predict_trees(q_rows[~seen])
+        return out[q_inv.ravel()]
