@@ -4,11 +4,15 @@
 from __future__ import annotations
 
 import math
-from typing import Any, Mapping
+import time as _time
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from formulations.ddlwmp.model import TIME_TOL, DdlwmpInstance, _on_slot, free_time
+from formulations.ddlwmp.model import TIME_TOL, DdlwmpInstance, _on_slot, free_time, slot_ceil
+from formulations.ddlwmp.policies import ClusterState, Policy
+from formulations.ddlwmp.simulate import job_specs
+from optkit.simulation import EventQueue, drive
 from formulations.gpu_mapping.model import alpha_from_counts, stage_counts
 from optkit.formulation import Evaluation
 
@@ -104,3 +108,73 @@ def evaluate_reference(instance: DdlwmpInstance, solution: Mapping[str, Any]) ->
         "max_jct_s": float(jct.max()),
     }
     return Evaluation(True, objectives=objectives, metrics=metrics)
+
+
+_FREE, _ARRIVE, _WAKE = 0, 1, 2
+
+
+def simulate_reference(instance: DdlwmpInstance, policy: Policy, *, perfect: bool = False,
+             time_limit: float | None = None, stats: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Run ``policy`` on ``instance``; return the schedule dict. ``stats`` (optional dict) gets
+    the number of instants visited and the wall time. Raises :class:`SimulationTimeout` when
+    ``time_limit`` (s) passes, and ``RuntimeError`` if the policy leaves jobs unstarted."""
+    t0 = _time.perf_counter()
+    cl = instance.cluster
+    slot = cl.slot_seconds
+    free = np.full(cl.servers, cl.gpus_per_server, dtype=np.int64)
+    specs = job_specs(instance, perfect=perfect)
+    iterations = {j.id: j.iterations for j in instance.jobs}
+    queue = EventQueue()
+    for spec in specs:
+        queue.push(slot_ceil(spec.release, slot), "arrive", spec, priority=_ARRIVE)
+    started: dict[str, dict[str, Any]] = {}
+    held: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    wake_pending: set[float] = set()
+
+    def handle(now: float, batch: list[Any]) -> None:
+        for ev in batch:
+            if ev.kind == "free":
+                idx, cnt = held.pop(ev.payload)
+                free[idx] += cnt
+                policy.on_completion(ev.payload, now)
+            elif ev.kind == "arrive":
+                policy.on_arrival(ev.payload, now)
+            else:
+                wake_pending.discard(now)
+        state = ClusterState(free.copy(), cl.gpus_per_server)
+        for d in policy.decide(now, state):
+            p = d.placement
+            if d.job_id in started or d.job_id not in iterations:
+                raise RuntimeError(f"policy {policy.name} started unknown or already started job {d.job_id!r}")
+            idx = np.asarray(p.servers, dtype=np.int64)
+            cnt = np.asarray(p.counts, dtype=np.int64)
+            if np.any(free[idx] < cnt):
+                raise RuntimeError(f"policy {policy.name} over-committed a server at t={now} (job {d.job_id})")
+            free[idx] -= cnt
+            completion = now + iterations[d.job_id] * p.alpha
+            started[d.job_id] = {"id": d.job_id, "start": now, "completion": completion,
+                                 "alpha_s": p.alpha, "assignment": p.assignment}
+            held[d.job_id] = (idx, cnt)
+            queue.push(free_time(completion, slot), "free", d.job_id, priority=_FREE)
+        w = policy.next_wakeup(now)
+        if w is not None:
+            w = slot_ceil(w, slot)
+            if w <= now:
+                w = now + slot
+            if w not in wake_pending:
+                wake_pending.add(w)
+                queue.push(w, "wake", None, priority=_WAKE)
+
+    should_stop: Callable[[], bool] | None = None
+    if time_limit is not None:
+        deadline = t0 + time_limit
+        should_stop = lambda: _time.perf_counter() > deadline  # noqa: E731
+    instants = drive(queue, handle, should_stop=should_stop)
+    if queue:
+        raise RuntimeError(f"time limit of {time_limit} s reached after {len(started)} starts")
+    if len(started) != len(specs):
+        missing = [s.id for s in specs if s.id not in started]
+        raise RuntimeError(f"policy {policy.name} never started {len(missing)} jobs: {', '.join(missing[:5])}")
+    if stats is not None:
+        stats.update(instants=instants, wall_time_s=_time.perf_counter() - t0)
+    return {"jobs": [started[s.id] for s in specs]}

@@ -54,3 +54,22 @@ def test_evaluate_matches_reference_on_broken_schedules(change) -> None:  # type
     new, old = evaluate(inst, bad), evaluate_reference(inst, bad)
     assert not old.feasible
     assert new.feasible == old.feasible and new.violations == old.violations
+
+
+@pytest.mark.parametrize("share,seed,perfect", [(0.8, 0, False), (0.3, 1, True), (0.0, 2, False)])
+def test_simulate_matches_reference(share: float, seed: int, perfect: bool) -> None:
+    """Same schedule (starts, completions, placements) and the same number of instants as the
+    generic EventQueue driver, for A-SRPT and a queue baseline."""
+    from formulations.ddlwmp.baselines import SPJF, WCSDuration
+    from tests.ddlwmp_reference import simulate_reference
+
+    inst = DdlwmpInstance.from_dict(generate(jobs=300, servers=6, single_gpu_share=share, seed=seed))
+    policies = [lambda: ASRPT(inst.cluster, inst.models, seed=0)]
+    policies += [lambda cls=cls: cls(inst.cluster, inst.models, seed=0) for cls in (SPJF, WCSDuration)]
+    for make in policies:
+        st_new: dict = {}
+        st_old: dict = {}
+        new = simulate(inst, make(), perfect=perfect, stats=st_new)
+        old = simulate_reference(inst, make(), perfect=perfect, stats=st_old)
+        assert new == old
+        assert st_new["instants"] == st_old["instants"]
