@@ -41,7 +41,7 @@ __all__ = ["heavy_edge", "heavy_edge_arrays", "heavy_edge_job", "alpha_min_estim
 class _Graph:
     """Adjacency lists and a weight-sorted edge list, built once per job graph."""
 
-    __slots__ = ("n", "nbrs", "sorted_edges")
+    __slots__ = ("n", "nbrs", "sorted_edges", "weight_sums")
 
     def __init__(self, n: int, u: Sequence[int], v: Sequence[int], w: Sequence[float]) -> None:
         self.n = n
@@ -57,6 +57,7 @@ class _Graph:
             edges.append((-x, a, b))
         edges.sort()
         self.sorted_edges = edges
+        self.weight_sums = [sum(x for _, x in self.nbrs[v]) for v in range(n)]
 
 
 def _prepared(job: PipelineJob) -> _Graph:
@@ -78,16 +79,18 @@ def _heavy_edge(graph: _Graph, free_gpus: Sequence[int], rng: np.random.Generato
     nbrs = graph.nbrs
     server_of = [-1] * n
     unassigned = set(range(n))
-    # weight of each vertex's edges to unassigned vertices (case 2)
-    w_unassigned = [sum(x for _, x in nbrs[v]) for v in range(n)]
+    # weight of each vertex's edges to unassigned vertices (case 2): the total minus the edges to
+    # each vertex assigned so far, subtracted in assignment order, lazily (only case 2 reads it)
+    w_unassigned = list(graph.weight_sums)
+    assigned_order: list[int] = []
+    w_done = 0
     edge_ptr = 0
     sorted_edges = graph.sorted_edges
 
     def assign(v: int, m: int) -> None:
         server_of[v] = m
         unassigned.discard(v)
-        for b, x in nbrs[v]:
-            w_unassigned[b] -= x
+        assigned_order.append(v)
 
     def random_vertex() -> int:
         nonlocal rng
@@ -104,6 +107,10 @@ def _heavy_edge(graph: _Graph, free_gpus: Sequence[int], rng: np.random.Generato
                 assign(v, m)
             continue
         if c == 1:  # case 2
+            for v in assigned_order[w_done:]:
+                for b, x in nbrs[v]:
+                    w_unassigned[b] -= x
+            w_done = len(assigned_order)
             best = min(unassigned, key=lambda v: (w_unassigned[v], v))
             assign(best, m)
             continue
