@@ -1,6 +1,6 @@
 """Issue 15's performance table: every row measured on this branch, the previous figure beside it.
 
-    PYTHONPATH=. /work/venv/bin/python benchmarks/performance.py [--quick] [--rows a,b] [--profile]
+    PYTHONPATH=. /work/venv/bin/python benchmarks/performance.py [--quick] [--rows a,b] [--profile] [--traces DIR]
 
 Each row runs in its own child process (``--row NAME``) with a wall-clock cap, so one slow row
 cannot hold up the others and each row's peak memory (``ru_maxrss`` of the child) is its own.
@@ -240,7 +240,7 @@ def row_itp_replay(quick: bool) -> dict[str, Any]:
     from formulations.nimp.replay import POLICIES, load_workload, replay
     from optkit.traces import trace_root
 
-    root = trace_root()
+    root = Path(os.environ["OPTKIT_BENCH_TRACES"]) if os.environ.get("OPTKIT_BENCH_TRACES") else trace_root()
     if root is None or not (root / "microsoft-itp").is_dir():
         return {"met": None, "text": "no ../shared/data/traces/microsoft-itp: not measured"}
     jobs, topo, cfg = load_workload(root / "microsoft-itp", seed=0, limit=2000 if quick else None)
@@ -366,11 +366,14 @@ def main() -> None:
     ap.add_argument("--profile", action="store_true", help="profile the rows whose goal is not met")
     ap.add_argument("--cap", type=float, default=None, help="seconds per row (default 900; quick 240)")
     ap.add_argument("--json", default=None, help="write the measurements to this file")
+    ap.add_argument("--traces", default=None, help="the traces folder (default ../shared/data/traces)")
     ap.add_argument("--row", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.row:
         _child(args.row, args.quick, args.profile)
         return
+    if args.traces:
+        os.environ["OPTKIT_BENCH_TRACES"] = str(Path(args.traces).resolve())
     cap = args.cap or (240.0 if args.quick else 900.0)
     wanted = [r for r in args.rows.split(",") if r]
     print(f"# optkit performance (issue 15){' -- QUICK settings, not the issue''s' if args.quick else ''}")

@@ -35,7 +35,9 @@ Differences from ``RandomForestRegressor`` that remain: ``min_samples_leaf`` cou
 all have the same mean target is a leaf here, where scikit-learn may split it further into
 children that predict the same value.
 
-Trees are grown in a thread pool (scikit-learn's tree builder releases the GIL).
+Trees are grown in a thread pool (scikit-learn's tree builder releases the GIL) and kept as
+:class:`CompactTree` arrays (a forest of 100 fully grown trees on 25,000 distinct rows holds about
+5 million nodes: 360 MB as scikit-learn trees, 85 MB compact).
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ import numpy as np
 
 from optkit.errors import InputError
 
-__all__ = ["BinnedForestRegressor", "tree_seeds", "bootstrap_counts"]
+__all__ = ["BinnedForestRegressor", "CompactTree", "tree_seeds", "bootstrap_counts"]
 
 _MAX_INT = np.iinfo(np.int32).max
 
@@ -64,6 +66,41 @@ def bootstrap_counts(tree_seed: int, n: int) -> np.ndarray:
     (scikit-learn's ``_generate_sample_indices`` then ``np.bincount``)."""
     idx = np.random.RandomState(tree_seed).randint(0, n, n)
     return np.bincount(idx, minlength=n).astype(float)
+
+
+class CompactTree:
+    """A fitted scikit-learn regression tree kept as four small arrays (about 17 bytes a node
+    instead of scikit-learn's 72): ``feature`` (-1 at a leaf), ``left``/``right`` children and
+    ``split_or_value`` (the threshold at an inner node, the prediction at a leaf). ``predict``
+    compares like scikit-learn: the row's value as float32, ``<= threshold`` goes left."""
+
+    __slots__ = ("feature", "left", "right", "split_or_value")
+
+    def __init__(self, tree: Any) -> None:
+        t = tree.tree_
+        leaf = t.children_left < 0
+        dtype = np.int8 if t.n_features < 127 else np.int32
+        self.feature = np.where(leaf, -1, t.feature).astype(dtype)
+        self.left = t.children_left.astype(np.int32)
+        self.right = t.children_right.astype(np.int32)
+        self.split_or_value = np.where(leaf, t.value[:, 0, 0], t.threshold)
+
+    @property
+    def node_count(self) -> int:
+        return len(self.feature)
+
+    def predict(self, x32: np.ndarray) -> np.ndarray:
+        """Predictions for the float32 rows ``x32``, all walked down together."""
+        x = np.asarray(x32, dtype=np.float32).astype(float)
+        node = np.zeros(len(x), dtype=np.int64)
+        active = np.flatnonzero(self.feature[node] >= 0)
+        while len(active):
+            nd = node[active]
+            f = self.feature[nd].astype(np.int64)
+            go_left = x[active, f] <= self.split_or_value[nd]
+            node[active] = np.where(go_left, self.left[nd], self.right[nd])
+            active = active[self.feature[node[active]] >= 0]
+        return self.split_or_value[node]
 
 
 def _workers(n_jobs: int | None) -> int:
@@ -90,7 +127,7 @@ class BinnedForestRegressor:
         self.min_samples_leaf = min_samples_leaf
         self.max_bins = max_bins
         self.edges_: list[np.ndarray | None] = []
-        self.estimators_: list[Any] = []
+        self.estimators_: list[CompactTree] = []
         self.rows_ = np.zeros((0, 0))
         self.row_values_ = np.zeros(0)
         self.n_rows_: int = 0
@@ -135,7 +172,7 @@ class BinnedForestRegressor:
         self.n_rows_, self.n_distinct_ = n, u
         rows32 = np.ascontiguousarray(rows, dtype=np.float32)  # the dtype the tree builder works in
 
-        def grow(seed: int) -> tuple[Any, np.ndarray]:
+        def grow(seed: int) -> tuple[CompactTree, np.ndarray]:
             c = bootstrap_counts(seed, n)
             w = np.bincount(inv, weights=c, minlength=u)
             s = np.bincount(inv, weights=c * y, minlength=u)
@@ -150,7 +187,7 @@ class BinnedForestRegressor:
             at_rows[keep] = s[keep] / w[keep]
             if not keep.all():
                 at_rows[~keep] = tree.predict(rows32[~keep])
-            return tree, at_rows
+            return CompactTree(tree), at_rows
 
         seeds = tree_seeds(self.random_state, self.n_estimators)
         workers = min(_workers(self.n_jobs), self.n_estimators)

@@ -36,8 +36,12 @@ def test_same_trees_and_predictions_as_random_forest_regressor() -> None:
     bf = BinnedForestRegressor(n_estimators=10, random_state=4, n_jobs=2).fit(x, y)
     assert bf.n_distinct_ <= 600 < bf.n_rows_
     for a, b in zip(rf.estimators_, bf.estimators_):
-        assert np.array_equal(a.tree_.feature, b.tree_.feature)
-        assert np.array_equal(a.tree_.threshold, b.tree_.threshold)
+        inner = a.tree_.children_left >= 0
+        assert np.array_equal(np.where(inner, a.tree_.feature, -1), b.feature)
+        assert np.array_equal(a.tree_.threshold[inner], b.split_or_value[inner])
+        np.testing.assert_allclose(b.split_or_value[~inner], a.tree_.value[~inner, 0, 0], rtol=1e-12)
+        assert np.array_equal(a.tree_.children_left, b.left) and np.array_equal(a.tree_.children_right, b.right)
+        np.testing.assert_allclose(b.predict(x[:50].astype(np.float32)), a.predict(x[:50]), rtol=1e-12)
     rng = np.random.default_rng(9)
     xt = np.c_[rng.integers(-1, 101, 2000), rng.integers(-1, 7, 2000)].astype(float)
     np.testing.assert_allclose(bf.predict(xt), rf.predict(xt), rtol=1e-12)

@@ -182,7 +182,10 @@ def _finish(d: dict[str, Any], predictor: str | None, train_fraction: float, see
         fill_predictions(d, predictor, train_fraction=train_fraction, seed=seed)
     meta = d.pop("meta")
     name = d.pop("name", None)
-    out = DdlwmpInstance.from_dict(d).to_dict()  # validates, and puts every key in the canonical order
+    inst = DdlwmpInstance.from_dict(d)  # validates ...
+    d["jobs"] = None  # (the raw records are rebuilt below: one copy of the jobs in memory at a time)
+    out = inst.to_dict()  # ... and puts every key in the canonical order
+    del inst
     if name is not None:
         out["name"] = name
     out["meta"] = meta
@@ -270,6 +273,7 @@ def generate(*, jobs: int, servers: int, gpus_per_server: int = 8, inter_bandwid
     }
     d = {"problem": PROBLEM, "cluster": _cluster(servers, g, inter_bandwidth, intra_bandwidth), "models": models,
          "jobs": job_list, "name": name or f"synthetic_n{n}_m{servers}_sg{single_gpu_share:g}_s{seed}", "meta": meta}
+    del job_list
     return _finish(d, predictor, train_fraction, seed)
 
 
