@@ -125,9 +125,10 @@ class _Encoder:
 
 FOREST_MODELS = ("hist", "random-forest")
 """The forest implementations a forest predictor takes (keyword ``model``): ``"hist"``, the same
-random forest grown on the distinct (binned) feature rows (:mod:`optkit.binned_forest`: fit in
-seconds on 700k rows), and ``"random-forest"``, scikit-learn's ``RandomForestRegressor`` on
-every row (the paper's model as written; minutes on 700k rows)."""
+random forest grown on the distinct (binned) feature rows (:mod:`optkit.binned_forest`: the cost
+of the distinct rows instead of all rows, trees in threads, ``n_jobs=None`` = every core), and
+``"random-forest"``, scikit-learn's ``RandomForestRegressor`` on every row (the paper's model as
+written; ``n_jobs=None`` = one core, scikit-learn's default)."""
 
 
 def _check_model(model: str) -> str:

@@ -41,7 +41,7 @@ __all__ = ["heavy_edge", "heavy_edge_arrays", "heavy_edge_job", "alpha_min_estim
 class _Graph:
     """Adjacency lists and a weight-sorted edge list, built once per job graph."""
 
-    __slots__ = ("n", "nbrs", "sorted_edges", "weight_sums")
+    __slots__ = ("n", "nbrs", "sorted_edges", "weight_sums", "heap_entries")
 
     def __init__(self, n: int, u: Sequence[int], v: Sequence[int], w: Sequence[float]) -> None:
         self.n = n
@@ -58,6 +58,8 @@ class _Graph:
         edges.sort()
         self.sorted_edges = edges
         self.weight_sums = [sum(x for _, x in self.nbrs[v]) for v in range(n)]
+        # per vertex, its neighbours as ready-made heap entries (-weight, neighbour)
+        self.heap_entries = [[(-x, b) for b, x in self.nbrs[v]] for v in range(n)]
 
 
 def _prepared(job: PipelineJob) -> _Graph:
@@ -86,6 +88,9 @@ def _heavy_edge(graph: _Graph, free_gpus: Sequence[int], rng: np.random.Generato
     w_done = 0
     edge_ptr = 0
     sorted_edges = graph.sorted_edges
+    n_edges = len(sorted_edges)
+    entries = graph.heap_entries
+    heappush, heappop = heapq.heappush, heapq.heappop
 
     def assign(v: int, m: int) -> None:
         server_of[v] = m
@@ -118,26 +123,28 @@ def _heavy_edge(graph: _Graph, free_gpus: Sequence[int], rng: np.random.Generato
         heap: list[tuple[float, int]] = []  # (-weight of heaviest edge to node_set, vertex)
         while size < c:
             if size == 0:
-                while edge_ptr < len(sorted_edges):
+                while edge_ptr < n_edges:
                     _, a, b = sorted_edges[edge_ptr]
                     if server_of[a] == -1 and server_of[b] == -1:
                         break
                     edge_ptr += 1
-                if edge_ptr < len(sorted_edges):
+                if edge_ptr < n_edges:
                     _, a, b = sorted_edges[edge_ptr]
-                    new = [a, b]
+                    new = (a, b)
                 else:
-                    new = [random_vertex()]
+                    new = (random_vertex(),)
             else:
                 while heap and server_of[heap[0][1]] != -1:
-                    heapq.heappop(heap)
-                new = [heapq.heappop(heap)[1]] if heap else [random_vertex()]
-            for v in new:
-                assign(v, m)
+                    heappop(heap)
+                new = (heappop(heap)[1],) if heap else (random_vertex(),)
+            for v in new:  # assign(v, m), inlined
+                server_of[v] = m
+                unassigned.discard(v)
+                assigned_order.append(v)
                 size += 1
-                for b, x in nbrs[v]:
-                    if server_of[b] == -1:
-                        heapq.heappush(heap, (-x, b))
+                for entry in entries[v]:
+                    if server_of[entry[1]] == -1:
+                        heappush(heap, entry)
     return server_of
 
 
