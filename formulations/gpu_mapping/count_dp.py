@@ -19,6 +19,8 @@ Table II configuration: 1,500 states), else returns ``None``.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from .model import Cluster, PipelineJob, stage_times
@@ -26,6 +28,31 @@ from .model import Cluster, PipelineJob, stage_times
 __all__ = ["optimal_alpha_counts", "DEFAULT_MAX_STATES"]
 
 DEFAULT_MAX_STATES = 20_000
+
+
+@lru_cache(maxsize=32)
+def _tables(job: PipelineJob, cluster: Cluster) -> dict:
+    """Per (job, cluster) (both immutable and compared by value, so equal jobs parsed from
+    different instances share it): every state's digits, and per server size its columns
+    (:func:`_columns`, filled on demand)."""
+    radix = np.asarray(job.replicas, dtype=np.int64) + 1
+    n_states = int(np.prod(radix))
+    digits = np.stack(np.unravel_index(np.arange(n_states), tuple(radix)), axis=1).astype(np.int64)
+    return {"digits": digits, "sums": digits.sum(axis=1), "columns": {}}
+
+
+def _columns(tables: dict, job: PipelineJob, cluster: Cluster, c: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The columns of size c (a column is a state read as counts: its index is its offset), their
+    F (the largest beta of the stages they hold, by :func:`.model.stage_times`) and which states
+    can give each (``fits[state, column]``: the column is at most the state, componentwise)."""
+    hit = tables["columns"].get(c)
+    if hit is None:
+        digits = tables["digits"]
+        idx = np.flatnonzero(tables["sums"] == c)
+        beta = stage_times(job, cluster, digits[idx].T)  # (S, columns), nan where the column holds none
+        fits = np.all(digits[:, None, :] >= digits[idx][None, :, :], axis=2)
+        hit = tables["columns"][c] = (idx, np.nanmax(beta, axis=0), fits)
+    return hit
 
 
 def optimal_alpha_counts(job: PipelineJob, cluster: Cluster, caps: list[int] | tuple[int, ...],
@@ -38,22 +65,17 @@ def optimal_alpha_counts(job: PipelineJob, cluster: Cluster, caps: list[int] | t
     n_states = int(np.prod(radix))
     if n_states > max_states:
         return None
-    digits = np.stack(np.unravel_index(np.arange(n_states), tuple(radix)), axis=1).astype(np.int64)  # (states, S)
-    sums = digits.sum(axis=1)
-    columns: dict[int, tuple[np.ndarray, np.ndarray]] = {}
-    for c in sorted(set(int(c) for c in caps)):
-        idx = np.flatnonzero(sums == c)  # a column is a state read as counts: its index is its offset
-        beta = stage_times(job, cluster, digits[idx].T)  # (S, columns), nan where the column holds none
-        columns[c] = (idx, np.nanmax(beta, axis=0))
+    tables = _tables(job, cluster)
+    digits = tables["digits"]
+    columns = {int(c): _columns(tables, job, cluster, int(c)) for c in set(caps)}
     value = np.full(n_states, np.inf)
     start = n_states - 1  # r = k
     value[start] = 0.0
     back: list[tuple[np.ndarray, np.ndarray]] = []  # per server: for each new state, (previous state, column)
     for c in caps:
-        col_idx, f = columns[int(c)]
+        col_idx, f, fits = columns[int(c)]
         reach = np.flatnonzero(np.isfinite(value))
-        ok = np.all(digits[reach][:, None, :] >= digits[col_idx][None, :, :], axis=2)
-        ri, cj = np.nonzero(ok)
+        ri, cj = np.nonzero(fits[reach])
         prev = reach[ri]
         new = prev - col_idx[cj]
         val = np.maximum(value[prev], f[cj])
