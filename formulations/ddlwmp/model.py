@@ -136,7 +136,8 @@ class DdlwmpInstance:
         seen: set[str] = set()
         for i, j in enumerate(d["jobs"]):
             p = f"jobs[{i}]"
-            j = mapping(j, p)
+            if type(j) is not dict:  # (the common case skips the slower Mapping check)
+                j = mapping(j, p)
             for key in ("id", "release", "model", "iterations"):
                 if key not in j:
                     raise InputError(f"{p}.{key}", "is required")
