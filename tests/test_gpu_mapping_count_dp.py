@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from formulations.gpu_mapping import FORMULATION, GpuMappingInstance
-from formulations.gpu_mapping.count_dp import optimal_alpha_counts
+from formulations.gpu_mapping.count_dp import assignment_from_counts, optimal_alpha_counts
 from formulations.gpu_mapping.exact import brute_force
 from formulations.gpu_mapping.generate import random_small
 from formulations.gpu_mapping.model import alpha_from_counts, stage_counts
@@ -43,3 +43,16 @@ def test_refine_is_optimal_on_vgg19_table2() -> None:
         assert got == pytest.approx(value, rel=1e-12) and got <= info["start_objective"]
         _a, info0 = refine_mapping(inst, objective="alpha", exact_states=0)
         assert not info0["exact_counts"]
+
+
+
+def test_dp_equals_cpsat_on_vgg19_table2() -> None:
+    from optkit.solve import solve
+
+    data = next(d for _n, d in FORMULATION.suites["table2"].build() if d["meta"]["model"] == "vgg19")
+    inst = GpuMappingInstance.from_dict(data)
+    value, x = optimal_alpha_counts(inst.job, inst.cluster, list(inst.servers))
+    cp = solve("gpu-mapping", data, "cpsat", objective="alpha", time_limit=60, seed=0)
+    assert cp.status.value == "optimal" and value == pytest.approx(cp.objective, rel=1e-9)
+    a = assignment_from_counts(inst.job, x)
+    assert (stage_counts(inst.job, a, len(inst.servers)) == x).all()

@@ -14,7 +14,9 @@ server is filled: sum c_m = sum k_s), and back-pointers give an optimal x. Each 
 vectorised pass over (reachable states x columns of that size).
 
 It runs only when the state space ``prod_s (k_s + 1)`` is at most ``max_states`` (VGG19's
-Table II configuration: 1,500 states), else returns ``None``.
+Table II configuration: 1,500 states), else returns ``None``. heavy-edge-refine uses it for the
+alpha objective (not registered as an algorithm of its own: every gpu-mapping algorithm takes
+both objectives, and this one solves alpha only).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ import numpy as np
 
 from .model import Cluster, PipelineJob, stage_times
 
-__all__ = ["optimal_alpha_counts", "DEFAULT_MAX_STATES"]
+__all__ = ["optimal_alpha_counts", "assignment_from_counts", "DEFAULT_MAX_STATES"]
 
 DEFAULT_MAX_STATES = 20_000
 
@@ -98,3 +100,10 @@ def optimal_alpha_counts(job: PipelineJob, cluster: Cluster, caps: list[int] | t
         x[:, m] = digits[col_of[state]]
         state = int(prev_of[state])
     return float(value[0]), x
+
+
+def assignment_from_counts(job: PipelineJob, x: np.ndarray) -> list[list[int]]:
+    """An assignment with count matrix x: stage s's replicas, in order, fill server 0's x[s, 0]
+    slots, then server 1's, ..."""
+    return [np.repeat(np.arange(x.shape[1]), x[s]).tolist() for s in range(len(job.stages))]
+

@@ -75,7 +75,7 @@ import numpy as np
 
 from optkit.result import Result, Status
 
-from .count_dp import DEFAULT_MAX_STATES, optimal_alpha_counts
+from .count_dp import DEFAULT_MAX_STATES, assignment_from_counts, optimal_alpha_counts
 from .heavy_edge import heavy_edge_job
 from .model import (
     GpuMappingInstance, PipelineJob, alpha_from_counts, assignment_from_vertex_servers, cut_weight,
@@ -402,15 +402,6 @@ def pair_reoptimise(state: _CountState, quantum: float, depth: int, *, max_split
 
 
 # ----------------------------------------------------------------------------- driver
-def _servers_from_counts(job: PipelineJob, x: np.ndarray) -> np.ndarray:
-    """A server vector with the count matrix x: stage s's replicas, in order, fill server 0's
-    x[s, 0] slots, then server 1's, ..."""
-    sv = np.empty(job.n_replicas, dtype=np.int64)
-    for s in range(len(job.stages)):
-        sv[job.vertex_stage == s] = np.repeat(np.arange(x.shape[1]), x[s])
-    return sv
-
-
 def refine_mapping(instance: GpuMappingInstance, *, objective: str = "cut", seed: int | None = None,
                    max_passes: int = 20, time_limit: float | None = None,
                    polish: bool = True, lex_depth: int = 8,
@@ -450,7 +441,7 @@ def refine_mapping(instance: GpuMappingInstance, *, objective: str = "cut", seed
             if exact_states > 0 else None
         info["exact_counts"] = exact is not None
         if exact is not None:
-            sv = _servers_from_counts(job, exact[1])
+            sv = vertex_servers(job, assignment_from_counts(job, exact[1]))
             info.update(passes=0, moves=0)
         else:
             sv, stats = alpha_kl(job, cluster, sv0, k, max_passes=max_passes, lex_depth=lex_depth,
