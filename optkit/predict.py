@@ -13,7 +13,10 @@ Predictors
   splits) on the categorical features ``group`` and ``user``, each encoded as an ordinal code in
   order of first appearance in the history (a code unseen in training becomes -1). A record whose
   ``group`` never appeared in the history (or has no group) is predicted **0** (the A-SRPT
-  paper's rule, Sec. IV-C-3: an unseen job is treated as immediately complete).
+  paper's rule, Sec. IV-C-3: an unseen job is treated as immediately complete). Keyword
+  ``model`` picks the forest implementation (:data:`FOREST_MODELS`): ``"hist"`` (default), the same
+  forest grown on the distinct feature rows (:mod:`optkit.binned_forest`; identical trees, up to
+  floating-point ties), or ``"random-forest"``, scikit-learn's ``RandomForestRegressor`` on every row.
 * :class:`GroupMeanPredictor`, :class:`GroupMedianPredictor`: the mean / median target of the
   history records with the same key (``by=("group",)`` by default), 0 for an unseen key.
   ``by=()`` gives the global mean / median of the history.
@@ -35,15 +38,27 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from optkit.binned_forest import BinnedForestRegressor
 from optkit.errors import InputError
 
 __all__ = [
     "Predictor", "RandomForestPredictor", "GroupMeanPredictor", "GroupMedianPredictor", "PerfectPredictor",
-    "ColumnForestPredictor", "PREDICTORS", "make_predictor", "mean_absolute_error", "fill_predictions",
+    "ColumnForestPredictor", "PREDICTORS", "FOREST_MODELS", "make_predictor", "mean_absolute_error", "fill_predictions",
 ]
 
 
+_PLAIN_NUMBERS = {int, float, np.int64, np.float64, np.int32, np.float32}
+
+
 def _targets(records: Sequence[Mapping[str, Any]], target: str) -> np.ndarray:
+    try:  # fast path: every record has a finite (non-boolean) number
+        vals = [r[target] for r in records]
+        if set(map(type, vals)) <= _PLAIN_NUMBERS:
+            fast = np.array(vals, dtype=float)
+            if fast.ndim == 1 and np.isfinite(fast).all():
+                return fast
+    except KeyError:
+        pass
     out = np.empty(len(records), dtype=float)
     for i, r in enumerate(records):
         if target not in r:
@@ -108,9 +123,25 @@ class _Encoder:
         return self.codes.get(v, -1)
 
 
+FOREST_MODELS = ("hist", "random-forest")
+"""The forest implementations a forest predictor takes (keyword ``model``): ``"hist"``, the same
+random forest grown on the distinct (binned) feature rows (:mod:`optkit.binned_forest`: the cost
+of the distinct rows instead of all rows, trees in threads, ``n_jobs=None`` = every core), and
+``"random-forest"``, scikit-learn's ``RandomForestRegressor`` on every row (the paper's model as
+written; ``n_jobs=None`` = one core, scikit-learn's default)."""
+
+
+def _check_model(model: str) -> str:
+    if model not in FOREST_MODELS:
+        raise InputError("model", f"must be one of {', '.join(FOREST_MODELS)}, got {model!r}")
+    return model
+
+
 class _Forest(Predictor):
-    def __init__(self, target: str, seed: int, n_estimators: int, n_jobs: int | None, min_samples_leaf: int) -> None:
+    def __init__(self, target: str, seed: int, n_estimators: int, n_jobs: int | None, min_samples_leaf: int,
+                 model: str = "hist") -> None:
         super().__init__(target)
+        self.model_name = _check_model(model)
         self.seed = seed
         self.n_estimators = n_estimators
         self.n_jobs = n_jobs
@@ -123,20 +154,28 @@ class _Forest(Predictor):
         x = np.empty((len(records), len(self.columns)), dtype=float)
         for j, c in enumerate(self.columns):
             enc = self.encoders.get(c)
-            for i, r in enumerate(records):
-                v = r.get(c)
-                x[i, j] = enc(v) if enc is not None else (float(v) if v is not None else -2.0)
+            if enc is not None:
+                get = enc.codes.get
+                x[:, j] = np.fromiter((-2 if (v := r.get(c)) is None else get(v, -1) for r in records),
+                                      dtype=float, count=len(records))
+            else:
+                x[:, j] = np.fromiter((-2.0 if (v := r.get(c)) is None else float(v) for r in records),
+                                      dtype=float, count=len(records))
         return x
 
     def _fit_matrix(self, records: list[Mapping[str, Any]]) -> None:
-        from sklearn.ensemble import RandomForestRegressor
-
         y = _targets(records, self.target)
         if not records:
             raise InputError("records", "a forest needs at least one history record")
-        self.model = RandomForestRegressor(n_estimators=self.n_estimators, criterion="squared_error",
-                                           random_state=self.seed, n_jobs=self.n_jobs,
-                                           min_samples_leaf=self.min_samples_leaf)
+        if self.model_name == "hist":
+            self.model = BinnedForestRegressor(n_estimators=self.n_estimators, random_state=self.seed,
+                                               n_jobs=self.n_jobs, min_samples_leaf=self.min_samples_leaf)
+        else:
+            from sklearn.ensemble import RandomForestRegressor
+
+            self.model = RandomForestRegressor(n_estimators=self.n_estimators, criterion="squared_error",
+                                               random_state=self.seed, n_jobs=self.n_jobs,
+                                               min_samples_leaf=self.min_samples_leaf)
         self.model.fit(self._matrix(records), y)
 
 
@@ -151,8 +190,8 @@ class RandomForestPredictor(_Forest):
 
     def __init__(self, *, seed: int = 0, target: str = "iterations", features: Sequence[str] = ("group", "user"),
                  unseen_key: str | None = "group", n_estimators: int = 100, n_jobs: int | None = None,
-                 min_samples_leaf: int = 1) -> None:
-        super().__init__(target, seed, n_estimators, n_jobs, min_samples_leaf)
+                 min_samples_leaf: int = 1, model: str = "hist") -> None:
+        super().__init__(target, seed, n_estimators, n_jobs, min_samples_leaf, model)
         self.columns = list(features)
         self.unseen_key = unseen_key
 
@@ -180,8 +219,9 @@ class ColumnForestPredictor(_Forest):
 
     def __init__(self, columns: Sequence[str] | None = None, *, seed: int = 0, target: str = "iterations",
                  exclude: Sequence[str] = ("id", "job_id", "job_name", "predicted_iterations"),
-                 n_estimators: int = 100, n_jobs: int | None = None, min_samples_leaf: int = 1) -> None:
-        super().__init__(target, seed, n_estimators, n_jobs, min_samples_leaf)
+                 n_estimators: int = 100, n_jobs: int | None = None, min_samples_leaf: int = 1,
+                 model: str = "hist") -> None:
+        super().__init__(target, seed, n_estimators, n_jobs, min_samples_leaf, model)
         self._columns_arg = list(columns) if columns is not None else None
         self.exclude = tuple(exclude)
 
@@ -282,10 +322,14 @@ def make_predictor(name: str, *, seed: int = 0, target: str = "iterations", **kw
 
 def fill_predictions(instance: dict[str, Any], predictor: str | Predictor = "rf", *, train_fraction: float = 0.8,
                      seed: int = 0, history: str = "in-sample", target: str = "iterations",
-                     field: str = "predicted_iterations") -> float:
+                     field: str = "predicted_iterations", model: str = "hist") -> float:
     """Write ``predicted_iterations`` into every job of ``instance`` (a dict with a ``jobs`` list
     of records carrying ``release`` and the target) and return the mean absolute error on the
     predicted (held-out) part.
+
+    ``model`` (``"hist"`` or ``"random-forest"``, :data:`FOREST_MODELS`) is the forest
+    implementation of a forest predictor named by string (``rf``, ``rf-columns``); other
+    predictors, and a predictor object, ignore it.
 
     The jobs are ordered by (release, position in the list); the first
     ``floor(train_fraction * n)`` of them are the history the predictor is fitted on (the A-SRPT
@@ -308,7 +352,12 @@ def fill_predictions(instance: dict[str, Any], predictor: str | Predictor = "rf"
         raise InputError("train_fraction", f"must be in [0, 1], got {train_fraction!r}")
     if history not in ("in-sample", "perfect"):
         raise InputError("history", f"must be 'in-sample' or 'perfect', got {history!r}")
-    p = make_predictor(predictor, seed=seed, target=target) if isinstance(predictor, str) else predictor
+    _check_model(model)
+    if isinstance(predictor, str):
+        p = make_predictor(predictor, seed=seed, target=target, **({"model": model} if predictor in
+                                                                     ("rf", "rf-columns") else {}))
+    else:
+        p = predictor
     order = sorted(range(len(jobs)), key=lambda i: (float(jobs[i].get("release", 0.0)), i))
     n_train = int(math.floor(train_fraction * len(jobs) + 1e-9))
     train = [jobs[i] for i in order[:n_train]]
@@ -329,7 +378,9 @@ def fill_predictions(instance: dict[str, Any], predictor: str | Predictor = "rf"
     mae = mean_absolute_error(_targets(test, target), pred_test)
     meta = instance.setdefault("meta", {})
     if isinstance(meta, dict):
-        meta["prediction"] = {"predictor": getattr(p, "name", type(p).__name__), "train_fraction": train_fraction,
+        meta["prediction"] = {"predictor": getattr(p, "name", type(p).__name__), **(
+                                  {"model": p.model_name} if isinstance(p, _Forest) else {}),
+                              "train_fraction": train_fraction,
                               "trained_on": n_train, "predicted": len(test), "history": history, "seed": seed,
                               "mae": mae}
     return mae

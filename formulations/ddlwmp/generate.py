@@ -167,13 +167,20 @@ def _users(n_groups: int, rng: np.random.Generator) -> list[str]:
     return [f"u{int(o):04d}" for o in owners]
 
 
-def _pick_model(gpus: int, catalog: Mapping[str, tuple[str, str, int]], rng: np.random.Generator) -> str:
-    names = sorted(n for n, (_, _, k) in catalog.items() if k == gpus)
-    if not names:  # no configuration of exactly that size: the largest smaller one
-        smaller = sorted({k for _, _, k in catalog.values() if k <= gpus})
-        if not smaller:
-            raise InputError("gpus", f"no model configuration has at most {gpus} GPUs")
-        names = sorted(n for n, (_, _, k) in catalog.items() if k == smaller[-1])
+def _pick_model(gpus: int, catalog: Mapping[str, tuple[str, str, int]], rng: np.random.Generator,
+                cache: dict[int, list[str]] | None = None) -> str:
+    """A configuration of ``gpus`` replicas, uniformly (one ``rng`` draw); ``cache`` (per
+    catalog) keeps the candidate list of each GPU count."""
+    names = cache.get(gpus) if cache is not None else None
+    if names is None:
+        names = sorted(n for n, (_, _, k) in catalog.items() if k == gpus)
+        if not names:  # no configuration of exactly that size: the largest smaller one
+            smaller = sorted({k for _, _, k in catalog.values() if k <= gpus})
+            if not smaller:
+                raise InputError("gpus", f"no model configuration has at most {gpus} GPUs")
+            names = sorted(n for n, (_, _, k) in catalog.items() if k == smaller[-1])
+        if cache is not None:
+            cache[gpus] = names
     return names[int(rng.integers(len(names)))]
 
 
@@ -182,7 +189,10 @@ def _finish(d: dict[str, Any], predictor: str | None, train_fraction: float, see
         fill_predictions(d, predictor, train_fraction=train_fraction, seed=seed)
     meta = d.pop("meta")
     name = d.pop("name", None)
-    out = DdlwmpInstance.from_dict(d).to_dict()  # validates, and puts every key in the canonical order
+    inst = DdlwmpInstance.from_dict(d)  # validates ...
+    d["jobs"] = None  # (the raw records are rebuilt below: one copy of the jobs in memory at a time)
+    out = inst.to_dict()  # ... and puts every key in the canonical order
+    del inst
     if name is not None:
         out["name"] = name
     out["meta"] = meta
@@ -229,9 +239,10 @@ def generate(*, jobs: int, servers: int, gpus_per_server: int = 8, inter_bandwid
     p = np.array([weights[k] for k in demands])
     p = p / p.sum() if p.size else p
     group_model: list[str] = []
+    names_by_gpus: dict[int, list[str]] = {}
     for gi in range(len(sizes)):
         gpus = 1 if single[gi] else int(demands[int(rng.choice(len(demands), p=p))])
-        group_model.append(_pick_model(gpus, catalog, rng))
+        group_model.append(_pick_model(gpus, catalog, rng, names_by_gpus))
     used = sorted(set(group_model))
     models = {m: _model_dict(m, allreduce) for m in used}
     alpha = _Alpha(models, Cluster(g, float(inter_bandwidth), float(intra_bandwidth)))
@@ -270,6 +281,7 @@ def generate(*, jobs: int, servers: int, gpus_per_server: int = 8, inter_bandwid
     }
     d = {"problem": PROBLEM, "cluster": _cluster(servers, g, inter_bandwidth, intra_bandwidth), "models": models,
          "jobs": job_list, "name": name or f"synthetic_n{n}_m{servers}_sg{single_gpu_share:g}_s{seed}", "meta": meta}
+    del job_list
     return _finish(d, predictor, train_fraction, seed)
 
 

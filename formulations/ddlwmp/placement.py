@@ -56,9 +56,9 @@ def most_free_servers(free: np.ndarray, need: int) -> tuple[np.ndarray, np.ndarr
 
 def least_free_servers(free: np.ndarray, need: int) -> tuple[np.ndarray, np.ndarray]:
     """(servers, GPUs taken from each): best fit on one server, else the least-free servers first."""
-    fits = np.flatnonzero(free >= need)
-    if len(fits):
-        m = fits[int(np.argmin(free[fits]))]
+    fitting = np.where(free >= need, free, np.iinfo(np.int64).max)
+    m = int(np.argmin(fitting))  # the fewest free GPUs among the servers that fit, lowest index first
+    if free[m] >= need:
         return np.array([m], dtype=np.int64), np.array([need], dtype=np.int64)
     nz = np.flatnonzero(free > 0)
     order = nz[np.argsort(free[nz], kind="stable")]
@@ -106,9 +106,12 @@ class Placer:
 
     def place(self, model: str, servers: np.ndarray, counts: np.ndarray) -> Placement:
         """Heavy-Edge of ``model`` on ``counts[j]`` GPUs of server ``servers[j]``."""
-        order = np.lexsort((servers, -counts))
-        srv = [int(s) for s in servers[order]]
-        cnt = tuple(int(c) for c in counts[order])
+        if len(servers) == 1:
+            srv, cnt = [int(servers[0])], (int(counts[0]),)
+        else:
+            order = np.lexsort((servers, -counts))
+            srv = [int(s) for s in servers[order]]
+            cnt = tuple(int(c) for c in counts[order])
         key = (model, cnt)
         hit = self._maps.get(key)
         if hit is None:

@@ -78,11 +78,12 @@ class ClusterState:
         return int(self.free.sum())
 
     def take(self, placement: Placement) -> None:
-        idx = np.asarray(placement.servers, dtype=np.int64)
-        cnt = np.asarray(placement.counts, dtype=np.int64)
-        if np.any(self.free[idx] < cnt):
+        free = self.free
+        pairs = list(zip(placement.servers, placement.counts))  # a few servers: plain loops beat numpy
+        if any(free[m] < c for m, c in pairs):
             raise ValueError("placement takes more GPUs than a server has free")
-        self.free[idx] -= cnt
+        for m, c in pairs:
+            free[m] -= c
 
 
 class Policy(Protocol):

@@ -3,7 +3,7 @@
 The time rule is :mod:`.model`'s: decisions only at slot boundaries; a job released at r_i is
 handed to the policy at ``slot_ceil(r_i)`` (its :class:`JobSpec` keeps the real r_i); a job
 started at t_i on placement alpha_i completes at ``C_i = t_i + n_i·alpha_i`` (true n_i) and
-gives its GPUs back at ``slot_ceil(C_i)``. The driver (:mod:`optkit.simulation`) visits only
+gives its GPUs back at ``slot_ceil(C_i)``. The driver (the rules of :mod:`optkit.simulation`) visits only
 instants where something can change: slot-rounded arrivals, GPU frees, and the policy's
 requested wake-ups (rounded up to a slot boundary; a wake-up at or before ``now`` is moved to
 the next slot, so the clock always advances). At one instant it frees GPUs first
@@ -16,12 +16,12 @@ The schedule lists the jobs in the instance's order:
 
 from __future__ import annotations
 
+import heapq
+import math
 import time as _time
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
-
-from optkit.simulation import EventQueue, drive
 
 from .model import DdlwmpInstance, free_time, slot_ceil
 from .policies import ClusterState, JobSpec, Policy
@@ -45,60 +45,81 @@ def simulate(instance: DdlwmpInstance, policy: Policy, *, perfect: bool = False,
              time_limit: float | None = None, stats: dict[str, Any] | None = None) -> dict[str, Any]:
     """Run ``policy`` on ``instance``; return the schedule dict. ``stats`` (optional dict) gets
     the number of instants visited and the wall time. Raises :class:`SimulationTimeout` when
-    ``time_limit`` (s) passes, and ``RuntimeError`` if the policy leaves jobs unstarted."""
+    ``time_limit`` (s) passes, and ``RuntimeError`` if the policy leaves jobs unstarted.
+
+    Event-driven: the arrivals are one list sorted by (slot-rounded release, position); GPU
+    frees and wake-ups share a heap of plain tuples ``(time, kind, push order, payload)``. Each
+    instant takes every event due then, frees before arrivals before wake-ups (the order of
+    :class:`optkit.simulation.EventQueue` with priorities free 0, arrival 1, wake-up 2), so the
+    instants and the schedule are those of the generic driver."""
     t0 = _time.perf_counter()
     cl = instance.cluster
     slot = cl.slot_seconds
     free = np.full(cl.servers, cl.gpus_per_server, dtype=np.int64)
     specs = job_specs(instance, perfect=perfect)
     iterations = {j.id: j.iterations for j in instance.jobs}
-    queue = EventQueue()
-    for spec in specs:
-        queue.push(slot_ceil(spec.release, slot), "arrive", spec, priority=_ARRIVE)
+    arrive_at = [slot_ceil(spec.release, slot) for spec in specs]
+    arrivals = sorted(range(len(specs)), key=lambda i: (arrive_at[i], i))
+    n_arr = len(arrivals)
+    heap: list[tuple[float, int, int, Any]] = []  # frees (_FREE) and wake-ups (_WAKE)
+    push, pop = heapq.heappush, heapq.heappop
+    seq = 0
     started: dict[str, dict[str, Any]] = {}
-    held: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    held: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = {}
     wake_pending: set[float] = set()
-
-    def handle(now: float, batch: list[Any]) -> None:
-        for ev in batch:
-            if ev.kind == "free":
-                idx, cnt = held.pop(ev.payload)
-                free[idx] += cnt
-                policy.on_completion(ev.payload, now)
-            elif ev.kind == "arrive":
-                policy.on_arrival(ev.payload, now)
-            else:
-                wake_pending.discard(now)
-        state = ClusterState(free.copy(), cl.gpus_per_server)
-        for d in policy.decide(now, state):
+    gps = cl.gpus_per_server
+    on_completion, on_arrival, decide, next_wakeup = (policy.on_completion, policy.on_arrival, policy.decide,
+                                                      policy.next_wakeup)
+    deadline = None if time_limit is None else t0 + time_limit
+    ai = 0
+    instants = 0
+    inf = math.inf
+    while ai < n_arr or heap:
+        if deadline is not None and _time.perf_counter() > deadline:
+            break
+        ta = arrive_at[arrivals[ai]] if ai < n_arr else inf
+        now = heap[0][0] if heap and heap[0][0] < ta else ta
+        instants += 1
+        while heap and heap[0][0] == now and heap[0][1] == _FREE:
+            jid = pop(heap)[3]
+            servers, counts = held.pop(jid)
+            for m, c in zip(servers, counts):
+                free[m] += c
+            on_completion(jid, now)
+        while ai < n_arr and arrive_at[arrivals[ai]] == now:
+            on_arrival(specs[arrivals[ai]], now)
+            ai += 1
+        while heap and heap[0][0] == now:
+            pop(heap)
+            wake_pending.discard(now)
+        for d in decide(now, ClusterState(free.copy(), gps)):
             p = d.placement
-            if d.job_id in started or d.job_id not in iterations:
-                raise RuntimeError(f"policy {policy.name} started unknown or already started job {d.job_id!r}")
-            idx = np.asarray(p.servers, dtype=np.int64)
-            cnt = np.asarray(p.counts, dtype=np.int64)
-            if np.any(free[idx] < cnt):
-                raise RuntimeError(f"policy {policy.name} over-committed a server at t={now} (job {d.job_id})")
-            free[idx] -= cnt
-            completion = now + iterations[d.job_id] * p.alpha
-            started[d.job_id] = {"id": d.job_id, "start": now, "completion": completion,
-                                 "alpha_s": p.alpha, "assignment": p.assignment}
-            held[d.job_id] = (idx, cnt)
-            queue.push(free_time(completion, slot), "free", d.job_id, priority=_FREE)
-        w = policy.next_wakeup(now)
+            jid = d.job_id
+            if jid in started or jid not in iterations:
+                raise RuntimeError(f"policy {policy.name} started unknown or already started job {jid!r}")
+            servers = tuple(int(m) for m in p.servers)
+            counts = tuple(int(c) for c in p.counts)
+            for m, c in zip(servers, counts):
+                if free[m] < c:
+                    raise RuntimeError(f"policy {policy.name} over-committed a server at t={now} (job {jid})")
+            for m, c in zip(servers, counts):
+                free[m] -= c
+            completion = now + iterations[jid] * p.alpha
+            started[jid] = {"id": jid, "start": now, "completion": completion,
+                            "alpha_s": p.alpha, "assignment": p.assignment}
+            held[jid] = (servers, counts)
+            push(heap, (free_time(completion, slot), _FREE, seq, jid))
+            seq += 1
+        w = next_wakeup(now)
         if w is not None:
             w = slot_ceil(w, slot)
             if w <= now:
                 w = now + slot
             if w not in wake_pending:
                 wake_pending.add(w)
-                queue.push(w, "wake", None, priority=_WAKE)
-
-    should_stop: Callable[[], bool] | None = None
-    if time_limit is not None:
-        deadline = t0 + time_limit
-        should_stop = lambda: _time.perf_counter() > deadline  # noqa: E731
-    instants = drive(queue, handle, should_stop=should_stop)
-    if queue:
+                push(heap, (w, _WAKE, seq, None))
+                seq += 1
+    if ai < n_arr or heap:
         raise SimulationTimeout(f"time limit of {time_limit} s reached after {len(started)} starts")
     if len(started) != len(specs):
         missing = [s.id for s in specs if s.id not in started]

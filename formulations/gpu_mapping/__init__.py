@@ -48,7 +48,7 @@ _ALGORITHMS = [
     Algorithm("heavy-edge", _run_heavy_edge, "heuristic", "the paper's Heavy-Edge (Sec. IV-B)", OBJECTIVES),
     Algorithm("heavy-edge-refine", lazy_run(f"{__name__}.refine", "run_heavy_edge_refine"), "heuristic",
               "Heavy-Edge, then Kernighan-Lin style swaps on the chosen objective", OBJECTIVES,
-              params=("max_passes", "polish", "lex_depth")),
+              params=("max_passes", "polish", "lex_depth", "exact_states")),
     Algorithm("cpsat", lazy_run(f"{__name__}.exact", "run_cpsat"), "exact", "OR-Tools CP-SAT on the stage-count model", OBJECTIVES),
     Algorithm("highs", lazy_run(f"{__name__}.exact", "run_highs"), "exact", "MILP (Pyomo, HiGHS by default) on the stage-count model", OBJECTIVES),
     Algorithm("brute-force", lazy_run(f"{__name__}.exact", "run_brute_force"), "exact",

@@ -56,7 +56,7 @@ unassigned vertices, or of all its edges."""
 class _Graph:
     """Adjacency lists and a weight-sorted edge list, built once per job graph."""
 
-    __slots__ = ("n", "nbrs", "sorted_edges")
+    __slots__ = ("n", "nbrs", "sorted_edges", "weight_sums", "heap_entries")
 
     def __init__(self, n: int, u: Sequence[int], v: Sequence[int], w: Sequence[float]) -> None:
         self.n = n
@@ -72,6 +72,9 @@ class _Graph:
             edges.append((-x, a, b))
         edges.sort()
         self.sorted_edges = edges
+        self.weight_sums = [sum(x for _, x in self.nbrs[v]) for v in range(n)]
+        # per vertex, its neighbours as ready-made heap entries (-weight, neighbour)
+        self.heap_entries = [[(-x, b) for b, x in self.nbrs[v]] for v in range(n)]
 
 
 def _prepared(job: PipelineJob) -> _Graph:
@@ -99,21 +102,31 @@ def _heavy_edge(graph: _Graph, free_gpus: Sequence[int], rng: np.random.Generato
     nbrs = graph.nbrs
     server_of = [-1] * n
     unassigned = set(range(n))
-    # weight of each vertex's edges to unassigned vertices (case 2)
-    w_unassigned = [sum(x for _, x in nbrs[v]) for v in range(n)]
-    w_case2 = w_unassigned if single_gpu_weight == "unassigned" else list(w_unassigned)  # "total": frozen
+    # weight of each vertex's edges to unassigned vertices (case 2): the total minus the edges to
+    # each vertex assigned so far, subtracted in assignment order, lazily (only case 2 reads it);
+    # reading single_gpu_weight="total" keeps the total weight of all edges instead
+    w_unassigned = list(graph.weight_sums)
+    assigned_order: list[int] = []
+    w_done = 0
     edge_ptr = 0
     sorted_edges = graph.sorted_edges
-
+    n_edges = len(sorted_edges)
+    entries = graph.heap_entries
+    heappush, heappop = heapq.heappush, heapq.heappop
     placed_heap: list[tuple[float, int]] = []  # (-weight, unassigned vertex) of edges from placed vertices
+
+    def placed(v: int) -> None:
+        """Reading server_start="from-placed": remember v's edges to unassigned vertices."""
+        for entry in entries[v]:
+            if server_of[entry[1]] == -1:
+                heappush(placed_heap, entry)
 
     def assign(v: int, m: int) -> None:
         server_of[v] = m
         unassigned.discard(v)
-        for b, x in nbrs[v]:
-            w_unassigned[b] -= x
-            if from_placed and server_of[b] == -1:
-                heapq.heappush(placed_heap, (-x, b))
+        assigned_order.append(v)
+        if from_placed:
+            placed(v)
 
     def random_vertex() -> int:
         nonlocal rng
@@ -130,7 +143,15 @@ def _heavy_edge(graph: _Graph, free_gpus: Sequence[int], rng: np.random.Generato
                 assign(v, m)
             continue
         if c == 1:  # case 2
-            best = min(unassigned, key=lambda v: (w_case2[v], v))
+            if single_gpu_weight == "unassigned":
+                for v in assigned_order[w_done:]:
+                    for b, x in nbrs[v]:
+                        w_unassigned[b] -= x
+                w_done = len(assigned_order)
+                weights = w_unassigned
+            else:
+                weights = graph.weight_sums
+            best = min(unassigned, key=lambda v: (weights[v], v))
             assign(best, m)
             continue
         size = 0
@@ -138,30 +159,34 @@ def _heavy_edge(graph: _Graph, free_gpus: Sequence[int], rng: np.random.Generato
         while size < c:
             if size == 0 and from_placed:
                 while placed_heap and server_of[placed_heap[0][1]] != -1:
-                    heapq.heappop(placed_heap)
+                    heappop(placed_heap)
             if size == 0 and from_placed and placed_heap:
-                new = [heapq.heappop(placed_heap)[1]]
+                new: tuple[int, ...] = (heappop(placed_heap)[1],)
             elif size == 0:
-                while edge_ptr < len(sorted_edges):
+                while edge_ptr < n_edges:
                     _, a, b = sorted_edges[edge_ptr]
                     if server_of[a] == -1 and server_of[b] == -1:
                         break
                     edge_ptr += 1
-                if edge_ptr < len(sorted_edges):
+                if edge_ptr < n_edges:
                     _, a, b = sorted_edges[edge_ptr]
-                    new = [a, b]
+                    new = (a, b)
                 else:
-                    new = [random_vertex()]
+                    new = (random_vertex(),)
             else:
                 while heap and server_of[heap[0][1]] != -1:
-                    heapq.heappop(heap)
-                new = [heapq.heappop(heap)[1]] if heap else [random_vertex()]
-            for v in new:
-                assign(v, m)
+                    heappop(heap)
+                new = (heappop(heap)[1],) if heap else (random_vertex(),)
+            for v in new:  # assign(v, m), inlined
+                server_of[v] = m
+                unassigned.discard(v)
+                assigned_order.append(v)
                 size += 1
-                for b, x in nbrs[v]:
-                    if server_of[b] == -1:
-                        heapq.heappush(heap, (-x, b))
+                if from_placed:
+                    placed(v)
+                for entry in entries[v]:
+                    if server_of[entry[1]] == -1:
+                        heappush(heap, entry)
     return server_of
 
 

@@ -33,14 +33,20 @@ objective:
     when the descent ends, cut-KL passes restricted to swaps of replicas of the *same* stage
     (which leave x and hence alpha unchanged) lower the cut as a secondary objective.
 
+    When the job's count space is small (``prod_s (k_s + 1) <= exact_states``, 20,000 by default;
+    VGG19's Table II configuration has 1,500), the count matrix is instead the exact alpha
+    optimum of a dynamic programme over the servers (:mod:`.count_dp`), and only the cut polish
+    runs after it.
+
 Either way the result is never worse than Heavy-Edge on the chosen objective: only improving
 moves (or improving pass prefixes) are kept, and a final check with the exact objective
 (:func:`.cut_weight` / :func:`.alpha_from_counts`) returns the Heavy-Edge mapping if floating
 point had it otherwise. Deterministic for a seed (the seed only reaches Heavy-Edge; swaps break
 ties by lowest vertex / stage / server index).
 
-Guarantee: none beyond "no worse than Heavy-Edge" (the problem is NP-hard, a balanced graph
-cut; KL finds a local optimum of the swap neighbourhood).
+Guarantee: for ``alpha`` on a small count space (the dynamic programme ran,
+``info["exact_counts"]``), optimal; otherwise none beyond "no worse than Heavy-Edge" (the problem
+is NP-hard, a balanced graph cut; KL finds a local optimum of the swap neighbourhood).
 
 References
 ----------
@@ -69,6 +75,7 @@ import numpy as np
 
 from optkit.result import Result, Status
 
+from .count_dp import DEFAULT_MAX_STATES, assignment_from_counts, optimal_alpha_counts
 from .heavy_edge import heavy_edge_job
 from .model import (
     GpuMappingInstance, PipelineJob, alpha_from_counts, assignment_from_vertex_servers, cut_weight,
@@ -397,8 +404,13 @@ def pair_reoptimise(state: _CountState, quantum: float, depth: int, *, max_split
 # ----------------------------------------------------------------------------- driver
 def refine_mapping(instance: GpuMappingInstance, *, objective: str = "cut", seed: int | None = None,
                    max_passes: int = 20, time_limit: float | None = None,
-                   polish: bool = True, lex_depth: int = 8) -> tuple[list[list[int]], dict[str, Any]]:
+                   polish: bool = True, lex_depth: int = 8,
+                   exact_states: int = DEFAULT_MAX_STATES) -> tuple[list[list[int]], dict[str, Any]]:
     """Heavy-Edge then refinement; returns ``(assignment, info)``. See :func:`heavy_edge_refine`.
+
+    ``exact_states`` (alpha only): when the job's count space ``prod_s (k_s + 1)`` has at most
+    this many states, the count matrix is the exact optimum of :mod:`.count_dp` instead of the
+    leximax descent (0 disables it); ``info["exact_counts"]`` says which ran.
 
     ``info``: ``start_objective`` and ``objective`` (the chosen objective of the Heavy-Edge start
     and of the result), ``improved``, ``passes``/``swaps`` (cut) or ``moves``/``polish_swaps``
@@ -425,9 +437,16 @@ def refine_mapping(instance: GpuMappingInstance, *, objective: str = "cut", seed
         sv, stats = kl_cut(job.adjacency, sv0, k, max_passes=max_passes, deadline=deadline)
         info.update(passes=stats["passes"], swaps=stats["swaps"])
     else:
-        sv, stats = alpha_kl(job, cluster, sv0, k, max_passes=max_passes, lex_depth=lex_depth,
-                             deadline=deadline)
-        info.update(passes=stats["passes"], moves=stats["moves"])
+        exact = optimal_alpha_counts(job, cluster, list(instance.servers), max_states=exact_states) \
+            if exact_states > 0 else None
+        info["exact_counts"] = exact is not None
+        if exact is not None:
+            sv = vertex_servers(job, assignment_from_counts(job, exact[1]))
+            info.update(passes=0, moves=0)
+        else:
+            sv, stats = alpha_kl(job, cluster, sv0, k, max_passes=max_passes, lex_depth=lex_depth,
+                                 deadline=deadline)
+            info.update(passes=stats["passes"], moves=stats["moves"])
         if polish:
             sv, pst = kl_cut(job.adjacency, sv, k, max_passes=max_passes, same_stage=job.vertex_stage,
                              deadline=deadline)
@@ -443,7 +462,8 @@ def refine_mapping(instance: GpuMappingInstance, *, objective: str = "cut", seed
 
 
 def heavy_edge_refine(instance: GpuMappingInstance, *, objective: str = "cut", seed: int | None = None,
-                      max_passes: int = 20, time_limit: float | None = None) -> list[list[int]]:
+                      max_passes: int = 20, time_limit: float | None = None,
+                      exact_states: int = DEFAULT_MAX_STATES) -> list[list[int]]:
     """Heavy-Edge, then Kernighan-Lin (1970) style swaps on ``objective`` (``cut`` or ``alpha``).
 
     See the module docstring for the two searches. ``max_passes`` bounds the KL passes (cut, and
@@ -459,11 +479,12 @@ def heavy_edge_refine(instance: GpuMappingInstance, *, objective: str = "cut", s
     [0, 0, 1, 1]
     """
     return refine_mapping(instance, objective=objective, seed=seed, max_passes=max_passes,
-                          time_limit=time_limit)[0]
+                          time_limit=time_limit, exact_states=exact_states)[0]
 
 
 def run_heavy_edge_refine(instance: GpuMappingInstance, *, objective: str = "cut", time_limit: float | None = None,
                           seed: int | None = None, **params: Any) -> Result:
-    """Algorithm-table entry ``heavy-edge-refine``. ``params``: ``max_passes``, ``polish``."""
+    """Algorithm-table entry ``heavy-edge-refine``. ``params``: ``max_passes``, ``polish``,
+    ``lex_depth``, ``exact_states``."""
     assignment, info = refine_mapping(instance, objective=objective, seed=seed, time_limit=time_limit, **params)
     return Result(Status.FEASIBLE, solution={"assignment": assignment}, info=info)

@@ -1,0 +1,36 @@
+"""The faster Heavy-Edge against the pre-speedup implementation (tests/gpu_mapping_reference.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from formulations.gpu_mapping import FORMULATION, GpuMappingInstance
+from formulations.gpu_mapping.heavy_edge import _Graph, _heavy_edge, _prepared
+from tests.gpu_mapping_reference import heavy_edge_reference
+
+
+def test_heavy_edge_matches_reference_on_table2() -> None:
+    for _name, data in FORMULATION.suites["table2"].build():
+        inst = GpuMappingInstance.from_dict(data)
+        g = _prepared(inst.job)
+        assert _heavy_edge(g, inst.servers, None, 0) == heavy_edge_reference(g, inst.servers, None, 0)
+
+
+def test_heavy_edge_matches_reference_on_random_graphs() -> None:
+    """Random weighted graphs (some disconnected, so the seeded random pick is exercised) and
+    random server sizes with many single-GPU servers (case 2, which reads the lazily updated
+    weights)."""
+    rng = np.random.default_rng(5)
+    for trial in range(300):
+        n = int(rng.integers(2, 25))
+        m = int(rng.integers(1, 3 * n))
+        u, v = rng.integers(0, n, m), rng.integers(0, n, m)
+        w = np.round(rng.exponential(1.0, m), 1) * (rng.random(m) < 0.8)
+        caps: list[int] = []
+        left = n
+        while left:
+            c = int(min(left, rng.choice([1, 1, 2, 3, 5, 8])))
+            caps.append(c)
+            left -= c
+        g = _Graph(n, u.tolist(), v.tolist(), w.tolist())
+        assert _heavy_edge(g, caps, None, trial) == heavy_edge_reference(g, caps, None, trial)
