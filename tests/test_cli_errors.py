@@ -112,6 +112,8 @@ CASES = [
     ("compare {fig2} --time-limit inf --db {tmp}/r.sqlite", "argument --time-limit: must be a finite number"),
     ("solve gpu-mapping {fig2} -a heavy-edge --time-limit 0", "argument --time-limit: must be a finite number"),
     ("solve gpu-mapping {fig2}", "the following arguments are required: --algorithm"),
+    ("solve gpu-mapping {fig2} -a heavy-edge-refine --param max_passes=x", "--param max_passes must be an integer"),
+    ("solve gpu-mapping {fig2} -a heavy-edge-refine --param polish=3", "--param polish must be true or false"),
     ("solve gpu-mapping {fig2} -a heavy-edge-refine --param passes=3", "did you mean 'max_passes'?"),
     ("compare {fig2} --algorithms heavy-edge --seeds -5 --db {tmp}/r.sqlite", "--seeds must be integers"),
     ("generate nimp --param kind=replay --param job=3", "--param job is not a key of the nimp generator of kind replay; did you mean 'jobs'?"),

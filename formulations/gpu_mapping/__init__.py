@@ -47,18 +47,15 @@ def _run_heavy_edge(instance: GpuMappingInstance, *, objective: str, time_limit:
 _ALGORITHMS = [
     Algorithm("heavy-edge", _run_heavy_edge, "heuristic", "the paper's Heavy-Edge (Sec. IV-B)", OBJECTIVES),
     Algorithm("heavy-edge-refine", lazy_run(f"{__name__}.refine", "run_heavy_edge_refine"), "heuristic",
-              "Heavy-Edge, then Kernighan-Lin style swaps on the chosen objective", OBJECTIVES,
-              params=("max_passes", "polish", "lex_depth", "exact_states")),
+              "Heavy-Edge, then Kernighan-Lin style swaps on the chosen objective", OBJECTIVES),
     Algorithm("cpsat", lazy_run(f"{__name__}.exact", "run_cpsat"), "exact", "OR-Tools CP-SAT on the stage-count model", OBJECTIVES),
     Algorithm("highs", lazy_run(f"{__name__}.exact", "run_highs"), "exact", "MILP (Pyomo, HiGHS by default) on the stage-count model", OBJECTIVES),
     Algorithm("brute-force", lazy_run(f"{__name__}.exact", "run_brute_force"), "exact",
               "enumeration of stage counts and intra-stage arrangements (small instances)", OBJECTIVES),
     Algorithm("metis", lazy_run(f"{__name__}.baselines", "run_metis"), "peer", "METIS k-way partition with target part weights, repaired to exact sizes",
-              OBJECTIVES, randomized=True, requires=("pymetis",),
-              params=("target_weights", "ufactor", "recursive")),
+              OBJECTIVES, randomized=True, requires=("pymetis",)),
     Algorithm("kahip", lazy_run(f"{__name__}.baselines", "run_kahip"), "peer", "KaHIP partition with one heavy dummy vertex per part for exact sizes",
-              OBJECTIVES, randomized=True, requires=("kahip",),
-              params=("mode", "dummy_scale")),
+              OBJECTIVES, randomized=True, requires=("kahip",)),
     Algorithm("random", lazy_run(f"{__name__}.baselines", "run_random"), "baseline", "uniformly random mapping (seeded)", OBJECTIVES, randomized=True),
 ]
 

@@ -389,21 +389,23 @@ def _feasible(assignment: list[list[int]], info: dict[str, Any], t0: float) -> R
 
 
 def run_metis(instance: GpuMappingInstance, *, objective: str = "cut", time_limit: float | None = None,
-              seed: int | None = None, **params: Any) -> Result:
+              seed: int | None = None, target_weights: bool = True, ufactor: int = 1,
+              recursive: bool | None = None) -> Result:
     """Algorithm-table entry ``metis``: :func:`metis_mapping` (minimises the cut whatever
     ``objective``; ``time_limit`` is not needed, METIS takes milliseconds). ``params``:
     ``target_weights``, ``ufactor``, ``recursive``."""
     t0 = time.perf_counter()
-    assignment, info = metis_mapping(instance.job, instance.servers, seed=seed, **params)
+    assignment, info = metis_mapping(instance.job, instance.servers, seed=seed, target_weights=target_weights,
+                                     ufactor=ufactor, recursive=recursive)
     return _feasible(assignment, info, t0)
 
 
 def run_kahip(instance: GpuMappingInstance, *, objective: str = "cut", time_limit: float | None = None,
-              seed: int | None = None, **params: Any) -> Result:
+              seed: int | None = None, mode: str = "strong", dummy_scale: int = 3) -> Result:
     """Algorithm-table entry ``kahip``: :func:`kahip_mapping` (minimises the cut whatever
     ``objective``). ``params``: ``mode``, ``dummy_scale``."""
     t0 = time.perf_counter()
-    assignment, info = kahip_mapping(instance.job, instance.servers, seed=seed, **params)
+    assignment, info = kahip_mapping(instance.job, instance.servers, seed=seed, mode=mode, dummy_scale=dummy_scale)
     return _feasible(assignment, info, t0)
 
 

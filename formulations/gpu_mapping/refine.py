@@ -483,8 +483,10 @@ def heavy_edge_refine(instance: GpuMappingInstance, *, objective: str = "cut", s
 
 
 def run_heavy_edge_refine(instance: GpuMappingInstance, *, objective: str = "cut", time_limit: float | None = None,
-                          seed: int | None = None, **params: Any) -> Result:
-    """Algorithm-table entry ``heavy-edge-refine``. ``params``: ``max_passes``, ``polish``,
-    ``lex_depth``, ``exact_states``."""
-    assignment, info = refine_mapping(instance, objective=objective, seed=seed, time_limit=time_limit, **params)
+                          seed: int | None = None, max_passes: int = 20, polish: bool = True, lex_depth: int = 8,
+                          exact_states: int = DEFAULT_MAX_STATES) -> Result:
+    """Algorithm-table entry ``heavy-edge-refine``: :func:`refine_mapping` with its tuning keywords."""
+    assignment, info = refine_mapping(instance, objective=objective, seed=seed, time_limit=time_limit,
+                                      max_passes=max_passes, polish=polish, lex_depth=lex_depth,
+                                      exact_states=exact_states)
     return Result(Status.FEASIBLE, solution={"assignment": assignment}, info=info)
