@@ -441,7 +441,7 @@ def _plot_experiment(exp: Experiment, claims: Sequence[Claim], vals: Mapping[str
             if not got:
                 continue
             mean = statistics.fmean(got)
-            ax.errorbar([i], [mean], yerr=[[mean - min(got)], [max(got) - mean]], fmt="o", capsize=4,
+            ax.errorbar([i], [mean], yerr=[[max(0.0, mean - min(got))], [max(0.0, max(got) - mean)]], fmt="o", capsize=4,
                         color="tab:blue" if label != default else "tab:red")
         ax.axhline(c.paper_value, color="black", lw=1, label="paper")
         if c.comparison == "approx" and c.tolerance > 0:

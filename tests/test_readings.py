@@ -221,6 +221,16 @@ def test_reproduce_measures_every_reading_and_writes_verdict_pages(tmp_path: Pat
             in captured.out)
 
 
+def test_plot_tolerates_float_rounding_in_the_spread(tmp_path: Path) -> None:
+    """fmean of three equal floats can land a rounding error above or below them; the error bars
+    must not go negative (matplotlib rejects them)."""
+    from optkit.reproduce import _plot_experiment
+
+    exp = coin.EXPERIMENTS["coin-half"]
+    vals = {"default": {"coin-half-ratio": [(0, 0.1), (1, 0.1), (2, 0.1)]}}
+    assert _plot_experiment(exp, exp.claims[:1], vals, "default", tmp_path / "p.png")
+
+
 def test_reproduce_readings_subset_and_list(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["reproduce", "list"]) == 0
     assert "coin-half-ratio" in capsys.readouterr().out
