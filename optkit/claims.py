@@ -70,8 +70,14 @@ class Claim:
     tolerance: float
     comparison: str = "approx"
     note: str = ""
+    scales: tuple[str, ...] = SCALES
+    """The scales at which our value is comparable with the paper's (an absolute count over a
+    whole trace is not comparable on a ci-scale window); at other scales the value is reported
+    without a verdict."""
 
     def __post_init__(self) -> None:
+        if not self.scales or any(x not in SCALES for x in self.scales):
+            raise ValueError(f"claim {self.id}: scales must be a non-empty subset of {SCALES}")
         if self.comparison not in COMPARISONS:
             raise ValueError(f"claim {self.id}: comparison must be one of {COMPARISONS}, got {self.comparison!r}")
         if not (self.tolerance >= 0 and math.isfinite(self.tolerance)):
@@ -143,14 +149,18 @@ def _fmt(x: float) -> str:
     return f"{x:.4g}"
 
 
-def verdict(claim: Claim, values: Sequence[float | None]) -> Verdict:
-    """The verdict of ``claim`` on its measured ``values`` (one per seed; ``None`` = not measured)."""
+def verdict(claim: Claim, values: Sequence[float | None], scale: str | None = None) -> Verdict:
+    """The verdict of ``claim`` on its measured ``values`` (one per seed; ``None`` = not measured)
+    at ``scale`` (no verdict, ``reproduces=None``, at a scale the claim is not comparable at)."""
     got = [float(v) for v in values if v is not None and isinstance(v, (int, float)) and math.isfinite(v)]
     if not got:
         return Verdict(None, None, None, None, 0, "not measured")
     mean = statistics.fmean(got)
     low, high = min(got), max(got)
     unit = "" if claim.unit in ("", "ratio", "count") else f" {claim.unit}"
+    if scale is not None and scale not in claim.scales:
+        return Verdict(None, mean, low, high, len(got),
+                       f"no verdict at scale {scale} (comparable at {', '.join(claim.scales)} only)")
     if claim.comparison == "approx":
         diff = mean - claim.paper_value
         ok = abs(diff) <= claim.tolerance
@@ -175,7 +185,8 @@ def overall_verdict(per_reading: Mapping[str, Verdict]) -> str:
     """
     measured = {k: v for k, v in per_reading.items() if v.reproduces is not None}
     if not measured:
-        return "not measured"
+        texts = {v.text for v in per_reading.values()}
+        return texts.pop() if len(texts) == 1 and per_reading else "not measured"
     yes = [k for k, v in measured.items() if v.reproduces]
     no = [k for k, v in measured.items() if not v.reproduces]
     if not no:

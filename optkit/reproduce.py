@@ -305,7 +305,7 @@ def claim_verdicts(m: Measurements, f: Formulation, exp: Experiment) -> dict[str
     out = {}
     for c in exp.claims:
         labels = sorted(vals, key=lambda x: (x != "default", x))
-        per = {label: verdict(c, [v for _, v in vals[label].get(c.id, [])]) for label in labels}
+        per = {label: verdict(c, [v for _, v in vals[label].get(c.id, [])], m.scale) for label in labels}
         out[c.id] = (per, overall_verdict(per))
     return out
 

@@ -277,3 +277,14 @@ def test_every_experiment_names_declared_readings(problem: str) -> None:
     known = experiments()  # raises on an experiment naming an undeclared reading
     for exp_id, (f, e) in known.items():
         assert e.claims and all(c.statistic for c in e.claims)
+
+
+def test_a_claim_gets_no_verdict_at_a_scale_it_is_not_comparable_at() -> None:
+    """An absolute count over a whole trace says nothing on a ci-scale window: reported, no verdict."""
+    c = Claim("c", "w", 174.0, "machines", "mean", 35.0, scales=("paper",))
+    v = verdict(c, [80.0, 90.0], "ci")
+    assert (v.reproduces, v.mean, v.text) == (None, 85.0, "no verdict at scale ci (comparable at paper only)")
+    assert verdict(c, [180.0], "paper").reproduces is True
+    assert overall_verdict({"default": v}) == "no verdict at scale ci (comparable at paper only)"
+    with pytest.raises(ValueError, match="scales"):
+        Claim("c", "w", 1.0, "ratio", "mean", 0.0, scales=("huge",))
