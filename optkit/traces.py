@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import csv
 import math
+import os
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Iterator, Sequence
@@ -53,9 +54,17 @@ PAI_COLUMNS = {
 
 
 def trace_root() -> Path | None:
-    """``<repository>/../shared/data/traces`` if it exists, else ``None``."""
-    p = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "traces"
-    return p if p.is_dir() else None
+    """The traces folder: ``$OPTKIT_TRACES`` if set, else the first ``<dir>/shared/data/traces``
+    that exists, ``<dir>`` walking up from the repository's parent (``../shared/data/traces``
+    beside a checkout, ``../../shared/...`` beside a worktree under ``wt/``); ``None`` if none."""
+    env = os.environ.get("OPTKIT_TRACES")
+    if env:
+        return Path(env) if Path(env).is_dir() else None
+    for d in Path(__file__).resolve().parents[1].parents:
+        p = d / "shared" / "data" / "traces"
+        if p.is_dir():
+            return p
+    return None
 
 
 def itp_files(root: str | Path | None = None) -> list[Path]:
