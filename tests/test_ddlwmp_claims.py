@@ -61,7 +61,8 @@ def test_reduction_is_the_papers_measure() -> None:
 def test_fig6_job_counts() -> None:
     assert fig6_jobs("synthetic", "paper") == [37_500, 75_000, 112_500, 150_000]
     assert fig6_jobs("philly", "paper", 82_244) == [4112, 8224, 12337, 16449]
-    assert fig6_jobs("itp", "ci", 69_351) == [1200, 2400, 3600, 4800]
+    assert fig6_jobs("itp", "ci", 69_351) == [900, 1800, 2700, 3600]
+    assert fig6_jobs("itp", "ci", 20_000) == [900, 1800, 2700, 3600] and fig6_jobs("itp", "ci", 10_000) == [500, 1000, 1500, 2000]
 
 
 def test_measure_tau_at_ci_scale_returns_every_claim_from_its_details() -> None:
@@ -70,7 +71,7 @@ def test_measure_tau_at_ci_scale_returns_every_claim_from_its_details() -> None:
     assert {c.id for c in exp.claims} <= set(out)
     case = out["_details"]["cases"][0]
     runs = case["runs"]
-    assert case["jobs"] == 4800 and out["_details"]["servers"] == 8
+    assert case["jobs"] == 3600 and out["_details"]["servers"] == 6
     ta = runs["a-srpt"]["total_completion"]
     reds = [100 * (runs[b]["total_completion"] - ta) / runs[b]["total_completion"] for b in case["reduction_pct"]]
     assert out["a-srpt-tau-min-reduction"] == pytest.approx(min(reds), rel=1e-6)
