@@ -89,3 +89,19 @@ def test_missing_column_is_named() -> None:
     with pytest.raises(InputError, match=r"records\[2\]\.duration"):
         trace_workload(recs, jobs=5, servers=2, load=0.5)
     assert math.isfinite(trace_workload(records(8), jobs=8, servers=4, load=0.5)["meta"]["time_factor"])
+
+
+def test_pai_format_when_a_copy_is_given(tmp_path) -> None:
+    """The PAI 2020 fixture of test_traces (job2: bob, 1 GPU, 100 s, group grpB; job1: alice,
+    2 GPUs, 600 s, group grpA): user and group are kept, the group decides the model."""
+    from tests.test_traces import pai_fixture
+    from formulations.ddlwmp.workloads import trace_records
+
+    with pytest.raises(InputError, match="pai_folder"):
+        trace_records("pai")
+    recs = trace_records("pai", pai_folder=pai_fixture(tmp_path / "pai"))
+    data = trace_workload(recs, jobs=2, servers=1, load=0.5, seed=0)
+    assert [(j["trace_id"], j["user"], j["group"], j["gpus"]) for j in data["jobs"]] == [
+        ("job2", "bob", "grpB", 1), ("job1", "alice", "grpA", 2)]
+    assert data["meta"]["synthetic"]["model"].endswith("per group")
+    assert data["meta"]["prediction"]["trained_on"] == 1
