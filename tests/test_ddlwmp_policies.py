@@ -217,6 +217,9 @@ def test_comm_heavy_test_is_greater_or_equal_as_line_8_says() -> None:
     assert ratio > 1.0
     assert a_srpt.ASRPT(inst.cluster, inst.models, comm_heavy=ratio)._comm_heavy("h4")
     assert not a_srpt.ASRPT(inst.cluster, inst.models, comm_heavy=ratio * (1 + 1e-9))._comm_heavy("h4")
+    # reading comm_heavy_test="gt" (the text's "exceeds"): at equality the job is light
+    assert not a_srpt.ASRPT(inst.cluster, inst.models, comm_heavy=ratio, comm_heavy_test="gt")._comm_heavy("h4")
+    assert a_srpt.ASRPT(inst.cluster, inst.models, comm_heavy=ratio * (1 - 1e-9), comm_heavy_test="gt")._comm_heavy("h4")
 
 
 def _light_case(**readings: Any) -> dict[str, Any]:
