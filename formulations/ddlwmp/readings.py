@@ -92,6 +92,16 @@ READINGS: tuple[Reading, ...] = (
         algorithms=BASELINE_NAMES,
         option_notes={"True": "most-free servers (fewest servers)", "False": "best fit on the least-free servers"}),
     Reading(
+        "time_rule", "how the slotted model of Sec. III meets real-valued completion times",
+        options=("slot-boundaries",), default="slot-boundaries",
+        passage="A-SRPT paper, Sec. III-C, problem (8): t_i in [T] (slots), objective Σ(t_i + n_i·α_i) (real)",
+        reason="starts and releases on slot boundaries as the model's integer t_i, r_i; a job's GPUs are free again "
+               "at the first slot boundary at or after C_i (it occupies its last, partial slot), so the capacity "
+               "constraints (1)-(3) hold in every slot. The only option implemented: evaluate, the simulator and "
+               "the exact solvers share it (README, 'Time'); a continuous-time model would be a different instance "
+               "model, not a switch",
+        scope="model: evaluate, simulate.py, exact.py"),
+    Reading(
         "workload", "the job stream of the Sec. V simulations",
         options=WORKLOADS, default="synthetic",
         passage="A-SRPT paper, Sec. V-A-1-b and V-B-1 (the Alibaba PAI trace [6], 758,223 jobs; \"we randomly "
