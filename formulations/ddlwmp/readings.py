@@ -97,7 +97,7 @@ READINGS: tuple[Reading, ...] = (
         passage="A-SRPT paper, Sec. III-C, problem (8): t_i in [T] (slots), objective Σ(t_i + n_i·α_i) (real)",
         reason="starts and releases on slot boundaries as the model's integer t_i, r_i; a job's GPUs are free again "
                "at the first slot boundary at or after C_i (it occupies its last, partial slot), so the capacity "
-               "constraints (1)-(3) hold in every slot. The only option implemented: evaluate, the simulator and "
+               "constraint (3) holds in every slot t. The only option implemented: evaluate, the simulator and "
                "the exact solvers share it (README, 'Time'); a continuous-time model would be a different instance "
                "model, not a switch",
         scope="model: evaluate, simulate.py, exact.py"),
