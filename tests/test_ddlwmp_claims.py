@@ -10,7 +10,7 @@ import pytest
 from formulations.ddlwmp import FORMULATION
 from formulations.ddlwmp.claims import EXPERIMENTS, fig6_jobs, measure_tau
 from formulations.ddlwmp.model import DdlwmpInstance
-from formulations.ddlwmp.sec5 import reductions, run_policy_readout
+from formulations.ddlwmp.sec5 import instance_of, reductions, run_policy_readout
 
 
 def test_experiments_are_well_formed() -> None:
@@ -80,3 +80,15 @@ def test_measure_tau_at_ci_scale_returns_every_claim_from_its_details() -> None:
     assert out["a-srpt-tau-spjf-worst"] == (1.0 if worst == "spjf" else 0.0)
     for r in runs.values():
         assert 0 < r["utilisation"] <= 1 and r["inflation"] >= 1 - 1e-9 and 0 <= r["backlog_at_end"] <= 1
+
+
+def test_same_seed_same_values() -> None:
+    from formulations.ddlwmp.sec5 import compare
+    from formulations.ddlwmp.workloads import sec5_workload
+
+    def once() -> dict:
+        data = sec5_workload("synthetic", jobs=200, servers=2, load=0.8, seed=4)
+        runs = compare(instance_of(data), {"tau": 3}, 4)
+        return {p: {k: v for k, v in r.items() if k != "wall_s"} for p, r in runs.items()}
+
+    assert once() == once()
