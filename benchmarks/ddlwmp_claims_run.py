@@ -42,6 +42,44 @@ def summary(path: Path, experiment: str) -> list[str]:
     return md
 
 
+def _mmm(xs: list[float], f: str = "{:+.1f}") -> str:
+    return f"{f.format(sum(xs) / len(xs))} [{f.format(min(xs))}, {f.format(max(xs))}]"
+
+
+def readout(path: Path) -> list[str]:
+    """Fig. 6-style runs (details with ``cases``): per reading combination, the claims' mean
+    [min, max] over seeds and the cluster readout pooled over seeds and job counts (A-SRPT / the
+    five baselines): GPU-time inflation, backlog at the end, drain, utilisation."""
+    by: dict[str, list[dict]] = defaultdict(list)
+    for line in path.read_text().splitlines():
+        row = json.loads(line)
+        by[format_params(row["readings"])].append(row)
+    md = ["| readings | seeds | min reduction (%) | max reduction (%) | SPJF worst | A-SRPT inflation | baselines' inflation "
+          "| backlog at end A-SRPT / baselines | drain A-SRPT / baselines | utilisation A-SRPT / baselines |",
+          "|---|---|---|---|---|---|---|---|---|---|"]
+    for key, rows in sorted(by.items()):
+        vals = {k: [r["values"][k] for r in rows] for k in rows[0]["values"]}
+        lo = next(v for k, v in vals.items() if k.endswith("min-reduction"))
+        hi = next(v for k, v in vals.items() if k.endswith("max-reduction"))
+        worst = next(v for k, v in vals.items() if k.endswith("spjf-worst"))
+        cases = [c for r in rows for c in r["details"]["cases"]]
+
+        def pooled(field: str) -> tuple[list[float], list[float]]:
+            a = [c["runs"]["a-srpt"][field] for c in cases]
+            b = [c["runs"][p][field] for c in cases for p in c["reduction_pct"]]
+            return a, b
+
+        ai, bi = pooled("inflation")
+        ab, bb = pooled("backlog_at_end")
+        ad, bd = pooled("drain")
+        au, bu = pooled("utilisation")
+        mean = lambda xs: sum(xs) / len(xs)  # noqa: E731
+        md.append(f"| {key} | {len(rows)} | {_mmm(lo)} | {_mmm(hi)} | {_mmm(worst, '{:.2f}')} | {_mmm(ai, '{:.2f}')} | "
+                  f"{_mmm(bi, '{:.2f}')} | {mean(ab):.3f} / {mean(bb):.3f} | {mean(ad):.1f} / {mean(bd):.1f} | "
+                  f"{mean(au):.3f} / {mean(bu):.3f} |")
+    return md
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("experiment", choices=sorted(EXPERIMENTS))
@@ -67,6 +105,9 @@ def main() -> None:
                 print(format_params(readings), seed, {k: round(v, 2) if isinstance(v, float) else v
                                                       for k, v in row["values"].items()}, row["wall_s"], "s", flush=True)
     print("\n".join(summary(out, args.experiment)))
+    if args.experiment in ("a-srpt-sec5-fig6", "a-srpt-sec5-tau"):
+        print()
+        print("\n".join(readout(out)))
 
 
 if __name__ == "__main__":
