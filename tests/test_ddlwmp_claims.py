@@ -92,3 +92,31 @@ def test_same_seed_same_values() -> None:
         return {p: {k: v for k, v in r.items() if k != "wall_s"} for p, r in runs.items()}
 
     assert once() == once()
+
+
+def test_measure_fig9_at_ci_scale_is_its_details() -> None:
+    from formulations.ddlwmp.claims import measure_fig9
+
+    out = measure_fig9(readings={}, seed=1, scale="ci")
+    runs = out["_details"]["runs"]
+    assert {c.id for c in EXPERIMENTS["a-srpt-sec5-fig9"].claims} <= set(out)
+    perfect = runs["perfect"]["total_completion"]
+    assert out["a-srpt-fig9-rf-vs-perfect"] == pytest.approx(100 * (runs["rf"]["total_completion"] / perfect - 1))
+    assert out["a-srpt-fig9-mean-vs-rf"] == pytest.approx(
+        100 * (runs["mean"]["total_completion"] / runs["rf"]["total_completion"] - 1))
+    assert out["a-srpt-fig9-mae-rf"] == out["_details"]["mae"]["rf"] > 0
+
+
+def test_measure_prediction_on_a_trace_at_ci_scale() -> None:
+    from formulations.ddlwmp.claims import measure_prediction
+    from optkit.traces import philly_file
+
+    if philly_file() is None:
+        pytest.skip("Philly-derived trace not found (../shared/data/traces)")
+    assert measure_prediction(readings={"workload": "synthetic"}, seed=0, scale="ci")["a-srpt-prediction-mae"] is None
+    out = measure_prediction(readings={"workload": "philly", "load": 0.5}, seed=0, scale="ci")
+    d = out["_details"]
+    assert d["jobs"] == 1800 and d["prediction"]["predicted"] == 360
+    assert out["a-srpt-prediction-mae"] == d["prediction"]["mae"]
+    tct = {p: r["total_completion"] for p, r in d["runs"].items()}
+    assert out["a-srpt-prediction-vs-perfect"] == pytest.approx(100 * (tct["a-srpt"] / tct["a-srpt-perfect"] - 1))
