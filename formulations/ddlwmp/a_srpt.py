@@ -38,9 +38,9 @@ Every step of Algorithm 1, with the readings optkit takes:
   whole job, else the least-free servers first), Heavy-Edge, start now.
 
 Every choice above is a declared reading (:mod:`.readings`, ``optkit readings ddlwmp``) and a
-keyword of :class:`ASRPT`, :func:`run_a_srpt` and :func:`run_a_srpt_perfect`: ``tau`` (1.0; the
-paper gives no simulation value and uses tau = 0 on its testbed; the default's justification is
-in :mod:`.readings`), ``comm_heavy`` (1.5, the paper's), ``comm_heavy_test`` ("ge": line 8;
+keyword of :class:`ASRPT`, :func:`run_a_srpt` and :func:`run_a_srpt_perfect`: ``tau`` (10; the
+paper gives no simulation value and uses tau = 0 on its testbed; the default's justification,
+measured at the paper's scale, is in :mod:`.readings`), ``comm_heavy`` (1.5, the paper's), ``comm_heavy_test`` ("ge": line 8;
 "gt": the text's "exceeds"), ``delay_blocks_queue`` (True: as above; False: jobs behind a delayed
 job start meanwhile, one delayed job at a time — a second that would wait starts as line 20
 does), ``light_placement`` ("best-fit": line 22; "most-free": as line 9) and ``head_of_line``
@@ -226,7 +226,7 @@ class ASRPT:
 
 _READINGS_DOC = """
 
-    Readings taken (:mod:`.readings`): ``tau`` (1.0), ``comm_heavy`` (1.5), ``comm_heavy_test``
+    Readings taken (:mod:`.readings`): ``tau`` (10), ``comm_heavy`` (1.5), ``comm_heavy_test``
     ("ge"), ``delay_blocks_queue`` (True), ``light_placement`` ("best-fit"), ``head_of_line``
     ("strict"). The objective is ignored (the policy targets total completion time)."""
 

@@ -235,10 +235,10 @@ EXPERIMENTS = {e.id: e for e in [
                "share of the job counts at which SPJF has the largest TCT of the five baselines", 0.0, "at_least",
                unit="ratio"),
         ),
-        readings=_SEC5_READINGS, sweep={"tau": (1, 3), "comm_heavy": (1.5,), "load": (0.3, 0.8)},
+        readings=_SEC5_READINGS, sweep={"tau": (1, 10), "comm_heavy": (1.5,), "load": (0.3, 0.8)},
         time_limit={"ci": 60.0, "paper": _TIME["paper"]},
         notes="Paper scale: 250 x 8 GPUs; synthetic jobs 37,500-150,000, trace jobs 5-20% of the trace. The sweep "
-              "keeps tau at 1 (default) and 3, load at 0.3 (not saturated) and 0.8, and both baseline placements "
+              "keeps tau at 10 (default) and 1, load at 0.3 (not saturated) and 0.8, and both baseline placements "
               "(consolidate); the full tau sweep is a-srpt-sec5-tau."),
     Experiment(
         "a-srpt-sec5-tau", PROBLEM, PAPER, "Fig. 6 at 150,000 jobs over the delay factor tau",
@@ -268,7 +268,7 @@ EXPERIMENTS = {e.id: e for e in [
                "reduction vs the best baseline at 0% minus at 80% single-GPU jobs", 0.0, "at_least",
                unit="percentage points"),
         ),
-        readings=("tau", "comm_heavy", "load"), sweep={"tau": (1, 3), "comm_heavy": (1.5,), "load": (0.3, 0.8)},
+        readings=("tau", "comm_heavy", "load"), sweep={"tau": (1, 10), "comm_heavy": (1.5,), "load": (0.3, 0.8)},
         time_limit={"ci": 60.0, "paper": _TIME["paper"]},
         notes="Synthetic workload only (the share is a property of the generator); 75,000 jobs at paper scale."),
     Experiment(
@@ -280,7 +280,7 @@ EXPERIMENTS = {e.id: e for e in [
             _c("a-srpt-fig8-max-reduction-1g", "Sec. V-B-2-c: 'at 1 Gbps, it reduces total job completion time by "
                "up to 92%'", 92.0, f"max of {_RED} at 1 Gbps", 10.0),
         ),
-        readings=("tau", "comm_heavy", "load"), sweep={"tau": (1, 3), "comm_heavy": (1.5,), "load": (0.3, 0.8)},
+        readings=("tau", "comm_heavy", "load"), sweep={"tau": (1, 10), "comm_heavy": (1.5,), "load": (0.3, 0.8)},
         time_limit={"ci": 60.0, "paper": _TIME["paper"]},
         notes="0% single-GPU jobs, 75,000 jobs at paper scale, one job set replayed at 1, 5, 10, 25, 50 Gbps."),
     Experiment(
@@ -300,7 +300,7 @@ EXPERIMENTS = {e.id: e for e in [
             _c("a-srpt-fig9-mae-mean", "Sec. V-B-2-d: average error, mean-based", 593.0,
                "mean absolute error on the last 20% of jobs by release", 100.0, unit="iterations"),
         ),
-        readings=("tau", "comm_heavy", "load"), sweep={"tau": (1, 3), "comm_heavy": (1.5,), "load": (0.3, 0.8)},
+        readings=("tau", "comm_heavy", "load"), sweep={"tau": (1, 10), "comm_heavy": (1.5,), "load": (0.3, 0.8)},
         time_limit={"ci": 60.0, "paper": _TIME["paper"]},
         notes="Synthetic workload (it has recurring groups, as PAI does); 75,000 jobs at paper scale."),
     Experiment(
@@ -314,7 +314,7 @@ EXPERIMENTS = {e.id: e for e in [
             _c("a-srpt-prediction-vs-perfect", "Sec. V-B-2-d: RF 'only 14% less efficient than the perfect model'",
                14.0, "TCT(A-SRPT, leak-free rf) / TCT(A-SRPT-Perfect) - 1", 10.0),
         ),
-        readings=_SEC5_READINGS, sweep={"tau": (1,), "comm_heavy": (1.5,), "workload": ("itp", "philly"),
+        readings=_SEC5_READINGS, sweep={"tau": (10,), "comm_heavy": (1.5,), "workload": ("itp", "philly"),
                                         "load": (0.3, 0.8), "consolidate": (True,)},
         time_limit={"ci": 60.0, "paper": _TIME["paper"]},
         notes="10% of the trace (the paper's 75,000-job share) at paper scale."),
