@@ -61,11 +61,17 @@ TRACES_ENV = "OPTKIT_TRACES"
 
 
 def trace_root() -> Path | None:
-    """The folder named by ``$OPTKIT_TRACES``, else ``<repository>/../shared/data/traces``, if it
-    exists; ``None`` otherwise."""
+    """The traces folder: ``$OPTKIT_TRACES`` if set, else the first ``<dir>/shared/data/traces``
+    that exists, ``<dir>`` walking up from the repository's parent (``../shared/data/traces``
+    beside a checkout, ``../../shared/...`` beside a worktree under ``wt/``); ``None`` if none."""
     env = os.environ.get(TRACES_ENV)
-    p = Path(env) if env else Path(__file__).resolve().parents[1].parent / "shared" / "data" / "traces"
-    return p if p.is_dir() else None
+    if env:
+        return Path(env) if Path(env).is_dir() else None
+    for d in Path(__file__).resolve().parents[1].parents:
+        p = d / "shared" / "data" / "traces"
+        if p.is_dir():
+            return p
+    return None
 
 
 def itp_files(root: str | Path | None = None) -> list[Path]:

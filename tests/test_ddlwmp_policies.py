@@ -134,7 +134,7 @@ def test_strict_head_of_line_versus_work_conserving() -> None:
     assert w["a"]["start"] == 0 and w["c"]["start"] == 2 and w["big"]["start"] == 10
 
 
-def _delay_case(tau: float) -> dict[str, Any]:
+def _delay_case(tau: float, **readings: Any) -> dict[str, Any]:
     # Two servers of 4 GPUs; h2 (2 GPUs) and h4 (4 GPUs) are communication-heavy (large ring
     # AllReduce). H1 and H2 take 2 GPUs of server 0 and of server 1; H4 then only finds 2 + 2.
     # Ã1 sizes (G = 8): H1 0.26 s, H2 0.52 s, H4 5.25 s, L 12.5 s; completions 0.26, 0.78, 6.03,
@@ -147,7 +147,7 @@ def _delay_case(tau: float) -> dict[str, Any]:
             {"id": "H4", "release": 0, "model": "h4", "iterations": 100, "predicted_iterations": 100},
             {"id": "L", "release": 0, "model": "one", "iterations": 10, "predicted_iterations": 1000}]
     inst = _instance(2, 4, {"h2": heavy2, "h4": heavy4, "one": one}, jobs)
-    return _run("a-srpt", inst, tau=tau)
+    return _run("a-srpt", inst, tau=tau, **readings)
 
 
 def test_a_srpt_delays_a_comm_heavy_job_until_a_better_placement() -> None:
@@ -224,3 +224,66 @@ def test_comm_heavy_test_is_greater_or_equal_as_line_8_says() -> None:
     assert ratio > 1.0
     assert a_srpt.ASRPT(inst.cluster, inst.models, comm_heavy=ratio)._comm_heavy("h4")
     assert not a_srpt.ASRPT(inst.cluster, inst.models, comm_heavy=ratio * (1 + 1e-9))._comm_heavy("h4")
+    # reading comm_heavy_test="gt" (the text's "exceeds"): at equality the job is light
+    assert not a_srpt.ASRPT(inst.cluster, inst.models, comm_heavy=ratio, comm_heavy_test="gt")._comm_heavy("h4")
+    assert a_srpt.ASRPT(inst.cluster, inst.models, comm_heavy=ratio * (1 - 1e-9), comm_heavy_test="gt")._comm_heavy("h4")
+
+
+def _light_case(**readings: Any) -> dict[str, Any]:
+    # Three servers of 4 GPUs (G = 12); every model is one stage with 1 KB of parameters, so
+    # alpha_max / alpha~min = 1.00 < 1.5: no job is communication-heavy. alpha = 0.1 s.
+    light = {k: {"allreduce": "ring", "stages": [_stage(k, 0.04, 0.06, 0, 0, 1e3)]} for k in (1, 2, 3)}
+    jobs = [{"id": "A", "release": 0, "model": "l3", "iterations": 10000, "predicted_iterations": 30},
+            {"id": "B", "release": 0, "model": "l2", "iterations": 10000, "predicted_iterations": 60},
+            {"id": "C", "release": 0, "model": "l1", "iterations": 10000, "predicted_iterations": 126},
+            {"id": "D", "release": 0, "model": "l2", "iterations": 10000, "predicted_iterations": 66}]
+    inst = _instance(3, 4, {f"l{k}": m for k, m in light.items()}, jobs)
+    return _run("a-srpt", inst, **readings)
+
+
+def test_a_srpt_places_light_jobs_best_fit_not_on_the_most_free_servers() -> None:
+    """Algorithm 1 line 22, worked by hand. Ã1 sizes (g/G)·ñ·0.1 s: A 0.25·30·0.1 = 0.75,
+    B (2/12)·60·0.1 = 1.0, C (1/12)·126·0.1 = 1.05, D (2/12)·66·0.1 = 1.1; SRPT runs them in
+    that order, completing at 0.75, 1.75, 2.8, 3.9, so they start at slots 1, 2, 3, 4 (no job
+    ends before 1000 s). Free GPUs per server, best fit (the fullest server that holds the job):
+    [4,4,4] -A(3)-> server 0 -> [1,4,4] -B(2)-> server 1 (4 and 4 hold it; tie: lower index)
+    -> [1,2,4] -C(1)-> server 0 (free 1) -> [0,2,4] -D(2)-> server 1 (free 2) -> [0,0,4].
+    On the most-free servers C would go to server 2 and D to server 2 ([1,2,4] -> [1,2,3]),
+    leaving server 2 fragmented for a later communication-heavy job."""
+    got = _light_case()
+    assert [got[j]["start"] for j in "ABCD"] == [1, 2, 3, 4]
+    assert got["A"]["assignment"] == [[0, 0, 0]]
+    assert got["B"]["assignment"] == [[1, 1]]
+    assert got["C"]["assignment"] == [[0]]
+    assert got["D"]["assignment"] == [[1, 1]]
+    most = _light_case(light_placement="most-free")  # the reading's contrast option, same hand trace
+    assert [most[j]["assignment"] for j in "ABCD"] == [[[0, 0, 0]], [[1, 1]], [[2]], [[2, 2]]]
+
+
+def test_a_srpt_delay_blocks_the_queue_unless_the_reading_says_otherwise() -> None:
+    """_delay_case with tau = 100: H4 waits from slot 7 for H1's GPUs (H1 runs 1000 iterations,
+    about 100 s); L (1 GPU) joins the queue at slot 19, when servers 0 and 1 have 2 free GPUs each.
+    Blocking (lines 15-20 inside the head's service): L starts only after H4. Not blocking: L
+    starts at 19."""
+    block = _delay_case(100.0)
+    assert block["L"]["start"] >= block["H4"]["start"] > 19
+    free = _delay_case(100.0, delay_blocks_queue=False)
+    assert free["L"]["start"] == 19
+    assert free["H4"]["start"] == block["H4"]["start"]
+
+
+def test_a_srpt_head_of_line_strict_or_skip() -> None:
+    """One server of 4 GPUs, light models (1 KB parameters), alpha 0.1 s, G = 4. Ã1 sizes:
+    X (3 GPUs, ñ 10) 0.75, Y (2 GPUs, ñ 20) 1.0, Z (1 GPU, ñ 41) 1.025: they join the queue at
+    slots 1, 2, 3. X runs 10000 iterations (1000 s), so Y (2 GPUs) does not fit beside it (1 free).
+    Strict (line 25): Z waits behind Y until X ends. Skip: Z takes the free GPU at slot 3."""
+    light = {f"l{k}": {"allreduce": "ring", "stages": [_stage(k, 0.04, 0.06, 0, 0, 1e3)]} for k in (1, 2, 3)}
+    jobs = [{"id": "X", "release": 0, "model": "l3", "iterations": 10000, "predicted_iterations": 10},
+            {"id": "Y", "release": 0, "model": "l2", "iterations": 10, "predicted_iterations": 20},
+            {"id": "Z", "release": 0, "model": "l1", "iterations": 10, "predicted_iterations": 41}]
+    inst = _instance(1, 4, light, jobs)
+    strict = _run("a-srpt", inst)
+    assert strict["X"]["start"] == 1 and strict["Y"]["start"] >= strict["X"]["completion"]
+    assert strict["Z"]["start"] >= strict["Y"]["start"]
+    skip = _run("a-srpt", inst, head_of_line="skip")
+    assert skip["Z"]["start"] == 3 and skip["Y"]["start"] == strict["Y"]["start"]

@@ -17,6 +17,7 @@ from optkit.formulation import Algorithm, Formulation, LazyMapping, lazy_run
 from optkit.result import Result
 
 from .model import OBJECTIVES, PROBLEM, DdlwmpInstance, evaluate
+from .readings import READINGS
 
 __all__ = ["FORMULATION", "DdlwmpInstance", "evaluate"]
 
@@ -31,8 +32,7 @@ _POLICIES = [
     ("wcs-subtime", "baselines", "run_wcs_subtime", "baseline", "work-conserving, by submission time"),
     ("fifo", "baselines", "run_fifo", "baseline", "arrival order, strict head-of-line"),
 ]
-_POLICY_PARAMS = {"a_srpt": ("comm_heavy", "tau")}
-_ALGORITHMS = [Algorithm(name, lazy_run(f"{__name__}.{mod}", fn), kind, summary, OBJECTIVES, params=_POLICY_PARAMS.get(mod, ()))
+_ALGORITHMS = [Algorithm(name, lazy_run(f"{__name__}.{mod}", fn), kind, summary, OBJECTIVES)
                for name, mod, fn, kind, summary in _POLICIES]
 _ALGORITHMS += [
     Algorithm("cpsat", lazy_run(f"{__name__}.exact", "run_cpsat"), "exact", "clairvoyant offline optimum, CP-SAT with per-server cumulatives", OBJECTIVES),
@@ -61,4 +61,6 @@ FORMULATION = Formulation(
     quick_lower_bound=lazy_run(f"{__name__}.bounds", "quick_lower_bound"),
     prepare=_prepare,
     predictors=("rf", "mean", "median", "perfect", "rf-columns"),
+    readings=READINGS,
+    experiments=LazyMapping.of(f"{__name__}.claims", "EXPERIMENTS"),
 )

@@ -37,10 +37,15 @@ Every step of Algorithm 1, with the readings optkit takes:
   (:func:`.placement.least_free_servers`: one server with the fewest free GPUs that holds the
   whole job, else the least-free servers first), Heavy-Edge, start now.
 
-Defaults: ``comm_heavy=1.5`` (the paper's experiments); ``tau=1.0`` (the paper sets tau = 0 on
-its testbed, where mapping hardly matters, and gives no value for its simulations; 1.0 allows a
-delay of up to one Ã1 processing time; pass ``tau=0`` for the testbed setting).
-``a-srpt-perfect`` is the same policy driven with ñ_i = n_i.
+Every choice above is a declared reading (:mod:`.readings`, ``optkit readings ddlwmp``) and a
+keyword of :class:`ASRPT`, :func:`run_a_srpt` and :func:`run_a_srpt_perfect`: ``tau`` (10; the
+paper gives no simulation value and uses tau = 0 on its testbed; the default's justification,
+measured at the paper's scale, is in :mod:`.readings`), ``comm_heavy`` (1.5, the paper's), ``comm_heavy_test`` ("ge": line 8;
+"gt": the text's "exceeds"), ``delay_blocks_queue`` (True: as above; False: jobs behind a delayed
+job start meanwhile, one delayed job at a time — a second that would wait starts as line 20
+does), ``light_placement`` ("best-fit": line 22; "most-free": as line 9) and ``head_of_line``
+("strict": line 25; "skip": later jobs that fit start). ``a-srpt-perfect`` is the same policy
+driven with ñ_i = n_i.
 """
 
 from __future__ import annotations
@@ -55,6 +60,7 @@ from formulations.gpu_mapping.model import PipelineJob
 from .model import DdlwmpCluster, DdlwmpInstance
 from .placement import Placement, Placer
 from .policies import ClusterState, JobSpec, StartDecision
+from .readings import COMM_HEAVY_DEFAULT, TAU_DEFAULT
 from .simulate import run_policy
 
 __all__ = ["ASRPT", "run_a_srpt", "run_a_srpt_perfect"]
@@ -72,13 +78,23 @@ class ASRPT:
     name = "a-srpt"
 
     def __init__(self, cluster: DdlwmpCluster, models: Mapping[str, PipelineJob], *,
-                 comm_heavy: float = 1.5, tau: float = 1.0, seed: int | None = None,
-                 placer: Placer | None = None) -> None:
+                 comm_heavy: float = COMM_HEAVY_DEFAULT, tau: float = TAU_DEFAULT, comm_heavy_test: str = "ge",
+                 delay_blocks_queue: bool = True, light_placement: str = "best-fit", head_of_line: str = "strict",
+                 seed: int | None = None, placer: Placer | None = None) -> None:
         if comm_heavy <= 0 or tau < 0:
             raise ValueError("comm_heavy must be > 0 and tau >= 0")
+        for name, value, options in (("comm_heavy_test", comm_heavy_test, ("ge", "gt")),
+                                     ("light_placement", light_placement, ("best-fit", "most-free")),
+                                     ("head_of_line", head_of_line, ("strict", "skip"))):
+            if value not in options:
+                raise ValueError(f"{name} must be one of {options}, got {value!r}")
         self.cluster = cluster
         self.comm_heavy = float(comm_heavy)
         self.tau = float(tau)
+        self.comm_heavy_test = comm_heavy_test
+        self.delay_blocks_queue = bool(delay_blocks_queue)
+        self.light_placement = light_placement
+        self.head_of_line = head_of_line
         self.placer = placer or Placer(cluster, models, seed=seed)
         self.G = cluster.total_gpus
         self.slot = cluster.slot_seconds
@@ -135,7 +151,7 @@ class ASRPT:
         if h is None:
             amin, amax = self.placer.alpha_min(model), self.placer.alpha_max(model)
             ratio = amax / amin if amin > 0 else (_INF if amax > 0 else 1.0)
-            h = self._heavy[model] = ratio >= self.comm_heavy
+            h = self._heavy[model] = ratio >= self.comm_heavy if self.comm_heavy_test == "ge" else ratio > self.comm_heavy
         return h
 
     def _last_slot(self, t: float) -> float:
@@ -159,13 +175,17 @@ class ASRPT:
                     self.improved += p.alpha < kappa
                     self._waiting = None
                     start(job, p)
-            if self._waiting is not None:
+            if self._waiting is not None and self.delay_blocks_queue:
                 return out
         pending = self._pending
+        skipped: list[JobSpec] = []  # head_of_line="skip": jobs passed over, kept in queue order
         while pending:
             job = pending[0]
             if job.gpus > state.free_total:  # line 25: the head waits, and so does the queue
-                break
+                if self.head_of_line == "strict" or state.free_total == 0:
+                    break
+                skipped.append(pending.popleft())
+                continue
             pending.popleft()
             model = job.model
             if self._comm_heavy(model):
@@ -175,13 +195,22 @@ class ASRPT:
                     start(job, p)
                     continue
                 last = self._last_slot(now + self.tau * self.size(job))
-                if last <= now + _tol(now):  # empty loop: line 20 with t unchanged
+                if last <= now + _tol(now) or (self._waiting is not None):
+                    # empty loop (line 20 with t unchanged); or another job already waits
+                    # (delay_blocks_queue=False: one delayed job at a time, the others start as line 20)
                     start(job, p)
                     continue
                 self.delayed += 1
                 self._waiting = (job, p.alpha, last)
-                break
-            start(job, self.placer.place_least_free(model, state.free))
+                if self.delay_blocks_queue:
+                    break
+                continue
+            if self.light_placement == "best-fit":  # line 22
+                start(job, self.placer.place_least_free(model, state.free))
+            else:
+                start(job, self.placer.place_most_free(model, state.free))
+        if skipped:
+            pending.extendleft(reversed(skipped))
         return out
 
     def next_wakeup(self, now: float) -> float | None:
@@ -195,21 +224,38 @@ class ASRPT:
         return None if w == _INF else w
 
 
-def _make(instance: DdlwmpInstance, seed: int | None, **params: Any) -> ASRPT:
-    return ASRPT(instance.cluster, instance.models, seed=seed, **params)
+_READINGS_DOC = """
+
+    Readings taken (:mod:`.readings`): ``tau`` (10), ``comm_heavy`` (1.5), ``comm_heavy_test``
+    ("ge"), ``delay_blocks_queue`` (True), ``light_placement`` ("best-fit"), ``head_of_line``
+    ("strict"). The objective is ignored (the policy targets total completion time)."""
+
+
+def _run(instance: DdlwmpInstance, name: str, perfect: bool, time_limit: float | None, seed: int | None,
+         **readings: Any) -> Any:
+    policy = ASRPT(instance.cluster, instance.models, seed=seed, **readings)
+    policy.name = name
+    return run_policy(instance, policy, perfect=perfect, time_limit=time_limit)
 
 
 def run_a_srpt(instance: DdlwmpInstance, *, objective: str = "total_completion", time_limit: float | None = None,
-               seed: int | None = None, **params: Any) -> Any:
-    """A-SRPT with the instance's predictions (``predicted_iterations``; missing = 0).
-    Params: ``comm_heavy`` (1.5), ``tau`` (1.0). The objective is ignored (the policy targets
-    total completion time)."""
-    return run_policy(instance, _make(instance, seed, **params), time_limit=time_limit)
+               seed: int | None = None, tau: float = TAU_DEFAULT, comm_heavy: float = COMM_HEAVY_DEFAULT,
+               comm_heavy_test: str = "ge", delay_blocks_queue: bool = True, light_placement: str = "best-fit",
+               head_of_line: str = "strict") -> Any:
+    return _run(instance, "a-srpt", False, time_limit, seed, tau=tau, comm_heavy=comm_heavy,
+                comm_heavy_test=comm_heavy_test, delay_blocks_queue=delay_blocks_queue,
+                light_placement=light_placement, head_of_line=head_of_line)
 
 
 def run_a_srpt_perfect(instance: DdlwmpInstance, *, objective: str = "total_completion",
-                       time_limit: float | None = None, seed: int | None = None, **params: Any) -> Any:
-    """A-SRPT-Perfect: A-SRPT with ñ_i = n_i."""
-    policy = _make(instance, seed, **params)
-    policy.name = "a-srpt-perfect"
-    return run_policy(instance, policy, perfect=True, time_limit=time_limit)
+                       time_limit: float | None = None, seed: int | None = None, tau: float = TAU_DEFAULT,
+                       comm_heavy: float = COMM_HEAVY_DEFAULT, comm_heavy_test: str = "ge",
+                       delay_blocks_queue: bool = True, light_placement: str = "best-fit",
+                       head_of_line: str = "strict") -> Any:
+    return _run(instance, "a-srpt-perfect", True, time_limit, seed, tau=tau, comm_heavy=comm_heavy,
+                comm_heavy_test=comm_heavy_test, delay_blocks_queue=delay_blocks_queue,
+                light_placement=light_placement, head_of_line=head_of_line)
+
+
+run_a_srpt.__doc__ = "A-SRPT with the instance's predictions (``predicted_iterations``; missing = 0)." + _READINGS_DOC
+run_a_srpt_perfect.__doc__ = "A-SRPT-Perfect: A-SRPT with ñ_i = n_i." + _READINGS_DOC

@@ -98,11 +98,12 @@ BASELINES: dict[str, type[QueuePolicy]] = {
 
 def _runner(cls: type[QueuePolicy]) -> Any:
     def run(instance: DdlwmpInstance, *, objective: str = "total_completion", time_limit: float | None = None,
-            seed: int | None = None, **params: Any) -> Any:
-        return run_policy(instance, cls(instance.cluster, instance.models, seed=seed, **params),
+            seed: int | None = None, consolidate: bool = True) -> Any:
+        return run_policy(instance, cls(instance.cluster, instance.models, seed=seed, consolidate=consolidate),
                           time_limit=time_limit)
     run.__name__ = "run_" + cls.name.replace("-", "_")
-    run.__doc__ = f"The {cls.name} baseline (see :mod:`{__name__}`); params: ``consolidate`` (True)."
+    run.__doc__ = (f"The {cls.name} baseline (see :mod:`{__name__}`). Reading taken (:mod:`.readings`): "
+                   "``consolidate`` (True: the most-free servers; False: best fit).")
     return run
 
 

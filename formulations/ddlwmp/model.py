@@ -105,7 +105,9 @@ class Job:
 
 
 _JOB_KEYS = ("id", "release", "model", "iterations", "predicted_iterations", "user", "group")
-_TRACE_KEYS = ("trace_duration", "trace_gpus")  # a trace job's own duration (s) and GPUs, kept as extras
+# A trace job's own record, kept as extras (workloads.trace_workload): its id, duration (s) and GPU
+# demand in the trace, the GPUs of the configuration it was given, its virtual cluster and job name.
+_TRACE_KEYS = ("trace_id", "trace_duration", "trace_gpus", "gpus", "vc", "job_name")
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,93 @@
+"""Sec. V-B of the A-SRPT paper: run A-SRPT and the baselines on one workload and read the cluster.
+
+The measuring core of the Sec. V claims (:mod:`.claims`), which were the logic of
+``benchmarks/ddlwmp_sec5*.py``. Every total completion time is ``evaluate``'s, recomputed from the
+schedule's starts and placements; nothing comes from a policy's own bookkeeping.
+
+Per policy run (:func:`run_policy_readout`) it also reports what shows whether the cluster is
+saturated (issue 14 item 4):
+
+* ``utilisation``: GPU-seconds used, Σ_i g_i·n_i·α_i (α_i of the schedule's placement, which
+  ``evaluate`` checked against the assignment) over G·makespan;
+* ``inflation``: GPU-time inflation, Σ_i g_i·n_i·α_i over Σ_i g_i·n_i·α̃_i^min (1.00: every job
+  ran on its Heavy-Edge fewest-server placement; the workloads calibrate their load at α̃^min);
+* ``backlog_at_end``: the share of jobs still waiting (start > the last release) when the last job
+  arrives, and ``drain``: makespan / last release (far above 1: the queue never drains while jobs
+  arrive, i.e. overload).
+
+Reduction of A-SRPT vs baseline b: (TCT_b − TCT_A-SRPT) / TCT_b, in percent (the paper's measure).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Mapping, Sequence
+
+from .a_srpt import ASRPT
+from .baselines import BASELINES
+from .model import DdlwmpInstance, evaluate
+from .readings import COMM_HEAVY_DEFAULT, TAU_DEFAULT
+from .simulate import simulate
+
+__all__ = ["PAPER_BASELINES", "A_SRPT_READINGS", "instance_of", "run_policy_readout", "compare", "reductions"]
+
+PAPER_BASELINES = ("spjf", "spwf", "wcs-duration", "wcs-workload", "wcs-subtime")
+"""The paper's five baselines (Sec. V-A-1-d)."""
+
+A_SRPT_READINGS = ("tau", "comm_heavy", "comm_heavy_test", "delay_blocks_queue", "light_placement", "head_of_line")
+
+
+def instance_of(data: Mapping[str, Any]) -> DdlwmpInstance:
+    """The instance of a workload dict (its ``meta`` and ``name`` dropped)."""
+    return DdlwmpInstance.from_dict({k: v for k, v in data.items() if k not in ("meta", "name")})
+
+
+def _policy(inst: DdlwmpInstance, name: str, readings: Mapping[str, Any], seed: int) -> Any:
+    if name.startswith("a-srpt"):
+        kw = {k: readings[k] for k in A_SRPT_READINGS if k in readings}
+        kw.setdefault("tau", TAU_DEFAULT)
+        kw.setdefault("comm_heavy", COMM_HEAVY_DEFAULT)
+        return ASRPT(inst.cluster, inst.models, seed=seed, **kw)
+    consolidate = readings.get("consolidate", True)
+    return BASELINES[name](inst.cluster, inst.models, seed=seed, consolidate=consolidate)
+
+
+def run_policy_readout(inst: DdlwmpInstance, name: str, readings: Mapping[str, Any], seed: int) -> dict[str, Any]:
+    """Simulate policy ``name`` (``a-srpt``, ``a-srpt-perfect`` or a baseline) under ``readings``;
+    return ``evaluate``'s total completion time and the cluster readout (module docstring)."""
+    t0 = time.perf_counter()
+    pol = _policy(inst, name, readings, seed)
+    schedule = simulate(inst, pol, perfect=name == "a-srpt-perfect")
+    ev = evaluate(inst, schedule)
+    if not ev.feasible:
+        raise RuntimeError(f"{name}: infeasible schedule: {ev.violations[:3]}")
+    starts = {e["id"]: e["start"] for e in schedule["jobs"]}
+    alpha = {e["id"]: e["alpha_s"] for e in schedule["jobs"]}
+    used = sum(inst.gpus(j) * j.iterations * alpha[j.id] for j in inst.jobs)
+    ideal = sum(inst.gpus(j) * j.iterations * pol.placer.alpha_min(j.model) for j in inst.jobs)
+    last_release = max(j.release for j in inst.jobs)
+    makespan = ev.objectives["makespan"]
+    return {
+        "total_completion": ev.objectives["total_completion"],
+        "total_flow": ev.objectives["total_flow"],
+        "makespan": makespan,
+        "utilisation": used / (inst.cluster.total_gpus * makespan) if makespan > 0 else 0.0,
+        "inflation": used / ideal if ideal > 0 else 1.0,
+        "backlog_at_end": sum(starts[j.id] > last_release for j in inst.jobs) / len(inst.jobs),
+        "drain": makespan / last_release if last_release > 0 else None,
+        "delayed_starts": getattr(pol, "delayed", None),
+        "wall_s": round(time.perf_counter() - t0, 2),
+    }
+
+
+def compare(inst: DdlwmpInstance, readings: Mapping[str, Any], seed: int,
+            policies: Sequence[str] = ("a-srpt", *PAPER_BASELINES)) -> dict[str, dict[str, Any]]:
+    """:func:`run_policy_readout` of every policy on ``inst``."""
+    return {p: run_policy_readout(inst, p, readings, seed) for p in policies}
+
+
+def reductions(runs: Mapping[str, Mapping[str, Any]], against: Sequence[str] = PAPER_BASELINES,
+               a: str = "a-srpt") -> dict[str, float]:
+    """A-SRPT's reduction of total completion time vs each baseline, in percent."""
+    ta = runs[a]["total_completion"]
+    return {b: 100.0 * (runs[b]["total_completion"] - ta) / runs[b]["total_completion"] for b in against}
