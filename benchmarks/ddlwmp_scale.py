@@ -99,7 +99,7 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=150_000)
     ap.add_argument("--servers", type=int, default=250)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--out", default=str(Path(__file__).parent / "results" / "ddlwmp_scale.md"))
+    ap.add_argument("--out", default=str(Path(__file__).parent / "perf" / "ddlwmp_scale.md"))
     ap.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:

@@ -5,7 +5,7 @@ single-GPU, 10 Gbps) is built once; the five baselines run once (they do not tak
 A-SRPT once per tau. Each value equals what :func:`formulations.ddlwmp.claims.measure_tau`
 returns for that (tau, seed) at ``scale="paper"`` (same workload, same policies, same seed); the
 driver only avoids re-running the baselines per tau. Appends one JSON line per seed to
-``benchmarks/results/ddlwmp_tau_sweep_150k.jsonl``.
+``benchmarks/paper-scale/ddlwmp_tau_sweep_150k.jsonl``.
 
 Run: ``nice python benchmarks/ddlwmp_tau_sweep.py --seeds 0 1 2 3 4``.
 """
@@ -20,7 +20,7 @@ from pathlib import Path
 from formulations.ddlwmp.claims import _jobs, _workload, FIG6_JOBS
 from formulations.ddlwmp.sec5 import PAPER_BASELINES, instance_of, reductions, run_policy_readout
 
-OUT = Path(__file__).parent / "results" / "ddlwmp_tau_sweep_150k.jsonl"
+OUT = Path(__file__).parent / "paper-scale" / "ddlwmp_tau_sweep_150k.jsonl"
 TAUS = (0, 1, 3, 5, 10)
 
 

@@ -7,7 +7,7 @@ proven bound of each instance (the exact solvers' bounds and ``bounds.lower_boun
 also counts how often METIS and KaHIP missed the exact part sizes and had to be repaired.
 
 Run: ``python benchmarks/gpu_mapping_peers.py [--time-limit 30] [--jobs 2] [--objective cut]``.
-Writes ``benchmarks/results/gpu_mapping_peers_<objective>.md``.
+Writes ``benchmarks/perf/gpu_mapping_peers_<objective>.md``.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ def main() -> None:
     ap.add_argument("--db", default=os.path.join(tempfile.gettempdir(), "optkit-bench-peers.sqlite"))
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
-    out = Path(args.out or Path(__file__).parent / "results" / f"gpu_mapping_peers_{args.objective}.md")
+    out = Path(args.out or Path(__file__).parent / "perf" / f"gpu_mapping_peers_{args.objective}.md")
 
     lines = [
         f"# gpu-mapping peers: objective `{args.objective}` on {args.suites}",

@@ -13,7 +13,7 @@
   finds no placement where one exists, and where the (1 - 1/e) ratio holds.
 
 Every objective value is ``evaluate``'s. Run: ``python benchmarks/nimp_exact.py``; writes
-``benchmarks/results/nimp_exact.md``. One process, one CP-SAT worker (the machine is shared).
+``benchmarks/perf/nimp_exact.md``. One process, one CP-SAT worker (the machine is shared).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from formulations.nimp.generate import cluster, medium, tiny
 from formulations.nimp.model import NimpInstance, evaluate
 from formulations.nimp.titan import _capacity_arg, run_titan, titan
 
-OUT = Path(__file__).resolve().parent / "results" / "nimp_exact.md"
+OUT = Path(__file__).resolve().parent / "perf" / "nimp_exact.md"
 
 
 def _value(inst: NimpInstance, sol: dict[str, Any] | None, objective: str) -> Any:

@@ -14,7 +14,7 @@ processing time in the virtual machine Ã1; Lemma 2 charges these waits as tau·
 Theorem 1's ratio grows as (2 + tau + ...)·rho, so the
 theory alone would favour a small tau. The paper's simulations, however, report A-SRPT 31-91%
 ahead of every baseline at 150,000 jobs, and its tau must be one under which that happens. We
-measured it (``benchmarks/results/ddlwmp_tau_sweep_150k.md``: paper-sim workload, 250 x 8 GPUs,
+measured it (``benchmarks/paper-scale/ddlwmp_tau_sweep_150k.md``: paper-sim workload, 250 x 8 GPUs,
 load 0.8, 150,000 jobs, seeds 0-4): A-SRPT's smallest reduction over the five baselines is
 >= 31% for tau = 0 in 0/5 seeds, tau = 1 in 1/5, tau = 3 in 2/5, tau = 5 in 4/5 and tau = 10 in
 5/5 (+59.9% to +63.7%, largest +90.7% to +91.1%); below that A-SRPT starts communication-heavy

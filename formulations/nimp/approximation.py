@@ -24,6 +24,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from .bounds import RATIO
+from .generate import pair_capacity
 from .model import NimpInstance, criteria
 
 __all__ = ["submodular_values", "ratios", "trials", "random_instance"]
@@ -58,15 +59,7 @@ def random_instance(rng: np.random.Generator) -> dict[str, Any]:
         ms.append({"gpus": 4, "idle_gpus": 4 if u < 0.3 else int(rng.integers(1, 4))})
     n = int(rng.choice([2, 3, 4, 5, 6, 8]))
     K = 1.0e8
-    f = [0.125, 0.25, 0.5]
-    if rng.random() < 0.3:
-        mat = np.zeros((M, M))
-        for s in range(M):
-            for t in range(s + 1, M):
-                mat[s, t] = mat[t, s] = float(rng.choice(f)) * K
-        cap: Any = mat.tolist()
-    else:
-        cap = float(rng.choice(f)) * K
+    cap = pair_capacity(rng, M, [0.125, 0.25, 0.5], K, per_pair=bool(rng.random() < 0.3))
     return {"problem": "nimp", "machines": ms, "pair_capacity_bytes": cap,
             "job": {"workers": n, "collective": "halving-doubling", "param_bytes": K}}
 

@@ -28,7 +28,7 @@ optimum for each (Theorem 4 for O_1, Theorem 5 for O_2). :func:`remaining_machin
 form, :func:`approximation_check` the measured ratios against the exact optimum (the
 lexicographic optimum: its O_1 is the best possible; its O_2 is the best among placements with
 the fewest idle machines, which is the value Theorem 5's second step competes with).
-``benchmarks/nimp_exact.md`` reports where the claim holds and where not.
+``benchmarks/perf/nimp_exact.md`` reports where the claim holds and where not.
 """
 
 from __future__ import annotations

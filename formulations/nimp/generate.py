@@ -49,6 +49,19 @@ def _job(n: int, rng: np.random.Generator, hd: bool) -> dict[str, Any]:
     return job
 
 
+def pair_capacity(rng: np.random.Generator, machines: int, factors: list[float], k_bytes: float, *,
+                  per_pair: bool) -> Any:
+    """A pair capacity P drawn as ``factor x k_bytes`` from ``factors``: one scalar, or (``per_pair``)
+    a symmetric matrix with one draw per machine pair (zero diagonal)."""
+    if not per_pair:
+        return float(rng.choice(factors)) * k_bytes
+    mat = np.zeros((machines, machines))
+    for s in range(machines):
+        for t in range(s + 1, machines):
+            mat[s, t] = mat[t, s] = float(rng.choice(factors)) * k_bytes
+    return mat.tolist()
+
+
 def tiny(seed: int, *, workers: int | None = None, machines: int | None = None) -> dict[str, Any]:
     """An exact-solvable instance (module docstring)."""
     _count(seed, "seed", 0)
@@ -70,15 +83,7 @@ def tiny(seed: int, *, workers: int | None = None, machines: int | None = None) 
         if n == 1:
             for m in ms:
                 m["idle_gpus"] = 0
-    factors = [0.0, 0.125, 0.25, 0.5, 1.0, 4.0]
-    if seed % 5 == 4:
-        mat = np.zeros((M, M))
-        for s in range(M):
-            for t in range(s + 1, M):
-                mat[s, t] = mat[t, s] = float(rng.choice(factors)) * K_BYTES
-        cap: Any = mat.tolist()
-    else:
-        cap = float(rng.choice(factors)) * K_BYTES
+    cap = pair_capacity(rng, M, [0.0, 0.125, 0.25, 0.5, 1.0, 4.0], K_BYTES, per_pair=seed % 5 == 4)
     if seed % 9 == 4 and n > 1:  # bandwidth-infeasible: no machine holds the job, P = 0
         for m in ms:
             m["idle_gpus"] = min(m["idle_gpus"], n - 1, m["gpus"] - 1)
