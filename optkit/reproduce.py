@@ -62,8 +62,9 @@ def _check_experiment(f: Formulation, exp: Experiment) -> None:
 
 
 def select(targets: Sequence[str]) -> list[tuple[Formulation, Experiment, list[str]]]:
-    """The experiments named by ``targets`` (experiment ids, claim ids, paper names, problem
-    names or ``all``), each with the claim ids asked for."""
+    """The experiments named by ``targets`` (experiment ids or their dash-separated prefixes such
+    as ``a-srpt-table2``, claim ids, paper names, problem names or ``all``), each with the claim
+    ids asked for."""
     known = experiments()
     chosen: dict[str, tuple[Formulation, Experiment, list[str]]] = {}
 
@@ -76,7 +77,7 @@ def select(targets: Sequence[str]) -> list[tuple[Formulation, Experiment, list[s
     for t in targets:
         hit = False
         for f, e in known.values():
-            if t in ("all", e.id, e.paper, f.name):
+            if t in ("all", e.id, e.paper, f.name) or e.id.startswith(t + "-"):
                 add(f, e, [c.id for c in e.claims])
                 hit = True
             elif any(c.id == t for c in e.claims):

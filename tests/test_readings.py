@@ -234,6 +234,13 @@ def test_plot_tolerates_float_rounding_in_the_spread(tmp_path: Path) -> None:
 def test_reproduce_readings_subset_and_list(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["reproduce", "list"]) == 0
     assert "coin-half-ratio" in capsys.readouterr().out
+    from optkit.reproduce import select
+
+    assert [e.id for _, e, _ in select(["coin-half"])] == ["coin-half"]
+    # a dash-separated prefix names every experiment under it
+    assert sorted(e.id for _, e, _ in select(["a-srpt-table2"])) == ["a-srpt-table2-gpt175b", "a-srpt-table2-vgg19"]
+    with pytest.raises(InputError):
+        select(["a-srpt-table"])  # not a whole dash-separated part
     assert cli.main(["reproduce", "coin-half", "--readings", "rounding=up", "--out", str(tmp_path), "--seeds", "1",
                      "--jobs", "1", "--no-progress"]) == 0
     out = capsys.readouterr().out
