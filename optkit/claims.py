@@ -185,8 +185,8 @@ def overall_verdict(per_reading: Mapping[str, Verdict]) -> str:
     """
     measured = {k: v for k, v in per_reading.items() if v.reproduces is not None}
     if not measured:
-        texts = {v.text for v in per_reading.values()}
-        return texts.pop() if len(texts) == 1 and per_reading else "not measured"
+        texts = {v.text for v in per_reading.values()} - {"not measured"}
+        return texts.pop() if len(texts) == 1 else "not measured"
     yes = [k for k, v in measured.items() if v.reproduces]
     no = [k for k, v in measured.items() if not v.reproduces]
     if not no:

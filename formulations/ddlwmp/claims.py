@@ -216,7 +216,10 @@ def measure_prediction(*, readings: dict[str, Any], seed: int, scale: str) -> di
 
 def _c(cid: str, where: str, value: float, statistic: str, tolerance: float, comparison: str = "approx",
        unit: str = "%", note: str = "") -> Claim:
-    return Claim(cid, where, value, unit, statistic, tolerance, comparison, note)
+    """A Sec. V claim. Its verdict is given at paper scale only: at ci scale (6 x 8 GPUs) the
+    cluster takes far fewer jobs at once and the outcome swings from seed to seed, so the ci
+    value checks that the measure runs, not the paper's number."""
+    return Claim(cid, where, value, unit, statistic, tolerance, comparison, note, scales=("paper",))
 
 
 _RED = "(TCT_b - TCT_A-SRPT) / TCT_b over the five baselines"
