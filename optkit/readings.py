@@ -180,7 +180,7 @@ def _check_tuning(formulation: "Formulation", algorithm: str, key: str, value: A
     an int, a number where it is a float, true/false where it is a bool); ``None`` is accepted
     where the default is ``None``; a keyword without a usable default is passed as given."""
     where = f"--param {key}"
-    if default is inspect.Parameter.empty or default is None or value is None and default is None:
+    if default is inspect.Parameter.empty or default is None:
         return value
     if isinstance(default, bool):
         if isinstance(value, bool):
