@@ -95,11 +95,11 @@ def lazy_run(module: str, name: str) -> Any:
     for algorithm entries, ``generate`` and ``lower_bound`` alike)."""
     import importlib
 
-    def run(*args: Any, **kwargs: Any) -> Any:
-        return getattr(importlib.import_module(module), name)(*args, **kwargs)
-
     def target() -> Any:
         return getattr(importlib.import_module(module), name)
+
+    def run(*args: Any, **kwargs: Any) -> Any:
+        return target()(*args, **kwargs)
 
     run.__name__ = name
     run.__qualname__ = f"{module}.{name}"

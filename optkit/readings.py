@@ -200,15 +200,22 @@ def _check_tuning(formulation: "Formulation", algorithm: str, key: str, value: A
     return value
 
 
+def _keywords(formulation: "Formulation", algorithm: str) -> tuple[dict[str, Reading | None], dict[str, Any]]:
+    """``(accepted, defaults)``: every keyword ``algorithm`` accepts (``{name: Reading}`` for
+    readings, ``{name: None}`` for tuning parameters) and the function's own keyword defaults,
+    from one look at its signature."""
+    algo = formulation.algorithms[algorithm]
+    defaults = _function_keywords(algo)
+    accepted: dict[str, Reading | None] = {n: None for n in sorted(set(defaults) | set(algo.params))}
+    for r in readings_for(formulation, algorithm):
+        accepted[r.name] = r
+    return accepted, defaults
+
+
 def accepted_params(formulation: "Formulation", algorithm: str) -> dict[str, Reading | None]:
     """Every keyword ``algorithm`` accepts: ``{name: Reading}`` for readings, ``{name: None}``
     for tuning parameters."""
-    algo = formulation.algorithms[algorithm]
-    names = set(_function_keywords(algo))
-    out: dict[str, Reading | None] = {n: None for n in sorted(names | set(algo.params))}
-    for r in readings_for(formulation, algorithm):
-        out[r.name] = r
-    return out
+    return _keywords(formulation, algorithm)[0]
 
 
 def check_params(formulation: "Formulation", algorithm: str, params: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -217,8 +224,7 @@ def check_params(formulation: "Formulation", algorithm: str, params: Mapping[str
     An unknown key names the closest valid one and lists them all; a reading value outside its
     options lists the options.
     """
-    accepted = accepted_params(formulation, algorithm)
-    defaults = _function_keywords(formulation.algorithms[algorithm]) if params else {}
+    accepted, defaults = _keywords(formulation, algorithm)
     out: dict[str, Any] = {}
     for key, value in dict(params or {}).items():
         if key not in accepted:

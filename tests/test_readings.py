@@ -74,6 +74,14 @@ def test_check_params_names_the_closest_key_and_lists_the_options() -> None:
     assert set(accepted_params(f, "exact")) == set()
 
 
+def test_a_function_taking_params_accepts_only_the_names_it_declares() -> None:
+    """``loose`` takes ``**params`` and declares ``take``: take=2 reaches it (cost 3 - 2), an
+    undeclared key is rejected although the function would swallow it."""
+    assert solve("coin", {"problem": "coin", "n": 3}, "loose", params={"take": 2}).objective == 1.0
+    with pytest.raises(InputError, match="--param give is not a parameter of coin/loose; valid: take"):
+        solve("coin", {"problem": "coin", "n": 3}, "loose", params={"give": 2})
+
+
 def test_resolve_params_fills_every_reading_default_so_the_run_key_names_it() -> None:
     f = coin.FORMULATION
     assert resolve_params(f, "half", {}) == {"bias": 0, "rounding": "down"}

@@ -16,6 +16,7 @@ half: ``x = round(n / 2) + bias`` (the readings above).
 shy: ``x = bias`` (takes ``bias`` only).
 exact: ``x = n``, optimal.
 nothing: finds nothing: status ``no_solution``.
+loose: takes ``**params`` and declares ``take`` in ``Algorithm.params``: ``x = take``.
 
 Experiment ``coin-half`` measures ``half(n) / n`` for ``n = 3`` (claim ``coin-half-ratio``, the
 "paper" says 2/3 within 0.01: reproduces with rounding=up and bias=0 only) and ``x <= n``
@@ -82,6 +83,12 @@ def shy(instance: CoinInstance, *, objective: str, time_limit: float | None, see
     return Result(Status.FEASIBLE, solution={"x": int(min(instance.n, bias))})
 
 
+def loose(instance: CoinInstance, *, objective: str, time_limit: float | None, seed: int | None,
+          **params: Any) -> Result:
+    """Takes ``**params``; it declares ``take`` through ``Algorithm.params``: ``x = take``."""
+    return Result(Status.FEASIBLE, solution={"x": int(params.get("take", 0))})
+
+
 def exact(instance: CoinInstance, *, objective: str, time_limit: float | None, seed: int | None) -> Result:
     return Result(Status.OPTIMAL, solution={"x": instance.n}, bound=0.0)
 
@@ -115,6 +122,7 @@ FORMULATION = Formulation(
         Algorithm("shy", shy, "heuristic", "bias coins", OBJECTIVES),
         Algorithm("exact", exact, "exact", "all coins", OBJECTIVES),
         Algorithm("nothing", nothing, "heuristic", "finds nothing", OBJECTIVES),
+        Algorithm("loose", loose, "heuristic", "takes **params, declares take", OBJECTIVES, params=("take",)),
     ]},
     readings=READINGS, experiments=EXPERIMENTS,
 )
