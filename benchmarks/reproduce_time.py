@@ -1,0 +1,124 @@
+"""How long `optkit reproduce` takes: every experiment at ``--scale ci``, and the paper-scale run.
+
+    PYTHONPATH=. python benchmarks/reproduce_time.py ci [--jobs 2] [--seeds 2] [--only EXP ...]
+    PYTHONPATH=. python benchmarks/reproduce_time.py paper --db STORE [--workers 2 16]
+
+``ci``: runs ``optkit reproduce EXPERIMENT --scale ci`` for every registered experiment, one after
+the other, each into a fresh store (nothing reused), and prints its wall time. Asking for one
+claim measures its whole experiment (the claims of an experiment share their measurements), so an
+experiment's time is the time of each of its claims; the issue's target is under a minute.
+Machine load is printed beside (``os.getloadavg``), since a busy machine stretches every figure.
+
+``paper``: reads a store written by ``optkit reproduce all --scale paper --seeds 5 --db STORE``
+(complete or not: the run resumes) and prints, per experiment, the measurements stored, their
+summed wall time, and the wall time of the whole run on W workers estimated by scheduling the
+measured tasks longest-first onto W identical workers (each measurement is one process; the
+run is a bag of independent tasks). Measurements not yet stored are counted and left out, so
+the estimate is a lower bound until the store is complete. Nothing here is asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import heapq
+import os
+import sqlite3
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from optkit import reproduce as rp  # noqa: E402
+
+
+def _load() -> str:
+    try:
+        return "load {:.1f} {:.1f} {:.1f}".format(*os.getloadavg())
+    except OSError:
+        return "load n/a"
+
+
+def ci(jobs: int, seeds: int, only: list[str]) -> int:
+    exps = rp.experiments()
+    ids = only or list(exps)
+    print(f"reproduce --scale ci --seeds {seeds} --jobs {jobs}, one experiment at a time, fresh store; "
+          f"cpus {os.cpu_count()}; {_load()}")
+    print("| experiment | claims | measurements | wall (s) | under 60 s | load after |")
+    print("|---|---|---|---|---|---|")
+    worst = 0.0
+    for eid in ids:
+        f, e = exps[eid]
+        with tempfile.TemporaryDirectory() as tmp:
+            t0 = time.perf_counter()
+            m = rp.reproduce([eid], seeds=list(range(seeds)), scale="ci", db=Path(tmp) / "m.sqlite",
+                             jobs=jobs, progress=False)
+            wall = time.perf_counter() - t0
+        worst = max(worst, wall)
+        bad = f" ({len(m.failures)} failed)" if m.failures else ""
+        print(f"| {eid} | {len(e.claims)} | {len(m.rows)}{bad} | {wall:.1f} | {'yes' if wall < 60 else 'no'} | "
+              f"{_load()} |", flush=True)
+    print(f"slowest experiment: {worst:.1f} s")
+    return 0
+
+
+def makespan(durations: list[float], workers: int) -> float:
+    """Longest-processing-time-first list scheduling of independent tasks on ``workers``."""
+    heap = [0.0] * workers
+    for d in sorted(durations, reverse=True):
+        heapq.heapreplace(heap, heap[0] + d)
+    return max(heap)
+
+
+def paper(db: str, workers: list[int], seeds: int) -> int:
+    if not Path(db).is_file():
+        print(f"paper: {db} does not exist", file=sys.stderr)
+        return 2
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    stored = con.execute("SELECT instance_name, status, wall_time_s FROM rows WHERE objective_name='claims' "
+                         "AND params LIKE '%\"scale\": \"paper\"%'").fetchall()
+    by_exp: dict[str, list[tuple[str, float]]] = {}
+    for name, status, wall in stored:
+        by_exp.setdefault(name, []).append((status, float(wall or 0.0)))
+    total_tasks = 0
+    all_walls: list[float] = []
+    print(f"paper-scale store {db}: one row per experiment (reproduce --scale paper --seeds {seeds}, readings each)")
+    print("| experiment | planned | stored | failed | summed wall (h) | longest (s) |")
+    print("|---|---|---|---|---|---|")
+    for eid, (f, e) in rp.experiments().items():
+        planned = len(rp.measurement_tasks(f, e, rp.reading_settings(f, e, "each"), list(range(seeds)), "paper"))
+        total_tasks += planned
+        rows = by_exp.get(eid, [])
+        walls = [w for _, w in rows]
+        all_walls += walls
+        failed = sum(s not in ("feasible",) for s, _ in rows)
+        print(f"| {eid} | {planned} | {len(rows)} | {failed} | {sum(walls) / 3600:.2f} | "
+              f"{max(walls, default=0):.0f} |")
+    print(f"stored {len(all_walls)} of {total_tasks} measurements; summed wall {sum(all_walls) / 3600:.2f} h")
+    for w in workers:
+        print(f"estimated run on {w} workers (stored measurements only, longest first): "
+              f"{makespan(all_walls, w) / 3600:.2f} h")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = ap.add_subparsers(dest="mode", required=True)
+    a = sub.add_parser("ci", help="time every experiment at --scale ci")
+    a.add_argument("--jobs", type=int, default=2)
+    a.add_argument("--seeds", type=int, default=rp.DEFAULT_SEEDS["ci"])
+    a.add_argument("--only", nargs="*", default=[], help="experiment ids (default: all)")
+    b = sub.add_parser("paper", help="summarise a paper-scale store and estimate the run's wall time")
+    b.add_argument("--db", required=True)
+    b.add_argument("--workers", type=int, nargs="*", default=[2, 16])
+    b.add_argument("--seeds", type=int, default=rp.DEFAULT_SEEDS["paper"])
+    args = ap.parse_args(argv)
+    if args.mode == "ci":
+        return ci(args.jobs, args.seeds, args.only)
+    return paper(args.db, args.workers, args.seeds)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
