@@ -17,6 +17,12 @@ editing. mutmut first runs the selected
 tests once to learn which test calls which function, then runs, for every mutant, the tests
 that reach it. The selected tests must pass on the unmutated code.
 
+``--sample N [--seed S]`` tests a uniform random sample of N of the generated mutants (seeded)
+instead of all of them: mutmut first generates every mutant (a run filtered on a name that
+matches none, which stops after generation and the coverage pass), then runs the sampled names.
+The score of a sample estimates the score of the whole; the script prints its 95% Wilson
+interval. Use it on a package whose full run would take hours.
+
 Prints ``mutmut results`` (every surviving mutant, read one with ``mutmut show NAME`` inside the
 scratch folder), one line per module (mutants, killed, survived, reached by no selected test)
 and the score: killed / (all mutants that ran), from mutmut's CI/CD stats. A mutant killed by a
@@ -28,6 +34,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
+import random
 import shutil
 import subprocess
 import sys
@@ -69,6 +77,22 @@ _SURVIVED = {0}
 _NO_TESTS = {5, 33}
 
 
+def mutant_names(workdir: Path) -> list[str]:
+    """Every mutant mutmut generated in ``workdir`` (the keys of its ``.meta`` files), sorted."""
+    return sorted(k for meta in (workdir / "mutants").rglob("*.py.meta")
+                  for k in json.loads(meta.read_text())["exit_code_by_key"])
+
+
+def wilson(killed: int, ran: int, z: float = 1.96) -> tuple[float, float]:
+    """95% Wilson score interval of a proportion ``killed / ran`` (the score of a random sample)."""
+    if ran == 0:
+        return (float("nan"), float("nan"))
+    p = killed / ran
+    centre = (p + z * z / (2 * ran)) / (1 + z * z / ran)
+    half = z * math.sqrt(p * (1 - p) / ran + z * z / (4 * ran * ran)) / (1 + z * z / ran)
+    return (centre - half, centre + half)
+
+
 def module_lines(workdir: Path) -> list[str]:
     """One line per mutated module, read from mutmut's ``mutants/**/*.py.meta`` files."""
     lines = []
@@ -80,7 +104,7 @@ def module_lines(workdir: Path) -> list[str]:
         ran = killed + survived
         rel = meta.relative_to(workdir / "mutants").as_posix()[: -len(".meta")]
         score = f"{killed / ran:.1%}" if ran else "-"
-        lines.append(f"mutate.py: {rel}: {len(codes)} mutants, {killed} killed, {survived} survived, "
+        lines.append(f"mutate.py: {rel}: {len(codes)} mutants, {sum(c is not None for c in codes)} tested, {killed} killed, {survived} survived, "
                      f"{no_tests} reached by no selected test, score {score}")
     return lines
 
@@ -90,6 +114,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("module", help="the .py file or package folder to mutate, relative to the repository root")
     parser.add_argument("--workdir", help="scratch folder (default: a new temporary folder)")
     parser.add_argument("--max-children", type=int, default=1, help="parallel mutant runs (default 1)")
+    parser.add_argument("--sample", type=int, default=0, metavar="N",
+                        help="test a seeded uniform random sample of N mutants instead of all")
+    parser.add_argument("--seed", type=int, default=0, help="seed of --sample (default 0)")
     args, pytest_args = parser.parse_known_args(argv)
     module = args.module.replace("\\", "/")
     target = REPO / module
@@ -100,7 +127,18 @@ def main(argv: list[str] | None = None) -> int:
     prepare(workdir, module, pytest_args or ["tests"])
     print(f"mutate.py: {module} in {workdir}; tests: {' '.join(pytest_args) or 'tests'}", flush=True)
     mutmut = [sys.executable, "-m", "mutmut"]
-    run = subprocess.run([*mutmut, "run", "--max-children", str(args.max_children)], cwd=workdir)
+    names: list[str] = []
+    if args.sample > 0:
+        # Generate every mutant and the coverage map: a name filter matching nothing stops mutmut there.
+        subprocess.run([*mutmut, "run", "--max-children", str(args.max_children), "optkit-mutate-generate-only"],
+                       cwd=workdir, capture_output=True)
+        every = mutant_names(workdir)
+        if not every:
+            print("mutate.py: mutmut generated no mutants", file=sys.stderr)
+            return 1
+        names = sorted(random.Random(args.seed).sample(every, min(args.sample, len(every))))
+        print(f"mutate.py: testing a sample of {len(names)} of {len(every)} mutants (seed {args.seed})", flush=True)
+    run = subprocess.run([*mutmut, "run", "--max-children", str(args.max_children), *names], cwd=workdir)
     if run.returncode != 0:
         print(f"mutate.py: mutmut run exited with {run.returncode}", file=sys.stderr)
         return 1
@@ -112,9 +150,15 @@ def main(argv: list[str] | None = None) -> int:
     ran = stats["killed"] + stats["survived"] + stats["timeout"] + stats["suspicious"] + stats["segfault"]
     killed = stats["killed"] + stats["timeout"] + stats["segfault"]
     score = killed / ran if ran else float("nan")
-    print(f"mutate.py: {module}: {killed} of {ran} mutants killed ({score:.1%}); "
+    not_tested = (stats["total"] - ran - stats["no_tests"] - stats["skipped"]
+                  - stats["check_was_interrupted_by_user"])
+    interval = ""
+    if names:
+        lo, hi = wilson(killed, ran)
+        interval = f", 95% interval [{lo:.1%}, {hi:.1%}] for the whole"
+    print(f"mutate.py: {module}: {killed} of {ran} mutants killed ({score:.1%}{interval}); "
           f"{stats['survived']} survived, {stats['no_tests']} reached by no selected test, "
-          f"{stats['total']} generated", flush=True)
+          f"{stats['total']} generated, {not_tested} not tested", flush=True)
     return 0
 
 
