@@ -23,7 +23,9 @@ Oracles, none of them the algorithm under test:
 * any feasible solution found by any algorithm disproves ``infeasible``;
 * exact solvers are also stopped at their first incumbent (a deterministic work limit): the
   bound they then report must not exceed the optimum;
-* the declared readings (:mod:`optkit.readings`) for the parameter checks.
+* the declared readings (:mod:`optkit.readings`) for the parameter checks;
+* a spy on CP-SAT (``CpSolver.Solve``) and on the Pyomo MILP interface: the time limit and seed
+  given to ``solve`` reach every solve of an exact algorithm.
 
 The status discipline (:class:`optkit.result.Status`): ``optimal`` only from exact algorithms;
 ``infeasible`` only when true (no algorithm finds a solution and every exact solver agrees);
@@ -272,6 +274,70 @@ def test_exact_run_cut_short_keeps_a_valid_bound(problem: str, algorithm: str, m
         key = _key(res)
         assert key is None or key >= opt - slack, f"{where}: {key} beats the optimum {opt} ({who})"
         assert res.bound is None or res.bound <= opt + slack, f"{where}: bound {res.bound} above the optimum {opt} ({who})"
+
+
+_SPY_LIMIT_S = 987.0
+"""A time limit no battery instance comes near (they solve in well under a second), so it
+never decides a result: the check is only that it reaches the solver."""
+_SPY_SEED = 7
+
+
+def _spy_on_solvers(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, float | None, int | None]]:
+    """Record ``(solver, time limit, seed)`` of every CP-SAT solve and every Pyomo MILP solve."""
+    from ortools.sat.python import cp_model
+
+    from optkit.solvers import milp
+
+    calls: list[tuple[str, float | None, int | None]] = []
+    solve_cp = cp_model.CpSolver.Solve
+
+    def cp_spy(self: Any, model: Any, *args: Any, **kwargs: Any) -> Any:
+        p = self.parameters
+        calls.append(("cp-sat", p.max_time_in_seconds, p.random_seed))  # unset: inf and 1
+        return solve_cp(self, model, *args, **kwargs)
+
+    factory = milp._factory
+
+    def factory_spy(solver: str) -> Any:
+        opt = factory(solver)
+        solve_milp = opt.solve
+
+        def milp_spy(model: Any, **kwargs: Any) -> Any:
+            seed_name = milp._OPTION_NAMES.get(solver, (None, None, None))[2]
+            calls.append((solver, kwargs.get("timelimit"), (kwargs.get("options") or {}).get(seed_name)))
+            return solve_milp(model, **kwargs)
+
+        opt.solve = milp_spy
+        return opt
+
+    monkeypatch.setattr(cp_model.CpSolver, "Solve", cp_spy)
+    monkeypatch.setattr(milp, "_factory", factory_spy)
+    return calls
+
+
+@pytest.mark.parametrize("problem,algorithm", EXACT_CASES)
+def test_exact_solver_receives_the_time_limit_and_seed(problem: str, algorithm: str,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """The ``time_limit`` and ``seed`` given to ``solve`` reach every CP-SAT or MILP solve an
+    exact algorithm makes (a limit may be split among several solves, never exceeded; the seed
+    is passed as given). An algorithm that calls no solver (brute force) has nothing to check
+    here; one that calls a solver on no battery instance (every instance settled before the
+    model, e.g. by a bound) is not covered by this check, and the test says so by failing:
+    such an algorithm must make at least one solve on the battery's instances."""
+    f = registry.get(problem)
+    needs_modules(*f.algorithms[algorithm].requires)
+    calls = _spy_on_solvers(monkeypatch)
+    for i, (name, inst) in enumerate(_instances(problem)):
+        for objective in f.algorithms[algorithm].objectives:
+            solve(problem, inst, algorithm, objective=objective, seed=_SPY_SEED, time_limit=_SPY_LIMIT_S,
+                  params={**_params(problem, algorithm)})
+    if algorithm == "brute-force":
+        assert not calls, f"brute force called a solver: {calls[:3]}"
+        return
+    assert calls, f"{algorithm} made no solver call on the battery's instances"
+    for solver, limit, seed in calls:
+        assert limit is not None and 0 < limit <= _SPY_LIMIT_S + 1e-9, f"{solver} ran with time limit {limit}"
+        assert seed == _SPY_SEED, f"{solver} ran with seed {seed}, not the {_SPY_SEED} given to solve"
 
 
 def _run_function(algo: Algorithm) -> Any:

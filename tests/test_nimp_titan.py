@@ -159,6 +159,24 @@ def test_readings_through_the_engine() -> None:
     assert solve("nimp", d, "titan").solution["machine_of_worker"] == [1]
     with pytest.raises(Exception, match="titan_tie_break"):
         solve("nimp", d, "titan", params={"titan_tie_break": "first-fit"})
+    # titan_step2 reaches the algorithm too: the old pool-prefix step takes the head of the pool
+    # (most idle GPUs, machine 0), as the direct call in test_tie_break_one_worker_goes_best_fit.
+    assert solve("nimp", d, "titan", params={"titan_step2": "pool-prefix"}).solution["machine_of_worker"] == [0]
+
+
+def test_max_attempts_reaches_titan_through_the_engine() -> None:
+    """generate.tiny(104): Titan's first placement breaks the bandwidth limit and a later one
+    meets it, so with one attempt it finds nothing (``no_solution``) and without a cap it finds a
+    placement that ``evaluate`` accepts (a mutant that drops ``max_attempts`` on the way fails)."""
+    from formulations.nimp.generate import tiny
+
+    d = tiny(104)
+    free = solve("nimp", d, "titan")
+    assert free.status.value == "feasible"
+    assert evaluate(NimpInstance.from_dict(d), free.solution).feasible
+    one = solve("nimp", d, "titan", params={"max_attempts": 1})
+    assert one.status.value == "no_solution" and one.solution is None
+    assert "not a proof" in one.message
 
 
 # ----------------------------------------------------------------------------- merge rule (issue 17 b)

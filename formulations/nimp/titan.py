@@ -397,5 +397,7 @@ def run_titan(instance: NimpInstance, *, objective: str = "lex", time_limit: flo
 
 def _capacity_arg(instance: NimpInstance) -> float | np.ndarray:
     if instance.capacity_is_scalar:
+        # Every pair has this one capacity, so any entry gives it: mutants reading [1, 0] or
+        # [0, 1] instead of [0, 0] are equivalent edits (mutmut reports them as survivors).
         return float(instance.capacity[0, 0])
     return instance.capacity
