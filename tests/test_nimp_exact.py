@@ -228,3 +228,19 @@ def test_cpsat_bound_shortcut_is_a_proof(optima: dict) -> None:
             assert tuple(res.objective) == tuple(value), name
             shortcuts += "proof" in res.info
     assert shortcuts >= 5
+
+
+def test_cpsat_without_bound_shortcut_solves_the_model(optima: dict) -> None:
+    """``bound_shortcut=False`` always builds and solves the model (the tests of the model rely on
+    it): on the tiny instances where the shortcut proves the optimum, the run without it reports
+    CP-SAT's status and no shortcut proof, with the same optimum as the exhaustive search."""
+    checked = 0
+    for name, d in TINY:
+        short = solve("nimp", d, "cpsat", params={"workers": 1})
+        if "proof" not in short.info or short.status.value != "optimal":
+            continue
+        full = solve("nimp", d, "cpsat", params={"workers": 1, "bound_shortcut": False})
+        assert "proof" not in full.info and full.info.get("solver_status") == "OPTIMAL", name
+        assert full.status.value == "optimal" and tuple(full.objective) == tuple(optima[name][1]), name
+        checked += 1
+    assert checked >= 5
