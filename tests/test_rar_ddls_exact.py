@@ -190,6 +190,11 @@ def test_incumbent_meeting_the_lower_bound_is_returned_as_proven_optimal() -> No
     full = exact.run_cpsat(inst, workers=1, seed=0, shortcut=False)
     assert full.status is Status.OPTIMAL and full.objective == 10 and "proof" not in full.info
     assert exact.identical_job_groups(inst) == [[0, 1]]
+    # Without the tightening heuristics the greedy incumbent of the model's preparation meets
+    # the bound too (the second shortcut, ub <= lb): proven without a model as well.
+    plain = exact.run_cpsat(inst, workers=1, seed=0, tighten=False)
+    assert plain.status is Status.OPTIMAL and plain.objective == 10 and "proof" in plain.info
+    _check_schedule(inst, plain)
 
 
 @pytest.mark.parametrize("name,data", EXACT[::4], ids=[n for n, _ in EXACT[::4]])

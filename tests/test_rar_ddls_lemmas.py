@@ -87,3 +87,20 @@ def test_lemma2_and_lemma3_counted_over_random_instances(available: str, fa_ffp:
     assert counts["lemma2_literal"] >= len(INSTANCES) // 2, counts
     assert counts["lemma3_busy"] == 0, counts
     assert counts["lemma3"] == 0, counts
+
+
+def test_busy_time_sums_each_jobs_run_on_a_shared_gpu() -> None:
+    """One 1-GPU server and two 1-GPU jobs of 5 slots each (30 iterations of 0.15 s, no ring
+    exchange): they run one after the other, [0, 5) and [5, 10). Worked by hand: makespan 10;
+    the GPU is busy 5 + 5 = 10 slots (each job's completion minus its start), so B_max = 10 and
+    the busy-time statement of Lemma 3 is 10 <= n_g·B_max = 10."""
+    d = lemma3_pair()
+    d["servers"] = [1]
+    d["jobs"] = [_job("a", 1, 30, 0.15, 0.6, 16), _job("b", 1, 30, 0.15, 0.6, 16)]
+    inst = RarInstance.from_dict(d)
+    assert all(solo_slots(inst, j, 1) == 5 for j in inst.jobs)
+    _, res = sjf_bco(d)
+    assert sorted(zip(res.outcome.start.tolist(), res.outcome.completion.tolist())) == [(0, 5), (5, 10)]
+    ch = lemma_checks(inst, res)
+    assert ch["makespan_slots"] == 10 and ch["n_g"] == 1
+    assert ch["busy_max"] == 10 and ch["lemma3_busy_bound"] == 10 and ch["lemma3_busy_holds"]
