@@ -60,6 +60,10 @@ def test_elasticflow_idle_only_reading() -> None:
     assert elasticflow(idle, workers=20, gpus=gpus, elasticflow_machines="idle-only") == [1] * 8 + [3] * 8 + [0] * 3 + [2]
     with pytest.raises(InputError, match="gpus"):
         elasticflow(idle, workers=2, elasticflow_machines="idle-only")
+    # Boundary: the idle machines (0 and 1, 2 GPUs each) hold exactly the 4 workers, so
+    # 'idle-only' stays on them (2 + 2) although the non-idle machine 2 holds all 4 (what 'any' takes).
+    assert elasticflow([2, 2, 4], workers=4, gpus=[2, 2, 8], elasticflow_machines="idle-only") == [0, 0, 1, 1]
+    assert elasticflow([2, 2, 4], workers=4, gpus=[2, 2, 8]) == [2, 2, 2, 2]
 
 
 def test_tiresias_spread_readings() -> None:

@@ -128,6 +128,30 @@ def test_round_trip_scalar_and_matrix() -> None:
     assert not inst.capacity_is_scalar and inst.to_dict() == d
 
 
+def test_round_trip_keeps_name_model_and_flag() -> None:
+    """A named instance whose job names its model and carries Tiresias' flag writes all three
+    back (a one-machine instance too, where the scalar capacity sits on the diagonal)."""
+    d = copy.deepcopy(BASE)
+    d["name"] = "two-machines"
+    d["job"].update({"model": "VGG-16", "placement_sensitive": False})
+    assert NimpInstance.from_dict(d).to_dict() == d
+    one = {"problem": "nimp", "machines": [{"gpus": 8, "idle_gpus": 8}], "pair_capacity_bytes": 2.5e8,
+           "job": {"workers": 2, "collective": "ring", "param_bytes": K}}
+    assert NimpInstance.from_dict(one).to_dict() == one
+
+
+@pytest.mark.parametrize("model,sensitive", [("VGG-16", True), ("vgg_19", True), ("Alex-Net", True),
+                                             ("alexnet", True), ("ResNet-50", False), ("BERT", False)])
+def test_placement_sensitive_by_model_name_ignores_case_dashes_and_underscores(model: str, sensitive: bool) -> None:
+    """Tiresias' consolidation test (model.is_placement_sensitive) reads the model name without
+    case, '-' or '_': VGG and AlexNet variants are sensitive, others not; the flag wins."""
+    job = NimpInstance.from_dict({**BASE, "job": {**BASE["job"], "model": model}}).job
+    assert is_placement_sensitive(job) is sensitive
+    flagged = NimpInstance.from_dict({**BASE, "job": {**BASE["job"], "model": model,
+                                                      "placement_sensitive": not sensitive}}).job
+    assert is_placement_sensitive(flagged) is (not sensitive)
+
+
 def test_evaluate_criteria_and_violations() -> None:
     d = copy.deepcopy(BASE)
     d["machines"].append({"gpus": 4, "idle_gpus": 2})

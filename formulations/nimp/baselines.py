@@ -49,6 +49,10 @@ def _best_fit(idle_gpus: Sequence[int], machines: Sequence[int], r: int, out: li
     R = np.asarray(idle_gpus, dtype=np.int64)
     cand = np.sort(np.asarray(machines, dtype=np.int64) if isinstance(machines, np.ndarray)
                    else np.fromiter(machines, dtype=np.int64))
+    # Equivalent edits (mutmut survivors): '> 0' -> '>= 0' in either line only adds candidates
+    # or loop turns that place 0 workers (a machine without idle GPUs never fits r > 0 and is the
+    # most-idle one only when all left are empty; with r = 0 every turn takes 0), so the
+    # placement is the same.
     cand = cand[R[cand] > 0]
     while r > 0 and len(cand):
         rc = R[cand]
