@@ -13,9 +13,8 @@ The repository (``optkit/``, ``formulations/``, ``tests/``, ``instances/``, ``py
 ``README.md``, ``.ci/``) is copied to a scratch folder with a ``[tool.mutmut]`` section that
 mutates ``MODULE.py`` (or every ``.py`` file of ``PACKAGE/``) only and runs only the given tests
 (file order, no pytest-randomly), so the checkout is never touched and no configuration needs
-editing. mutmut first runs the selected
-tests once to learn which test calls which function, then runs, for every mutant, the tests
-that reach it. The selected tests must pass on the unmutated code.
+editing. mutmut first runs the selected tests once to learn which test calls which function,
+then runs, for every mutant, the tests that reach it. The selected tests must pass on the unmutated code.
 
 ``--sample N [--seed S]`` tests a uniform random sample of N of the generated mutants (seeded)
 instead of all of them: mutmut first generates every mutant (a run filtered on a name that
@@ -71,7 +70,8 @@ def prepare(workdir: Path, module: str, pytest_args: list[str]) -> None:
                  'pytest_add_cli_args = ["-p", "no:randomly", "-p", "no:cacheprovider"]\n')
 
 
-# mutmut's exit codes per mutant (mutmut.stats.status_by_exit_code), grouped as this script counts them.
+# mutmut's exit codes per mutant (mutmut.stats.status_by_exit_code), grouped as this script
+# counts them: a timeout or a crash of the test run is a kill; "suspicious" (35) is neither.
 _KILLED = {1, 3, 36, -24, 24, 152, 255, -11, -9}
 _SURVIVED = {0}
 _NO_TESTS = {5, 33}
@@ -104,8 +104,9 @@ def module_lines(workdir: Path) -> list[str]:
         ran = killed + survived
         rel = meta.relative_to(workdir / "mutants").as_posix()[: -len(".meta")]
         score = f"{killed / ran:.1%}" if ran else "-"
-        lines.append(f"mutate.py: {rel}: {len(codes)} mutants, {sum(c is not None for c in codes)} tested, {killed} killed, {survived} survived, "
-                     f"{no_tests} reached by no selected test, score {score}")
+        tested = sum(c is not None for c in codes)
+        lines.append(f"mutate.py: {rel}: {len(codes)} mutants, {tested} tested, {killed} killed, "
+                     f"{survived} survived, {no_tests} reached by no selected test, score {score}")
     return lines
 
 
