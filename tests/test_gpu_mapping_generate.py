@@ -43,6 +43,26 @@ def test_xlnet_exception_is_documented() -> None:
     assert m.table1_params == "550M" and 0.3e9 < m.total_params < 0.4e9 and "550M" in m.notes
 
 
+def test_activation_sizes_match_the_published_layer_shapes() -> None:
+    """Elements leaving each unit, per sample, against the layer shapes of the reference
+    implementations (H x W x C after the unit's pooling, if any): VGG19 configuration E at 224 x 224
+    (Simonyan & Zisserman 2015, Table 1), torchvision ResNet-152 stage outputs and Inception-V3's
+    module outputs at 299 x 299 (Szegedy et al. 2016, Table 1), and n tokens x d for the
+    transformers (BERT-large 384 x 1024, GPT-175B 512 x 12288). The output heads pass nothing on."""
+    vgg = [224 * 224 * 64, 112 * 112 * 64, 112 * 112 * 128, 56 * 56 * 128] + [56 * 56 * 256] * 3 + [28 * 28 * 256] \
+        + [28 * 28 * 512] * 3 + [14 * 14 * 512] + [14 * 14 * 512] * 3 + [7 * 7 * 512] + [4096, 4096, 0]
+    assert [u.out_elems for u in MODELS["vgg19"].units] == vgg
+    resnet = [56 * 56 * 64] + [56 * 56 * 256] * 3 + [28 * 28 * 512] * 8 + [14 * 14 * 1024] * 36 + [7 * 7 * 2048] * 3 + [0]
+    assert [u.out_elems for u in MODELS["resnet152"].units] == resnet
+    inception = [73 * 73 * 64, 35 * 35 * 192, 35 * 35 * 256, 35 * 35 * 288, 35 * 35 * 288] + [17 * 17 * 768] * 5 \
+        + [8 * 8 * 1280, 8 * 8 * 2048, 8 * 8 * 2048, 0]
+    assert [u.out_elems for u in MODELS["inception-v3"].units] == inception
+    bert = MODELS["bert-large"].units
+    assert all(u.out_elems == 384 * 1024 for u in bert[:-1]) and bert[-1].out_elems == 0
+    gpt = MODELS["gpt-175b"].units
+    assert all(u.out_elems == 512 * 12288 for u in gpt[:-1]) and gpt[-1].out_elems == 0
+
+
 def test_known_architecture_facts() -> None:
     vgg = MODELS["vgg19"]
     assert vgg.total_params == 143_667_240  # torchvision vgg19
