@@ -10,13 +10,15 @@ experiment's time is the time of each of its claims; the issue's target is under
 Machine load is printed beside (``os.getloadavg``), since a busy machine stretches every figure.
 
 ``paper``: reads a store written by ``optkit reproduce all --scale paper --seeds 5 --db STORE``
-(complete or not: the run resumes) and prints, per experiment, the measurements stored and their
-wall times, and estimates the whole run: stored measurements at their measured wall time,
-missing ones at the mean of the stored ones of the same experiment (an experiment with none
-stored is named and left out), scheduled longest-first onto W identical workers (each
-measurement is one process; the run is a bag of independent tasks). Wall times measured on a
-loaded machine stretch the estimate; ``optkit reproduce all --scale paper --seeds 1 --readings
-default`` measures one of each experiment first. Nothing here is asserted.
+(complete or not: the run resumes) and prints, per experiment, the measurements stored, and
+estimates the whole run's wall time scheduled longest-first onto W identical workers (each
+measurement is one process; the run is a bag of independent tasks). ``--basis default`` (the
+default) puts every planned measurement of an experiment at the wall time of its default-reading
+seed-0 measurement (``optkit reproduce all --scale paper --seeds 1 --readings default`` measures
+exactly those, 16 measurements): one comparable basis even when the rest of the store was
+filled under other load; ``--basis mean`` takes the stored measurements as measured and the
+missing ones at their experiment's mean. An experiment without a basis is named and left out.
+Wall times measured on a loaded machine stretch the estimate. Nothing here is asserted.
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from typing import Any  # noqa: E402
 
 from optkit import reproduce as rp  # noqa: E402
 
@@ -74,46 +78,61 @@ def makespan(durations: list[float], workers: int) -> float:
     return max(heap)
 
 
-def paper(db: str, workers: list[int], seeds: int) -> int:
+def _default_key(f: Any, e: Any) -> str:
+    """The readings JSON of an experiment's default setting, as the store holds it."""
+    import json
+
+    return json.dumps(rp.reading_settings(f, e, "default")[0], sort_keys=True)
+
+
+def paper(db: str, workers: list[int], seeds: int, basis: str) -> int:
+    import json
+
     if not Path(db).is_file():
         print(f"paper: {db} does not exist", file=sys.stderr)
         return 2
     con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-    stored = con.execute("SELECT instance_name, status, wall_time_s FROM rows WHERE objective_name='claims' "
-                         "AND params LIKE '%\"scale\": \"paper\"%'").fetchall()
-    by_exp: dict[str, list[tuple[str, float]]] = {}
-    for name, status, wall in stored:
-        by_exp.setdefault(name, []).append((status, float(wall or 0.0)))
+    stored = con.execute("SELECT instance_name, status, wall_time_s, seed, params FROM rows "
+                         "WHERE objective_name='claims' AND params LIKE '%\"scale\": \"paper\"%'").fetchall()
+    by_exp: dict[str, list[tuple[str, float, int, str]]] = {}
+    for name, status, wall, seed, params in stored:
+        readings = json.dumps(json.loads(params).get("readings", {}), sort_keys=True)
+        by_exp.setdefault(name, []).append((status, float(wall or 0.0), seed, readings))
     planned_total = 0
-    measured: list[float] = []
+    n_stored = 0
     estimated: list[float] = []
     unknown: list[str] = []
-    print(f"paper-scale store {db} (reproduce all --scale paper --seeds {seeds}, readings each): per experiment "
-          "the measurements planned and stored, their wall times, and the run's estimate (stored ones as "
-          "measured, missing ones at the mean of the stored ones of the same experiment)")
-    print("| experiment | planned | stored | not feasible | mean wall per measurement (s) | longest (s) | "
+    rule = ("every planned measurement at the wall time of the experiment's default-reading seed-0 measurement"
+            if basis == "default" else
+            "stored measurements as measured, missing ones at the mean of the stored ones of the experiment")
+    print(f"paper-scale store {db} (reproduce all --scale paper --seeds {seeds}, readings each); estimate: {rule}")
+    print("| experiment | planned | stored | not feasible | default seed 0 (s) | mean stored (s) | "
           "estimated summed wall (h) |")
     print("|---|---|---|---|---|---|---|")
     for eid, (f, e) in rp.experiments().items():
         planned = len(rp.measurement_tasks(f, e, rp.reading_settings(f, e, "each"), list(range(seeds)), "paper"))
         planned_total += planned
         rows = by_exp.get(eid, [])
-        walls = [w for _, w in rows]
-        failed = sum(s != "feasible" for s, _ in rows)
-        measured += walls
-        if walls:
-            mean = sum(walls) / len(walls)
-            fill = [mean] * max(0, planned - len(walls))
-            estimated += walls + fill
-            est = f"{(sum(walls) + sum(fill)) / 3600:.2f}"
-            mean_s = f"{mean:.0f}"
+        n_stored += len(rows)
+        walls = [w for _, w, _, _ in rows]
+        failed = sum(st != "feasible" for st, _, _, _ in rows)
+        dkey = _default_key(f, e)
+        first = [w for st, w, seed, r in rows if st == "feasible" and (seed == 0 or not e.seeded) and r == dkey]
+        mean = sum(walls) / len(walls) if walls else None
+        if basis == "default":
+            times = [first[0]] * planned if first else []
         else:
+            times = walls + [mean] * max(0, planned - len(walls)) if walls else []
+        if not times:
             unknown.append(eid)
-            est = mean_s = "unknown"
-        print(f"| {eid} | {planned} | {len(rows)} | {failed} | {mean_s} | {max(walls, default=0):.0f} | {est} |")
-    print(f"stored {len(measured)} of {planned_total} measurements; their summed wall {sum(measured) / 3600:.2f} h")
+        estimated += times
+        est = f"{sum(times) / 3600:.2f}" if times else "unknown"
+        d0 = f"{first[0]:.0f}" if first else "-"
+        print(f"| {eid} | {planned} | {len(rows)} | {failed} | {d0} | "
+              f"{'-' if mean is None else f'{mean:.0f}'} | {est} |")
+    print(f"stored {n_stored} of {planned_total} measurements")
     if unknown:
-        print(f"no measurement yet of {', '.join(unknown)}: the estimates below leave them out")
+        print(f"no basis yet for {', '.join(unknown)}: the estimates below leave them out")
     print(f"estimated summed wall of the run: {sum(estimated) / 3600:.2f} h")
     for w in workers:
         print(f"estimated run on {w} workers (longest first, independent measurements): "
@@ -132,10 +151,13 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument("--db", required=True)
     b.add_argument("--workers", type=int, nargs="*", default=[2, 16])
     b.add_argument("--seeds", type=int, default=rp.DEFAULT_SEEDS["paper"])
+    b.add_argument("--basis", choices=("default", "mean"), default="default",
+                   help="default: every measurement at the time of the experiment's default-reading seed-0 "
+                        "one; mean: stored ones as measured, missing ones at the experiment's mean")
     args = ap.parse_args(argv)
     if args.mode == "ci":
         return ci(args.jobs, args.seeds, args.only)
-    return paper(args.db, args.workers, args.seeds)
+    return paper(args.db, args.workers, args.seeds, args.basis)
 
 
 if __name__ == "__main__":
