@@ -25,17 +25,17 @@ from __future__ import annotations
 
 import argparse
 import heapq
+import json
 import os
 import sqlite3
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-
-from typing import Any  # noqa: E402
 
 from optkit import reproduce as rp  # noqa: E402
 
@@ -80,14 +80,10 @@ def makespan(durations: list[float], workers: int) -> float:
 
 def _default_key(f: Any, e: Any) -> str:
     """The readings JSON of an experiment's default setting, as the store holds it."""
-    import json
-
     return json.dumps(rp.reading_settings(f, e, "default")[0], sort_keys=True)
 
 
 def paper(db: str, workers: list[int], seeds: int, basis: str) -> int:
-    import json
-
     if not Path(db).is_file():
         print(f"paper: {db} does not exist", file=sys.stderr)
         return 2
