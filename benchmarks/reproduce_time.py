@@ -1,7 +1,7 @@
 """How long `optkit reproduce` takes: every experiment at ``--scale ci``, and the paper-scale run.
 
     PYTHONPATH=. python benchmarks/reproduce_time.py ci [--jobs 2] [--seeds 2] [--only EXP ...]
-    PYTHONPATH=. python benchmarks/reproduce_time.py paper --db STORE [--workers 2 16]
+    PYTHONPATH=. python benchmarks/reproduce_time.py paper --db STORE [--db STORE2 ...] [--basis mean] [--workers 2 16]
 
 ``ci``: runs ``optkit reproduce EXPERIMENT --scale ci`` for every registered experiment, one after
 the other, each into a fresh store (nothing reused), and prints its wall time. Asking for one
@@ -18,6 +18,10 @@ seed-0 measurement (``optkit reproduce all --scale paper --seeds 1 --readings de
 exactly those, 16 measurements): one comparable basis even when the rest of the store was
 filled under other load; ``--basis mean`` takes the stored measurements as measured and the
 missing ones at their experiment's mean. An experiment without a basis is named and left out.
+Several ``--db`` stores are read in order and a measurement (its run key) found in a later one
+replaces the earlier one's, so a store re-measured on an idle machine
+(``optkit reproduce EXPERIMENT... --db NEW``) overrides times taken under load; with every
+measurement stored, ``--basis mean`` schedules the measured times themselves.
 Wall times measured on a loaded machine stretch the estimate. Nothing here is asserted.
 """
 
@@ -83,13 +87,25 @@ def _default_key(f: Any, e: Any) -> str:
     return json.dumps(rp.reading_settings(f, e, "default")[0], sort_keys=True)
 
 
-def paper(db: str, workers: list[int], seeds: int, basis: str) -> int:
-    if not Path(db).is_file():
-        print(f"paper: {db} does not exist", file=sys.stderr)
-        return 2
-    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-    stored = con.execute("SELECT instance_name, status, wall_time_s, seed, params FROM rows "
-                         "WHERE objective_name='claims' AND params LIKE '%\"scale\": \"paper\"%'").fetchall()
+def _stored(dbs: list[str]) -> list[tuple[str, str, float, int, str]]:
+    """The paper-scale measurements of the stores, a run key in a later store replacing an earlier one."""
+    by_key: dict[str, tuple[str, str, float, int, str]] = {}
+    for db in dbs:
+        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+        for key, *row in con.execute("SELECT key, instance_name, status, wall_time_s, seed, params FROM rows "
+                                     "WHERE objective_name='claims' AND params LIKE '%\"scale\": \"paper\"%'"):
+            by_key[key] = tuple(row)  # type: ignore[assignment]
+        con.close()
+    return list(by_key.values())
+
+
+def paper(dbs: list[str], workers: list[int], seeds: int, basis: str) -> int:
+    for db in dbs:
+        if not Path(db).is_file():
+            print(f"paper: {db} does not exist", file=sys.stderr)
+            return 2
+    db = " + ".join(dbs)
+    stored = _stored(dbs)
     by_exp: dict[str, list[tuple[str, float, int, str]]] = {}
     for name, status, wall, seed, params in stored:
         readings = json.dumps(json.loads(params).get("readings", {}), sort_keys=True)
@@ -144,7 +160,8 @@ def main(argv: list[str] | None = None) -> int:
     a.add_argument("--seeds", type=int, default=rp.DEFAULT_SEEDS["ci"])
     a.add_argument("--only", nargs="*", default=[], help="experiment ids (default: all)")
     b = sub.add_parser("paper", help="summarise a paper-scale store and estimate the run's wall time")
-    b.add_argument("--db", required=True)
+    b.add_argument("--db", required=True, action="append",
+                   help="measurement store; repeat to overlay re-measured stores (later ones win per run key)")
     b.add_argument("--workers", type=int, nargs="*", default=[2, 16])
     b.add_argument("--seeds", type=int, default=rp.DEFAULT_SEEDS["paper"])
     b.add_argument("--basis", choices=("default", "mean"), default="default",

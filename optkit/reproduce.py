@@ -355,6 +355,29 @@ def write_pages(m: Measurements, out_dir: str | Path) -> list[Path]:
     return [idx, *written]
 
 
+def _show_value(name: str, value: Any) -> str:
+    """A reading's value as ``format_params`` shows it, a whole float as an integer (``10.0`` -> ``10``)."""
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return format_params({name: value}).split("=", 1)[1]
+
+
+def _swept_values(name: str, settings: Iterable[Mapping[str, Any]]) -> list[str]:
+    """The distinct values of reading ``name`` among stored settings, shown as on the rest of the
+    page and ordered numerically when they are all numbers (0, 1, 3, 5, 10, not 0, 1, 10, 3, 5),
+    else by their text."""
+    values = {json.dumps(s.get(name), sort_keys=True): s.get(name) for s in settings}
+    items = list(values.values())
+    numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in items)
+    ordered = sorted(items) if numeric else sorted(items, key=lambda v: _show_value(name, v))
+    shown: list[str] = []
+    for v in ordered:
+        text = _show_value(name, v)
+        if text not in shown:
+            shown.append(text)
+    return shown
+
+
 def _paper_page(m: Measurements, paper: str, items: Sequence[tuple[Formulation, Experiment, list[str]]],
                 out: Path) -> tuple[str, list[list[Any]], list[Path]]:
     lines = [f"# {paper}: claims and reproductions", "",
@@ -375,9 +398,9 @@ def _paper_page(m: Measurements, paper: str, items: Sequence[tuple[Formulation, 
                       "| reading | values measured | default | passage | why the default |", "|---|---|---|---|---|"]
             for name in exp.readings:
                 r = f.reading(name)
-                swept = sorted({json.dumps(s.get(name)) for s in
-                                (row["params"].get("readings", {}) for row in m.rows if row["instance_name"] == exp.id)})
-                lines.append(f"| `{name}` | {', '.join(x.strip(chr(34)) for x in swept)} | {format_params({name: r.default}).split('=', 1)[1]} | "
+                swept = _swept_values(name, (row["params"].get("readings", {}) for row in m.rows
+                                             if row["instance_name"] == exp.id))
+                lines.append(f"| `{name}` | {', '.join(swept)} | {_show_value(name, r.default)} | "
                              f"{r.passage} | {r.reason} |")
             lines.append("")
         for c in exp.claims:

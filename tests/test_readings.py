@@ -229,6 +229,17 @@ def test_reproduce_measures_every_reading_and_writes_verdict_pages(tmp_path: Pat
             in captured.out)
 
 
+def test_page_lists_swept_values_in_numeric_order() -> None:
+    """The readings table of a page: numbers in numeric order with a whole float shown as an
+    integer (tau 10.0 and 10 are one value), anything else by its text, a missing key as null."""
+    from optkit.reproduce import _swept_values
+
+    assert _swept_values("tau", [{"tau": 10.0}, {"tau": 0}, {"tau": 1}, {"tau": 3}, {"tau": 5}, {"tau": 10}]) == \
+        ["0", "1", "3", "5", "10"]
+    assert _swept_values("tau", [{"tau": 0.5}, {"tau": 2}]) == ["0.5", "2"]
+    assert _swept_values("x", [{"x": "worst-fit"}, {"x": "best-fit"}, {}]) == ["best-fit", "null", "worst-fit"]
+
+
 def test_plot_tolerates_float_rounding_in_the_spread(tmp_path: Path) -> None:
     """fmean of three equal floats can land a rounding error above or below them; the error bars
     must not go negative (matplotlib rejects them)."""

@@ -265,8 +265,8 @@ REPLAY = Experiment(
     notes="ITP trace (the paper's trace 1, 69,351 of its 69,742 jobs), all 10 clusters merged on one clock, on "
           "64 x 8 machines of 8 GPUs. Parameter sizes are synthetic (a model per job, seeded). ci: a 2-day window "
           "per seed (about 4,000-7,000 jobs); paper: the whole trace. phase_budget_s = 0.005 s is the contention "
-          "regime in which P binds; the notes give, per run, how often P changed Titan's placement. Timings on "
-          "a shared, loaded 2-core machine.",
+          "regime in which P binds; the notes give, per run, how often P changed Titan's placement. Timings are "
+          "those of the machine that ran the measurement (for the committed pages: 2 cores; benchmarks/perf/reproduce_paper.md).",
 )
 
 
