@@ -104,7 +104,6 @@ def paper(dbs: list[str], workers: list[int], seeds: int, basis: str) -> int:
         if not Path(db).is_file():
             print(f"paper: {db} does not exist", file=sys.stderr)
             return 2
-    db = " + ".join(dbs)
     stored = _stored(dbs)
     by_exp: dict[str, list[tuple[str, float, int, str]]] = {}
     for name, status, wall, seed, params in stored:
@@ -117,7 +116,7 @@ def paper(dbs: list[str], workers: list[int], seeds: int, basis: str) -> int:
     rule = ("every planned measurement at the wall time of the experiment's default-reading seed-0 measurement"
             if basis == "default" else
             "stored measurements as measured, missing ones at the mean of the stored ones of the experiment")
-    print(f"paper-scale store {db} (reproduce all --scale paper --seeds {seeds}, readings each); estimate: {rule}")
+    print(f"paper-scale store {' + '.join(dbs)} (reproduce all --scale paper --seeds {seeds}, readings each); estimate: {rule}")
     print("| experiment | planned | stored | not feasible | default seed 0 (s) | mean stored (s) | "
           "estimated summed wall (h) |")
     print("|---|---|---|---|---|---|---|")

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Reading", "ALL", "readings_for", "accepted_params", "check_params", "resolve_params",
-    "parse_param_values", "expand_sweep", "format_params", "reading_table",
+    "parse_param_values", "expand_sweep", "format_params", "show_value", "reading_table",
 ]
 
 ALL = "*"
@@ -113,7 +113,7 @@ class Reading:
         for option in self.options:
             if _same(option, value):
                 return option
-        raise InputError(where, f"must be one of {', '.join(map(_show, self.options))}; got {_show(value)}")
+        raise InputError(where, f"must be one of {', '.join(map(show_value, self.options))}; got {show_value(value)}")
 
 
 def _as_number(value: Any) -> float | int | None:
@@ -148,9 +148,13 @@ def _same(option: Any, value: Any) -> bool:
     return str(option) == str(value)
 
 
-def _show(value: Any) -> str:
+def show_value(value: Any) -> str:
+    """A reading's value as text: a string as is, a whole float as an integer (``10.0`` -> ``10``, so
+    a default declared as a float reads like its options), anything else as compact JSON."""
     if isinstance(value, str):
         return value
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
+        value = int(value)
     return json.dumps(value, separators=(",", ":"))
 
 
@@ -309,7 +313,7 @@ def format_params(params: Mapping[str, Any] | None, keys: Iterable[str] | None =
     if keys is not None:
         wanted = set(keys)
         items = [(k, v) for k, v in items if k in wanted]
-    return ", ".join(f"{k}={_show(v)}" for k, v in items) or "-"
+    return ", ".join(f"{k}={show_value(v)}" for k, v in items) or "-"
 
 
 def reading_table(formulation: "Formulation") -> list[dict[str, str]]:
@@ -317,7 +321,7 @@ def reading_table(formulation: "Formulation") -> list[dict[str, str]]:
     ``optkit readings``."""
     rows = []
     for r in formulation.readings:
-        options = ", ".join(_show(o) + (f" ({r.option_notes[str(o)]})" if str(o) in r.option_notes else "")
+        options = ", ".join(show_value(o) + (f" ({r.option_notes[str(o)]})" if str(o) in r.option_notes else "")
                             for o in r.options)
         if r.open:
             lo = "-inf" if r.minimum is None else f"{r.minimum:g}"
@@ -326,6 +330,6 @@ def reading_table(formulation: "Formulation") -> list[dict[str, str]]:
         users = "all" if ALL in r.algorithms else ", ".join(r.algorithms)
         if r.scope:
             users = f"{users}; {r.scope}" if users else r.scope
-        rows.append({"name": r.name, "summary": r.summary, "options": options, "default": _show(r.default),
+        rows.append({"name": r.name, "summary": r.summary, "options": options, "default": show_value(r.default),
                      "used by": users or "-", "passage": r.passage, "reason": r.reason})
     return rows

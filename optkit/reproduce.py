@@ -31,7 +31,7 @@ from optkit.claims import SCALES, Claim, Experiment, Verdict, overall_verdict, v
 from optkit.errors import InputError
 from optkit.formulation import Formulation
 from optkit.instances import instance_hash
-from optkit.readings import expand_sweep, format_params
+from optkit.readings import expand_sweep, format_params, show_value
 
 __all__ = [
     "DEFAULT_SEEDS", "experiments", "select", "reading_settings", "measurement_tasks", "reproduce",
@@ -355,27 +355,14 @@ def write_pages(m: Measurements, out_dir: str | Path) -> list[Path]:
     return [idx, *written]
 
 
-def _show_value(name: str, value: Any) -> str:
-    """A reading's value as ``format_params`` shows it, a whole float as an integer (``10.0`` -> ``10``)."""
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    return format_params({name: value}).split("=", 1)[1]
-
-
 def _swept_values(name: str, settings: Iterable[Mapping[str, Any]]) -> list[str]:
-    """The distinct values of reading ``name`` among stored settings, shown as on the rest of the
-    page and ordered numerically when they are all numbers (0, 1, 3, 5, 10, not 0, 1, 10, 3, 5),
-    else by their text."""
-    values = {json.dumps(s.get(name), sort_keys=True): s.get(name) for s in settings}
-    items = list(values.values())
-    numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in items)
-    ordered = sorted(items) if numeric else sorted(items, key=lambda v: _show_value(name, v))
-    shown: list[str] = []
-    for v in ordered:
-        text = _show_value(name, v)
-        if text not in shown:
-            shown.append(text)
-    return shown
+    """The distinct values of reading ``name`` among stored settings, as :func:`show_value` shows
+    them, in numeric order when they are all numbers (0, 1, 3, 5, 10, not 0, 1, 10, 3, 5), else
+    by their text."""
+    items = [s.get(name) for s in settings]
+    if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in items):
+        return list(dict.fromkeys(show_value(v) for v in sorted(items)))
+    return sorted({show_value(v) for v in items})
 
 
 def _paper_page(m: Measurements, paper: str, items: Sequence[tuple[Formulation, Experiment, list[str]]],
@@ -400,7 +387,7 @@ def _paper_page(m: Measurements, paper: str, items: Sequence[tuple[Formulation, 
                 r = f.reading(name)
                 swept = _swept_values(name, (row["params"].get("readings", {}) for row in m.rows
                                              if row["instance_name"] == exp.id))
-                lines.append(f"| `{name}` | {', '.join(swept)} | {_show_value(name, r.default)} | "
+                lines.append(f"| `{name}` | {', '.join(swept)} | {show_value(r.default)} | "
                              f"{r.passage} | {r.reason} |")
             lines.append("")
         for c in exp.claims:

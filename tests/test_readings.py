@@ -24,7 +24,8 @@ from optkit.claims import Claim, overall_verdict, verdict  # noqa: E402
 from optkit.errors import InputError  # noqa: E402
 from optkit.harness import LocalExecutor, ResultStore, compare  # noqa: E402
 from optkit.readings import (  # noqa: E402
-    Reading, accepted_params, check_params, expand_sweep, parse_param_values, resolve_params,
+    Reading, accepted_params, check_params, expand_sweep, format_params, parse_param_values, reading_table,
+    resolve_params,
 )
 from optkit.solve import solve  # noqa: E402
 from tests.plugins import coin  # noqa: E402
@@ -238,6 +239,18 @@ def test_page_lists_swept_values_in_numeric_order() -> None:
         ["0", "1", "3", "5", "10"]
     assert _swept_values("tau", [{"tau": 0.5}, {"tau": 2}]) == ["0.5", "2"]
     assert _swept_values("x", [{"x": "worst-fit"}, {"x": "best-fit"}, {}]) == ["best-fit", "null", "worst-fit"]
+
+
+def test_a_whole_float_reads_as_an_integer_everywhere_a_reading_is_shown() -> None:
+    """ddlwmp declares tau's default as 10.0 and its options as integers: `optkit readings`, labels
+    and pages show both as 10; fractions, huge floats, booleans and lists keep their own text."""
+    from optkit.readings import show_value
+
+    assert [show_value(v) for v in (10.0, 10, 0.5, 1e20, True, None, [4, 4], "best-fit")] == \
+        ["10", "10", "0.5", "1e+20", "true", "null", "[4,4]", "best-fit"]
+    assert format_params({"tau": 10.0, "load": 0.8}) == "load=0.8, tau=10"
+    tau = next(r for r in reading_table(registry.get("ddlwmp")) if r["name"] == "tau")
+    assert tau["default"] == "10" and tau["options"].startswith("any number in [0, 1000]; swept: 0 (")
 
 
 def test_plot_tolerates_float_rounding_in_the_spread(tmp_path: Path) -> None:
