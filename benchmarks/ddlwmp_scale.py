@@ -3,7 +3,7 @@
 Issue target: 150,000 jobs on 250 servers x 8 GPUs (NIC 10 Gbps = 1.25e9 B/s, 300 GB/s inside a
 server), A-SRPT with Heavy-Edge on every placement, simulated in <= 60 s on this machine and
 under 2 GiB of memory. The workload is the ``paper-sim`` generator
-(:func:`formulations.ddlwmp.generate.generate`, synthetic, 80% single-GPU jobs as the paper's
+(:func:`optkit.formulations.ddlwmp.generate.generate`, synthetic, 80% single-GPU jobs as the paper's
 trace, random-forest predictions, seed 0).
 
 Measured, each separately:
@@ -61,9 +61,9 @@ def _rss_now_mib() -> float:
 
 def child(path: str, out: str) -> None:
     """Load the instance, simulate A-SRPT, evaluate; write the measurements to ``out``."""
-    from formulations.ddlwmp.a_srpt import ASRPT
-    from formulations.ddlwmp.model import DdlwmpInstance, evaluate
-    from formulations.ddlwmp.simulate import simulate
+    from optkit.formulations.ddlwmp.a_srpt import ASRPT
+    from optkit.formulations.ddlwmp.model import DdlwmpInstance, evaluate
+    from optkit.formulations.ddlwmp.simulate import simulate
 
     t0 = time.perf_counter()
     with open(path) as f:
@@ -106,7 +106,7 @@ def main() -> None:
         child(*args.child)
         return
 
-    from formulations.ddlwmp.generate import generate
+    from optkit.formulations.ddlwmp.generate import generate
 
     t0 = time.perf_counter()
     data = generate(jobs=args.jobs, servers=args.servers, single_gpu_share=0.8, seed=args.seed,

@@ -19,7 +19,7 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-from formulations.gpu_mapping import FORMULATION
+from optkit.formulations.gpu_mapping import FORMULATION
 from optkit.harness.compare import compare
 from optkit.harness.executors import LocalExecutor
 from optkit.report import format_table, summarize

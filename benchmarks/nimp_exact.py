@@ -3,13 +3,13 @@
 * Exact: CP-SAT (one worker) and HiGHS on the ``medium`` suite (a 16-worker halving-doubling job
   on 16 machines of 8 GPUs, seeds 0..``--medium``-1), objective ``lex`` and (CP-SAT) ``lex-cross``;
   the issue's aim is a proven optimum in <= 10 s.
-* Titan: median and minimum wall time of :func:`formulations.nimp.titan.titan` (the plain
+* Titan: median and minimum wall time of :func:`optkit.formulations.nimp.titan.titan` (the plain
   function, instance already parsed) on the ``cluster`` suite (64-worker HD job, 512 machines of
   8 GPUs), ``--repeats`` calls per instance; the issue's target is <= 5 ms median. The baselines'
   times beside it.
 * Theorems 4-5: Titan against the CP-SAT optimum on ``tiny(seed)`` for seeds 0..``--tiny``-1 and
   on the medium suite, in the paper's remaining-machines form
-  (:func:`formulations.nimp.bounds.approximation_check`): how often Titan is optimal, how often it
+  (:func:`optkit.formulations.nimp.bounds.approximation_check`): how often Titan is optimal, how often it
   finds no placement where one exists, and where the (1 - 1/e) ratio holds.
 
 Every objective value is ``evaluate``'s. Run: ``python benchmarks/nimp_exact.py``; writes
@@ -26,12 +26,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-from formulations.nimp.baselines import elasticflow, hived, tiresias
-from formulations.nimp.bounds import RATIO, approximation_check
-from formulations.nimp.exact import run_cpsat, run_highs
-from formulations.nimp.generate import cluster, medium, tiny
-from formulations.nimp.model import NimpInstance, evaluate
-from formulations.nimp.titan import _capacity_arg, run_titan, titan
+from optkit.formulations.nimp.baselines import elasticflow, hived, tiresias
+from optkit.formulations.nimp.bounds import RATIO, approximation_check
+from optkit.formulations.nimp.exact import run_cpsat, run_highs
+from optkit.formulations.nimp.generate import cluster, medium, tiny
+from optkit.formulations.nimp.model import NimpInstance, evaluate
+from optkit.formulations.nimp.titan import _capacity_arg, run_titan, titan
 
 OUT = Path(__file__).resolve().parent / "perf" / "nimp_exact.md"
 

@@ -18,9 +18,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from formulations.nimp.generate import cluster, medium  # noqa: E402
-from formulations.nimp.model import NimpInstance, evaluate  # noqa: E402
-from formulations.nimp.titan import _capacity_arg, titan  # noqa: E402
+from optkit.formulations.nimp.generate import cluster, medium  # noqa: E402
+from optkit.formulations.nimp.model import NimpInstance, evaluate  # noqa: E402
+from optkit.formulations.nimp.titan import _capacity_arg, titan  # noqa: E402
 
 
 def titan_times(repeats: int, **readings: str) -> list[float]:
@@ -39,7 +39,7 @@ def titan_times(repeats: int, **readings: str) -> list[float]:
 
 
 def replay_times(days: float) -> dict[str, float]:
-    from formulations.nimp.replay import POLICIES, load_workload, replay
+    from optkit.formulations.nimp.replay import POLICIES, load_workload, replay
     from optkit.traces import trace_root
     import os
 
@@ -56,7 +56,7 @@ def replay_times(days: float) -> dict[str, float]:
 
 
 def exact_time(time_limit: float, seed: int, size: int) -> tuple[str, float, str]:
-    from formulations.nimp.exact import run_cpsat
+    from optkit.formulations.nimp.exact import run_cpsat
 
     inst = NimpInstance.from_dict(medium(seed, workers=size, machines=size))
     t0 = time.perf_counter()

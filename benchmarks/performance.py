@@ -12,7 +12,7 @@ times a quiet machine's; the load average is printed with the table.
 
 Rows (issue 15), with where the workload comes from:
 
-* predictor: a synthetic table shaped like ``formulations.ddlwmp.generate`` (groups of recurring
+* predictor: a synthetic table shaped like ``optkit.formulations.ddlwmp.generate`` (groups of recurring
   jobs, users per group, log-normal sizes, seed 0): fit on 700,000 rows, predict 100,000, model
   ``hist`` (:mod:`optkit.binned_forest`); the MAE of ``hist`` and ``random-forest`` on one split
   small enough for scikit-learn's forest to run here (100,000 training rows; quick: 20,000).
@@ -122,7 +122,7 @@ def grouped_table(n: int, seed: int = 0) -> list[dict[str, Any]]:
     user structure, sizes log-normal per group with 20% noise per job)."""
     import numpy as np
 
-    from formulations.ddlwmp.generate import _group_sizes, _users
+    from optkit.formulations.ddlwmp.generate import _group_sizes, _users
 
     rng = np.random.default_rng(seed)
     sizes = _group_sizes(n, 0.65, 5, rng)
@@ -168,14 +168,14 @@ def row_predictor(quick: bool) -> dict[str, Any]:
 
 
 def _table2(quick: bool) -> list[tuple[str, dict]]:
-    from formulations.gpu_mapping import FORMULATION
+    from optkit.formulations.gpu_mapping import FORMULATION
 
     items = FORMULATION.suites["table2"].build()
     return items[::5] if quick else items
 
 
 def row_heavy_edge(quick: bool) -> dict[str, Any]:
-    from formulations.gpu_mapping import GpuMappingInstance, heavy_edge_job
+    from optkit.formulations.gpu_mapping import GpuMappingInstance, heavy_edge_job
 
     reps = 200 if quick else 2000
     per: dict[str, list[float]] = {}
@@ -216,7 +216,7 @@ def row_refine(quick: bool) -> dict[str, Any]:
 
 
 def row_exact_large(quick: bool) -> dict[str, Any]:
-    from formulations.gpu_mapping import FORMULATION
+    from optkit.formulations.gpu_mapping import FORMULATION
     from optkit.solve import solve
 
     items = FORMULATION.suites["large"].build()
@@ -244,10 +244,10 @@ def row_exact_large(quick: bool) -> dict[str, Any]:
 def row_pipeline(quick: bool) -> dict[str, Any]:
     import gc
 
-    from formulations.ddlwmp.a_srpt import ASRPT
-    from formulations.ddlwmp.generate import generate
-    from formulations.ddlwmp.model import DdlwmpInstance, evaluate
-    from formulations.ddlwmp.simulate import simulate
+    from optkit.formulations.ddlwmp.a_srpt import ASRPT
+    from optkit.formulations.ddlwmp.generate import generate
+    from optkit.formulations.ddlwmp.model import DdlwmpInstance, evaluate
+    from optkit.formulations.ddlwmp.simulate import simulate
 
     n = 30_000 if quick else 150_000
     data, gen_s = _timed(lambda: generate(jobs=n, servers=250, single_gpu_share=0.8, seed=0))
@@ -270,7 +270,7 @@ def row_pipeline(quick: bool) -> dict[str, Any]:
 
 
 def row_itp_replay(quick: bool) -> dict[str, Any]:
-    from formulations.nimp.replay import POLICIES, load_workload, replay
+    from optkit.formulations.nimp.replay import POLICIES, load_workload, replay
     from optkit.traces import trace_root
 
     root = Path(os.environ["OPTKIT_BENCH_TRACES"]) if os.environ.get("OPTKIT_BENCH_TRACES") else trace_root()
@@ -285,9 +285,9 @@ def row_itp_replay(quick: bool) -> dict[str, Any]:
 
 
 def row_rar_exact(quick: bool) -> dict[str, Any]:
-    from formulations.rar_ddls.exact import run_cpsat
-    from formulations.rar_ddls.generate import paper_sec7
-    from formulations.rar_ddls.model import RarInstance
+    from optkit.formulations.rar_ddls.exact import run_cpsat
+    from optkit.formulations.rar_ddls.generate import paper_sec7
+    from optkit.formulations.rar_ddls.model import RarInstance
 
     inst = RarInstance.from_dict(paper_sec7(0, servers=4, mix={1: 4, 2: 2, 4: 2, 8: 2}, horizon=400))
     limit = 20 if quick else 120
@@ -297,9 +297,9 @@ def row_rar_exact(quick: bool) -> dict[str, Any]:
 
 
 def row_sjf_bco(quick: bool) -> dict[str, Any]:
-    from formulations.rar_ddls.generate import paper_sec7
-    from formulations.rar_ddls.model import RarInstance
-    from formulations.rar_ddls.sjf_bco import run_sjf_bco
+    from optkit.formulations.rar_ddls.generate import paper_sec7
+    from optkit.formulations.rar_ddls.model import RarInstance
+    from optkit.formulations.rar_ddls.sjf_bco import run_sjf_bco
 
     walls = []
     for seed in range(2 if quick else 5):
@@ -311,9 +311,9 @@ def row_sjf_bco(quick: bool) -> dict[str, Any]:
 
 
 def row_titan(quick: bool) -> dict[str, Any]:
-    from formulations.nimp.generate import cluster
-    from formulations.nimp.model import NimpInstance
-    from formulations.nimp.titan import _capacity_arg, titan
+    from optkit.formulations.nimp.generate import cluster
+    from optkit.formulations.nimp.model import NimpInstance
+    from optkit.formulations.nimp.titan import _capacity_arg, titan
 
     meds = []
     for seed in range(2 if quick else 5):
@@ -331,9 +331,9 @@ def row_titan(quick: bool) -> dict[str, Any]:
 
 
 def row_nimp_exact(quick: bool) -> dict[str, Any]:
-    from formulations.nimp.exact import run_cpsat
-    from formulations.nimp.generate import medium
-    from formulations.nimp.model import NimpInstance
+    from optkit.formulations.nimp.exact import run_cpsat
+    from optkit.formulations.nimp.generate import medium
+    from optkit.formulations.nimp.model import NimpInstance
 
     small = []
     for seed in range(2 if quick else 4):

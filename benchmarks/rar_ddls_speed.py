@@ -18,10 +18,10 @@ import argparse
 import statistics
 import time
 
-from formulations.rar_ddls.exact import run_cpsat
-from formulations.rar_ddls.generate import paper_sec7, tiny
-from formulations.rar_ddls.model import RarInstance
-from formulations.rar_ddls.sjf_bco import sjf_bco
+from optkit.formulations.rar_ddls.exact import run_cpsat
+from optkit.formulations.rar_ddls.generate import paper_sec7, tiny
+from optkit.formulations.rar_ddls.model import RarInstance
+from optkit.formulations.rar_ddls.sjf_bco import sjf_bco
 
 EARLIER = {"available": "accumulated", "kappa_select": "estimate", "theta_search": "bisection",
            "fa_ffp": "least-loaded"}

@@ -2,8 +2,16 @@
 
 The engine: results, errors, instance files, the formulation registry, solver adapters, the
 comparison harness, reports and the command line. It knows no paper; the problems live in the
-``formulations`` package and register themselves through entry points.
+``optkit.formulations`` package and register themselves through entry points.
+
+In the repository that package is the folder ``formulations/`` beside ``optkit/``; an install
+(``pip install .``) puts it at ``optkit/formulations``. :mod:`optkit._checkout` lets a source
+checkout import it under the same name without installing.
 """
+
+from optkit import _checkout
+
+_checkout.install_finder()
 
 from optkit.errors import InputError, OptkitError
 from optkit.formulation import Algorithm, Evaluation, Formulation, Suite

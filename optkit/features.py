@@ -10,7 +10,7 @@ trains on, each read from a job record by :func:`submission_features`:
 * ``gpus``: the requested GPUs (``num_gpu`` of the trace, the job's ``gpus`` otherwise);
 * ``model``: the job's model and configuration (the script a user submits; in optkit's
   trace-driven workloads it is drawn at random without looking at the duration,
-  :mod:`formulations.ddlwmp.workloads`);
+  :mod:`optkit.formulations.ddlwmp.workloads`);
 * ``name_tok0``, ``name_tok1``, ``name_tok2``: the first three tokens of the job name (``job_name``
   or ``name``), split at every character that is not a letter, with digits removed
   (``"bert_ft-lr3e-4"`` -> ``bert``, ``ft``, ``lr``; missing tokens are ``None``). None of the

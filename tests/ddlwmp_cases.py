@@ -66,6 +66,6 @@ def random_instance_dict(seed: int, *, servers: int | None = None, jobs: int | N
 
 
 def random_instance(seed: int, **kwargs: Any) -> Any:
-    from formulations.ddlwmp.model import DdlwmpInstance
+    from optkit.formulations.ddlwmp.model import DdlwmpInstance
 
     return DdlwmpInstance.from_dict(random_instance_dict(seed, **kwargs))

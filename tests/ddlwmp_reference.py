@@ -9,11 +9,11 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from formulations.ddlwmp.model import TIME_TOL, DdlwmpInstance, _on_slot, free_time, slot_ceil
-from formulations.ddlwmp.policies import ClusterState, Policy
-from formulations.ddlwmp.simulate import job_specs
+from optkit.formulations.ddlwmp.model import TIME_TOL, DdlwmpInstance, _on_slot, free_time, slot_ceil
+from optkit.formulations.ddlwmp.policies import ClusterState, Policy
+from optkit.formulations.ddlwmp.simulate import job_specs
 from optkit.simulation import EventQueue, drive
-from formulations.gpu_mapping.model import alpha_from_counts, stage_counts
+from optkit.formulations.gpu_mapping.model import alpha_from_counts, stage_counts
 from optkit.formulation import Evaluation
 
 

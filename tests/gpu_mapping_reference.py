@@ -7,7 +7,7 @@ from typing import Sequence
 
 import numpy as np
 
-from formulations.gpu_mapping.heavy_edge import _Graph
+from optkit.formulations.gpu_mapping.heavy_edge import _Graph
 
 
 def heavy_edge_reference(graph: _Graph, free_gpus: Sequence[int], rng: np.random.Generator | None,

@@ -1,7 +1,7 @@
 """Seeded small rar-ddls instances for the exact-solver and bound tests (dicts in the issue's
 instance format).
 
-* :func:`tiny_case` -- :func:`formulations.rar_ddls.generate.tiny` (2-5 jobs of 1-4 GPUs on 2-3
+* :func:`tiny_case` -- :func:`optkit.formulations.rar_ddls.generate.tiny` (2-5 jobs of 1-4 GPUs on 2-3
   servers of 2-4 GPUs, horizon = sum of fastest solo times <= 40) when that generator exists,
   else :func:`contention_case`.
 * :func:`contention_case` -- instances built so that split jobs meet: small servers (2-3
@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from formulations.rar_ddls.model import RarInstance, fastest_servers, solo_slots
+from optkit.formulations.rar_ddls.model import RarInstance, fastest_servers, solo_slots
 
 B_INTER, B_INTRA, COMPUTE = 1.25e9, 3.0e11, 5.0e10
 
@@ -58,7 +58,7 @@ def contention_case(seed: int, *, jobs: int = 3, servers: int = 3, max_horizon: 
 def tiny_case(seed: int, **kw: Any) -> dict[str, Any]:
     """The package generator's tiny instance, or :func:`contention_case` without it."""
     try:
-        from formulations.rar_ddls.generate import tiny
+        from optkit.formulations.rar_ddls.generate import tiny
     except ImportError:  # pragma: no cover - the generator ships with the package
         return contention_case(seed, **kw)
     return tiny(seed, **kw)
@@ -98,7 +98,7 @@ def cpsat_result(name: str, data: dict[str, Any]) -> Any:
     """CP-SAT's result on a named case (one worker, seed 0, the model always solved: no
     incumbent-meets-bound shortcut), computed once per test session."""
     if name not in _OPT:
-        from formulations.rar_ddls.exact import run_cpsat
+        from optkit.formulations.rar_ddls.exact import run_cpsat
 
         _OPT[name] = run_cpsat(RarInstance.from_dict(data), workers=1, seed=0, time_limit=60, shortcut=False)
     return _OPT[name]

@@ -76,7 +76,7 @@ def test_validate_with_solution(tmp_path: Path, capsys: pytest.CaptureFixture[st
 
 
 def test_internal_failure_exits_1(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    import formulations.gpu_mapping as gm
+    import optkit.formulations.gpu_mapping as gm
 
     def boom(*args: object, **kwargs: object) -> None:
         raise RuntimeError("kaboom")

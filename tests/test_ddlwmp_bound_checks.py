@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import pytest
 
-from formulations.ddlwmp import FORMULATION
-from formulations.ddlwmp.bounds import guarantees, lower_bounds
-from formulations.ddlwmp.model import DdlwmpInstance
+from optkit.formulations.ddlwmp import FORMULATION
+from optkit.formulations.ddlwmp.bounds import guarantees, lower_bounds
+from optkit.formulations.ddlwmp.model import DdlwmpInstance
 from optkit.result import Status
 from optkit.solve import solve
 from tests.ddlwmp_cases import random_instance_dict

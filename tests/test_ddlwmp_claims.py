@@ -7,10 +7,10 @@ import importlib
 
 import pytest
 
-from formulations.ddlwmp import FORMULATION
-from formulations.ddlwmp.claims import EXPERIMENTS, fig6_jobs, measure_tau
-from formulations.ddlwmp.model import DdlwmpInstance
-from formulations.ddlwmp.sec5 import instance_of, reductions, run_policy_readout
+from optkit.formulations.ddlwmp import FORMULATION
+from optkit.formulations.ddlwmp.claims import EXPERIMENTS, fig6_jobs, measure_tau
+from optkit.formulations.ddlwmp.model import DdlwmpInstance
+from optkit.formulations.ddlwmp.sec5 import instance_of, reductions, run_policy_readout
 
 
 def test_experiments_are_well_formed() -> None:
@@ -83,8 +83,8 @@ def test_measure_tau_at_ci_scale_returns_every_claim_from_its_details() -> None:
 
 
 def test_same_seed_same_values() -> None:
-    from formulations.ddlwmp.sec5 import compare
-    from formulations.ddlwmp.workloads import sec5_workload
+    from optkit.formulations.ddlwmp.sec5 import compare
+    from optkit.formulations.ddlwmp.workloads import sec5_workload
 
     def once() -> dict:
         data = sec5_workload("synthetic", jobs=200, servers=2, load=0.8, seed=4)
@@ -95,7 +95,7 @@ def test_same_seed_same_values() -> None:
 
 
 def test_measure_fig9_at_ci_scale_is_its_details() -> None:
-    from formulations.ddlwmp.claims import measure_fig9
+    from optkit.formulations.ddlwmp.claims import measure_fig9
 
     out = measure_fig9(readings={}, seed=1, scale="ci")
     runs = out["_details"]["runs"]
@@ -108,7 +108,7 @@ def test_measure_fig9_at_ci_scale_is_its_details() -> None:
 
 
 def test_measure_prediction_on_a_trace_at_ci_scale() -> None:
-    from formulations.ddlwmp.claims import measure_prediction
+    from optkit.formulations.ddlwmp.claims import measure_prediction
     from optkit.traces import philly_file
 
     if philly_file() is None:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from formulations.ddlwmp import FORMULATION
-from formulations.ddlwmp.model import DdlwmpInstance, evaluate
+from optkit.formulations.ddlwmp import FORMULATION
+from optkit.formulations.ddlwmp.model import DdlwmpInstance, evaluate
 from optkit import registry
 from optkit.cli import main
 from optkit.result import Status

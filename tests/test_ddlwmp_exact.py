@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from formulations.ddlwmp import bounds, exact
-from formulations.ddlwmp.model import DdlwmpInstance, evaluate
+from optkit.formulations.ddlwmp import bounds, exact
+from optkit.formulations.ddlwmp.model import DdlwmpInstance, evaluate
 from optkit.result import Status
 from tests.ddlwmp_cases import _model, random_instance, random_instance_dict
 from tests.deterministic import stop_at_first_solution

@@ -9,10 +9,10 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from formulations.ddlwmp.generate import SUITES, from_trace, generate, model_catalog, tiny
-from formulations.ddlwmp.model import DdlwmpInstance, evaluate, free_time
-from formulations.gpu_mapping.heavy_edge import fewest_servers, heavy_edge_job
-from formulations.gpu_mapping.model import alpha_from_counts, stage_counts
+from optkit.formulations.ddlwmp.generate import SUITES, from_trace, generate, model_catalog, tiny
+from optkit.formulations.ddlwmp.model import DdlwmpInstance, evaluate, free_time
+from optkit.formulations.gpu_mapping.heavy_edge import fewest_servers, heavy_edge_job
+from optkit.formulations.gpu_mapping.model import alpha_from_counts, stage_counts
 from optkit.errors import InputError
 from optkit.formulation import Suite
 from optkit.traces import itp_files

@@ -6,7 +6,7 @@ import copy
 
 import pytest
 
-from formulations.ddlwmp.model import DdlwmpInstance, evaluate, free_time
+from optkit.formulations.ddlwmp.model import DdlwmpInstance, evaluate, free_time
 from optkit.errors import InputError
 
 # Two models on 2 servers of 4 GPUs (B_inter 1.25e9, B_intra 3e11).

@@ -7,9 +7,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from formulations.ddlwmp import a_srpt, baselines
-from formulations.ddlwmp.model import DdlwmpInstance, evaluate
-from formulations.ddlwmp.placement import least_free_servers, most_free_servers
+from optkit.formulations.ddlwmp import a_srpt, baselines
+from optkit.formulations.ddlwmp.model import DdlwmpInstance, evaluate
+from optkit.formulations.ddlwmp.placement import least_free_servers, most_free_servers
 from optkit.result import Status
 from optkit.simulation import EventQueue, drive
 from tests.deterministic import TickingClock

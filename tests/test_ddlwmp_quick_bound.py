@@ -1,4 +1,4 @@
-"""ddlwmp's quick lower bound (formulations.ddlwmp.bounds.quick_lower_bound), the harness's
+"""ddlwmp's quick lower bound (optkit.formulations.ddlwmp.bounds.quick_lower_bound), the harness's
 fallback where the exact alpha^min enumeration would take hours.
 
 Oracle: the exact ``alpha_i^min`` (every placement enumerated, :func:`alpha_min_exact`) on the
@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from formulations.ddlwmp.bounds import alpha_min_lower, lower_bound, quick_lower_bound
-from formulations.ddlwmp.exact import alpha_min_exact
-from formulations.ddlwmp.model import OBJECTIVES, DdlwmpInstance
-from formulations.gpu_mapping.model import Cluster, PipelineJob
+from optkit.formulations.ddlwmp.bounds import alpha_min_lower, lower_bound, quick_lower_bound
+from optkit.formulations.ddlwmp.exact import alpha_min_exact
+from optkit.formulations.ddlwmp.model import OBJECTIVES, DdlwmpInstance
+from optkit.formulations.gpu_mapping.model import Cluster, PipelineJob
 
 TINY = sorted((Path(__file__).resolve().parents[1] / "instances" / "ddlwmp" / "tiny").glob("*.json"))
 

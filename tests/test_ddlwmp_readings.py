@@ -6,9 +6,9 @@ import inspect
 
 import pytest
 
-from formulations.ddlwmp import FORMULATION
-from formulations.ddlwmp.a_srpt import ASRPT
-from formulations.ddlwmp.policies import QueuePolicy
+from optkit.formulations.ddlwmp import FORMULATION
+from optkit.formulations.ddlwmp.a_srpt import ASRPT
+from optkit.formulations.ddlwmp.policies import QueuePolicy
 from optkit.errors import InputError
 from optkit.readings import readings_for, resolve_params
 from optkit.solve import solve

@@ -7,10 +7,10 @@ from functools import lru_cache
 
 import pytest
 
-from formulations.ddlwmp.a_srpt import ASRPT
-from formulations.ddlwmp.generate import generate
-from formulations.ddlwmp.model import DdlwmpInstance, evaluate
-from formulations.ddlwmp.simulate import simulate
+from optkit.formulations.ddlwmp.a_srpt import ASRPT
+from optkit.formulations.ddlwmp.generate import generate
+from optkit.formulations.ddlwmp.model import DdlwmpInstance, evaluate
+from optkit.formulations.ddlwmp.simulate import simulate
 from tests.ddlwmp_reference import evaluate_reference
 
 
@@ -60,7 +60,7 @@ def test_evaluate_matches_reference_on_broken_schedules(change) -> None:  # type
 def test_simulate_matches_reference(share: float, seed: int, perfect: bool) -> None:
     """Same schedule (starts, completions, placements) and the same number of instants as the
     generic EventQueue driver, for A-SRPT and a queue baseline."""
-    from formulations.ddlwmp.baselines import SPJF, WCSDuration
+    from optkit.formulations.ddlwmp.baselines import SPJF, WCSDuration
     from tests.ddlwmp_reference import simulate_reference
 
     inst = DdlwmpInstance.from_dict(generate(jobs=300, servers=6, single_gpu_share=share, seed=seed))

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from formulations.ddlwmp.generate import model_catalog
-from formulations.ddlwmp.workloads import trace_workload
-from formulations.gpu_mapping.heavy_edge import alpha_min_estimate
-from formulations.gpu_mapping.model import Cluster, PipelineJob
+from optkit.formulations.ddlwmp.generate import model_catalog
+from optkit.formulations.ddlwmp.workloads import trace_workload
+from optkit.formulations.gpu_mapping.heavy_edge import alpha_min_estimate
+from optkit.formulations.gpu_mapping.model import Cluster, PipelineJob
 from optkit.errors import InputError
 
 
@@ -95,7 +95,7 @@ def test_pai_format_when_a_copy_is_given(tmp_path) -> None:
     """The PAI 2020 fixture of test_traces (job2: bob, 1 GPU, 100 s, group grpB; job1: alice,
     2 GPUs, 600 s, group grpA): user and group are kept, the group decides the model."""
     from tests.test_traces import pai_fixture
-    from formulations.ddlwmp.workloads import trace_records
+    from optkit.formulations.ddlwmp.workloads import trace_records
 
     with pytest.raises(InputError, match="pai_folder"):
         trace_records("pai")

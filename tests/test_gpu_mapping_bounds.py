@@ -10,11 +10,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from formulations.gpu_mapping import FORMULATION
-from formulations.gpu_mapping.bounds import lower_bound
-from formulations.gpu_mapping.generate import SUITES, generate, random_small
-from formulations.gpu_mapping.heavy_edge import heavy_edge_job
-from formulations.gpu_mapping.model import GpuMappingInstance, alpha_from_counts, evaluate
+from optkit.formulations.gpu_mapping import FORMULATION
+from optkit.formulations.gpu_mapping.bounds import lower_bound
+from optkit.formulations.gpu_mapping.generate import SUITES, generate, random_small
+from optkit.formulations.gpu_mapping.heavy_edge import heavy_edge_job
+from optkit.formulations.gpu_mapping.model import GpuMappingInstance, alpha_from_counts, evaluate
 
 REL = 1e-12
 
@@ -137,7 +137,7 @@ def test_single_server_is_exact_and_other_objectives_have_no_bound() -> None:
 def test_bounds_below_exact_brute_force_on_whole_small_suite(small) -> None:
     """All 36 small instances, including the 9-12 replica ones the enumerator above skips,
     against exact.py's brute force."""
-    from formulations.gpu_mapping import exact
+    from optkit.formulations.gpu_mapping import exact
 
     bf = exact.brute_force
     for name, inst in small:

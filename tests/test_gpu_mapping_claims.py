@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from formulations.gpu_mapping import FORMULATION
-from formulations.gpu_mapping.claims import EXPERIMENTS, PAPER, measure_vgg19
+from optkit.formulations.gpu_mapping import FORMULATION
+from optkit.formulations.gpu_mapping.claims import EXPERIMENTS, PAPER, measure_vgg19
 
 SUITE = Path(__file__).resolve().parents[1] / "instances" / "gpu-mapping" / "table2"
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from formulations.gpu_mapping import FORMULATION, GpuMappingInstance
-from formulations.gpu_mapping.count_dp import assignment_from_counts, optimal_alpha_counts
-from formulations.gpu_mapping.exact import brute_force
-from formulations.gpu_mapping.generate import random_small
-from formulations.gpu_mapping.model import alpha_from_counts, stage_counts
-from formulations.gpu_mapping.refine import refine_mapping
+from optkit.formulations.gpu_mapping import FORMULATION, GpuMappingInstance
+from optkit.formulations.gpu_mapping.count_dp import assignment_from_counts, optimal_alpha_counts
+from optkit.formulations.gpu_mapping.exact import brute_force
+from optkit.formulations.gpu_mapping.generate import random_small
+from optkit.formulations.gpu_mapping.model import alpha_from_counts, stage_counts
+from optkit.formulations.gpu_mapping.refine import refine_mapping
 
 
 @pytest.mark.parametrize("seed", range(25))

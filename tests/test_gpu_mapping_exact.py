@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 import optkit
-from formulations.gpu_mapping import exact
-from formulations.gpu_mapping.model import GpuMappingInstance, evaluate, stage_counts
+from optkit.formulations.gpu_mapping import exact
+from optkit.formulations.gpu_mapping.model import GpuMappingInstance, evaluate, stage_counts
 from optkit.errors import InputError
 from optkit.result import Status
 

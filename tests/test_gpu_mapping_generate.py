@@ -10,13 +10,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from formulations.gpu_mapping import FORMULATION
-from formulations.gpu_mapping.generate import (
+from optkit.formulations.gpu_mapping import FORMULATION
+from optkit.formulations.gpu_mapping.generate import (
     PATTERNS, SUITES, composition, dumps, free_gpus, generate, random_small, suite_folder, write_suite,
 )
-from formulations.gpu_mapping.heavy_edge import heavy_edge_job
-from formulations.gpu_mapping.model import GpuMappingInstance, evaluate
-from formulations.gpu_mapping.profiles import MODELS, balanced_cuts, stage_dicts
+from optkit.formulations.gpu_mapping.heavy_edge import heavy_edge_job
+from optkit.formulations.gpu_mapping.model import GpuMappingInstance, evaluate
+from optkit.formulations.gpu_mapping.profiles import MODELS, balanced_cuts, stage_dicts
 from optkit.errors import InputError
 
 import numpy as np

@@ -9,10 +9,10 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from formulations.gpu_mapping import (
+from optkit.formulations.gpu_mapping import (
     GpuMappingInstance, alpha_max, alpha_min_estimate, evaluate, heavy_edge, heavy_edge_job, job_graph,
 )
-from formulations.gpu_mapping.model import double_binary_tree_edges, job_edges
+from optkit.formulations.gpu_mapping.model import double_binary_tree_edges, job_edges
 from optkit.errors import InputError
 
 # Paper Fig. 2: three stages of two replicas onto servers with 4, 1 and 1 free GPUs. The S1

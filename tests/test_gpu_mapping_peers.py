@@ -7,11 +7,11 @@ import itertools
 import numpy as np
 import pytest
 
-from formulations.gpu_mapping.heavy_edge import heavy_edge_job
-from formulations.gpu_mapping.model import (
+from optkit.formulations.gpu_mapping.heavy_edge import heavy_edge_job
+from optkit.formulations.gpu_mapping.model import (
     Cluster, GpuMappingInstance, PipelineJob, Stage, assignment_from_vertex_servers, evaluate,
 )
-from formulations.gpu_mapping import baselines, refine
+from optkit.formulations.gpu_mapping import baselines, refine
 from optkit.result import Status
 from tests.needs import needs_modules
 
@@ -81,7 +81,7 @@ def test_every_algorithm_returns_a_feasible_mapping(objective: str) -> None:
 
 
 def test_registered_in_the_algorithm_table() -> None:
-    from formulations.gpu_mapping import FORMULATION
+    from optkit.formulations.gpu_mapping import FORMULATION
     inst = INSTANCES[3]
     for name in ("metis", "kahip", "random", "heavy-edge-refine"):
         res = FORMULATION.algorithms[name].run(inst, objective="cut", time_limit=None, seed=3)

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from formulations.gpu_mapping import FORMULATION, GpuMappingInstance
+from optkit.formulations.gpu_mapping import FORMULATION, GpuMappingInstance
 from optkit.result import Status
 from optkit.solve import solve
 

@@ -9,12 +9,12 @@ import math
 import networkx as nx
 import pytest
 
-from formulations.gpu_mapping import FORMULATION, GpuMappingInstance, evaluate, heavy_edge
-from formulations.gpu_mapping.exact import brute_force
-from formulations.gpu_mapping.generate import generate, random_small
-from formulations.gpu_mapping.model import PipelineJob, Stage
-from formulations.gpu_mapping.profiles import CNN_FLOPS, MODELS, PEAK_FLOPS, stage_dicts
-from formulations.gpu_mapping.readings import GPT175B_LAYOUTS, READINGS, VGG19_LAYOUTS
+from optkit.formulations.gpu_mapping import FORMULATION, GpuMappingInstance, evaluate, heavy_edge
+from optkit.formulations.gpu_mapping.exact import brute_force
+from optkit.formulations.gpu_mapping.generate import generate, random_small
+from optkit.formulations.gpu_mapping.model import PipelineJob, Stage
+from optkit.formulations.gpu_mapping.profiles import CNN_FLOPS, MODELS, PEAK_FLOPS, stage_dicts
+from optkit.formulations.gpu_mapping.readings import GPT175B_LAYOUTS, READINGS, VGG19_LAYOUTS
 from optkit.errors import InputError
 from optkit.solve import solve
 
@@ -93,7 +93,7 @@ def test_server_start_hand_worked() -> None:
 def test_table2_free_gpu_cases_reading() -> None:
     """cycle = the shipped suite's patterns in turn; a single pattern names every case's pattern;
     the cases stay distinct multisets of at least two servers."""
-    from formulations.gpu_mapping.generate import table2_cases
+    from optkit.formulations.gpu_mapping.generate import table2_cases
     cyc = table2_cases("vgg19", "table2")
     assert [d["meta"]["pattern"] for d in cyc[:4]] == ["random", "mixed", "random", "fragmented"]
     for option in ("random", "mixed"):
@@ -107,7 +107,7 @@ def test_table2_free_gpu_cases_reading() -> None:
 
 def _two_replica_instance(ring: str) -> GpuMappingInstance:
     job = PipelineJob((Stage(2, 0.01, 0.02, 0.0, 0.0, 1e6),), "ring", two_replica_ring=ring)
-    from formulations.gpu_mapping.model import Cluster
+    from optkit.formulations.gpu_mapping.model import Cluster
     return GpuMappingInstance(Cluster(2, 1e9, 1e11), job, (1, 1))
 
 
@@ -163,7 +163,7 @@ def test_ring_reading_changes_the_optimum_cut_by_the_two_replica_stages() -> Non
     d = _ring_cases()[3]  # synthetic_ring_s20: stages of 1 and 2 replicas on servers [1, 1, 1]
     two = GpuMappingInstance.from_dict(d)
     one = GpuMappingInstance.from_dict(dict(d, job=dict(d["job"], two_replica_ring="one-edge")))
-    from formulations.gpu_mapping.heavy_edge import heavy_edge_job
+    from optkit.formulations.gpu_mapping.heavy_edge import heavy_edge_job
     a = heavy_edge_job(two.job, two.servers)
     dropped = sum(st.param_bytes for st, row in zip(two.job.stages, a) if st.replicas == 2 and row[0] != row[1])
     assert dropped > 0
@@ -209,7 +209,7 @@ def test_generate_records_non_default_readings() -> None:
 def test_fig2_comes_out_as_the_paper_describes_under_every_reading(ring: str, single: str, start: str) -> None:
     """Paper Fig. 2 (servers 4, 1, 1): S1 and S2 on the four-GPU server, one S3 replica on each
     one-GPU server, whichever reading of the ring, case 2b or case 2c is taken."""
-    from formulations.gpu_mapping.heavy_edge import heavy_edge_job
+    from optkit.formulations.gpu_mapping.heavy_edge import heavy_edge_job
     from tests.test_gpu_mapping_model import FIG2
     d = dict(FIG2, job=dict(FIG2["job"], two_replica_ring=ring))
     inst = GpuMappingInstance.from_dict(d)

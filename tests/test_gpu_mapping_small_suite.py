@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from formulations.gpu_mapping import FORMULATION
-from formulations.gpu_mapping.bounds import lower_bound
+from optkit.formulations.gpu_mapping import FORMULATION
+from optkit.formulations.gpu_mapping.bounds import lower_bound
 from optkit.cli import main
 from optkit.result import Status
 from optkit.solve import solve

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from formulations.gpu_mapping import FORMULATION, GpuMappingInstance
-from formulations.gpu_mapping.heavy_edge import _Graph, _heavy_edge, _prepared
+from optkit.formulations.gpu_mapping import FORMULATION, GpuMappingInstance
+from optkit.formulations.gpu_mapping.heavy_edge import _Graph, _heavy_edge, _prepared
 from tests.gpu_mapping_reference import heavy_edge_reference
 
 

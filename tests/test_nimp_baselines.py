@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from formulations.nimp.baselines import elasticflow, hived, tiresias
+from optkit.formulations.nimp.baselines import elasticflow, hived, tiresias
 from optkit.errors import InputError
 
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from formulations.nimp.bounds import RATIO, approximation_check, lower_bound, resource_relaxation
-from formulations.nimp.model import NimpInstance, key_of
+from optkit.formulations.nimp.bounds import RATIO, approximation_check, lower_bound, resource_relaxation
+from optkit.formulations.nimp.model import NimpInstance, key_of
 from optkit.solve import solve
 
 

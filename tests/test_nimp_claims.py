@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from formulations.nimp import FORMULATION
-from formulations.nimp.claims import EXPERIMENTS, measure_approximation, measure_fig1, measure_replay, window
+from optkit.formulations.nimp import FORMULATION
+from optkit.formulations.nimp.claims import EXPERIMENTS, measure_approximation, measure_fig1, measure_replay, window
 
 
 def test_experiments_are_registered_and_name_declared_readings() -> None:

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from formulations.nimp.exact import brute_force
-from formulations.nimp.model import NimpInstance, evaluate
+from optkit.formulations.nimp.exact import brute_force
+from optkit.formulations.nimp.model import NimpInstance, evaluate
 from optkit import registry
 from optkit.cli import main
 

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from formulations.nimp import FORMULATION
-from formulations.nimp.bounds import RATIO, approximation_check, lower_bound, remaining_machines, resource_relaxation
-from formulations.nimp.exact import brute_force, run_cpsat, symmetry_classes
-from formulations.nimp.model import NimpInstance, evaluate, key_of
+from optkit.formulations.nimp import FORMULATION
+from optkit.formulations.nimp.bounds import RATIO, approximation_check, lower_bound, remaining_machines, resource_relaxation
+from optkit.formulations.nimp.exact import brute_force, run_cpsat, symmetry_classes
+from optkit.formulations.nimp.model import NimpInstance, evaluate, key_of
 from optkit.solve import solve
 
 SHIPPED = sorted((Path(__file__).resolve().parents[1] / "instances" / "nimp" / "tiny").glob("*.json"))

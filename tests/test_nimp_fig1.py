@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from formulations.nimp.baselines import elasticflow, hived, tiresias
-from formulations.nimp.model import NimpInstance, criteria, evaluate
-from formulations.nimp.titan import titan
+from optkit.formulations.nimp.baselines import elasticflow, hived, tiresias
+from optkit.formulations.nimp.model import NimpInstance, criteria, evaluate
+from optkit.formulations.nimp.titan import titan
 from optkit.solve import solve
 
 K = 1.0e8

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from formulations.nimp import FORMULATION
+from optkit.formulations.nimp import FORMULATION
 from optkit.harness.compare import compare
 from optkit.harness.executors import LocalExecutor
 

@@ -6,7 +6,7 @@ import copy
 
 import pytest
 
-from formulations.nimp.model import (
+from optkit.formulations.nimp.model import (
     NimpInstance, evaluate, halving_doubling_phases, is_placement_sensitive, pair_limit, ring_phases,
 )
 from optkit.errors import InputError

@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-from formulations.nimp.replay import (ClusterState, FatTree, HivedPolicy, POLICIES, ReplayConfig, generate_workload,
+from optkit.formulations.nimp.replay import (ClusterState, FatTree, HivedPolicy, POLICIES, ReplayConfig, generate_workload,
                                       jobs_from_trace, replay, summarize, workload_from_dict)
 from optkit.cli import main
 from optkit.errors import InputError

@@ -13,11 +13,11 @@ import math
 import numpy as np
 import pytest
 
-from formulations.nimp.approximation import ratios, submodular_values, trials
-from formulations.nimp.bounds import RATIO
-from formulations.nimp.exact import brute_force
-from formulations.nimp.model import NimpInstance, criteria, evaluate, halving_doubling_phases
-from formulations.nimp.titan import choose, run_titan, titan
+from optkit.formulations.nimp.approximation import ratios, submodular_values, trials
+from optkit.formulations.nimp.bounds import RATIO
+from optkit.formulations.nimp.exact import brute_force
+from optkit.formulations.nimp.model import NimpInstance, criteria, evaluate, halving_doubling_phases
+from optkit.formulations.nimp.titan import choose, run_titan, titan
 from optkit.solve import solve
 
 K = 1.0e8
@@ -168,7 +168,7 @@ def test_max_attempts_reaches_titan_through_the_engine() -> None:
     """generate.tiny(104): Titan's first placement breaks the bandwidth limit and a later one
     meets it, so with one attempt it finds nothing (``no_solution``) and without a cap it finds a
     placement that ``evaluate`` accepts (a mutant that drops ``max_attempts`` on the way fails)."""
-    from formulations.nimp.generate import tiny
+    from optkit.formulations.nimp.generate import tiny
 
     d = tiny(104)
     free = solve("nimp", d, "titan")

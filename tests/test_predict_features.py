@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from formulations.ddlwmp.generate import from_trace
-from formulations.ddlwmp.workloads import trace_records, trace_workload
+from optkit.formulations.ddlwmp.generate import from_trace
+from optkit.formulations.ddlwmp.workloads import trace_records, trace_workload
 from optkit.errors import InputError
 from optkit.features import SUBMISSION_FEATURES, fill_submission_predictions, name_tokens, submission_features
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from formulations.rar_ddls.baselines import ff, ls, plan_baseline, rand
-from formulations.rar_ddls.model import RarInstance, evaluate, schedule_dict
-from formulations.rar_ddls.plan import (ClusterIndex, Estimates, Plan, pick_first_fit, pick_list, pick_random,
+from optkit.formulations.rar_ddls.baselines import ff, ls, plan_baseline, rand
+from optkit.formulations.rar_ddls.model import RarInstance, evaluate, schedule_dict
+from optkit.formulations.rar_ddls.plan import (ClusterIndex, Estimates, Plan, pick_first_fit, pick_list, pick_random,
                                         place_job)
 from optkit.result import Status
 from optkit.solve import solve

@@ -1,16 +1,16 @@
 """rar-ddls bound checks on the seeded exact cases: every heuristic's measured makespan is at or
 above the proven optimum, and SJF-BCO is within Theorem 5's ratio n_g·phi·u/l of it (with the
-tightest phi and l optkit computes from the instance, :func:`formulations.rar_ddls.bounds.theorem5`),
+tightest phi and l optkit computes from the instance, :func:`optkit.formulations.rar_ddls.bounds.theorem5`),
 counted over every case."""
 
 from __future__ import annotations
 
 import pytest
 
-from formulations.rar_ddls.baselines import run_ff, run_ls, run_rand
-from formulations.rar_ddls.bounds import lemma_checks
-from formulations.rar_ddls.model import RarInstance, evaluate
-from formulations.rar_ddls.sjf_bco import run_sjf_bco, sjf_bco
+from optkit.formulations.rar_ddls.baselines import run_ff, run_ls, run_rand
+from optkit.formulations.rar_ddls.bounds import lemma_checks
+from optkit.formulations.rar_ddls.model import RarInstance, evaluate
+from optkit.formulations.rar_ddls.sjf_bco import run_sjf_bco, sjf_bco
 from optkit.result import Status
 from tests.rar_ddls_cases import cpsat_result, exact_cases
 

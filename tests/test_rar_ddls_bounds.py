@@ -8,9 +8,9 @@ import math
 import numpy as np
 import pytest
 
-from formulations.rar_ddls import FORMULATION
-from formulations.rar_ddls.bounds import feasible_server_counts, lower_bound, lower_bounds, rho_min, theorem5
-from formulations.rar_ddls.model import RarInstance, evaluate, solo_slots
+from optkit.formulations.rar_ddls import FORMULATION
+from optkit.formulations.rar_ddls.bounds import feasible_server_counts, lower_bound, lower_bounds, rho_min, theorem5
+from optkit.formulations.rar_ddls.model import RarInstance, evaluate, solo_slots
 from optkit.errors import InputError
 from tests.rar_ddls_cases import _job, cpsat_result, exact_cases, pair_case
 

@@ -8,10 +8,10 @@ import importlib
 
 import pytest
 
-from formulations.rar_ddls import FORMULATION
-from formulations.rar_ddls.claims import EXPERIMENTS, _drop_rise_drop, run_policy, turning_points
-from formulations.rar_ddls.generate import paper_sec7
-from formulations.rar_ddls.readings import DEFAULTS, READINGS
+from optkit.formulations.rar_ddls import FORMULATION
+from optkit.formulations.rar_ddls.claims import EXPERIMENTS, _drop_rise_drop, run_policy, turning_points
+from optkit.formulations.rar_ddls.generate import paper_sec7
+from optkit.formulations.rar_ddls.readings import DEFAULTS, READINGS
 
 SWEPT = {k: DEFAULTS[k] for k in ("available", "kappa_select", "theta_search", "fa_ffp")}
 

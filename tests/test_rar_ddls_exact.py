@@ -11,9 +11,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from formulations.rar_ddls import exact
-from formulations.rar_ddls.bounds import lower_bound, rho_min
-from formulations.rar_ddls.model import RarInstance, evaluate, simulate
+from optkit.formulations.rar_ddls import exact
+from optkit.formulations.rar_ddls.bounds import lower_bound, rho_min
+from optkit.formulations.rar_ddls.model import RarInstance, evaluate, simulate
 from optkit.cli import main
 from optkit.errors import InputError
 from optkit.result import Status

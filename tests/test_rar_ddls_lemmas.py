@@ -1,5 +1,5 @@
 """rar-ddls: Lemma 2 and Lemma 3 of the SJF-BCO paper checked empirically
-(:func:`formulations.rar_ddls.bounds.lemma_checks`), with instances tried and violations counted,
+(:func:`optkit.formulations.rar_ddls.bounds.lemma_checks`), with instances tried and violations counted,
 and the documented Lemma 3 counterexample. Theorem 5 against proven optima is in
 ``test_rar_ddls_bound_checks.py``."""
 
@@ -9,9 +9,9 @@ import math
 
 import pytest
 
-from formulations.rar_ddls.bounds import lemma_checks
-from formulations.rar_ddls.model import RarInstance, iteration_time, iterations_per_slot, solo_slots
-from formulations.rar_ddls.sjf_bco import sjf_bco
+from optkit.formulations.rar_ddls.bounds import lemma_checks
+from optkit.formulations.rar_ddls.model import RarInstance, iteration_time, iterations_per_slot, solo_slots
+from optkit.formulations.rar_ddls.sjf_bco import sjf_bco
 from tests.rar_ddls_cases import B_INTER, B_INTRA, COMPUTE, _job, contention_case
 from tests.test_rar_ddls_sjf_bco import tiny_instance
 

@@ -10,8 +10,8 @@ import math
 import numpy as np
 import pytest
 
-from formulations.rar_ddls.generate import SEC7_MIX, paper_sec7, tiny
-from formulations.rar_ddls.model import RarInstance, evaluate, iteration_time, iterations_per_slot, simulate
+from optkit.formulations.rar_ddls.generate import SEC7_MIX, paper_sec7, tiny
+from optkit.formulations.rar_ddls.model import RarInstance, evaluate, iteration_time, iterations_per_slot, simulate
 from optkit.errors import InputError
 
 NET = {"inter_bandwidth": 1.25e9, "intra_bandwidth": 3.0e11, "compute_speed": 5.0e10,
@@ -214,7 +214,7 @@ def test_sec7_estimates_lie_in_the_papers_50_to_300_slots(seed: int) -> None:
     """Sec. 7: rho-hat in [50, 300] (from tau_j·F_j), F_j in [1000, 6000], tau in [0.01, 0.05]
     s; the estimate recomputed here from eq. (8)-(9) directly: ceil(F / floor(1 / tau)) with tau
     on the job's fastest server count alone."""
-    from formulations.rar_ddls.model import fastest_servers
+    from optkit.formulations.rar_ddls.model import fastest_servers
 
     inst = RarInstance.from_dict(paper_sec7(seed))
     est = []
@@ -230,7 +230,7 @@ def test_sec7_estimates_lie_in_the_papers_50_to_300_slots(seed: int) -> None:
 def test_slow_intra_link_makes_a_split_placement_fastest() -> None:
     """With b^i < b^e (not the paper's b^i >> b^e) two servers beat one: fastest_servers finds it,
     and a job that only progresses when split is accepted, not rejected as never completing."""
-    from formulations.rar_ddls.model import fastest_servers, min_servers
+    from optkit.formulations.rar_ddls.model import fastest_servers, min_servers
 
     net = dict(NET, intra_bandwidth=1.0e8)  # 2·7.5e7/1e8 = 1.5 s per iteration on one server
     inst = RarInstance.from_dict({"problem": "rar-ddls", "servers": [4, 4], "network": net, "jobs": [dict(JOB, id="a")]})

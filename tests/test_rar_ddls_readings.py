@@ -13,13 +13,13 @@ from typing import Any
 import numpy as np
 import pytest
 
-from formulations.rar_ddls import FORMULATION
-from formulations.rar_ddls.baselines import ff, ls, plan_baseline, rand, run_ff, run_ls, run_rand
-from formulations.rar_ddls.model import RarInstance, evaluate
-from formulations.rar_ddls.plan import (ClusterIndex, Estimates, NoPlanError, Plan, pick_first_fit,
+from optkit.formulations.rar_ddls import FORMULATION
+from optkit.formulations.rar_ddls.baselines import ff, ls, plan_baseline, rand, run_ff, run_ls, run_rand
+from optkit.formulations.rar_ddls.model import RarInstance, evaluate
+from optkit.formulations.rar_ddls.plan import (ClusterIndex, Estimates, NoPlanError, Plan, pick_first_fit,
                                         pick_least_busy, pick_packing, place_job, run_planner)
-from formulations.rar_ddls.readings import DEFAULTS, READINGS
-from formulations.rar_ddls.sjf_bco import run_sjf_bco, sjf_bco
+from optkit.formulations.rar_ddls.readings import DEFAULTS, READINGS
+from optkit.formulations.rar_ddls.sjf_bco import run_sjf_bco, sjf_bco
 from optkit.errors import InputError
 from optkit.readings import accepted_params
 from optkit.result import Status

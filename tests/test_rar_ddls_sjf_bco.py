@@ -1,4 +1,4 @@
-"""rar-ddls SJF-BCO (Algorithms 1-3) and the shared planning machinery (formulations.rar_ddls.plan).
+"""rar-ddls SJF-BCO (Algorithms 1-3) and the shared planning machinery (optkit.formulations.rar_ddls.plan).
 
 Hand-checked FA-FFP and LBSGF picks (including the rho-hat fixed point), Lemma 2's invariant
 max U <= theta, the literal bisection of Alg. 1 lines 4-23, the kappa loop against fixed kappa,
@@ -13,10 +13,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from formulations.rar_ddls.model import RarInstance, evaluate, schedule_dict, solo_slots
-from formulations.rar_ddls.plan import (ClusterIndex, Estimates, Plan, lbsgf_servers, pick_lbsgf,
+from optkit.formulations.rar_ddls.model import RarInstance, evaluate, schedule_dict, solo_slots
+from optkit.formulations.rar_ddls.plan import (ClusterIndex, Estimates, Plan, lbsgf_servers, pick_lbsgf,
                                         pick_least_busy, place_job)
-from formulations.rar_ddls.sjf_bco import kappa_classes, plan_theta, sjf_bco, sjf_bco_order
+from optkit.formulations.rar_ddls.sjf_bco import kappa_classes, plan_theta, sjf_bco, sjf_bco_order
 from optkit.errors import InputError
 from optkit.result import Status
 from optkit.solve import solve
@@ -299,8 +299,8 @@ def test_kappa_plans_shared_prefix_equals_planning_each_kappa_from_scratch(seed:
                                                                           fa_ffp: str) -> None:
     """kappa_plans (one FA-FFP prefix shared by every kappa) gives, for every kappa class and
     several theta, exactly the plan that plan_theta builds from an empty cluster."""
-    from formulations.rar_ddls.plan import pick_lbsgf, pick_least_busy, pick_packing
-    from formulations.rar_ddls.sjf_bco import kappa_plans
+    from optkit.formulations.rar_ddls.plan import pick_lbsgf, pick_least_busy, pick_packing
+    from optkit.formulations.rar_ddls.sjf_bco import kappa_plans
 
     inst = RarInstance.from_dict(tiny_instance(600 + seed))
     est = Estimates(inst)

@@ -232,8 +232,8 @@ def test_columns_constant() -> None:
 # ----------------------------------------------------------------------------- wiring into ddlwmp
 def test_ddlwmp_from_trace_reads_philly(tmp_path: Path) -> None:
     """formulations/ddlwmp/generate.py from_trace picks the Philly loader from the header."""
-    from formulations.ddlwmp.generate import from_trace
-    from formulations.ddlwmp.model import DdlwmpInstance
+    from optkit.formulations.ddlwmp.generate import from_trace
+    from optkit.formulations.ddlwmp.model import DdlwmpInstance
 
     p = write(tmp_path / "philly.csv", PHILLY_FIXTURE)
     d = from_trace(p, servers=1, seed=0, predictor=None)
@@ -248,7 +248,7 @@ def test_ddlwmp_from_trace_reads_philly(tmp_path: Path) -> None:
 
 
 def test_ddlwmp_from_trace_real_philly_if_present() -> None:
-    from formulations.ddlwmp.generate import from_trace
+    from optkit.formulations.ddlwmp.generate import from_trace
 
     path = philly_file()
     needs_trace(path, "philly-derived/philly.csv")

@@ -3,8 +3,8 @@
 The formulation, the time rule and every reading of the paper: this package's ``README.md``.
 Importing one policy needs neither the harness nor a solver::
 
-    from formulations.ddlwmp.a_srpt import ASRPT        # an event-driven policy object
-    from formulations.ddlwmp.simulate import simulate   # optkit's driver for it
+    from optkit.formulations.ddlwmp.a_srpt import ASRPT        # an event-driven policy object
+    from optkit.formulations.ddlwmp.simulate import simulate   # optkit's driver for it
 
 Solver-backed algorithms and the generator are imported lazily.
 """

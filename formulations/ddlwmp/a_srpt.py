@@ -4,7 +4,7 @@ Every step of Algorithm 1, with the readings optkit takes:
 
 * **Virtual instance Ã1 (line 2).** A preemptive single machine of unit speed; job i has size
   ``(g_i/G)·ñ_i·α̃_i^min`` (α̃^min: Heavy-Edge on the fewest servers, eq. 7,
-  :func:`~formulations.gpu_mapping.heavy_edge.alpha_min_estimate`) and release r_i (the real
+  :func:`~optkit.formulations.gpu_mapping.heavy_edge.alpha_min_estimate`) and release r_i (the real
   release, not rounded); SRPT runs on it, ties by (remaining size, release, arrival order).
   It is simulated event by event (releases and its own completions); a job joins the tail of
   ``pending_queue`` at the first decision instant at or after its completion in Ã1, in Ã1
@@ -55,7 +55,7 @@ import math
 from collections import deque
 from typing import Any, Mapping
 
-from formulations.gpu_mapping.model import PipelineJob
+from optkit.formulations.gpu_mapping.model import PipelineJob
 
 from .model import DdlwmpCluster, DdlwmpInstance
 from .placement import Placement, Placer

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from formulations.gpu_mapping.model import PipelineJob
+from optkit.formulations.gpu_mapping.model import PipelineJob
 
 from .model import DdlwmpCluster, DdlwmpInstance
 from .policies import JobSpec, QueuePolicy

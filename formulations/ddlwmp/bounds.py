@@ -8,8 +8,8 @@ start the time rule allows, :mod:`.model`). Three per-iteration times per job:
   empty cluster -- every vector y of GPUs per server with the exact best stage split
   (:func:`.exact.alpha_min_exact`, :func:`.exact.placement_options`). Every schedule has ``alpha_i >= alpha_i^min``.
 * ``α̃_i^min`` (ESTIMATE, Sec. IV-B): the job on the fewest servers, mapped by Heavy-Edge
-  (:func:`formulations.gpu_mapping.heavy_edge.alpha_min_estimate`); ``α̃_i^min >= alpha_i^min``.
-* ``alpha_i^max``: :func:`formulations.gpu_mapping.model.alpha_max` (every replica alone on a
+  (:func:`optkit.formulations.gpu_mapping.heavy_edge.alpha_min_estimate`); ``α̃_i^min >= alpha_i^min``.
+* ``alpha_i^max``: :func:`optkit.formulations.gpu_mapping.model.alpha_max` (every replica alone on a
   server with B_inter/g of the NIC).
 
 Lower bounds (:func:`lower_bound`)
@@ -81,10 +81,10 @@ import heapq
 import math
 from typing import Any, Sequence
 
-from formulations.ddlwmp.exact import placement_options
-from formulations.ddlwmp.model import OBJECTIVES, DdlwmpInstance, slot_ceil
-from formulations.gpu_mapping.heavy_edge import alpha_min_estimate
-from formulations.gpu_mapping.model import Cluster, PipelineJob, alpha_max
+from optkit.formulations.ddlwmp.exact import placement_options
+from optkit.formulations.ddlwmp.model import OBJECTIVES, DdlwmpInstance, slot_ceil
+from optkit.formulations.gpu_mapping.heavy_edge import alpha_min_estimate
+from optkit.formulations.gpu_mapping.model import Cluster, PipelineJob, alpha_max
 from optkit.errors import InputError
 
 __all__ = ["srpt_total_completion", "preemptive_makespan", "alpha_min_lower", "lower_bounds", "lower_bound",

@@ -10,10 +10,10 @@ Given y, the best replica assignment with y_m replicas on server m is a gpu-mapp
 (servers = the nonzero y_m), whose minimum alpha (eq. 7) depends only on the *multiset* of the
 nonzero y_m (permuting servers permutes the columns of the count matrix; beta[s, m] depends on
 its own column only). It is computed once per (model, multiset) by gpu-mapping's exact
-enumeration (:func:`formulations.gpu_mapping.exact.brute_force`, tiny models) or its CP-SAT
+enumeration (:func:`optkit.formulations.gpu_mapping.exact.brute_force`, tiny models) or its CP-SAT
 solver (larger ones), and the optimal assignment is mapped to the global servers of y. The
 option's alpha is then recomputed from that global assignment with
-:func:`~formulations.gpu_mapping.model.alpha_from_counts` -- the referee's own function -- so the
+:func:`~optkit.formulations.gpu_mapping.model.alpha_from_counts` -- the referee's own function -- so the
 durations of the models are bit-identical to the ones ``evaluate`` recomputes.
 
 Every option y is kept: no dominance pruning. (Two options with the same multiset on different
@@ -112,8 +112,8 @@ from typing import Any, Iterator, Sequence
 
 import numpy as np
 
-from formulations.ddlwmp.model import OBJECTIVES, DdlwmpInstance, evaluate, slot_ceil
-from formulations.gpu_mapping.model import (
+from optkit.formulations.ddlwmp.model import OBJECTIVES, DdlwmpInstance, evaluate, slot_ceil
+from optkit.formulations.gpu_mapping.model import (
     GpuMappingInstance, PipelineJob, alpha_from_counts, stage_counts,
 )
 from optkit.errors import InputError
@@ -160,7 +160,7 @@ def _vectors(total: int, n: int, cap: int) -> Iterator[tuple[int, ...]]:
 
 def _best_local_assignment(job: PipelineJob, instance: DdlwmpInstance, caps: tuple[int, ...]) -> list[list[int]]:
     """A min-alpha assignment of ``job`` onto servers with ``caps`` free GPUs (local indices)."""
-    from formulations.gpu_mapping import exact as gm_exact
+    from optkit.formulations.gpu_mapping import exact as gm_exact
 
     gm = GpuMappingInstance(instance.cluster.mapping_cluster, job, caps)
     try:

@@ -5,7 +5,7 @@ Everything here that is not read from a trace is **synthetic** and labelled so i
 
 Synthetic workload (:func:`generate`), following the A-SRPT paper's Sec. V as far as it goes
 -----------------------------------------------------------------------------------------------
-* **Models**: the Table I profiles of :mod:`formulations.gpu_mapping.profiles` in their pipeline
+* **Models**: the Table I profiles of :mod:`optkit.formulations.gpu_mapping.profiles` in their pipeline
   configurations of at most ``max_gpus`` GPUs (default 16), named ``<model>:<config>``
   (``resnet152:pipe2x2``); a single-GPU job gets a model's ``dp1`` configuration. Only the models
   the jobs use are written into the instance.
@@ -26,7 +26,7 @@ Synthetic workload (:func:`generate`), following the A-SRPT paper's Sec. V as fa
 * **Iterations**: each group draws a duration on its fastest placement, log-normal with median
   ``median_duration`` (1800 s) and sigma ``duration_sigma`` (1.0), at least 60 s; its base
   iteration count is that duration / alpha~_min of its model (Heavy-Edge on the fewest servers,
-  :func:`formulations.gpu_mapping.heavy_edge.alpha_min_estimate`, as the paper derives
+  :func:`optkit.formulations.gpu_mapping.heavy_edge.alpha_min_estimate`, as the paper derives
   iterations from trace durations). Each job multiplies the base by ``exp(iteration_noise *
   N(0,1))`` (``iteration_noise`` = 0.2) and rounds (at least 1): a group predicts its jobs well,
   not perfectly.
@@ -60,9 +60,9 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from formulations.gpu_mapping.heavy_edge import alpha_min_estimate
-from formulations.gpu_mapping.model import Cluster, PipelineJob, alpha_max
-from formulations.gpu_mapping.profiles import MODELS, stage_dicts
+from optkit.formulations.gpu_mapping.heavy_edge import alpha_min_estimate
+from optkit.formulations.gpu_mapping.model import Cluster, PipelineJob, alpha_max
+from optkit.formulations.gpu_mapping.profiles import MODELS, stage_dicts
 from optkit.errors import InputError
 from optkit.formulation import Suite
 from optkit.predict import fill_predictions

@@ -3,7 +3,7 @@
 Source: Luo, Liu, Lee, Shroff (the A-SRPT paper), Sec. III: problem (8). A cluster of M servers
 with g GPUs each; job i arrives at r_i, needs g_i = sum_s k_{i,s} GPUs for its pipeline model, runs
 n_i iterations non-preemptively from its start t_i on a placement x_{i,s}^m, each iteration
-taking alpha_i (eqs. 4-7 of the placement, :mod:`formulations.gpu_mapping.model`), and completes
+taking alpha_i (eqs. 4-7 of the placement, :mod:`optkit.formulations.gpu_mapping.model`), and completes
 at C_i = t_i + n_i·alpha_i. Objective: total completion time sum_i C_i.
 
 Time (optkit's reading of the slotted model, used by the simulator and the exact solver alike):
@@ -21,7 +21,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from formulations.gpu_mapping.model import Cluster, PipelineJob, alpha_from_counts
+from optkit.formulations.gpu_mapping.model import Cluster, PipelineJob, alpha_from_counts
 from optkit.errors import InputError
 from optkit.formulation import Evaluation
 from optkit.validation import MAX_COUNT, instance_object, integer, known_keys, mapping, number

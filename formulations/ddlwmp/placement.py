@@ -12,7 +12,7 @@ Two ways to pick the g_i GPUs of a job from the free-GPU vector ``free`` (one en
   GPUs (ties: lower index), taking all free GPUs of each and the remainder from the last. This
   fills fragments first and keeps the emptiest servers for communication-heavy jobs.
 
-Heavy-Edge (:func:`formulations.gpu_mapping.heavy_edge.heavy_edge_job`) then maps the job's
+Heavy-Edge (:func:`optkit.formulations.gpu_mapping.heavy_edge.heavy_edge_job`) then maps the job's
 replicas onto the chosen (server, GPUs) pairs. Its result, and alpha (eq. 7), depend only on the
 model and on the multiset of GPU counts taken from the servers (it orders servers by count,
 ties by position, and we hand it the servers sorted by count descending, then server index), so
@@ -27,8 +27,8 @@ from typing import Mapping
 
 import numpy as np
 
-from formulations.gpu_mapping.heavy_edge import alpha_min_estimate, heavy_edge_job
-from formulations.gpu_mapping.model import PipelineJob, alpha_from_counts, alpha_max, stage_counts
+from optkit.formulations.gpu_mapping.heavy_edge import alpha_min_estimate, heavy_edge_job
+from optkit.formulations.gpu_mapping.model import PipelineJob, alpha_from_counts, alpha_max, stage_counts
 
 from .model import DdlwmpCluster
 

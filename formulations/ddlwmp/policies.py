@@ -31,7 +31,7 @@ from typing import Any, Mapping, Protocol
 
 import numpy as np
 
-from formulations.gpu_mapping.model import PipelineJob
+from optkit.formulations.gpu_mapping.model import PipelineJob
 
 from .model import DdlwmpCluster
 from .placement import Placement, Placer

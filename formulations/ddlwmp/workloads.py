@@ -12,7 +12,7 @@ single GPU, we pair the group with a model with a single-GPU training configurat
 ... we randomly select a model and one of its training configurations for the group"):
 
 * **Configuration**: a configuration of the Table I profiles
-  (:func:`formulations.ddlwmp.generate.model_catalog`) with exactly the job's GPU demand,
+  (:func:`optkit.formulations.ddlwmp.generate.model_catalog`) with exactly the job's GPU demand,
   uniformly at random (seeded). A demand no configuration has (3, 5, 7, ... GPUs) takes the
   largest smaller configuration size (the job then runs on fewer GPUs than it asked for; counted
   in ``meta.demand_reduced``); a demand above the cluster's GPUs is dropped (``meta.dropped``).
@@ -34,7 +34,7 @@ Predictions: a random forest on submission-time features only
 (:func:`optkit.features.fill_submission_predictions`: user, virtual cluster, requested GPUs,
 model, job-name tokens), trained on the first 80% of the window by release and tested on the
 rest: no feature is derived from a duration (the synthetic groups of
-:func:`formulations.ddlwmp.generate.from_trace`, built from ln-duration bins, leak the target).
+:func:`optkit.formulations.ddlwmp.generate.from_trace`, built from ln-duration bins, leak the target).
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from formulations.gpu_mapping.model import Cluster
+from optkit.formulations.gpu_mapping.model import Cluster
 from optkit.errors import InputError
 from optkit.features import fill_submission_predictions
 
@@ -165,7 +165,7 @@ def sec5_workload(workload: str, *, jobs: int, servers: int, load: float, seed: 
                   single_gpu_share: float = 0.8, inter_bandwidth: float = B_INTER,
                   records: Sequence[Mapping[str, Any]] | None = None, **kw: Any) -> dict[str, Any]:
     """The Sec. V workload of the ``workload`` reading: ``synthetic`` (the ``paper-sim``
-    generator, :func:`formulations.ddlwmp.generate.generate`, single-GPU share as given) or a
+    generator, :func:`optkit.formulations.ddlwmp.generate.generate`, single-GPU share as given) or a
     trace (``itp``, ``philly``; ``records`` when already loaded), at offered load ``load``."""
     if workload not in WORKLOADS:
         raise InputError("workload", f"must be one of {', '.join(WORKLOADS)}, got {workload!r}")

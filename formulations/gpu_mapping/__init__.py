@@ -5,8 +5,8 @@ formulation, its symbols and every reading of the paper are in this package's ``
 
 Importing one algorithm needs none of the harness or solvers::
 
-    from formulations.gpu_mapping import heavy_edge          # networkx graph -> {vertex: server}
-    from formulations.gpu_mapping import GpuMappingInstance, heavy_edge_job, evaluate
+    from optkit.formulations.gpu_mapping import heavy_edge          # networkx graph -> {vertex: server}
+    from optkit.formulations.gpu_mapping import GpuMappingInstance, heavy_edge_job, evaluate
 
 Solver-backed algorithms are imported lazily, so this package loads without OR-Tools or Pyomo.
 """

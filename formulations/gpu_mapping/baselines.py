@@ -194,7 +194,7 @@ def metis_mapping(job: PipelineJob, free_gpus: Sequence[int], *, seed: int | Non
 
     Example
     -------
-    >>> from formulations.gpu_mapping.model import PipelineJob, Stage
+    >>> from optkit.formulations.gpu_mapping.model import PipelineJob, Stage
     >>> job = PipelineJob((Stage(2, 1, 1, 0, 1e6, 1e7), Stage(2, 1, 1, 1e6, 0, 1e7)), "ring")
     >>> a, info = metis_mapping(job, [2, 2], seed=0)
     >>> sorted(sum(a, [])), info["cut"]
@@ -306,7 +306,7 @@ def kahip_mapping(job: PipelineJob, free_gpus: Sequence[int], *, seed: int | Non
 
     Example
     -------
-    >>> from formulations.gpu_mapping.model import PipelineJob, Stage
+    >>> from optkit.formulations.gpu_mapping.model import PipelineJob, Stage
     >>> job = PipelineJob((Stage(2, 1, 1, 0, 1e6, 1e7), Stage(2, 1, 1, 1e6, 0, 1e7)), "ring")
     >>> a, info = kahip_mapping(job, [2, 2], seed=0)
     >>> info["cut"], info["dummies_ok"]
@@ -370,7 +370,7 @@ def random_mapping(job: PipelineJob, free_gpus: Sequence[int], *, seed: int | No
     ``prod_m c_m!`` permutations, so all are equally likely. Guarantee: none; it is the floor a
     heuristic should beat. Reproducible for a seed.
 
-    >>> from formulations.gpu_mapping.model import PipelineJob, Stage
+    >>> from optkit.formulations.gpu_mapping.model import PipelineJob, Stage
     >>> job = PipelineJob((Stage(3, 1, 1, 0, 0, 1e6),), "ring")
     >>> sorted(random_mapping(job, [2, 1], seed=0)[0])
     [0, 0, 1]

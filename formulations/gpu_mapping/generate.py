@@ -388,7 +388,7 @@ def write_suite(name: str, folder: str | Path | None = None) -> list[Path]:
     return paths
 
 
-if __name__ == "__main__":  # python -m formulations.gpu_mapping.generate [suite ...]
+if __name__ == "__main__":  # python -m optkit.formulations.gpu_mapping.generate [suite ...]
     import sys
 
     for suite in sys.argv[1:] or ["small", "table2"]:

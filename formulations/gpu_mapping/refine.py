@@ -57,7 +57,7 @@ References
 
 Example
 -------
->>> from formulations.gpu_mapping.model import Cluster, GpuMappingInstance, PipelineJob, Stage
+>>> from optkit.formulations.gpu_mapping.model import Cluster, GpuMappingInstance, PipelineJob, Stage
 >>> job = PipelineJob((Stage(2, .1, .2, 0, 1e6, 2e7), Stage(2, .1, .2, 1e6, 1e6, 2e7),
 ...                    Stage(2, .1, .2, 1e6, 0, 2e7)), "ring")
 >>> inst = GpuMappingInstance(Cluster(8, 1.25e9, 3e11), job, (4, 1, 1))
@@ -472,7 +472,7 @@ def heavy_edge_refine(instance: GpuMappingInstance, *, objective: str = "cut", s
     Heavy-Edge's (same ``seed``) on ``objective``; no approximation bound. Returns the
     solution's ``assignment``.
 
-    >>> from formulations.gpu_mapping.model import Cluster, GpuMappingInstance, PipelineJob, Stage
+    >>> from optkit.formulations.gpu_mapping.model import Cluster, GpuMappingInstance, PipelineJob, Stage
     >>> job = PipelineJob((Stage(4, .1, .2, 0, 0, 1e8),), "ring")
     >>> inst = GpuMappingInstance(Cluster(8, 1.25e9, 3e11), job, (2, 2))
     >>> sorted(heavy_edge_refine(inst, objective="alpha")[0])

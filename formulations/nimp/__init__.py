@@ -3,8 +3,8 @@
 The formulation and every reading of the paper: this package's ``README.md``. Importing one
 algorithm needs neither the harness nor a solver::
 
-    from formulations.nimp.titan import titan           # Algorithms 1-3
-    from formulations.nimp.model import evaluate        # the referee
+    from optkit.formulations.nimp.titan import titan           # Algorithms 1-3
+    from optkit.formulations.nimp.model import evaluate        # the referee
 
 Solver-backed algorithms and the generator are imported lazily.
 """

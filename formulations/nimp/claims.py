@@ -30,7 +30,7 @@ from optkit.claims import Claim, Experiment
 
 __all__ = ["EXPERIMENTS", "measure_fig1", "measure_replay", "measure_approximation", "window"]
 
-_M = "formulations.nimp.claims"
+_M = "optkit.formulations.nimp.claims"
 _T1 = "Sec. V-B; trace 1 (Microsoft), as optkit replays it"
 _T2 = ("the paper quotes panel (b), i.e. trace 2 (Shanghai AI Lab, 470,497 jobs, not public); measured on "
        "trace 1")

@@ -265,7 +265,7 @@ def _fewest_idle_then_fewest(col: Collective, idle: Sequence[int], frag: Sequenc
     non-idle machines covering what the i idle ones leave, then f + 1, ...: choose them
     (:func:`choose`), place, check Eq. (5); the first feasible placement wins. Without bandwidth
     the first attempt is the lexicographic optimum (i_lb, i_lb + f_lb) of
-    :func:`formulations.nimp.bounds.resource_relaxation` over ``idle`` ∪ ``frag``."""
+    :func:`optkit.formulations.nimp.bounds.resource_relaxation` over ``idle`` ∪ ``frag``."""
     N = col.workers
     frag_sizes = [R[s] for s in frag]  # both pools come most idle GPUs first, ties by index
     frag_total = sum(frag_sizes)
@@ -324,7 +324,7 @@ def titan(gpus: Sequence[int], idle_gpus: Sequence[int], capacity: float | np.nd
     ----------
     gpus, idle_gpus: K_s and R_s per machine.
     capacity: P, one number for every machine pair or an M x M symmetric array (bytes per phase).
-    phases: the collective's phases (:func:`formulations.nimp.model.phases`).
+    phases: the collective's phases (:func:`optkit.formulations.nimp.model.phases`).
     workers: N.
     max_attempts: placement attempts per greedy pass before giving up (default: until the pool
         is exhausted).
@@ -337,7 +337,7 @@ def titan(gpus: Sequence[int], idle_gpus: Sequence[int], capacity: float | np.nd
 
     Returns the machine index of every worker. Reference: Fang et al., Algorithms 1-3; the
     reading is this module's docstring. The (1 - 1/e) claim (Theorems 4-5) is measured, not
-    assumed: :mod:`formulations.nimp.bounds`.
+    assumed: :mod:`optkit.formulations.nimp.bounds`.
     """
     if titan_step2 not in ("fix-idle-count", "pool-prefix"):
         raise InputError("titan_step2", f"must be fix-idle-count or pool-prefix, got {titan_step2!r}")

@@ -1,11 +1,11 @@
 """rar-ddls: makespan scheduling of ring-all-reduce jobs under communication contention (SJF-BCO).
 
 The formulation, the contention model and every reading of the paper: this package's
-``README.md`` and :mod:`formulations.rar_ddls.model`. Importing one algorithm needs neither the
+``README.md`` and :mod:`optkit.formulations.rar_ddls.model`. Importing one algorithm needs neither the
 harness nor a solver::
 
-    from formulations.rar_ddls.sjf_bco import sjf_bco     # plan + schedule
-    from formulations.rar_ddls.model import evaluate       # the referee
+    from optkit.formulations.rar_ddls.sjf_bco import sjf_bco     # plan + schedule
+    from optkit.formulations.rar_ddls.model import evaluate       # the referee
 
 Solver-backed algorithms and the generator are imported lazily.
 """

@@ -1,6 +1,6 @@
 """Seeded rar-ddls instances: the paper's Sec. 7 setting and exact-solvable tiny ones.
 
-Every instance dict is in the issue's format (:mod:`formulations.rar_ddls.model`) and depends only
+Every instance dict is in the issue's format (:mod:`optkit.formulations.rar_ddls.model`) and depends only
 on its parameters and ``seed`` (``numpy.random.default_rng(seed)``).
 
 Sec. 7 (``paper_sec7``), with each derivation (the paper gives outcomes, not job parameters):

@@ -48,7 +48,7 @@ bisection step.
 
 Example::
 
-    >>> from formulations.rar_ddls.sjf_bco import sjf_bco
+    >>> from optkit.formulations.rar_ddls.sjf_bco import sjf_bco
     >>> inst = {"problem": "rar-ddls", "servers": [4, 4], "horizon": 100,
     ...         "network": {"inter_bandwidth": 1.25e9, "intra_bandwidth": 3.0e11, "compute_speed": 5.0e10,
     ...                     "xi1": 1.0, "xi2": 0.002, "degradation": 0.2},

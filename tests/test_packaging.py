@@ -1,0 +1,48 @@
+"""The distribution's layout: one top-level name, ``formulations/`` installed as
+``optkit.formulations``, ``py.typed`` covering both, every module of the checkout in the wheel.
+
+Built once per session with ``pip wheel --no-deps --no-build-isolation`` (setuptools and wheel
+from the test extra, nothing fetched); the wheel's file list is compared with the checkout's."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def wheel_names(tmp_path_factory: pytest.TempPathFactory) -> set[str]:
+    out = tmp_path_factory.mktemp("wheel")
+    build = tmp_path_factory.mktemp("build")
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+                    "-w", str(out), str(ROOT)], check=True, cwd=build, timeout=240)
+    (whl,) = out.glob("optkit-*.whl")
+    with zipfile.ZipFile(whl) as z:
+        return set(z.namelist())
+
+
+def test_wheel_has_one_top_level_name(wheel_names: set[str]) -> None:
+    tops = {n.split("/")[0] for n in wheel_names if not n.split("/")[0].endswith(".dist-info")}
+    assert tops == {"optkit"}
+
+
+def test_every_module_of_the_checkout_is_in_the_wheel(wheel_names: set[str]) -> None:
+    want = {f"optkit/{p.relative_to(ROOT / 'optkit').as_posix()}" for p in (ROOT / "optkit").rglob("*.py")}
+    want |= {f"optkit/formulations/{p.relative_to(ROOT / 'formulations').as_posix()}"
+             for p in (ROOT / "formulations").rglob("*.py")}
+    assert want - wheel_names == set()
+    assert {"optkit/py.typed", "optkit/formulations/py.typed",
+            "optkit/formulations/gpu_mapping/README.md"} <= wheel_names
+
+
+def test_entry_points_name_the_installed_packages(wheel_names: set[str], tmp_path: Path) -> None:
+    text = (ROOT / "pyproject.toml").read_text()
+    for problem in ("gpu_mapping", "ddlwmp", "rar_ddls", "nimp"):
+        assert f'"optkit.formulations.{problem}:FORMULATION"' in text
+        assert f"optkit/formulations/{problem}/__init__.py" in wheel_names
