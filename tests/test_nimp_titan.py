@@ -13,13 +13,13 @@ import math
 import numpy as np
 import pytest
 
-from optkit.formulations.nimp.approximation import random_instance, ratios, submodular_values, trials
+from optkit.formulations.nimp.approximation import line18_breaks, random_instance, ratios, submodular_values, trials
 from optkit.formulations.nimp.bounds import RATIO
 from optkit.formulations.nimp.exact import brute_force
 from optkit.formulations.nimp.model import NimpInstance, criteria, evaluate, halving_doubling_phases
 from optkit.formulations.nimp.generate import tiny
-from optkit.formulations.nimp.titan import (_Partners, choose, feasible_worker_set, run_titan, submodular_greedy,
-                                              titan)
+from optkit.formulations.nimp.titan import (_Partners, alg3_deployment, choose, feasible_worker_set, run_titan,
+                                              submodular_greedy, titan)
 from optkit.solve import solve
 
 K = 1.0e8
@@ -460,20 +460,55 @@ def test_submodular_values_by_hand() -> None:
     r0 = ratios(inst, None, (1, 2))
     assert r0["ratio_theorem4"] == 0 and not r0["holds_theorem4"] and not r0["holds_theorem5"]
     assert RATIO == pytest.approx(1 - 1 / math.e)
+    # An optimum of value 0 is no violation: optimum (3 idle, 3 used) leaves no idle machine
+    # (Theorem 4 value 0); a heuristic at (3, 4) or one that found nothing holds there.
+    for h in ((3, 4), None):
+        rz = ratios(inst, h, (3, 3))
+        assert rz["optimum_values"][0] == 0 and rz["ratio_theorem4"] == 1.0 and rz["holds_theorem4"]
+    assert not ratios(inst, None, (3, 3))["holds_theorem5"]
 
 
 def test_approximation_trials_count_and_can_fail() -> None:
-    """Seeded trials with a binding P: the counters add up, and the check does fail on some
-    instances (ratio 0 where Titan finds nothing although a placement exists)."""
+    """Seeded trials with a binding P (the pseudo-code, the default): the counters add up, every
+    instance where Titan finds nothing is traced to the constraint line 18 broke (bandwidth, on
+    these instances), the ratio distribution covers the instances where Titan places, and the check
+    does fail (ratio 0 where Titan finds nothing although a placement exists; below 1 - 1/e where
+    it places, Theorem 5)."""
     out = trials(120, 0)
     assert out["tried"] == 120 and 0 < out["compared"] <= 120
-    assert out["titan_optimal"] + out["titan_found_none"] <= out["compared"]
-    assert out["violations_theorem5"] >= out["titan_found_none"] >= 1
-    assert out["worst_ratio_theorem5"] == 0.0
+    assert out["titan_placed"] + out["titan_found_none"] == out["compared"]
+    assert out["titan_optimal"] <= out["titan_placed"]
+    bc = out["by_capacity"]
+    assert bc["scalar"]["compared"] + bc["matrix"]["compared"] == out["compared"]
+    assert bc["scalar"]["titan_found_none"] + bc["matrix"]["titan_found_none"] == out["titan_found_none"] >= 1
+    assert sum(out["found_none_breaks"].values()) == out["titan_found_none"]
+    assert set(out["found_none_breaks"]) == {"bandwidth"}
+    for name in ("theorem4", "theorem5"):
+        assert sum(out[f"ratios_placed_{name}"].values()) == out["titan_placed"]
+        assert out[f"violations_placed_{name}"] <= out[f"violations_{name}"]
+        assert out[f"violations_{name}"] <= out[f"violations_placed_{name}"] + out["titan_found_none"]
+    assert out["violations_placed_theorem5"] >= 1 and out["worst_ratio_theorem5"] == 0.0
     ex = out["examples"][0]
     inst = NimpInstance.from_dict(ex["instance"])
     best = brute_force(inst)
     assert best is not None and list(best[1]) == ex["optimum"]
+    grouped = trials(120, 0, titan_algorithm="pair-grouping")
+    assert grouped["compared"] == out["compared"] and grouped["found_none_breaks"] == {}
+    assert grouped["without_bandwidth"]["titan_optimal"] == grouped["compared"]
+
+
+def test_line18_breaks_names_the_constraint() -> None:
+    """Issue instance (a): step 2's deployment [2, 2, 1, 1, 1, 0] breaks P12 only; three workers
+    on a machine with 2 idle GPUs break the resource constraint; -1 is a worker without machine."""
+    gpus, idle, cap = _issue_a()
+    inst = NimpInstance.from_dict({**_inst(idle, gpus, 6), "pair_capacity_bytes": cap})
+    assert line18_breaks(inst, [2, 2, 1, 1, 1, 0]) == "bandwidth"
+    assert line18_breaks(inst, alg3_deployment(gpus, idle, np.asarray(cap), inst.phases(), workers=6)) == "bandwidth"
+    assert line18_breaks(inst, [0, 4, 1, 4, 4, 4]) == "none"
+    assert line18_breaks(inst, [2, 2, 2, 4, 4, 4]) == "resource+bandwidth"
+    free = NimpInstance.from_dict(_inst(idle, gpus, 6))
+    assert line18_breaks(free, [2, 2, 2, 4, 4, 4]) == "resource"
+    assert line18_breaks(free, [2, 2, -1, 4, 4, 4]) == "no machine"
 
 
 def test_choose_best_fit_matches_enumeration() -> None:

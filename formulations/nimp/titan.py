@@ -23,7 +23,7 @@ is taken and named here (``tests/test_nimp_titan.py``, section "pseudo-code", ch
   before Alg. 1 replaces it, so it is not drawn. Line 18 deploys the remaining workers on one
   machine ("one idle machine" in the prose: the unused one with the most idle GPUs, idle first,
   then lowest index) *without* checking any constraint.
-* **Alg. 3** (:func:`_titan_pseudo_code`): step 1, Alg. 2 over the idle machines S_n, gives
+* **Alg. 3** (:func:`alg3_deployment`): step 1, Alg. 2 over the idle machines S_n, gives
   Phi_n (the machines it deploys on); step 2, Alg. 2 over S_f ∪ Phi_n, where a non-idle machine
   with a non-empty feasible set comes before an idle one (the prose of step 2: "we try to replace
   idle machines deployed with workers with the non-idle machine"; Eq. 3's first objective, the
@@ -110,7 +110,8 @@ from optkit.result import Result, Status
 
 from .model import REL_TOL, NimpInstance, Phase, solution_dict
 
-__all__ = ["titan", "run_titan", "Collective", "choose", "feasible_worker_set", "submodular_greedy"]
+__all__ = ["titan", "run_titan", "Collective", "choose", "feasible_worker_set", "submodular_greedy",
+           "alg3_deployment"]
 
 
 class Collective:
@@ -475,26 +476,28 @@ def _meets_eq1(col: Collective, m: np.ndarray, R: Sequence[int], capacity: float
     return bool(np.all(load <= np.asarray(R))) and _feasible_bandwidth(col, m, capacity, M)
 
 
-def _titan_pseudo_code(Ra: np.ndarray, Ka: np.ndarray, capacity: float | np.ndarray, phases: Sequence[Phase],
-                       workers: int) -> list[int] | None:
+def alg3_deployment(gpus: Sequence[int], idle_gpus: Sequence[int], capacity: float | np.ndarray,
+                    phases: Sequence[Phase], *, workers: int) -> list[int]:
     """Alg. 3, "The Overall Algorithm", with Algorithms 1 and 2 as written (reading
-    ``titan_algorithm="pseudo-code"``).
+    ``titan_algorithm="pseudo-code"``): the deployment of step 3, *unchecked* (-1 for a worker
+    left without a machine, which happens only when no machine has an idle GPU).
 
-    Step 1 (lines 1-4): Alg. 2 over the idle machines S_n; Φ_n = the machines it deploys workers
-    on. Step 2 (lines 5-8): Alg. 2 over S_f ∪ Φ_n, non-idle machines first. Step 3 (lines 9-12):
-    the deployment of step 2's Φ, returned when it meets Eq. (1); ``None`` otherwise (line 18 of
-    Alg. 2 may break a constraint; step 3 has no fallback)."""
+    Step 1 (lines 1-4): Alg. 2 over the idle machines S_n; Phi_n = the machines it deploys
+    workers on. Step 2 (lines 5-8): Alg. 2 over S_f ∪ Phi_n, non-idle machines first. Step 3
+    (lines 9-12): x_n^s = 1 for the sets of step 2's Phi. :func:`titan` returns it when it meets
+    Eq. (1) (line 18 of Alg. 2 may break a constraint; step 3 has no fallback)."""
+    Ra = np.asarray(idle_gpus, dtype=np.int64)
+    Ka = np.asarray(gpus, dtype=np.int64)
+    cap: float | np.ndarray = capacity if np.isscalar(capacity) else np.asarray(capacity, dtype=float)
     M = len(Ra)
     R = Ra.tolist()
     is_idle = (Ra == Ka).tolist()
     partners = _Partners(workers, phases)
     idle = [s for s in range(M) if R[s] > 0 and is_idle[s]]
     frag = [s for s in range(M) if R[s] > 0 and not is_idle[s]]
-    step1 = submodular_greedy(idle, R, is_idle, capacity, partners, workers, keep_idle=False) if idle else []
+    step1 = submodular_greedy(idle, R, is_idle, cap, partners, workers, keep_idle=False) if idle else []
     phi_n = sorted({s for s in step1 if s >= 0})
-    step2 = submodular_greedy(sorted(frag + phi_n), R, is_idle, capacity, partners, workers, keep_idle=True)
-    m = np.asarray(step2, dtype=np.int64)
-    return [int(s) for s in m] if _meets_eq1(Collective(workers, phases), m, R, capacity, M) else None
+    return submodular_greedy(sorted(frag + phi_n), R, is_idle, cap, partners, workers, keep_idle=True)
 
 
 def _one_worker(Ra: np.ndarray, Ka: np.ndarray, step2: str, tie_break: str) -> list[int] | None:
@@ -553,7 +556,9 @@ def titan(gpus: Sequence[int], idle_gpus: Sequence[int], capacity: float | np.nd
     Ka = np.asarray(gpus, dtype=np.int64)
     cap: float | np.ndarray = capacity if np.isscalar(capacity) else np.asarray(capacity, dtype=float)
     if titan_algorithm == "pseudo-code":
-        return _titan_pseudo_code(Ra, Ka, cap, phases, workers)
+        m = np.asarray(alg3_deployment(Ka, Ra, cap, phases, workers=workers), dtype=np.int64)
+        ok = _meets_eq1(Collective(workers, phases), m, Ra.tolist(), cap, len(Ra))
+        return [int(s) for s in m] if ok else None
     if workers == 1:
         return _one_worker(Ra, Ka, titan_step2, titan_tie_break)
     R = Ra.tolist()
