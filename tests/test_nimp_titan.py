@@ -18,7 +18,7 @@ from optkit.formulations.nimp.bounds import RATIO
 from optkit.formulations.nimp.exact import brute_force
 from optkit.formulations.nimp.model import NimpInstance, criteria, evaluate, halving_doubling_phases
 from optkit.formulations.nimp.generate import tiny
-from optkit.formulations.nimp.titan import (_Partners, alg3_deployment, choose, feasible_worker_set, run_titan,
+from optkit.formulations.nimp.titan import (Collective, alg3_deployment, choose, feasible_worker_set, run_titan,
                                               submodular_greedy, titan)
 from optkit.solve import solve
 
@@ -148,10 +148,10 @@ def test_issue_instance_a_pseudo_code_finds_nothing_where_two_idle_machines_do()
     assert exact.status.value == "optimal" and list(exact.objective) == [2, 3]
     P = np.asarray(cap)
     ph = halving_doubling_phases(6, K)
-    pt = _Partners(6, ph)
+    pt = Collective(6, ph)
     is_idle = [r == g for r, g in zip(idle, gpus)]
-    assert submodular_greedy([1, 4], idle, is_idle, P, pt, 6, keep_idle=False) == [1, 1, 1, 1, 4, 4]
-    step2 = submodular_greedy([0, 1, 2, 3, 4], idle, is_idle, P, pt, 6, keep_idle=True)
+    assert submodular_greedy([1, 4], idle, is_idle, P, pt, keep_idle=False) == [1, 1, 1, 1, 4, 4]
+    step2 = submodular_greedy([0, 1, 2, 3, 4], idle, is_idle, P, pt, keep_idle=True)
     assert step2 == [2, 2, 1, 1, 1, 0]
     assert not evaluate(inst, {"machine_of_worker": step2}).feasible
     assert titan(gpus, idle, P, ph, workers=6) is None
@@ -180,9 +180,9 @@ def test_issue_instance_b_pseudo_code_finds_nothing_where_no_idle_machine_is_nee
     exact = solve("nimp", d, "cpsat", params={"workers": 1, "bound_shortcut": False}, time_limit=60)
     assert exact.status.value == "optimal" and list(exact.objective) == [0, 2]
     ph = halving_doubling_phases(3, K)
-    pt = _Partners(3, ph)
+    pt = Collective(3, ph)
     is_idle = [False, True, False]
-    assert submodular_greedy([0, 1, 2], idle, is_idle, 50 * MB, pt, 3, keep_idle=True) == [2, 2, 1]
+    assert submodular_greedy([0, 1, 2], idle, is_idle, 50 * MB, pt, keep_idle=True) == [2, 2, 1]
     assert titan(gpus, idle, 50 * MB, ph, workers=3) is None
     grouped = titan(gpus, idle, 50 * MB, ph, workers=3, titan_algorithm="pair-grouping")
     assert grouped == [1, 1, 1] and _lex(gpus, idle, grouped) == (1, 1) > best
@@ -194,7 +194,7 @@ def test_alg1_checks_each_worker_as_it_joins() -> None:
     refused (K/2 + K/2 > P, counting W2, who joined before it); with P = K both join; with room
     for one worker only W2. With P01 = K/4 and P12 = K, W0 on machine 0 and W1 on machine 2:
     W2 is refused (K/2 over 0-1) and the scan goes on to W3 (K/2 over 1-2): {W3}."""
-    pt = _Partners(4, halving_doubling_phases(4, K))
+    pt = Collective(4, halving_doubling_phases(4, K))
     placed = [0, 0, -1, -1]
     assert feasible_worker_set(1, [2, 3], placed, 2, K / 2, {}, pt) == [2]
     assert feasible_worker_set(1, [2, 3], placed, 2, K, {}, pt) == [2, 3]
@@ -211,11 +211,11 @@ def test_alg2_runs_k_minus_1_iterations_and_line_18_does_not_check() -> None:
     machine 0 (the largest feasible set, index order), and line 18 puts W3 on machine 1 although
     its pairs break P = 0; Titan then returns nothing. Three machines with R = (4, 1, 1), N = 6,
     no bandwidth limit: machine 0 takes W0-W3, machine 1 W4, line 18 W5 on machine 2."""
-    pt4 = _Partners(4, halving_doubling_phases(4, K))
-    assert submodular_greedy([0, 1], [3, 3], [False, False], 0.0, pt4, 4, keep_idle=True) == [0, 0, 0, 1]
+    pt4 = Collective(4, halving_doubling_phases(4, K))
+    assert submodular_greedy([0, 1], [3, 3], [False, False], 0.0, pt4, keep_idle=True) == [0, 0, 0, 1]
     assert titan([4, 4], [3, 3], 0.0, halving_doubling_phases(4, K), workers=4) is None
-    pt6 = _Partners(6, halving_doubling_phases(6, K))
-    assert submodular_greedy([0, 1, 2], [4, 1, 1], [False] * 3, math.inf, pt6, 6, keep_idle=True) == [0, 0, 0, 0, 1, 2]
+    pt6 = Collective(6, halving_doubling_phases(6, K))
+    assert submodular_greedy([0, 1, 2], [4, 1, 1], [False] * 3, math.inf, pt6, keep_idle=True) == [0, 0, 0, 0, 1, 2]
 
 
 def test_pseudo_code_fig1_and_the_step2_preference() -> None:
@@ -228,8 +228,8 @@ def test_pseudo_code_fig1_and_the_step2_preference() -> None:
     ph = inst.phases()
     m = titan([4] * 4, [4, 3, 2, 1], math.inf, ph, workers=4)
     assert m == [1, 1, 1, 2] and criteria(inst, m) == (0, 2, pytest.approx(1.5 * K))
-    pt = _Partners(4, ph)
-    assert submodular_greedy([0, 1, 2, 3], [4, 3, 2, 1], [True, False, False, False], math.inf, pt, 4,
+    pt = Collective(4, ph)
+    assert submodular_greedy([0, 1, 2, 3], [4, 3, 2, 1], [True, False, False, False], math.inf, pt,
                              keep_idle=False) == [0, 0, 0, 0]
 
 

@@ -116,7 +116,10 @@ __all__ = ["titan", "run_titan", "Collective", "choose", "feasible_worker_set", 
 
 class Collective:
     """Phases of a collective, preprocessed once: distinct phases as pair arrays with their
-    volume, and the worker pairs with their bytes per synchronisation, heaviest first."""
+    volume, the worker pairs with their bytes per synchronisation, heaviest first, and
+    ``C^t_{n,n'}`` per worker (``partners[n]``: (distinct phase t, partner n', bytes)). Phases with
+    the same pairs give the same constraints of Eq. (5), so each distinct pair set is one t (with
+    its largest volume)."""
 
     def __init__(self, workers: int, phases: Sequence[Phase]) -> None:
         self.workers = workers
@@ -128,6 +131,11 @@ class Collective:
             for p in ph.pairs:
                 weight[p] = weight.get(p, 0.0) + ph.volume
         self.phase_arrays = [(np.asarray(pr, dtype=np.int64), v) for pr, v in distinct.items()]
+        self.partners: list[list[tuple[int, int, float]]] = [[] for _ in range(workers)]
+        for t, (pairs, v) in enumerate(distinct.items()):
+            for a, b in pairs:
+                self.partners[a].append((t, b, v))
+                self.partners[b].append((t, a, v))
         self.edges = sorted(weight.items(), key=lambda e: (-e[1], e[0]))
         self.adj: list[list[tuple[int, float]]] = [[] for _ in range(workers)]
         for (a, b), w in self.edges:
@@ -338,21 +346,9 @@ def _fewest_idle_then_fewest(col: Collective, idle: Sequence[int], frag: Sequenc
 
 
 # ----------------------------------------------------------------------------- Algorithms 1-3 as written
-class _Partners:
-    """``C^t_{n,n'}`` per worker: for every worker n the (distinct phase t, partner n', bytes) of
-    its communication pairs. Phases with the same pairs give the same constraints of Eq. (5), so
-    each distinct pair set is one t (with its largest volume, as :class:`Collective`)."""
-
-    def __init__(self, workers: int, phases: Sequence[Phase]) -> None:
-        distinct: dict[tuple[tuple[int, int], ...], float] = {}
-        for ph in phases:
-            if ph.pairs:
-                distinct[ph.pairs] = max(distinct.get(ph.pairs, 0.0), ph.volume)
-        self.of: list[list[tuple[int, int, float]]] = [[] for _ in range(workers)]
-        for t, (pairs, v) in enumerate(distinct.items()):
-            for a, b in pairs:
-                self.of[a].append((t, b, v))
-                self.of[b].append((t, a, v))
+def _as_capacity(capacity: Any) -> float | np.ndarray:
+    """P as a float or a float matrix (a nested list is accepted)."""
+    return np.asarray(capacity, dtype=float) if isinstance(capacity, (list, tuple, np.ndarray)) else float(capacity)
 
 
 def _cap(capacity: float | np.ndarray, s: int, u: int) -> float:
@@ -362,7 +358,7 @@ def _cap(capacity: float | np.ndarray, s: int, u: int) -> float:
 
 def feasible_worker_set(s: int, available: Sequence[int], machine_of: Sequence[int], room: int,
                         capacity: float | np.ndarray, load: Mapping[tuple[int, int, int], float],
-                        partners: _Partners) -> list[int]:
+                        col: Collective) -> list[int]:
     """Alg. 1, "Search for Feasible Worker Set", for machine ``s``: A(s).
 
     Line 2: A(s) = ∅. Line 3: the available workers N_c = N - 𝒩 (``available``: the workers not
@@ -386,7 +382,7 @@ def feasible_worker_set(s: int, available: Sequence[int], machine_of: Sequence[i
         if len(out) >= room:
             break
         mine: dict[tuple[int, int], float] = {}
-        for t, n2, v in partners.of[n]:
+        for t, n2, v in col.partners[n]:
             s2 = machine_of[n2]
             if s2 >= 0 and s2 != s:
                 mine[(t, s2)] = mine.get((t, s2), 0.0) + v
@@ -404,7 +400,7 @@ def feasible_worker_set(s: int, available: Sequence[int], machine_of: Sequence[i
 
 
 def submodular_greedy(pool: Sequence[int], R: Sequence[int], is_idle: Sequence[bool], capacity: float | np.ndarray,
-                      partners: _Partners, workers: int, *, keep_idle: bool) -> list[int]:
+                      col: Collective, *, keep_idle: bool) -> list[int]:
     """Alg. 2, "Submodular-based Algorithm", over the machine set ``pool``: the machine of every
     worker (not checked against Eq. 1: line 18 places the rest regardless of the constraints).
 
@@ -427,8 +423,8 @@ def submodular_greedy(pool: Sequence[int], R: Sequence[int], is_idle: Sequence[b
     * Line 18: "Deploy the remaining workers on one machine" ("on one idle machine", Sec. IV-B),
       without a check: on the unused machine of the pool with the most idle GPUs (an idle one
       first, then the lowest index)."""
-    machine_of = [-1] * workers
-    available = list(range(workers))
+    machine_of = [-1] * col.workers
+    available = list(range(col.workers))
     load: dict[tuple[int, int, int], float] = {}
     unused = sorted(pool, key=lambda s: (-(keep_idle and not is_idle[s]), -R[s], s))
     for _ in range(len(pool) - 1):
@@ -441,7 +437,7 @@ def submodular_greedy(pool: Sequence[int], R: Sequence[int], is_idle: Sequence[b
                 break  # ``unused`` comes by decreasing bound: no later machine can win
             if best is not None and rank == best[0] and s > best[1]:
                 continue
-            a = feasible_worker_set(s, available, machine_of, R[s], capacity, load, partners)
+            a = feasible_worker_set(s, available, machine_of, R[s], capacity, load, col)
             if not a:
                 continue
             key = (rank[0], len(a))
@@ -453,7 +449,7 @@ def submodular_greedy(pool: Sequence[int], R: Sequence[int], is_idle: Sequence[b
         for n in a:
             machine_of[n] = s
         for n in a:
-            for t, n2, v in partners.of[n]:
+            for t, n2, v in col.partners[n]:
                 s2 = machine_of[n2]
                 if s2 >= 0 and s2 != s:
                     k = (t, s, s2) if s < s2 else (t, s2, s)
@@ -486,18 +482,21 @@ def alg3_deployment(gpus: Sequence[int], idle_gpus: Sequence[int], capacity: flo
     workers on. Step 2 (lines 5-8): Alg. 2 over S_f ∪ Phi_n, non-idle machines first. Step 3
     (lines 9-12): x_n^s = 1 for the sets of step 2's Phi. :func:`titan` returns it when it meets
     Eq. (1) (line 18 of Alg. 2 may break a constraint; step 3 has no fallback)."""
-    Ra = np.asarray(idle_gpus, dtype=np.int64)
-    Ka = np.asarray(gpus, dtype=np.int64)
-    cap: float | np.ndarray = capacity if np.isscalar(capacity) else np.asarray(capacity, dtype=float)
+    cap = _as_capacity(capacity)
+    return _alg3(Collective(workers, phases), np.asarray(idle_gpus, dtype=np.int64),
+                 np.asarray(gpus, dtype=np.int64), cap)
+
+
+def _alg3(col: Collective, Ra: np.ndarray, Ka: np.ndarray, cap: float | np.ndarray) -> list[int]:
+    """:func:`alg3_deployment` on preprocessed arguments."""
     M = len(Ra)
     R = Ra.tolist()
     is_idle = (Ra == Ka).tolist()
-    partners = _Partners(workers, phases)
     idle = [s for s in range(M) if R[s] > 0 and is_idle[s]]
     frag = [s for s in range(M) if R[s] > 0 and not is_idle[s]]
-    step1 = submodular_greedy(idle, R, is_idle, cap, partners, workers, keep_idle=False) if idle else []
+    step1 = submodular_greedy(idle, R, is_idle, cap, col, keep_idle=False) if idle else []
     phi_n = sorted({s for s in step1 if s >= 0})
-    return submodular_greedy(sorted(frag + phi_n), R, is_idle, cap, partners, workers, keep_idle=True)
+    return submodular_greedy(sorted(frag + phi_n), R, is_idle, cap, col, keep_idle=True)
 
 
 def _one_worker(Ra: np.ndarray, Ka: np.ndarray, step2: str, tie_break: str) -> list[int] | None:
@@ -554,10 +553,11 @@ def titan(gpus: Sequence[int], idle_gpus: Sequence[int], capacity: float | np.nd
         raise InputError("titan_tie_break", f"must be least-traffic, best-fit or worst-fit, got {titan_tie_break!r}")
     Ra = np.asarray(idle_gpus, dtype=np.int64)
     Ka = np.asarray(gpus, dtype=np.int64)
-    cap: float | np.ndarray = capacity if np.isscalar(capacity) else np.asarray(capacity, dtype=float)
+    cap = _as_capacity(capacity)
     if titan_algorithm == "pseudo-code":
-        m = np.asarray(alg3_deployment(Ka, Ra, cap, phases, workers=workers), dtype=np.int64)
-        ok = _meets_eq1(Collective(workers, phases), m, Ra.tolist(), cap, len(Ra))
+        col = Collective(workers, phases)
+        m = np.asarray(_alg3(col, Ra, Ka, cap), dtype=np.int64)
+        ok = _meets_eq1(col, m, Ra.tolist(), cap, len(Ra))
         return [int(s) for s in m] if ok else None
     if workers == 1:
         return _one_worker(Ra, Ka, titan_step2, titan_tie_break)
