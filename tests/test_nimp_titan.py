@@ -216,6 +216,51 @@ def test_alg2_runs_k_minus_1_iterations_and_line_18_does_not_check() -> None:
     assert titan([4, 4], [3, 3], 0.0, halving_doubling_phases(4, K), workers=4) is None
     pt6 = Collective(6, halving_doubling_phases(6, K))
     assert submodular_greedy([0, 1, 2], [4, 1, 1], [False] * 3, math.inf, pt6, keep_idle=True) == [0, 0, 0, 0, 1, 2]
+    # Line 18's machine: the greedy stops when no machine can take W3 (P = 0); of the unused
+    # machines 1 (non-idle) and 2 (idle), both with 2 idle GPUs, the idle one ("one idle machine").
+    assert submodular_greedy([0, 1, 2], [3, 2, 2], [False, False, True], 0.0, pt4, keep_idle=True) == [0, 0, 0, 2]
+    # ... and the one with the most idle GPUs first: machine 1 (3) over machine 2 (2, idle).
+    assert submodular_greedy([0, 1, 2], [3, 3, 2], [False, False, True], 0.0, pt4, keep_idle=True) == [0, 0, 0, 1]
+
+
+def _naive_greedy(pool: list[int], R: list[int], is_idle: list[bool], cap: np.ndarray, col: Collective,
+                  keep_idle: bool) -> list[int]:
+    """Alg. 2 without the pruning of ``submodular_greedy``: every unused machine's feasible set,
+    every iteration; the best by (non-idle first if ``keep_idle``, size, lower index)."""
+    m = [-1] * col.workers
+    unused = list(pool)
+    for _ in range(len(pool) - 1):
+        avail = [n for n in range(col.workers) if m[n] < 0]
+        cands = [(s, feasible_worker_set(s, avail, m, R[s], cap, {}, col)) for s in unused]
+        cands = [(s, a) for s, a in cands if a]
+        if not avail or not cands:
+            break
+        s, a = max(cands, key=lambda c: (keep_idle and not is_idle[c[0]], len(c[1]), -c[0]))
+        for n in a:
+            m[n] = s
+        unused.remove(s)
+    rest = [n for n in range(col.workers) if m[n] < 0]
+    if rest and unused:
+        last = min(unused, key=lambda s: (-R[s], not is_idle[s], s))
+        for n in rest:
+            m[n] = last
+    return m
+
+
+def test_alg2_pruning_changes_nothing() -> None:
+    """``submodular_greedy`` evaluates A(s) only where min(R_s, |N_c|) can still win; on 300
+    seeded instances (approximation.random_instance) it returns what the unpruned greedy returns,
+    in both passes."""
+    rng = np.random.default_rng(7)
+    for _ in range(300):
+        inst = NimpInstance.from_dict(random_instance(rng))
+        R = [x.idle_gpus for x in inst.machines]
+        is_idle = [x.idle for x in inst.machines]
+        col = Collective(inst.N, inst.phases())
+        pool = [s for s in range(inst.M) if R[s] > 0]
+        for keep in (False, True):
+            assert submodular_greedy(pool, R, is_idle, inst.capacity, col, keep_idle=keep) == \
+                _naive_greedy(pool, R, is_idle, inst.capacity, col, keep)
 
 
 def test_pseudo_code_fig1_and_the_step2_preference() -> None:

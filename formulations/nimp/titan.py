@@ -10,8 +10,9 @@ is taken and named here (``tests/test_nimp_titan.py``, section "pseudo-code", ch
 * **Alg. 1** (:func:`feasible_worker_set`): the feasible worker set A(s) of machine s. Workers
   not placed yet are scanned in index order (line 6); worker n joins A(s) only if *all* its
   communication pairs with workers already placed on other machines s', in every phase t, keep the
-  existing overhead C_{f,f'} (line 5: the placed workers' bytes between s and s' in t, plus those
-  of the workers that joined A(s) before n) plus n's bytes within P_{s,s'} (line 9 and the prose:
+  existing overhead C_{f,f'} (line 5: the bytes already between s and s' in t; on a machine not
+  used yet, those of the workers that joined A(s) before n) plus n's bytes within P_{s,s'} (line 9
+  and the prose:
   "If all communication pairs of worker n satisfy the bandwidth constraint, we will add it"). The
   check is made as each worker joins, never afterwards. A refused worker is skipped; A(s) holds at
   most R_s workers (Eq. 1's resource constraint; Alg. 1 is silent on it).
@@ -364,7 +365,8 @@ def feasible_worker_set(s: int, available: Sequence[int], machine_of: Sequence[i
     Line 2: A(s) = ∅. Line 3: the available workers N_c = N - 𝒩 (``available``: the workers not
     placed yet, ``machine_of[n] == -1``), scanned in worker index order (line 6, ``for n ∈ N_c``).
     Line 5: ``load[(t, s, s')]`` (s < s') is the existing communication overhead C_{f,f'} between
-    machines s and s' in phase t, of the workers already placed. Lines 7-9: worker n joins A(s)
+    machines s and s' in phase t, of workers already placed on s (none when s is not used yet, as
+    in Alg. 2). Lines 7-9: worker n joins A(s)
     only if every communication pair (n, n') with n' placed on another machine s', in every phase
     t, keeps the bytes between s and s' in t within P_{s,s'} *at that moment*: the existing
     overhead, plus what the workers that joined A(s) before n add, plus n's own pairs. ("If all
@@ -425,7 +427,9 @@ def submodular_greedy(pool: Sequence[int], R: Sequence[int], is_idle: Sequence[b
       first, then the lowest index)."""
     machine_of = [-1] * col.workers
     available = list(range(col.workers))
-    load: dict[tuple[int, int, int], float] = {}
+    # Every set of Phi goes to a machine of its own, so a machine not used yet carries no existing
+    # overhead C_{f,f'} (line 5) but that of the workers joining its A(s): Alg. 1 starts from none.
+    no_overhead: dict[tuple[int, int, int], float] = {}
     unused = sorted(pool, key=lambda s: (-(keep_idle and not is_idle[s]), -R[s], s))
     for _ in range(len(pool) - 1):
         if not available:
@@ -437,7 +441,7 @@ def submodular_greedy(pool: Sequence[int], R: Sequence[int], is_idle: Sequence[b
                 break  # ``unused`` comes by decreasing bound: no later machine can win
             if best is not None and rank == best[0] and s > best[1]:
                 continue
-            a = feasible_worker_set(s, available, machine_of, R[s], capacity, load, col)
+            a = feasible_worker_set(s, available, machine_of, R[s], capacity, no_overhead, col)
             if not a:
                 continue
             key = (rank[0], len(a))
@@ -448,12 +452,6 @@ def submodular_greedy(pool: Sequence[int], R: Sequence[int], is_idle: Sequence[b
         _key, s, a = best
         for n in a:
             machine_of[n] = s
-        for n in a:
-            for t, n2, v in col.partners[n]:
-                s2 = machine_of[n2]
-                if s2 >= 0 and s2 != s:
-                    k = (t, s, s2) if s < s2 else (t, s2, s)
-                    load[k] = load.get(k, 0.0) + v
         chosen = set(a)
         available = [n for n in available if n not in chosen]
         unused.remove(s)
