@@ -12,9 +12,8 @@ is taken and named here (``tests/test_nimp_titan.py``, section "pseudo-code", ch
   communication pairs with workers already placed on other machines s', in every phase t, keep the
   existing overhead C_{f,f'} (line 5: the bytes already between s and s' in t; on a machine not
   used yet, those of the workers that joined A(s) before n) plus n's bytes within P_{s,s'} (line 9
-  and the prose:
-  "If all communication pairs of worker n satisfy the bandwidth constraint, we will add it"). The
-  check is made as each worker joins, never afterwards. A refused worker is skipped; A(s) holds at
+  and the prose: "If all communication pairs of worker n satisfy the bandwidth constraint, we will
+  add it"). The check is made as each worker joins, never afterwards. A refused worker is skipped; A(s) holds at
   most R_s workers (Eq. 1's resource constraint; Alg. 1 is silent on it).
 * **Alg. 2** (:func:`submodular_greedy`): at most K - 1 iterations over a pool of K machines
   (line 5; "The algorithm performs K-1 iterations"); each takes the unused machine whose A(s)
