@@ -132,11 +132,11 @@ def test_issue_instance_a_pseudo_code_finds_nothing_where_two_idle_machines_do()
       worker placed yet), H ties, machine 1 (index order, line 10); line 18 puts W4, W5 on machine
       4 unchecked (the block exchange sends 4 x 25 MB over P14 = 25 MB): Phi_n = {1, 4};
     * step 2 over {0, 2, 3} ∪ {1, 4}, non-idle machines first: machine 2 takes {W0, W1} (3 ties);
-      then every W2-W4 pair into machine 0, 1, 3 or 4 meets W0 or W1 on machine 2 over a 12.5 MB
-      pair (W2: (W0, W2) 50 MB; W3: (W1, W3) 50 MB; W4: (W0, W4) + (W1, W4) 50 MB), so each feasible
-      set is {W5}: machine 0 (index order among the non-idle); next, no machine can take W2-W4
-      (W4's (W4, W5) is 50 MB over machine 0's 12.5 MB pairs), and line 18 puts them on machine 1:
-      [2, 2, 1, 1, 1, 0], which breaks P12. Titan returns nothing."""
+      every other machine's pair with machine 2 has P = 12.5 MB, and W2, W3, W4 each send more to
+      W0, W1 in one phase (W2: (W0, W2) 50 MB; W3: (W1, W3) 50 MB; W4: (W0, W4) + (W1, W4) 50 MB),
+      so every feasible set is {W5}: machine 0 (index order among the non-idle); then no machine
+      can take W2-W4 (the same pairs), and line 18 puts them on machine 1: [2, 2, 1, 1, 1, 0],
+      which breaks P12. Titan returns nothing."""
     gpus, idle, cap = _issue_a()
     best, at = _independent_optimum(gpus, idle, cap, HD6, 6)
     assert best == (2, 3) and [0, 4, 1, 4, 4, 4] in at
