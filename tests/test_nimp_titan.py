@@ -13,11 +13,13 @@ import math
 import numpy as np
 import pytest
 
-from optkit.formulations.nimp.approximation import ratios, submodular_values, trials
+from optkit.formulations.nimp.approximation import line18_breaks, random_instance, ratios, submodular_values, trials
 from optkit.formulations.nimp.bounds import RATIO
 from optkit.formulations.nimp.exact import brute_force
 from optkit.formulations.nimp.model import NimpInstance, criteria, evaluate, halving_doubling_phases
-from optkit.formulations.nimp.titan import choose, run_titan, titan
+from optkit.formulations.nimp.generate import tiny
+from optkit.formulations.nimp.titan import (Collective, alg3_deployment, choose, feasible_worker_set, run_titan,
+                                              submodular_greedy, titan)
 from optkit.solve import solve
 
 K = 1.0e8
@@ -47,7 +49,10 @@ def _subset_oracle(gpus: list[int], idle: list[int], n: int) -> tuple[tuple[int,
 
 
 def _titan(gpus: list[int], idle: list[int], n: int, cap: object = math.inf, **kw: str) -> list[int] | None:
-    return titan(gpus, idle, cap, halving_doubling_phases(n, K), workers=n, **kw)
+    """Titan under the reading ``titan_algorithm="pair-grouping"`` (the tests of its own readings
+    ``titan_step2`` and ``titan_tie_break``); ``kw`` may override it."""
+    return titan(gpus, idle, cap, halving_doubling_phases(n, K), workers=n,
+                 **{"titan_algorithm": "pair-grouping", **kw})
 
 
 def _lex(gpus: list[int], idle: list[int], m: list[int]) -> tuple[int, int]:
@@ -55,7 +60,261 @@ def _lex(gpus: list[int], idle: list[int], m: list[int]) -> tuple[int, int]:
     return sum(1 for s in used if idle[s] == gpus[s]), len(used)
 
 
-# ----------------------------------------------------------------------------- step 2
+# ----------------------------------------------------------------------------- pseudo-code (the default)
+MB = 1.0e6
+# Halving-doubling of 6 workers (gloo's binary blocks 4 + 2, model.halving_doubling_phases), written
+# out so that the brute force below does not rest on the model: reduce-scatter inside the blocks,
+# block exchange (K/4 per pair, twice), then the reduce-scatter phases in reverse.
+HD6 = [(((0, 2), (1, 3), (4, 5)), K / 2), (((0, 1), (2, 3)), K / 4), (((0, 4), (1, 4), (2, 5), (3, 5)), K / 4),
+       (((0, 4), (1, 4), (2, 5), (3, 5)), K / 4), (((0, 1), (2, 3)), K / 4), (((0, 2), (1, 3), (4, 5)), K / 2)]
+# Halving-doubling of 3 workers (blocks 2 + 1): (0,1) at K/2; (0,2), (1,2) at K/2 twice; (0,1) at K/2.
+HD3 = [(((0, 1),), K / 2), (((0, 2), (1, 2)), K / 2), (((0, 2), (1, 2)), K / 2), (((0, 1),), K / 2)]
+
+
+def _independent_optimum(gpus: list[int], idle: list[int], cap: list[list[float]],
+                         phases: list[tuple[tuple[tuple[int, int], ...], float]], n: int
+                         ) -> tuple[tuple[int, int], list[list[int]]]:
+    """Every one of the M^N placements, checked against Eq. (1) in plain Python (resource: at
+    most R_s workers; bandwidth: per phase and machine pair, the bytes of the split pairs at most
+    P). Returns the lexicographic optimum (idle used, used) and every placement reaching it."""
+    M = len(idle)
+    best: tuple[int, int] | None = None
+    at: list[list[int]] = []
+    for m in itertools.product(range(M), repeat=n):
+        if any(m.count(s) > idle[s] for s in range(M)):
+            continue
+        ok = True
+        for pairs, v in phases:
+            load: dict[tuple[int, int], float] = {}
+            for a, b in pairs:
+                if m[a] != m[b]:
+                    k = (min(m[a], m[b]), max(m[a], m[b]))
+                    load[k] = load.get(k, 0.0) + v
+            if any(x > cap[s][u] * (1 + 1e-9) for (s, u), x in load.items()):
+                ok = False
+                break
+        if not ok:
+            continue
+        used = set(m)
+        key = (sum(1 for s in used if idle[s] == gpus[s]), len(used))
+        if best is None or key < best:
+            best, at = key, [list(m)]
+        elif key == best:
+            at.append(list(m))
+    assert best is not None
+    return best, at
+
+
+def _issue_a() -> tuple[list[int], list[int], list[list[float]]]:
+    """Issue 23, first instance: machines of 4 GPUs with idle GPUs [1, 4, 2, 2, 4] (machines 1
+    and 4 idle). Per-pair capacities in {12.5, 25, 50} MB, reconstructed so the issue's statement
+    holds: the placement [0, 4, 1, 4, 4, 4] splits (W0, W2) over machines 0-1 in the first
+    reduce-scatter phase (50 MB), and (W0, W1) / (W0, W4) over 0-4 and (W2, W3) / (W2, W5) over
+    1-4 at 25 MB each in one phase; so P01 = 50 MB, P04 = P14 = 25 MB, and every other pair gets the
+    smallest value, 12.5 MB. (pair-grouping, optkit <= 0.2, finds nothing for every one of the
+    3^7 * 2 * 2 = 8,748 matrices over {12.5, 25, 50} MB with P01 = 50 and P04, P14 >= 25.)"""
+    cap = [[12.5 * MB] * 5 for _ in range(5)]
+    for s, u, v in ((0, 1, 50), (0, 4, 25), (1, 4, 25)):
+        cap[s][u] = cap[u][s] = v * MB
+    return [4] * 5, [1, 4, 2, 2, 4], cap
+
+
+def test_hd_phases_written_out_are_the_models() -> None:
+    for n, written in ((6, HD6), (3, HD3)):
+        assert [(ph.pairs, ph.volume) for ph in halving_doubling_phases(n, K)] == written
+
+
+def test_issue_instance_a_pseudo_code_finds_nothing_where_two_idle_machines_do() -> None:
+    """Brute force (and CP-SAT, and exact.brute_force): optimum (2 idle, 3 used), reached by
+    [0, 4, 1, 4, 4, 4]. The pseudo-code, by hand:
+
+    * step 1, Alg. 2 over S_n = {1, 4}: K - 1 = 1 iteration; both feasible sets are {W0..W3} (no
+      worker placed yet), H ties, machine 1 (index order, line 10); line 18 puts W4, W5 on machine
+      4 unchecked (the block exchange sends 4 x 25 MB over P14 = 25 MB): Phi_n = {1, 4};
+    * step 2 over {0, 2, 3} ∪ {1, 4}, non-idle machines first: machine 2 takes {W0, W1} (3 ties);
+      every other machine's pair with machine 2 has P = 12.5 MB, and W2, W3, W4 each send more to
+      W0, W1 in one phase (W2: (W0, W2) 50 MB; W3: (W1, W3) 50 MB; W4: (W0, W4) + (W1, W4) 50 MB),
+      so every feasible set is {W5}: machine 0 (index order among the non-idle); then no machine
+      can take W2-W4 (the same pairs), and line 18 puts them on machine 1: [2, 2, 1, 1, 1, 0],
+      which breaks P12. Titan returns nothing."""
+    gpus, idle, cap = _issue_a()
+    best, at = _independent_optimum(gpus, idle, cap, HD6, 6)
+    assert best == (2, 3) and [0, 4, 1, 4, 4, 4] in at
+    d = {**_inst(idle, gpus, 6), "pair_capacity_bytes": cap}
+    inst = NimpInstance.from_dict(d)
+    bf = brute_force(inst)
+    assert bf is not None and bf[1] == (2, 3)
+    exact = solve("nimp", d, "cpsat", params={"workers": 1, "bound_shortcut": False}, time_limit=60)
+    assert exact.status.value == "optimal" and list(exact.objective) == [2, 3]
+    P = np.asarray(cap)
+    ph = halving_doubling_phases(6, K)
+    pt = Collective(6, ph)
+    is_idle = [r == g for r, g in zip(idle, gpus)]
+    assert submodular_greedy([1, 4], idle, is_idle, P, pt, keep_idle=False) == [1, 1, 1, 1, 4, 4]
+    step2 = submodular_greedy([0, 1, 2, 3, 4], idle, is_idle, P, pt, keep_idle=True)
+    assert step2 == [2, 2, 1, 1, 1, 0]
+    assert not evaluate(inst, {"machine_of_worker": step2}).feasible
+    assert titan(gpus, idle, P, ph, workers=6) is None
+    assert titan(gpus, idle, P, ph, workers=6, titan_algorithm="pair-grouping") is None
+    res = solve("nimp", d, "titan")
+    assert res.status.value == "no_solution" and "not a proof" in res.message
+
+
+def test_issue_instance_b_pseudo_code_finds_nothing_where_no_idle_machine_is_needed() -> None:
+    """Machines of 4 GPUs with idle GPUs [1, 4, 2] (machine 1 idle), N = 3, P = 50 MB for every
+    pair, so every pair of HD3 (50 MB) may cross alone, but W2's two exchange pairs (W0, W2),
+    (W1, W2) may not cross together. Brute force, CP-SAT and exact.brute_force: optimum
+    (0 idle, 2 used), reached by [0, 2, 2] (W2 with one partner). The pseudo-code: step 1 puts
+    all three on machine 1 (Phi_n = {1}); step 2 over {0, 1, 2}, non-idle first: machine 2 takes
+    the first two workers in index order, {W0, W1}; W2 then has both partners on machine 2 (100 MB
+    over any pair), so no machine can take it, and line 18 puts it on machine 1 unchecked: [2, 2, 1]
+    breaks P. Titan returns nothing (pair-grouping: [1, 1, 1], one idle machine)."""
+    gpus, idle = [4, 4, 4], [1, 4, 2]
+    cap = [[50 * MB] * 3 for _ in range(3)]
+    best, at = _independent_optimum(gpus, idle, cap, HD3, 3)
+    assert best == (0, 2) and [0, 2, 2] in at
+    d = _inst(idle, gpus, 3, 50 * MB)
+    inst = NimpInstance.from_dict(d)
+    bf = brute_force(inst)
+    assert bf is not None and bf[1] == (0, 2)
+    exact = solve("nimp", d, "cpsat", params={"workers": 1, "bound_shortcut": False}, time_limit=60)
+    assert exact.status.value == "optimal" and list(exact.objective) == [0, 2]
+    ph = halving_doubling_phases(3, K)
+    pt = Collective(3, ph)
+    is_idle = [False, True, False]
+    assert submodular_greedy([0, 1, 2], idle, is_idle, 50 * MB, pt, keep_idle=True) == [2, 2, 1]
+    assert titan(gpus, idle, 50 * MB, ph, workers=3) is None
+    grouped = titan(gpus, idle, 50 * MB, ph, workers=3, titan_algorithm="pair-grouping")
+    assert grouped == [1, 1, 1] and _lex(gpus, idle, grouped) == (1, 1) > best
+
+
+def test_alg1_checks_each_worker_as_it_joins() -> None:
+    """Alg. 1 for machine 1, 4-worker HD (phase 1: (0,2), (1,3) at K/2), W0 and W1 placed on
+    machine 0. W2 alone sends K/2 over 0-1 in phase 1, W3 too: with P = K/2, W2 joins and W3 is
+    refused (K/2 + K/2 > P, counting W2, who joined before it); with P = K both join; with room
+    for one worker only W2. With P01 = K/4 and P12 = K, W0 on machine 0 and W1 on machine 2:
+    W2 is refused (K/2 over 0-1) and the scan goes on to W3 (K/2 over 1-2): {W3}."""
+    pt = Collective(4, halving_doubling_phases(4, K))
+    placed = [0, 0, -1, -1]
+    assert feasible_worker_set(1, [2, 3], placed, 2, K / 2, {}, pt) == [2]
+    assert feasible_worker_set(1, [2, 3], placed, 2, K, {}, pt) == [2, 3]
+    assert feasible_worker_set(1, [2, 3], placed, 1, K, {}, pt) == [2]
+    cap = np.full((3, 3), K)
+    cap[0, 1] = cap[1, 0] = K / 4
+    assert feasible_worker_set(1, [2, 3], [0, 2, -1, -1], 2, cap, {}, pt) == [3]
+    # the existing overhead C_{f,f'} of line 5 counts: K/2 already between 0 and 1 in phase 1 (t = 0)
+    assert feasible_worker_set(1, [2, 3], placed, 2, K, {(0, 0, 1): K / 2}, pt) == [2]
+
+
+def test_alg2_runs_k_minus_1_iterations_and_line_18_does_not_check() -> None:
+    """Two machines with 3 idle GPUs, N = 4, P = 0: one iteration (K - 1 = 1) puts W0-W2 on
+    machine 0 (the largest feasible set, index order), and line 18 puts W3 on machine 1 although
+    its pairs break P = 0; Titan then returns nothing. Three machines with R = (4, 1, 1), N = 6,
+    no bandwidth limit: machine 0 takes W0-W3, machine 1 W4, line 18 W5 on machine 2."""
+    pt4 = Collective(4, halving_doubling_phases(4, K))
+    assert submodular_greedy([0, 1], [3, 3], [False, False], 0.0, pt4, keep_idle=True) == [0, 0, 0, 1]
+    assert titan([4, 4], [3, 3], 0.0, halving_doubling_phases(4, K), workers=4) is None
+    pt6 = Collective(6, halving_doubling_phases(6, K))
+    assert submodular_greedy([0, 1, 2], [4, 1, 1], [False] * 3, math.inf, pt6, keep_idle=True) == [0, 0, 0, 0, 1, 2]
+    # Line 18's machine: the greedy stops when no machine can take W3 (P = 0); of the unused
+    # machines 1 (non-idle) and 2 (idle), both with 2 idle GPUs, the idle one ("one idle machine").
+    assert submodular_greedy([0, 1, 2], [3, 2, 2], [False, False, True], 0.0, pt4, keep_idle=True) == [0, 0, 0, 2]
+    # ... and the one with the most idle GPUs first: machine 1 (3) over machine 2 (2, idle).
+    assert submodular_greedy([0, 1, 2], [3, 3, 2], [False, False, True], 0.0, pt4, keep_idle=True) == [0, 0, 0, 1]
+
+
+def _naive_greedy(pool: list[int], R: list[int], is_idle: list[bool], cap: np.ndarray, col: Collective,
+                  keep_idle: bool) -> list[int]:
+    """Alg. 2 without the pruning of ``submodular_greedy``: every unused machine's feasible set,
+    every iteration; the best by (non-idle first if ``keep_idle``, size, lower index)."""
+    m = [-1] * col.workers
+    unused = list(pool)
+    for _ in range(len(pool) - 1):
+        avail = [n for n in range(col.workers) if m[n] < 0]
+        cands = [(s, feasible_worker_set(s, avail, m, R[s], cap, {}, col)) for s in unused]
+        cands = [(s, a) for s, a in cands if a]
+        if not avail or not cands:
+            break
+        s, a = max(cands, key=lambda c: (keep_idle and not is_idle[c[0]], len(c[1]), -c[0]))
+        for n in a:
+            m[n] = s
+        unused.remove(s)
+    rest = [n for n in range(col.workers) if m[n] < 0]
+    if rest and unused:
+        last = min(unused, key=lambda s: (-R[s], not is_idle[s], s))
+        for n in rest:
+            m[n] = last
+    return m
+
+
+def test_alg2_pruning_changes_nothing() -> None:
+    """``submodular_greedy`` evaluates A(s) only where min(R_s, |N_c|) can still win; on 300
+    seeded instances (approximation.random_instance) it returns what the unpruned greedy returns,
+    in both passes."""
+    rng = np.random.default_rng(7)
+    for _ in range(300):
+        inst = NimpInstance.from_dict(random_instance(rng))
+        R = [x.idle_gpus for x in inst.machines]
+        is_idle = [x.idle for x in inst.machines]
+        col = Collective(inst.N, inst.phases())
+        pool = [s for s in range(inst.M) if R[s] > 0]
+        for keep in (False, True):
+            assert submodular_greedy(pool, R, is_idle, inst.capacity, col, keep_idle=keep) == \
+                _naive_greedy(pool, R, is_idle, inst.capacity, col, keep)
+
+
+def test_pseudo_code_fig1_and_the_step2_preference() -> None:
+    """Fig. 1 (idle GPUs 4, 3, 2, 1 of 4): step 1 puts the job on machine 0 (Phi_n = {0}); step 2,
+    non-idle first, fills machine 1's three GPUs with W0-W2 and W3 goes to machine 2 (index order
+    among the one-worker sets): (0 idle, 2 machines) as the figure, but cross traffic 3K/2
+    ((W1, W3) K/2 and (W2, W3) K/4, twice each), not Fig. 1(c)'s K. Without the non-idle
+    preference (keep_idle=False), the greedy takes the idle machine 0's four GPUs: 1 idle machine."""
+    inst = NimpInstance.from_dict(_inst([4, 3, 2, 1], [4] * 4, 4))
+    ph = inst.phases()
+    m = titan([4] * 4, [4, 3, 2, 1], math.inf, ph, workers=4)
+    assert m == [1, 1, 1, 2] and criteria(inst, m) == (0, 2, pytest.approx(1.5 * K))
+    pt = Collective(4, ph)
+    assert submodular_greedy([0, 1, 2, 3], [4, 3, 2, 1], [True, False, False, False], math.inf, pt,
+                             keep_idle=False) == [0, 0, 0, 0]
+
+
+def test_pseudo_code_tiny_33_uses_three_machines_where_one_suffices() -> None:
+    """generate's tiny-33: machines (2 of 4, 4 of 4, 2 of 2, 1 of 4 idle), 4-worker ring (every
+    neighbour pair 25 MB in every phase), P = 50 MB. Step 1: Phi_n = {1} (it holds all four);
+    step 2, non-idle first: machine 0 takes {W0, W1}, machine 3 W2 ((W1, W2) 25 MB <= P), line 18
+    puts W3 on the idle machine 1: (1 idle, 3 used), feasible, where (1, 1) is optimal. Even the
+    paper's remaining-machines form of Theorem 5 fails: (C_max - 3) / (C_max - 1) = 1/3."""
+    d = tiny(33)
+    inst = NimpInstance.from_dict(d)
+    res = run_titan(inst)
+    assert res.solution == {"machine_of_worker": [0, 0, 3, 1]} and evaluate(inst, res.solution).feasible
+    assert criteria(inst, [0, 0, 3, 1])[:2] == (1, 3)
+    bf = brute_force(inst)
+    assert bf is not None and bf[1] == (1, 1)
+
+
+def test_pseudo_code_is_feasible_when_it_places_and_never_beats_the_optimum() -> None:
+    """400 seeded instances of approximation.random_instance (3-6 machines of 4 GPUs, HD of 2-8
+    workers, binding P, scalar or per pair): every placement Titan returns meets Eq. (1)
+    (``evaluate``), is never lexicographically better than the exhaustive optimum, and exists only
+    where the optimum does."""
+    rng = np.random.default_rng(23)
+    placed = 0
+    for _ in range(400):
+        d = random_instance(rng)
+        inst = NimpInstance.from_dict(d)
+        res = run_titan(inst)
+        bf = brute_force(inst)
+        if res.solution is None:
+            continue
+        placed += 1
+        ev = evaluate(inst, res.solution)
+        assert ev.feasible and bf is not None, d
+        assert tuple(ev.objectives["lex"]) >= tuple(bf[1]), d
+    assert placed > 100
+
+
+# ----------------------------------------------------------------------------- pair-grouping: step 2
 def test_step2_issue_example_one_idle_three_machines() -> None:
     """Idle GPUs (3, 8, 5, 3) on four 8-GPU machines, N = 16. The non-idle machines hold
     3 + 5 + 3 = 11 < 16, so one idle machine is needed (8 GPUs); it leaves 8, which 5 + 3 cover:
@@ -116,7 +375,7 @@ def test_old_step2_is_not_optimal_on_random_instances() -> None:
     assert misses >= 1
 
 
-# ----------------------------------------------------------------------------- tie-break
+# ----------------------------------------------------------------------------- pair-grouping: tie-break
 def test_choose_best_and_worst_fit_by_hand() -> None:
     """Machines with R = (7, 2, 5, 3, 1); need 6 with 2 machines. Worst fit: the two largest,
     7 + 5 = 12 (machines 0, 2). Best fit: the pair with the smallest sum >= 6: 5 + 1 = 6
@@ -155,13 +414,19 @@ def test_tie_break_one_worker_goes_best_fit() -> None:
 
 def test_readings_through_the_engine() -> None:
     d = _inst([5, 1, 3], [8, 8, 8], 1)
-    assert solve("nimp", d, "titan", params={"titan_tie_break": "worst-fit"}).solution["machine_of_worker"] == [0]
-    assert solve("nimp", d, "titan").solution["machine_of_worker"] == [1]
+    pg = {"titan_algorithm": "pair-grouping"}
+    assert solve("nimp", d, "titan", params={**pg, "titan_tie_break": "worst-fit"}).solution["machine_of_worker"] == [0]
+    assert solve("nimp", d, "titan", params=pg).solution["machine_of_worker"] == [1]
     with pytest.raises(Exception, match="titan_tie_break"):
         solve("nimp", d, "titan", params={"titan_tie_break": "first-fit"})
+    with pytest.raises(Exception, match="titan_algorithm"):
+        solve("nimp", d, "titan", params={"titan_algorithm": "grouping"})
     # titan_step2 reaches the algorithm too: the old pool-prefix step takes the head of the pool
     # (most idle GPUs, machine 0), as the direct call in test_tie_break_one_worker_goes_best_fit.
-    assert solve("nimp", d, "titan", params={"titan_step2": "pool-prefix"}).solution["machine_of_worker"] == [0]
+    assert solve("nimp", d, "titan", params={**pg, "titan_step2": "pool-prefix"}).solution["machine_of_worker"] == [0]
+    # The default, the pseudo-code: every machine's feasible set is {W0}, H ties, and Alg. 2's
+    # strict 'tmp > opt' (line 10) keeps the first machine in index order: machine 0.
+    assert solve("nimp", d, "titan").solution["machine_of_worker"] == [0]
 
 
 def test_max_attempts_reaches_titan_through_the_engine() -> None:
@@ -171,15 +436,16 @@ def test_max_attempts_reaches_titan_through_the_engine() -> None:
     from optkit.formulations.nimp.generate import tiny
 
     d = tiny(104)
-    free = solve("nimp", d, "titan")
+    pg = {"titan_algorithm": "pair-grouping"}
+    free = solve("nimp", d, "titan", params=pg)
     assert free.status.value == "feasible"
     assert evaluate(NimpInstance.from_dict(d), free.solution).feasible
-    one = solve("nimp", d, "titan", params={"max_attempts": 1})
+    one = solve("nimp", d, "titan", params={**pg, "max_attempts": 1})
     assert one.status.value == "no_solution" and one.solution is None
     assert "not a proof" in one.message
 
 
-# ----------------------------------------------------------------------------- merge rule (issue 17 b)
+# ----------------------------------------------------------------------------- pair-grouping: merge rule
 def test_merge_lets_a_set_exactly_fill_the_largest_machine() -> None:
     """8-worker HD on two non-idle 8-GPU machines with 4 idle GPUs each (and nothing else).
     Traffic per sync: pairs a^4 carry K (K/2 in two phases), a^2 K/2, a^1 K/4. Merging heaviest
@@ -199,7 +465,7 @@ def test_merge_lets_a_set_exactly_fill_the_largest_machine() -> None:
     inst = NimpInstance.from_dict(_inst(idle, gpus, 8, K / 2))
     best = brute_force(inst, objective="lex-cross")
     assert best is not None and best[1] == (0, 2, pytest.approx(K))
-    res = run_titan(inst)
+    res = run_titan(inst, titan_algorithm="pair-grouping")
     assert res.status.value == "feasible" and evaluate(inst, res.solution).feasible
 
 
@@ -239,20 +505,55 @@ def test_submodular_values_by_hand() -> None:
     r0 = ratios(inst, None, (1, 2))
     assert r0["ratio_theorem4"] == 0 and not r0["holds_theorem4"] and not r0["holds_theorem5"]
     assert RATIO == pytest.approx(1 - 1 / math.e)
+    # An optimum of value 0 is no violation: optimum (3 idle, 3 used) leaves no idle machine
+    # (Theorem 4 value 0); a heuristic at (3, 4) or one that found nothing holds there.
+    for h in ((3, 4), None):
+        rz = ratios(inst, h, (3, 3))
+        assert rz["optimum_values"][0] == 0 and rz["ratio_theorem4"] == 1.0 and rz["holds_theorem4"]
+    assert not ratios(inst, None, (3, 3))["holds_theorem5"]
 
 
 def test_approximation_trials_count_and_can_fail() -> None:
-    """Seeded trials with a binding P: the counters add up, and the check does fail on some
-    instances (ratio 0 where Titan finds nothing although a placement exists)."""
+    """Seeded trials with a binding P (the pseudo-code, the default): the counters add up, every
+    instance where Titan finds nothing is traced to the constraint line 18 broke (bandwidth, on
+    these instances), the ratio distribution covers the instances where Titan places, and the check
+    does fail (ratio 0 where Titan finds nothing although a placement exists; below 1 - 1/e where
+    it places, Theorem 5)."""
     out = trials(120, 0)
     assert out["tried"] == 120 and 0 < out["compared"] <= 120
-    assert out["titan_optimal"] + out["titan_found_none"] <= out["compared"]
-    assert out["violations_theorem5"] >= out["titan_found_none"] >= 1
-    assert out["worst_ratio_theorem5"] == 0.0
+    assert out["titan_placed"] + out["titan_found_none"] == out["compared"]
+    assert out["titan_optimal"] <= out["titan_placed"]
+    bc = out["by_capacity"]
+    assert bc["scalar"]["compared"] + bc["matrix"]["compared"] == out["compared"]
+    assert bc["scalar"]["titan_found_none"] + bc["matrix"]["titan_found_none"] == out["titan_found_none"] >= 1
+    assert sum(out["found_none_breaks"].values()) == out["titan_found_none"]
+    assert set(out["found_none_breaks"]) == {"bandwidth"}
+    for name in ("theorem4", "theorem5"):
+        assert sum(out[f"ratios_placed_{name}"].values()) == out["titan_placed"]
+        assert out[f"violations_placed_{name}"] <= out[f"violations_{name}"]
+        assert out[f"violations_{name}"] <= out[f"violations_placed_{name}"] + out["titan_found_none"]
+    assert out["violations_placed_theorem5"] >= 1 and out["worst_ratio_theorem5"] == 0.0
     ex = out["examples"][0]
     inst = NimpInstance.from_dict(ex["instance"])
     best = brute_force(inst)
     assert best is not None and list(best[1]) == ex["optimum"]
+    grouped = trials(120, 0, titan_algorithm="pair-grouping")
+    assert grouped["compared"] == out["compared"] and grouped["found_none_breaks"] == {}
+    assert grouped["without_bandwidth"]["titan_optimal"] == grouped["compared"]
+
+
+def test_line18_breaks_names_the_constraint() -> None:
+    """Issue instance (a): step 2's deployment [2, 2, 1, 1, 1, 0] breaks P12 only; three workers
+    on a machine with 2 idle GPUs break the resource constraint; -1 is a worker without machine."""
+    gpus, idle, cap = _issue_a()
+    inst = NimpInstance.from_dict({**_inst(idle, gpus, 6), "pair_capacity_bytes": cap})
+    assert line18_breaks(inst, [2, 2, 1, 1, 1, 0]) == "bandwidth"
+    assert line18_breaks(inst, alg3_deployment(gpus, idle, np.asarray(cap), inst.phases(), workers=6)) == "bandwidth"
+    assert line18_breaks(inst, [0, 4, 1, 4, 4, 4]) == "none"
+    assert line18_breaks(inst, [2, 2, 2, 4, 4, 4]) == "resource+bandwidth"
+    free = NimpInstance.from_dict(_inst(idle, gpus, 6))
+    assert line18_breaks(free, [2, 2, 2, 4, 4, 4]) == "resource"
+    assert line18_breaks(free, [2, 2, -1, 4, 4, 4]) == "no machine"
 
 
 def test_choose_best_fit_matches_enumeration() -> None:
@@ -284,6 +585,6 @@ def test_titan_equals_cpsat_when_bandwidth_cannot_bind() -> None:
             continue
         d = _inst(idle, [8] * M, int(rng.integers(1, min(16, sum(idle)) + 1)))
         exact = solve("nimp", d, "cpsat", params={"workers": 1, "bound_shortcut": False}, time_limit=60)
-        res = solve("nimp", d, "titan")
+        res = solve("nimp", d, "titan", params={"titan_algorithm": "pair-grouping"})
         assert exact.status.value == "optimal" and res.status.value == "feasible"
         assert list(res.objective) == list(exact.objective), d

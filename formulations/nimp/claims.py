@@ -278,7 +278,8 @@ def measure_approximation(*, readings: Mapping[str, Any], seed: int, scale: str)
     from .approximation import ratios, trials
 
     kw = {"titan_step2": readings.get("titan_step2", "fix-idle-count"),
-          "titan_tie_break": readings.get("titan_tie_break", "least-traffic")}
+          "titan_tie_break": readings.get("titan_tie_break", "least-traffic"),
+          "titan_algorithm": readings.get("titan_algorithm", "pseudo-code")}
     out = trials(150 if scale == "ci" else 2000, 1000 + seed, **kw)
     w4, w5 = out["worst_ratio_theorem4"], out["worst_ratio_theorem5"]
     med: list[dict[str, Any]] = []
@@ -303,8 +304,13 @@ def measure_approximation(*, readings: Mapping[str, Any], seed: int, scale: str)
     return {"titan-theorem4-ratio": w4, "titan-theorem5-ratio": w5,
             "_details": {**out, "medium": med, "first_violations": examples[:2]},
             "_notes": [f"{out['tried']} instances tried, {out['compared']} with a placement; Titan optimal on "
-                       f"{out['titan_optimal']}, found none on {out['titan_found_none']}; violations: "
-                       f"Theorem 4 {out['violations_theorem4']}, Theorem 5 {out['violations_theorem5']}."]}
+                       f"{out['titan_optimal']}, found none on {out['titan_found_none']} (constraint Alg. 2 line 18 "
+                       f"broke: {out['found_none_breaks'] or 'n/a'}); violations: Theorem 4 "
+                       f"{out['violations_theorem4']}, Theorem 5 {out['violations_theorem5']} (where Titan places: "
+                       f"{out['violations_placed_theorem4']}, {out['violations_placed_theorem5']}; optimum value 0, "
+                       f"not violations: {out['optimum_zero_theorem4']}, {out['optimum_zero_theorem5']}); with P "
+                       f"removed: Theorem 4 {out['without_bandwidth']['violations_theorem4']}, Theorem 5 "
+                       f"{out['without_bandwidth']['violations_theorem5']}."]}
 
 
 APPROX = Experiment(
@@ -319,7 +325,7 @@ APPROX = Experiment(
               "worst over instances of (N - used) Titan / optimum (0 when Titan finds no placement)", 0.0,
               comparison="at_least"),
     ),
-    readings=("titan_step2", "titan_tie_break"),
+    readings=("titan_algorithm", "titan_step2", "titan_tie_break"),
     time_limit={"ci": 60.0, "paper": 3600.0},
     notes="Small instances (3-6 machines of 4 GPUs, HD jobs of 2-8 workers, P in {1/8, 1/4, 1/2} K) against an "
           "exhaustive search; paper scale adds the medium suite against CP-SAT.",

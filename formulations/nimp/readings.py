@@ -9,12 +9,40 @@ from __future__ import annotations
 
 from optkit.readings import Reading
 
-__all__ = ["READINGS", "TITAN_STEP2", "TITAN_TIE_BREAK", "ELASTICFLOW_MACHINES", "TIRESIAS_SPREAD",
+__all__ = ["READINGS", "TITAN_ALGORITHM", "TITAN_STEP2", "TITAN_TIE_BREAK", "ELASTICFLOW_MACHINES", "TIRESIAS_SPREAD",
            "HD_NON_POWER_OF_TWO"]
+
+TITAN_ALGORITHM = Reading(
+    name="titan_algorithm",
+    summary="Titan: Algorithms 1-3 as the pseudo-code states them, or placement by pair traffic checked afterwards",
+    options=("pseudo-code", "pair-grouping"),
+    default="pseudo-code",
+    passage="Titan paper, Sec. IV-B, Alg. 1 line 9 ('if C^t_{n,n'} + C_{f,f'} <= P_{s,s'} then A(s) <- A(s) + n') "
+            "and its prose ('If all communication pairs of worker n satisfy the bandwidth constraint, we will add "
+            "it to the feasible worker set'); Alg. 2 and 'argmax_{s in S_n} H(Phi ∪ N_s)'; Alg. 3; against "
+            "Fig. 1(c) and Sec. II-C ('we place W1 and W3 in Machine 2, and W2 and W4 in Machine 3')",
+    reason="The pseudo-code is the paper's statement of the algorithm, so its most literal reading is the "
+           "default: a worker joins a machine's feasible set only if all its communication pairs with the "
+           "workers already placed keep every phase within P_{s,s'} at that moment (Alg. 1), the greedy takes "
+           "the machine with the largest feasible set (H of Def. 1), at most K-1 times, and Alg. 2 line 18 puts "
+           "the remaining workers on one machine without a check; in Alg. 3's step 2 a non-idle machine comes "
+           "before an idle one ('we try to replace idle machines deployed with workers with the non-idle "
+           "machine') (formulations/nimp/titan.py gives each line's "
+           "reading). 'pair-grouping' (optkit <= 0.2) groups the workers by pair traffic up to the largest "
+           "machine, places the groups and checks bandwidth afterwards, adding machines on a violation; no line "
+           "of Algorithms 1-3 checks after placing, but it is the only reading that gives the paper's one "
+           "worked Titan placement, Fig. 1(c) (W1, W3 | W2, W4, cross traffic K): the pseudo-code fills "
+           "machine 2's three idle GPUs with W1-W3 and crosses 3K/2 (tests/test_nimp_fig1.py). Kept for that "
+           "passage; titan_step2, titan_tie_break and max_attempts apply to it only.",
+    algorithms=("titan",),
+    option_notes={"pseudo-code": "Alg. 1-3 as written: bandwidth checked as each worker joins a machine",
+                  "pair-grouping": "group by pair traffic, place, check bandwidth afterwards (Fig. 1(c))"},
+)
 
 TITAN_STEP2 = Reading(
     name="titan_step2",
-    summary="Titan's step 2 (Alg. 3): how the machines of S' = S_f ∪ Phi_n are chosen",
+    summary="Titan's step 2 (Alg. 3) under titan_algorithm=pair-grouping: how the machines of S' = S_f ∪ Phi_n "
+            "are chosen",
     options=("fix-idle-count", "pool-prefix"),
     default="fix-idle-count",
     passage="Titan paper, Sec. IV-B 'Generating the final scheme' and Alg. 3 step 2: 'we try to replace idle "
@@ -35,7 +63,8 @@ TITAN_STEP2 = Reading(
 
 TITAN_TIE_BREAK = Reading(
     name="titan_tie_break",
-    summary="Titan: which non-idle machines among selections of the same (idle, total) machine counts",
+    summary="Titan under titan_algorithm=pair-grouping: which non-idle machines among selections of the same "
+            "(idle, total) machine counts",
     options=("least-traffic", "best-fit", "worst-fit"),
     default="least-traffic",
     passage="Titan paper, Fig. 1(c) and Sec. II-C (W1, W3 on machine 2 and W2, W4 on machine 3, cross traffic K); "
@@ -135,5 +164,5 @@ PHASE_BUDGET = Reading(
     option_notes={"0.05": "P slack (paper-like)", "0.005": "P binds (contention regime)"},
 )
 
-READINGS: tuple[Reading, ...] = (TITAN_STEP2, TITAN_TIE_BREAK, ELASTICFLOW_MACHINES, TIRESIAS_SPREAD,
+READINGS: tuple[Reading, ...] = (TITAN_ALGORITHM, TITAN_STEP2, TITAN_TIE_BREAK, ELASTICFLOW_MACHINES, TIRESIAS_SPREAD,
                                  HD_NON_POWER_OF_TWO, PHASE_BUDGET)

@@ -1,11 +1,47 @@
 """Titan (Algorithms 1-3 of Fang et al.): greedy, submodular, non-idle-machine-aware placement.
 
-The pseudo-code of Algorithms 1-3 is garbled (Alg. 2 "randomly distributing workers", the loop
-bound ``|Phi| <= K-1``, ``N* <- N* + {n}`` inside the scan). optkit implements the intent the
-prose states; every step below names the passage it reads.
+Two readings of the algorithm (``titan_algorithm``, ``readings.py``).
 
-Reading
-=======
+Algorithms 1-3 as written (``titan_algorithm="pseudo-code"``, the default)
+=========================================================================
+Every line of the pseudo-code is followed; where it is garbled or silent, the most literal reading
+is taken and named here (``tests/test_nimp_titan.py``, section "pseudo-code", checks each):
+
+* **Alg. 1** (:func:`feasible_worker_set`): the feasible worker set A(s) of machine s. Workers
+  not placed yet are scanned in index order (line 6); worker n joins A(s) only if *all* its
+  communication pairs with workers already placed on other machines s', in every phase t, keep the
+  existing overhead C_{f,f'} (line 5: the bytes already between s and s' in t; on a machine not
+  used yet, those of the workers that joined A(s) before n) plus n's bytes within P_{s,s'} (line 9
+  and the prose: "If all communication pairs of worker n satisfy the bandwidth constraint, we will
+  add it"). The check is made as each worker joins, never afterwards. A refused worker is skipped; A(s) holds at
+  most R_s workers (Eq. 1's resource constraint; Alg. 1 is silent on it).
+* **Alg. 2** (:func:`submodular_greedy`): at most K - 1 iterations over a pool of K machines
+  (line 5; "The algorithm performs K-1 iterations"); each takes the unused machine whose A(s)
+  maximises H(Phi ∪ A(s)) ("argmax_{s ∈ S_n} H(Phi ∪ N_s)"), H of Def. 1 read as the machines
+  saved by merging (sum of |N_i| - 1), i.e. the largest feasible set; ties to the first machine
+  in index order (line 10, ``tmp > opt``). Line 2's random initial distribution is never read
+  before Alg. 1 replaces it, so it is not drawn. Line 18 deploys the remaining workers on one
+  machine ("one idle machine" in the prose: the unused one with the most idle GPUs, idle first,
+  then lowest index) *without* checking any constraint.
+* **Alg. 3** (:func:`alg3_deployment`): step 1, Alg. 2 over the idle machines S_n, gives
+  Phi_n (the machines it deploys on); step 2, Alg. 2 over S_f ∪ Phi_n, where a non-idle machine
+  with a non-empty feasible set comes before an idle one (the prose of step 2: "we try to replace
+  idle machines deployed with workers with the non-idle machine"; Eq. 3's first objective, the
+  remaining idle machines; without it step 2 repeats step 1 and Fig. 1 would open the idle
+  machine); step 3 deploys step 2's Phi. Titan returns it if it meets Eq. (1), else ``None``
+  (line 18 may break a constraint; no fallback to step 1).
+
+Consequences measured in the tests: on Fig. 1 the pseudo-code uses the figure's machines 2 and 3
+but fills machine 2 with W1-W3 (cross traffic 3K/2, not Fig. 1(c)'s K); on issue 23's two
+instances it finds nothing where the optimum uses (2 idle, 3) and (0 idle, 2) machines.
+Complexity: O(K · |S'| · N · T) per Alg. 2 pass in the worst case (Theorem 7's order); the
+greedy evaluates A(s) only for machines whose bound min(R_s, |N_c|) can still win.
+
+Group by pair traffic, check afterwards (``titan_algorithm="pair-grouping"``, optkit <= 0.2)
+===========================================================================================
+The only reading that yields Fig. 1(c). Its own readings are ``titan_step2`` and
+``titan_tie_break``; ``max_attempts`` bounds its retries.
+
 * **H and the greedy (Definition 1, Lemmas 2-3, Alg. 2).** H counts the machines saved by
   merging worker subsets; the greedy maximises the machines left unused ("remaining machines",
   Eq. 3). optkit's greedy has two levels, both maximising H:
@@ -65,7 +101,7 @@ numpy bandwidth check per distinct phase.
 from __future__ import annotations
 
 import time
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
@@ -74,12 +110,16 @@ from optkit.result import Result, Status
 
 from .model import REL_TOL, NimpInstance, Phase, solution_dict
 
-__all__ = ["titan", "run_titan", "Collective", "choose"]
+__all__ = ["titan", "run_titan", "Collective", "choose", "feasible_worker_set", "submodular_greedy",
+           "alg3_deployment"]
 
 
 class Collective:
     """Phases of a collective, preprocessed once: distinct phases as pair arrays with their
-    volume, and the worker pairs with their bytes per synchronisation, heaviest first."""
+    volume, the worker pairs with their bytes per synchronisation, heaviest first, and
+    ``C^t_{n,n'}`` per worker (``partners[n]``: (distinct phase t, partner n', bytes)). Phases with
+    the same pairs give the same constraints of Eq. (5), so each distinct pair set is one t (with
+    its largest volume)."""
 
     def __init__(self, workers: int, phases: Sequence[Phase]) -> None:
         self.workers = workers
@@ -91,6 +131,11 @@ class Collective:
             for p in ph.pairs:
                 weight[p] = weight.get(p, 0.0) + ph.volume
         self.phase_arrays = [(np.asarray(pr, dtype=np.int64), v) for pr, v in distinct.items()]
+        self.partners: list[list[tuple[int, int, float]]] = [[] for _ in range(workers)]
+        for t, (pairs, v) in enumerate(distinct.items()):
+            for a, b in pairs:
+                self.partners[a].append((t, b, v))
+                self.partners[b].append((t, a, v))
         self.edges = sorted(weight.items(), key=lambda e: (-e[1], e[0]))
         self.adj: list[list[tuple[int, float]]] = [[] for _ in range(workers)]
         for (a, b), w in self.edges:
@@ -300,6 +345,157 @@ def _fewest_idle_then_fewest(col: Collective, idle: Sequence[int], frag: Sequenc
     return None
 
 
+# ----------------------------------------------------------------------------- Algorithms 1-3 as written
+def _as_capacity(capacity: Any) -> float | np.ndarray:
+    """P as a float or a float matrix (a nested list is accepted)."""
+    return np.asarray(capacity, dtype=float) if isinstance(capacity, (list, tuple, np.ndarray)) else float(capacity)
+
+
+def _cap(capacity: float | np.ndarray, s: int, u: int) -> float:
+    """P_{s,s'}: the scalar, or the matrix entry."""
+    return float(capacity[s, u]) if isinstance(capacity, np.ndarray) else float(capacity)
+
+
+def feasible_worker_set(s: int, available: Sequence[int], machine_of: Sequence[int], room: int,
+                        capacity: float | np.ndarray, load: Mapping[tuple[int, int, int], float],
+                        col: Collective) -> list[int]:
+    """Alg. 1, "Search for Feasible Worker Set", for machine ``s``: A(s).
+
+    Line 2: A(s) = ∅. Line 3: the available workers N_c = N - 𝒩 (``available``: the workers not
+    placed yet, ``machine_of[n] == -1``), scanned in worker index order (line 6, ``for n ∈ N_c``).
+    Line 5: ``load[(t, s, s')]`` (s < s') is the existing communication overhead C_{f,f'} between
+    machines s and s' in phase t, of workers already placed on s (none when s is not used yet, as
+    in Alg. 2). Lines 7-9: worker n joins A(s)
+    only if every communication pair (n, n') with n' placed on another machine s', in every phase
+    t, keeps the bytes between s and s' in t within P_{s,s'} *at that moment*: the existing
+    overhead, plus what the workers that joined A(s) before n add, plus n's own pairs. ("If all
+    communication pairs of worker n satisfy the bandwidth constraint, we will add it to the
+    feasible worker set", Sec. IV-B; the pseudo-code's line 9 tests one pair at a time, which is
+    the same test when n has one partner on s' in t, as in halving-doubling of 2^k workers and
+    ring, and the sum of n's pairs otherwise, so that Eq. (5) holds after n joins.) A rejected
+    worker is skipped and the scan goes on (the loop over n has no exit). Pairs with workers not
+    yet placed are not constrained yet; they are checked when those workers join a machine.
+    The resource constraint of Eq. (1) bounds A(s) at ``room`` = R_s workers (Alg. 1 is silent on
+    it; a set larger than R_s cannot be deployed on s)."""
+    out: list[int] = []
+    added: dict[tuple[int, int], float] = {}  # (t, s') -> bytes the members of A(s) add
+    for n in available:
+        if len(out) >= room:
+            break
+        mine: dict[tuple[int, int], float] = {}
+        for t, n2, v in col.partners[n]:
+            s2 = machine_of[n2]
+            if s2 >= 0 and s2 != s:
+                mine[(t, s2)] = mine.get((t, s2), 0.0) + v
+        ok = True
+        for (t, s2), v in mine.items():
+            key = (t, s, s2) if s < s2 else (t, s2, s)
+            if load.get(key, 0.0) + added.get((t, s2), 0.0) + v > _cap(capacity, s, s2) * (1.0 + REL_TOL):
+                ok = False  # "We stop searching if there exists one communication pair that exceeds"
+                break
+        if ok:
+            out.append(n)
+            for k, v in mine.items():
+                added[k] = added.get(k, 0.0) + v
+    return out
+
+
+def submodular_greedy(pool: Sequence[int], R: Sequence[int], is_idle: Sequence[bool], capacity: float | np.ndarray,
+                      col: Collective, *, keep_idle: bool) -> list[int]:
+    """Alg. 2, "Submodular-based Algorithm", over the machine set ``pool``: the machine of every
+    worker (not checked against Eq. 1: line 18 places the rest regardless of the constraints).
+
+    * Lines 1-3: Φ = ∅. The random initial distribution of line 2 is not read before Alg. 1's
+      feasible worker sets replace it (line 16; the prose: "we initiate feasible worker sets for
+      each machine"), so it is not drawn: the algorithm is deterministic.
+    * Lines 5-15, one iteration: for every machine s of the pool not used yet, its feasible worker
+      set A(s) (:func:`feasible_worker_set`, Alg. 1, line 16), and the s maximising H(Φ ∪ A(s))
+      ("argmax_{s ∈ S_n} H(Φ ∪ 𝒩_s)", Sec. IV-B); A(s) joins Φ: its workers are placed on s.
+      H is Def. 1's "reduction of deployed machine number achieved by merging": the N workers
+      alone use N machines, a set of Φ merged on one machine saves |𝒩_i| - 1 of them, so
+      H(Φ ∪ A(s)) - H(Φ) = |A(s)| - 1 and the greedy takes the largest feasible set. Ties go to
+      the first machine in index order (line 10: ``tmp > opt``, strictly). With ``keep_idle``
+      (Alg. 3 step 2, "we try to replace idle machines deployed with workers with the non-idle
+      machine"; Eq. 3 maximises the remaining idle machines O_1 before O_2) a non-idle machine
+      with a non-empty A(s) comes before any idle one.
+    * Line 5: at most K - 1 iterations, K = |pool| (Sec. IV-B: "The algorithm performs K-1
+      iterations so the set Φ will contain K-1 worker sets"); the greedy stops earlier when every
+      worker is placed or no machine can take one (an iteration that adds nothing changes nothing).
+    * Line 18: "Deploy the remaining workers on one machine" ("on one idle machine", Sec. IV-B),
+      without a check: on the unused machine of the pool with the most idle GPUs (an idle one
+      first, then the lowest index)."""
+    machine_of = [-1] * col.workers
+    available = list(range(col.workers))
+    # Every set of Phi goes to a machine of its own, so a machine not used yet carries no existing
+    # overhead C_{f,f'} (line 5) but that of the workers joining its A(s): Alg. 1 starts from none.
+    no_overhead: dict[tuple[int, int, int], float] = {}
+    unused = sorted(pool, key=lambda s: (-(keep_idle and not is_idle[s]), -R[s], s))
+    for _ in range(len(pool) - 1):
+        if not available:
+            break
+        best: tuple[tuple[int, int], int, list[int]] | None = None
+        for s in unused:
+            rank = (int(keep_idle and not is_idle[s]), min(R[s], len(available)))  # an upper bound of s's
+            if best is not None and rank < best[0]:
+                break  # ``unused`` comes by decreasing bound: no later machine can win
+            if best is not None and rank == best[0] and s > best[1]:
+                continue
+            a = feasible_worker_set(s, available, machine_of, R[s], capacity, no_overhead, col)
+            if not a:
+                continue
+            key = (rank[0], len(a))
+            if best is None or key > best[0] or (key == best[0] and s < best[1]):
+                best = (key, s, a)
+        if best is None:
+            break  # no machine can take a worker: every further iteration is the same
+        _key, s, a = best
+        for n in a:
+            machine_of[n] = s
+        chosen = set(a)
+        available = [n for n in available if n not in chosen]
+        unused.remove(s)
+    if available and unused:
+        last = min(unused, key=lambda s: (-R[s], not is_idle[s], s))
+        for n in available:
+            machine_of[n] = last
+    return machine_of
+
+
+def _meets_eq1(col: Collective, m: np.ndarray, R: Sequence[int], capacity: float | np.ndarray, M: int) -> bool:
+    """Eq. (1)'s placement, resource and bandwidth constraints."""
+    if np.any(m < 0):
+        return False
+    load = np.bincount(m, minlength=M)
+    return bool(np.all(load <= np.asarray(R))) and _feasible_bandwidth(col, m, capacity, M)
+
+
+def alg3_deployment(gpus: Sequence[int], idle_gpus: Sequence[int], capacity: float | np.ndarray,
+                    phases: Sequence[Phase], *, workers: int) -> list[int]:
+    """Alg. 3, "The Overall Algorithm", with Algorithms 1 and 2 as written (reading
+    ``titan_algorithm="pseudo-code"``): the deployment of step 3, *unchecked* (-1 for a worker
+    left without a machine, which happens only when no machine has an idle GPU).
+
+    Step 1 (lines 1-4): Alg. 2 over the idle machines S_n; Phi_n = the machines it deploys
+    workers on. Step 2 (lines 5-8): Alg. 2 over S_f ∪ Phi_n, non-idle machines first. Step 3
+    (lines 9-12): x_n^s = 1 for the sets of step 2's Phi. :func:`titan` returns it when it meets
+    Eq. (1) (line 18 of Alg. 2 may break a constraint; step 3 has no fallback)."""
+    cap = _as_capacity(capacity)
+    return _alg3(Collective(workers, phases), np.asarray(idle_gpus, dtype=np.int64),
+                 np.asarray(gpus, dtype=np.int64), cap)
+
+
+def _alg3(col: Collective, Ra: np.ndarray, Ka: np.ndarray, cap: float | np.ndarray) -> list[int]:
+    """:func:`alg3_deployment` on preprocessed arguments."""
+    M = len(Ra)
+    R = Ra.tolist()
+    is_idle = (Ra == Ka).tolist()
+    idle = [s for s in range(M) if R[s] > 0 and is_idle[s]]
+    frag = [s for s in range(M) if R[s] > 0 and not is_idle[s]]
+    step1 = submodular_greedy(idle, R, is_idle, cap, col, keep_idle=False) if idle else []
+    phi_n = sorted({s for s in step1 if s >= 0})
+    return submodular_greedy(sorted(frag + phi_n), R, is_idle, cap, col, keep_idle=True)
+
+
 def _one_worker(Ra: np.ndarray, Ka: np.ndarray, step2: str, tie_break: str) -> list[int] | None:
     """Alg. 3 for N = 1 in closed form (no phase, so no bandwidth constraint): step 2 needs no
     idle machine when a non-idle one has an idle GPU, and one machine. Which one: the fewest idle
@@ -317,8 +513,10 @@ def _one_worker(Ra: np.ndarray, Ka: np.ndarray, step2: str, tie_break: str) -> l
 
 def titan(gpus: Sequence[int], idle_gpus: Sequence[int], capacity: float | np.ndarray,
           phases: Sequence[Phase], *, workers: int, max_attempts: int | None = None,
-          titan_step2: str = "fix-idle-count", titan_tie_break: str = "least-traffic") -> list[int] | None:
-    """Titan's placement (Alg. 3) of a ``workers``-worker job, or ``None`` if it finds none.
+          titan_step2: str = "fix-idle-count", titan_tie_break: str = "least-traffic",
+          titan_algorithm: str = "pseudo-code") -> list[int] | None:
+    """Titan's placement (Alg. 3) of a ``workers``-worker job, or ``None`` if it finds none that
+    meets Eq. (1).
 
     Parameters
     ----------
@@ -326,30 +524,42 @@ def titan(gpus: Sequence[int], idle_gpus: Sequence[int], capacity: float | np.nd
     capacity: P, one number for every machine pair or an M x M symmetric array (bytes per phase).
     phases: the collective's phases (:func:`optkit.formulations.nimp.model.phases`).
     workers: N.
-    max_attempts: placement attempts per greedy pass before giving up (default: until the pool
-        is exhausted).
-    titan_step2: reading ``titan_step2`` (``formulations/nimp/readings.py``): ``fix-idle-count``
-        (default; lexicographically optimal when bandwidth does not bind) or ``pool-prefix``.
-    titan_tie_break: reading ``titan_tie_break``, the choice among non-idle machines of equal
-        count: ``least-traffic`` (default: of the best-fit and the worst-fit choice, the one whose
-        placement crosses fewer bytes, ties to best fit), ``best-fit`` or ``worst-fit``
-        (:func:`choose`). ``pool-prefix`` always takes the coverage order (its old behaviour).
+    titan_algorithm: reading ``titan_algorithm`` (``formulations/nimp/readings.py``):
+        ``pseudo-code`` (default: Algorithms 1-3 as written, the bandwidth constraint checked as
+        each worker joins a machine) or ``pair-grouping`` (optkit <= 0.2: group workers by pair
+        traffic, place the groups, check bandwidth afterwards, retry with more machines; the only
+        reading that gives Fig. 1(c)). The three keywords below apply to ``pair-grouping`` only.
+    max_attempts: ``pair-grouping``: placement attempts per greedy pass before giving up
+        (default: until the pool is exhausted).
+    titan_step2: reading ``titan_step2``, ``pair-grouping``'s step 2: ``fix-idle-count`` (default;
+        lexicographically optimal when bandwidth does not bind) or ``pool-prefix``.
+    titan_tie_break: reading ``titan_tie_break``, ``pair-grouping``'s choice among non-idle
+        machines of equal count: ``least-traffic`` (default: of the best-fit and the worst-fit
+        choice, the one whose placement crosses fewer bytes, ties to best fit), ``best-fit`` or
+        ``worst-fit`` (:func:`choose`). ``pool-prefix`` always takes the coverage order.
 
     Returns the machine index of every worker. Reference: Fang et al., Algorithms 1-3; the
-    reading is this module's docstring. The (1 - 1/e) claim (Theorems 4-5) is measured, not
-    assumed: :mod:`optkit.formulations.nimp.bounds`.
+    readings are this module's docstring. The (1 - 1/e) claim (Theorems 4-5) is measured, not
+    assumed: :mod:`optkit.formulations.nimp.approximation`.
     """
+    if titan_algorithm not in ("pseudo-code", "pair-grouping"):
+        raise InputError("titan_algorithm", f"must be pseudo-code or pair-grouping, got {titan_algorithm!r}")
     if titan_step2 not in ("fix-idle-count", "pool-prefix"):
         raise InputError("titan_step2", f"must be fix-idle-count or pool-prefix, got {titan_step2!r}")
     if titan_tie_break not in ("least-traffic", "best-fit", "worst-fit"):
         raise InputError("titan_tie_break", f"must be least-traffic, best-fit or worst-fit, got {titan_tie_break!r}")
     Ra = np.asarray(idle_gpus, dtype=np.int64)
     Ka = np.asarray(gpus, dtype=np.int64)
+    cap = _as_capacity(capacity)
+    if titan_algorithm == "pseudo-code":
+        col = Collective(workers, phases)
+        m = np.asarray(_alg3(col, Ra, Ka, cap), dtype=np.int64)
+        ok = _meets_eq1(col, m, Ra.tolist(), cap, len(Ra))
+        return [int(s) for s in m] if ok else None
     if workers == 1:
         return _one_worker(Ra, Ka, titan_step2, titan_tie_break)
     R = Ra.tolist()
     M = len(R)
-    cap: float | np.ndarray = capacity if np.isscalar(capacity) else np.asarray(capacity, dtype=float)
     col = Collective(workers, phases)
     order = np.lexsort((np.arange(M), -Ra))  # most idle GPUs first, ties by index
     ro, is_idle = Ra[order], (Ra == Ka)[order]
@@ -378,19 +588,21 @@ def titan(gpus: Sequence[int], idle_gpus: Sequence[int], capacity: float | np.nd
 
 def run_titan(instance: NimpInstance, *, objective: str = "lex", time_limit: float | None = None,
               seed: int | None = None, max_attempts: int | None = None,
-              titan_step2: str = "fix-idle-count", titan_tie_break: str = "least-traffic") -> Result:
-    """Algorithm-table entry ``titan`` (deterministic); takes the readings ``titan_step2`` and
-    ``titan_tie_break`` (:func:`titan`). No placement found: ``no_solution`` (not a proof)."""
+              titan_step2: str = "fix-idle-count", titan_tie_break: str = "least-traffic",
+              titan_algorithm: str = "pseudo-code") -> Result:
+    """Algorithm-table entry ``titan`` (deterministic); takes the readings ``titan_algorithm``,
+    ``titan_step2`` and ``titan_tie_break`` (:func:`titan`). No placement found: ``no_solution``
+    (not a proof)."""
     t0 = time.perf_counter()
     if sum(m.idle_gpus for m in instance.machines) < instance.N:
         return Result(Status.INFEASIBLE, message="fewer idle GPUs than workers (resource constraint)")
     m = titan([mc.gpus for mc in instance.machines], [mc.idle_gpus for mc in instance.machines],
               _capacity_arg(instance), instance.phases(), workers=instance.N, max_attempts=max_attempts,
-              titan_step2=titan_step2, titan_tie_break=titan_tie_break)
+              titan_step2=titan_step2, titan_tie_break=titan_tie_break, titan_algorithm=titan_algorithm)
     info: dict[str, Any] = {"algorithm_s": time.perf_counter() - t0}
     if m is None:
-        return Result(Status.NO_SOLUTION, message="titan found no feasible placement (none it tried meets the "
-                      "bandwidth constraint; not a proof that none exists)", info={**info, "found": False})
+        return Result(Status.NO_SOLUTION, message="titan found no feasible placement (the placement it builds "
+                      "breaks a constraint of Eq. 1; not a proof that none exists)", info={**info, "found": False})
     info["found"] = True
     return Result(Status.FEASIBLE, solution=solution_dict(m), info=info)
 
