@@ -524,8 +524,8 @@ def _result(out: Any, assignment: list[list[int]] | None, warm: list[list[int]],
     return Result(out.status, solution=solution, bound=bound, message=out.solver_status, info=info)
 
 
-def run_cpsat(instance: GpuMappingInstance, *, objective: str, time_limit: float | None, seed: int | None,
-              workers: int | None = None, symmetry: bool = True, log: bool = False) -> Result:
+def run_cpsat(instance: GpuMappingInstance, *, objective: str = "cut", time_limit: float | None = None,
+              seed: int | None = None, workers: int | None = None, symmetry: bool = True, log: bool = False) -> Result:
     """Solve the stage-count model with CP-SAT (see the module docstring).
 
     ``bound`` is ``delta`` times CP-SAT's best bound: a proven lower bound on the true optimum
@@ -667,8 +667,8 @@ def build_pyomo_model(instance: GpuMappingInstance, objective: str, *, symmetry:
     return _PyomoModel(md, scale, tuple(tree_stages))
 
 
-def run_highs(instance: GpuMappingInstance, *, objective: str, time_limit: float | None, seed: int | None,
-              solver: str = "highs", write: str | None = None, symmetry: bool = True,
+def run_highs(instance: GpuMappingInstance, *, objective: str = "cut", time_limit: float | None = None,
+              seed: int | None = None, solver: str = "highs", write: str | None = None, symmetry: bool = True,
               mip_rel_gap: float = 1e-9) -> Result:
     """Solve the stage-count MILP with HiGHS (or another Pyomo solver by name).
 
@@ -886,8 +886,8 @@ def brute_force(instance: GpuMappingInstance, objective: str) -> tuple[float, li
     return value, assignment
 
 
-def run_brute_force(instance: GpuMappingInstance, *, objective: str, time_limit: float | None,
-                    seed: int | None) -> Result:
+def run_brute_force(instance: GpuMappingInstance, *, objective: str = "cut", time_limit: float | None = None,
+                    seed: int | None = None) -> Result:
     """Brute force as an algorithm: ``optimal`` with ``bound`` = the optimum, or ``time_limit``
     with the best mapping seen (no bound) when the time limit stops the enumeration."""
     _check_objective(objective)
