@@ -376,10 +376,9 @@ def run_cpsat(instance: DdlwmpInstance, *, objective: str = "total_completion", 
     References
     ----------
     Luo et al., "Prediction-Assisted Online Distributed Deep Learning Workload Scheduling in GPU
-    Clusters": Sec. III, constraints (1)-(3) (release, every stage replica placed, g GPUs per
-    server over a job's run), the per-iteration time alpha of eqs. (4)-(7), and the objective, the
-    total completion time; solved offline and clairvoyantly (releases and iteration counts known),
-    the yardstick of the online A-SRPT (Algorithm 1).
+    Clusters": Sec. III, constraints (1)-(3) and the total completion time, with alpha from eqs.
+    (4)-(7); the clairvoyant offline optimum that A-SRPT (Algorithm 1) is measured against, as
+    the CP-SAT interval model of the module docstring.
 
     Notes
     -----
@@ -387,15 +386,14 @@ def run_cpsat(instance: DdlwmpInstance, *, objective: str = "total_completion", 
     rounding of the durations; the objective reported is the referee's exact value); at the time
     limit, ``time_limit`` with a proven lower bound.
 
-    Units: completion times, ``bound`` and the objectives in seconds; starts on slot boundaries
-    (``cluster.slot_seconds``); ``time_limit`` in seconds (``None``: no limit).
+    Units: completion times, ``bound`` and the objectives in seconds (``bound`` rounded down by
+    ``delta``); starts on slot boundaries; ``time_limit`` in seconds.
 
     Examples
     --------
     >>> from optkit.formulations.ddlwmp import DdlwmpInstance, evaluate
     >>> from optkit.formulations.ddlwmp.generate import SUITES
-    >>> name, data = next(iter(SUITES["tiny"].build()))     # 3 jobs, 2 servers of 2 GPUs
-    >>> inst = DdlwmpInstance.from_dict(data)
+    >>> inst = DdlwmpInstance.from_dict(next(iter(SUITES["tiny"].build()))[1])   # 3 jobs, 2 servers of 2 GPUs
     >>> r = run_cpsat(inst, time_limit=30, seed=0)
     >>> r.status.value, round(evaluate(inst, r.solution).objectives["total_completion"], 6)
     ('optimal', 18.426876)
@@ -501,25 +499,22 @@ def run_highs(instance: DdlwmpInstance, *, objective: str = "total_completion", 
     References
     ----------
     Luo et al., "Prediction-Assisted Online Distributed Deep Learning Workload Scheduling in GPU
-    Clusters": Sec. III, constraints (1)-(3) (release, every stage replica placed, g GPUs per
-    server over a job's run), the per-iteration time alpha of eqs. (4)-(7), and the objective, the
-    total completion time; solved offline and clairvoyantly (releases and iteration counts known),
-    the yardstick of the online A-SRPT (Algorithm 1).
+    Clusters": Sec. III, constraints (1)-(3) with alpha from eqs. (4)-(7), as the time-indexed
+    MILP of the module docstring (offline, clairvoyant).
 
     Notes
     -----
     Guarantee: status ``optimal`` is a proven optimum of ``objective``; at the time limit,
     ``time_limit`` with the solver's proven lower bound.
 
-    Units: completion times, ``bound`` and the objectives in seconds; starts on slot boundaries
-    (``cluster.slot_seconds``); ``time_limit`` in seconds (``None``: no limit).
+    Units: the objectives and ``bound`` in seconds; the model's time index in slots of
+    ``cluster.slot_seconds``; ``time_limit`` in seconds.
 
     Examples
     --------
     >>> from optkit.formulations.ddlwmp import DdlwmpInstance, evaluate
     >>> from optkit.formulations.ddlwmp.generate import SUITES
-    >>> name, data = next(iter(SUITES["tiny"].build()))     # 3 jobs, 2 servers of 2 GPUs
-    >>> inst = DdlwmpInstance.from_dict(data)
+    >>> inst = DdlwmpInstance.from_dict(next(iter(SUITES["tiny"].build()))[1])   # 3 jobs, 2 servers of 2 GPUs
     >>> r = run_highs(inst, time_limit=30)
     >>> r.status.value, round(r.bound, 6)
     ('optimal', 18.426876)
@@ -600,10 +595,8 @@ def brute_force(instance: DdlwmpInstance, objective: str = "total_completion"
     References
     ----------
     Luo et al., "Prediction-Assisted Online Distributed Deep Learning Workload Scheduling in GPU
-    Clusters": Sec. III, constraints (1)-(3) (release, every stage replica placed, g GPUs per
-    server over a job's run), the per-iteration time alpha of eqs. (4)-(7), and the objective, the
-    total completion time; solved offline and clairvoyantly (releases and iteration counts known),
-    the yardstick of the online A-SRPT (Algorithm 1).
+    Clusters": the offline optimum of Sec. III (constraints (1)-(3), eqs. (4)-(7)) by
+    enumerating job orders and placement options.
 
     Notes
     -----
@@ -615,8 +608,7 @@ def brute_force(instance: DdlwmpInstance, objective: str = "total_completion"
     --------
     >>> from optkit.formulations.ddlwmp import DdlwmpInstance, evaluate
     >>> from optkit.formulations.ddlwmp.generate import SUITES
-    >>> name, data = next(iter(SUITES["tiny"].build()))     # 3 jobs, 2 servers of 2 GPUs
-    >>> inst = DdlwmpInstance.from_dict(data)
+    >>> inst = DdlwmpInstance.from_dict(next(iter(SUITES["tiny"].build()))[1])   # 3 jobs, 2 servers of 2 GPUs
     >>> value, schedule = brute_force(inst)
     >>> round(value, 6)
     18.426876
@@ -666,24 +658,20 @@ def run_brute_force(instance: DdlwmpInstance, *, objective: str = "total_complet
     References
     ----------
     Luo et al., "Prediction-Assisted Online Distributed Deep Learning Workload Scheduling in GPU
-    Clusters": Sec. III, constraints (1)-(3) (release, every stage replica placed, g GPUs per
-    server over a job's run), the per-iteration time alpha of eqs. (4)-(7), and the objective, the
-    total completion time; solved offline and clairvoyantly (releases and iteration counts known),
-    the yardstick of the online A-SRPT (Algorithm 1).
+    Clusters", Sec. III: :func:`brute_force` behind the algorithm table's entry ``brute-force``.
 
     Notes
     -----
     Guarantee: the optimum (:func:`brute_force`).
 
-    Units: completion times, ``bound`` and the objectives in seconds; starts on slot boundaries
-    (``cluster.slot_seconds``); ``time_limit`` in seconds (``None``: no limit).
+    Units: the optimum (``bound``) and the schedule's completion times in seconds;
+    ``time_limit`` in seconds.
 
     Examples
     --------
     >>> from optkit.formulations.ddlwmp import DdlwmpInstance, evaluate
     >>> from optkit.formulations.ddlwmp.generate import SUITES
-    >>> name, data = next(iter(SUITES["tiny"].build()))     # 3 jobs, 2 servers of 2 GPUs
-    >>> inst = DdlwmpInstance.from_dict(data)
+    >>> inst = DdlwmpInstance.from_dict(next(iter(SUITES["tiny"].build()))[1])   # 3 jobs, 2 servers of 2 GPUs
     >>> r = run_brute_force(inst)
     >>> r.status.value, round(r.bound, 6)
     ('optimal', 18.426876)

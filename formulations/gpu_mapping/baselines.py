@@ -192,9 +192,10 @@ def metis_mapping(job: PipelineJob, free_gpus: Sequence[int], *, seed: int | Non
     References
     ----------
     Karypis, Kumar, "A Fast and High Quality Multilevel Scheme for Partitioning Irregular
-    Graphs", SIAM J. Sci. Comput. 20(1), 1998 (METIS). The objective it is compared on: Luo et al., "Prediction-Assisted Online
-    Distributed Deep Learning Workload Scheduling in GPU Clusters", Sec. IV-B (the job graph's
-    weighted cut; Heavy-Edge is the paper's algorithm for it).
+    Graphs", SIAM J. Sci. Comput. 20(1), 1998 (METIS). The objective it is compared on: Luo et
+    al., "Prediction-Assisted Online Distributed Deep Learning Workload Scheduling in GPU
+    Clusters", Sec. IV-B (the job graph's weighted cut, for which Heavy-Edge is the paper's
+    algorithm).
 
     Notes
     -----
@@ -318,10 +319,10 @@ def kahip_mapping(job: PipelineJob, free_gpus: Sequence[int], *, seed: int | Non
 
     References
     ----------
-    Sanders, Schulz, "Think Locally, Act Globally: Highly Balanced Graph Partitioning",
-    SEA 2013 (KaHIP, KaFFPa). The objective it is compared on: Luo et al., "Prediction-Assisted Online
+    Sanders, Schulz, "Think Locally, Act Globally: Highly Balanced Graph Partitioning", SEA 2013
+    (KaHIP, KaFFPa). The objective it is compared on: Luo et al., "Prediction-Assisted Online
     Distributed Deep Learning Workload Scheduling in GPU Clusters", Sec. IV-B (the job graph's
-    weighted cut; Heavy-Edge is the paper's algorithm for it).
+    weighted cut, for which Heavy-Edge is the paper's algorithm).
 
     Notes
     -----
@@ -398,9 +399,10 @@ def random_mapping(job: PipelineJob, free_gpus: Sequence[int], *, seed: int | No
 
     References
     ----------
-    The floor any mapping heuristic should beat (no paper of its own). The objective it is compared on: Luo et al., "Prediction-Assisted Online
-    Distributed Deep Learning Workload Scheduling in GPU Clusters", Sec. IV-B (the job graph's
-    weighted cut; Heavy-Edge is the paper's algorithm for it).
+    None of its own: the floor any mapping heuristic should beat. The objective it is compared
+    on: Luo et al., "Prediction-Assisted Online Distributed Deep Learning Workload Scheduling in
+    GPU Clusters", Sec. IV-B (the job graph's weighted cut, for which Heavy-Edge is the paper's
+    algorithm).
 
     Notes
     -----

@@ -535,8 +535,8 @@ def run_cpsat(instance: GpuMappingInstance, *, objective: str = "cut", time_limi
     References
     ----------
     Luo et al., "Prediction-Assisted Online Distributed Deep Learning Workload Scheduling in GPU
-    Clusters": Sec. III-B, eqs. (4)-(7) (``alpha``, the per-iteration time) and Sec. IV-B (the job
-    graph whose cut is ``cut``); Table II compares Heavy-Edge with this optimum.
+    Clusters": Sec. III-B, eqs. (4)-(7) (``alpha``) and Sec. IV-B (the job graph's ``cut``),
+    solved as the CP-SAT stage-count model of the module docstring.
 
     Notes
     -----
@@ -544,8 +544,8 @@ def run_cpsat(instance: GpuMappingInstance, *, objective: str = "cut", time_limi
     rounding of the objective's coefficients); at the time limit the status is ``time_limit`` and
     ``bound`` a proven lower bound.
 
-    Units: ``alpha`` and ``bound`` of ``alpha`` in seconds per iteration; ``cut`` in bytes per
-    iteration; ``time_limit`` in seconds (``None``: no limit).
+    Units: ``alpha`` in seconds per iteration, ``cut`` in bytes per iteration, ``bound`` in the
+    objective's unit (rounded down by ``delta``); ``time_limit`` in seconds.
 
     Examples
     --------
@@ -702,8 +702,8 @@ def run_highs(instance: GpuMappingInstance, *, objective: str = "cut", time_limi
     References
     ----------
     Luo et al., "Prediction-Assisted Online Distributed Deep Learning Workload Scheduling in GPU
-    Clusters": Sec. III-B, eqs. (4)-(7) (``alpha``, the per-iteration time) and Sec. IV-B (the job
-    graph whose cut is ``cut``); Table II compares Heavy-Edge with this optimum.
+    Clusters": the objectives of Sec. III-B, eqs. (4)-(7) and Sec. IV-B, solved as the
+    stage-count MILP of the module docstring (the paper solves it with Gurobi, Table II).
 
     Notes
     -----
@@ -711,8 +711,8 @@ def run_highs(instance: GpuMappingInstance, *, objective: str = "cut", time_limi
     1e-9 by default); at the time limit the status is ``time_limit`` and ``bound`` the solver's
     proven lower bound.
 
-    Units: ``alpha`` and ``bound`` of ``alpha`` in seconds per iteration; ``cut`` in bytes per
-    iteration; ``time_limit`` in seconds (``None``: no limit).
+    Units: ``bound`` and the objective in seconds per iteration (``alpha``) or bytes per
+    iteration (``cut``); ``time_limit`` in seconds; ``mip_rel_gap`` relative.
 
     Examples
     --------
@@ -931,8 +931,8 @@ def brute_force(instance: GpuMappingInstance, objective: str) -> tuple[float, li
     References
     ----------
     Luo et al., "Prediction-Assisted Online Distributed Deep Learning Workload Scheduling in GPU
-    Clusters": Sec. III-B, eqs. (4)-(7) (``alpha``, the per-iteration time) and Sec. IV-B (the job
-    graph whose cut is ``cut``); Table II compares Heavy-Edge with this optimum.
+    Clusters": the optimum of Sec. III-B's ``alpha`` (eq. 7) or Sec. IV-B's ``cut`` by
+    enumeration; Table II's gaps of Heavy-Edge are measured against this optimum.
 
     Notes
     -----
@@ -964,16 +964,16 @@ def run_brute_force(instance: GpuMappingInstance, *, objective: str = "cut", tim
     References
     ----------
     Luo et al., "Prediction-Assisted Online Distributed Deep Learning Workload Scheduling in GPU
-    Clusters": Sec. III-B, eqs. (4)-(7) (``alpha``, the per-iteration time) and Sec. IV-B (the job
-    graph whose cut is ``cut``); Table II compares Heavy-Edge with this optimum.
+    Clusters", Sec. III-B / IV-B: :func:`brute_force` behind the algorithm table's entry
+    ``brute-force``.
 
     Notes
     -----
     Guarantee: status ``optimal`` is the optimum (:func:`brute_force`); a run stopped by the time
     limit proves nothing.
 
-    Units: ``alpha`` and ``bound`` of ``alpha`` in seconds per iteration; ``cut`` in bytes per
-    iteration; ``time_limit`` in seconds (``None``: no limit).
+    Units: the optimum (``bound``) in seconds per iteration (``alpha``) or bytes per iteration
+    (``cut``); ``time_limit`` in seconds.
 
     Examples
     --------

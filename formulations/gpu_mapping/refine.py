@@ -419,17 +419,19 @@ def refine_mapping(instance: GpuMappingInstance, *, objective: str = "cut", seed
     References
     ----------
     Kernighan, Lin, "An Efficient Heuristic Procedure for Partitioning Graphs", Bell System
-    Technical Journal 49(2), 1970 (the swap passes); started from Heavy-Edge, Luo et al.,
+    Technical Journal 49(2), 1970 (the swaps on ``cut``); on ``alpha``, eq. (7) of Luo et al.,
     "Prediction-Assisted Online Distributed Deep Learning Workload Scheduling in GPU Clusters",
-    Sec. IV-B, on the objectives of Sec. III-B eq. (7) (``alpha``) and Sec. IV-B (``cut``).
+    Sec. III-B, a leximax descent or the exact count DP of :mod:`.count_dp`; started from that
+    paper's Heavy-Edge (Sec. IV-B).
 
     Notes
     -----
-    Guarantee: the result is never worse than Heavy-Edge's (same ``seed``) on ``objective``; no
-    approximation bound is proven.
+    Guarantee: ``info["objective"] <= info["start_objective"]``, the Heavy-Edge start's value
+    (same ``seed``); optimal counts on ``alpha`` when ``info["exact_counts"]``; no approximation
+    bound otherwise.
 
-    Units: ``alpha`` in seconds per iteration, ``cut`` in bytes per iteration; ``time_limit`` in
-    seconds; the assignment is a server index per replica, per stage.
+    Units: ``alpha`` in seconds per iteration, ``cut`` in bytes per iteration, and ``info``'s
+    objectives in the same unit; ``time_limit`` in seconds.
 
     Examples
     --------

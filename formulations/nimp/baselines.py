@@ -78,17 +78,18 @@ def elasticflow(idle_gpus: Sequence[int], *, workers: int, gpus: Sequence[int] |
 
     References
     ----------
-    Fang, Zhao, Xu, Luo, Yao, Xie, "Non-Idle Machine-Aware Worker Placement for Efficient
-    Distributed Training in GPU Clusters": Sec. V-A (the baselines), Fig. 1 (the motivating
-    example each rule reproduces); Elasticflow: Gu et al., ASPLOS '23, the paper's [11].
+    Fang et al., "Non-Idle Machine-Aware Worker Placement for Efficient Distributed Training in
+    GPU Clusters": Sec. V-A, the first benchmark (best fit: the machines whose idle GPUs are
+    closest to the job's workers) and Fig. 1(b); Elasticflow itself: Gu et al., ASPLOS '23, the
+    paper's [11].
 
     Notes
     -----
-    Guarantee: none proven; the rule ignores the bandwidth constraint of Eq. (1), so its
-    placement may violate it (``run_*`` checks it).
+    Guarantee: none proven; it ignores Eq. (1)'s bandwidth constraint (``run_elasticflow``
+    checks the placement).
 
-    Units: GPUs and workers are counts; the placement is a machine index per worker (``None``
-    when the idle GPUs cannot hold the job).
+    Units: idle GPUs R_s and total GPUs K_s (``gpus``, needed by ``idle-only``) per machine, and
+    workers, are counts; the result is a machine index per worker, or ``None``.
 
     Examples
     --------
@@ -125,17 +126,17 @@ def hived(gpus: Sequence[int], idle_gpus: Sequence[int], *, workers: int) -> lis
 
     References
     ----------
-    Fang, Zhao, Xu, Luo, Yao, Xie, "Non-Idle Machine-Aware Worker Placement for Efficient
-    Distributed Training in GPU Clusters": Sec. V-A (the baselines), Fig. 1 (the motivating
-    example each rule reproduces); HiveD: Zhao et al., OSDI '20, the paper's [21].
+    Fang et al., "Non-Idle Machine-Aware Worker Placement for Efficient Distributed Training in
+    GPU Clusters": Sec. V-A, the second benchmark (fragment GPUs first) and Fig. 1(c); HiveD
+    itself: Zhao et al., OSDI '20, the paper's [21].
 
     Notes
     -----
-    Guarantee: none proven; the rule ignores the bandwidth constraint of Eq. (1), so its
-    placement may violate it (``run_*`` checks it).
+    Guarantee: none proven; fragments first spreads a job, and Eq. (1)'s bandwidth constraint
+    is not checked here (``run_hived`` does).
 
-    Units: GPUs and workers are counts; the placement is a machine index per worker (``None``
-    when the idle GPUs cannot hold the job).
+    Units: K_s (``gpus``) and R_s (``idle_gpus``) per machine and ``workers`` are counts; the
+    result is a machine index per worker, or ``None`` when the idle GPUs cannot hold the job.
 
     Examples
     --------
@@ -163,17 +164,17 @@ def tiresias(idle_gpus: Sequence[int], *, workers: int, placement_sensitive: boo
 
     References
     ----------
-    Fang, Zhao, Xu, Luo, Yao, Xie, "Non-Idle Machine-Aware Worker Placement for Efficient
-    Distributed Training in GPU Clusters": Sec. V-A (the baselines), Fig. 1 (the motivating
-    example each rule reproduces); Tiresias: Gu et al., NSDI '19, the paper's [10].
+    Fang et al., "Non-Idle Machine-Aware Worker Placement for Efficient Distributed Training in
+    GPU Clusters": Sec. V-A, the third benchmark (consolidation for placement-sensitive models
+    only); Tiresias itself: Gu et al., NSDI '19, the paper's [10].
 
     Notes
     -----
-    Guarantee: none proven; the rule ignores the bandwidth constraint of Eq. (1), so its
-    placement may violate it (``run_*`` checks it).
+    Guarantee: none proven; the spread placement of an insensitive job may cross many machines,
+    and Eq. (1)'s bandwidth constraint is left to ``run_tiresias``.
 
-    Units: GPUs and workers are counts; the placement is a machine index per worker (``None``
-    when the idle GPUs cannot hold the job).
+    Units: ``idle_gpus`` and ``workers`` are counts, ``placement_sensitive`` a flag (by model:
+    VGG and AlexNet are); the result is a machine index per worker, or ``None``.
 
     Examples
     --------

@@ -216,11 +216,10 @@ def run_cpsat(instance: NimpInstance, *, objective: str = "lex", time_limit: flo
 
     References
     ----------
-    Fang, Zhao, Xu, Luo, Yao, Xie, "Non-Idle Machine-Aware Worker Placement for Efficient
-    Distributed Training in GPU Clusters": Sec. III-B, Eq. (1): minimise the idle machines used
-    (O_1), then the machines used (O_2), under the placement, resource (R_s idle GPUs) and
-    bandwidth (sum of C^t_{n,n'} <= P_{s,s'}) constraints; the optimum Theorems 4-5 compare Titan
-    with.
+    Fang et al., "Non-Idle Machine-Aware Worker Placement for Efficient Distributed Training in
+    GPU Clusters": Sec. III-B, Eq. (1): the idle machines used (O_1), then the machines used
+    (O_2), under the placement, resource and bandwidth constraints, as the CP-SAT model of the
+    module docstring; the optimum Theorems 4-5 compare Titan with.
 
     Notes
     -----
@@ -228,16 +227,15 @@ def run_cpsat(instance: NimpInstance, *, objective: str = "lex", time_limit: flo
     that no placement meets the constraints; at the time limit, ``time_limit`` with a proven
     lower bound on the key.
 
-    Units: the criteria are counts of machines (``lex-cross`` adds the cross-machine traffic
-    in bytes); the pair capacity P and the traffic C in bytes per phase; ``bound`` is on the
-    scalar key ``objective_key.<objective>``; ``time_limit`` in seconds.
+    Units: the criteria are counts of machines (``lex-cross`` adds cross-machine bytes); pair
+    capacities and traffic in bytes per phase; ``bound`` on the scalar key; ``time_limit`` in
+    seconds.
 
     Examples
     --------
     >>> from optkit.formulations.nimp import NimpInstance, evaluate
     >>> from optkit.formulations.nimp.generate import SUITES
-    >>> name, data = next(iter(SUITES["tiny"].build()))     # 2 workers, 3 machines of 2 GPUs
-    >>> inst = NimpInstance.from_dict(data)
+    >>> inst = NimpInstance.from_dict(next(iter(SUITES["tiny"].build()))[1])   # 2 workers, 3 machines of 2 GPUs
     >>> r = run_cpsat(inst, time_limit=30, seed=0)
     >>> r.status.value, r.solution, evaluate(inst, r.solution).objectives["lex"]
     ('optimal', {'machine_of_worker': [0, 1]}, [0, 2])
@@ -348,11 +346,9 @@ def run_highs(instance: NimpInstance, *, objective: str = "lex", time_limit: flo
 
     References
     ----------
-    Fang, Zhao, Xu, Luo, Yao, Xie, "Non-Idle Machine-Aware Worker Placement for Efficient
-    Distributed Training in GPU Clusters": Sec. III-B, Eq. (1): minimise the idle machines used
-    (O_1), then the machines used (O_2), under the placement, resource (R_s idle GPUs) and
-    bandwidth (sum of C^t_{n,n'} <= P_{s,s'}) constraints; the optimum Theorems 4-5 compare Titan
-    with.
+    Fang et al., "Non-Idle Machine-Aware Worker Placement for Efficient Distributed Training in
+    GPU Clusters": Eq. (1) of Sec. III-B as one weighted MILP (module docstring) whose scalar
+    key orders placements as the lexicographic objective does.
 
     Notes
     -----
@@ -360,16 +356,14 @@ def run_highs(instance: NimpInstance, *, objective: str = "lex", time_limit: flo
     weights make the scalar key order placements as the list does), ``infeasible`` a proof; at the
     time limit, ``time_limit`` with the solver's proven lower bound on the key.
 
-    Units: the criteria are counts of machines (``lex-cross`` adds the cross-machine traffic
-    in bytes); the pair capacity P and the traffic C in bytes per phase; ``bound`` is on the
-    scalar key ``objective_key.<objective>``; ``time_limit`` in seconds.
+    Units: ``bound`` on the scalar key of machine counts (``objective_key.<objective>``);
+    capacities in bytes per phase; ``time_limit`` in seconds.
 
     Examples
     --------
     >>> from optkit.formulations.nimp import NimpInstance, evaluate
     >>> from optkit.formulations.nimp.generate import SUITES
-    >>> name, data = next(iter(SUITES["tiny"].build()))     # 2 workers, 3 machines of 2 GPUs
-    >>> inst = NimpInstance.from_dict(data)
+    >>> inst = NimpInstance.from_dict(next(iter(SUITES["tiny"].build()))[1])   # 2 workers, 3 machines of 2 GPUs
     >>> r = run_highs(inst, time_limit=30)
     >>> r.status.value, evaluate(inst, r.solution).objectives["lex"]
     ('optimal', [0, 2])
@@ -471,11 +465,9 @@ def brute_force(instance: NimpInstance, *, objective: str = "lex") -> tuple[list
 
     References
     ----------
-    Fang, Zhao, Xu, Luo, Yao, Xie, "Non-Idle Machine-Aware Worker Placement for Efficient
-    Distributed Training in GPU Clusters": Sec. III-B, Eq. (1): minimise the idle machines used
-    (O_1), then the machines used (O_2), under the placement, resource (R_s idle GPUs) and
-    bandwidth (sum of C^t_{n,n'} <= P_{s,s'}) constraints; the optimum Theorems 4-5 compare Titan
-    with.
+    Fang et al., "Non-Idle Machine-Aware Worker Placement for Efficient Distributed Training in
+    GPU Clusters": the lexicographic optimum of Eq. (1) (Sec. III-B) by enumerating placements
+    worker by worker.
 
     Notes
     -----
@@ -488,8 +480,7 @@ def brute_force(instance: NimpInstance, *, objective: str = "lex") -> tuple[list
     --------
     >>> from optkit.formulations.nimp import NimpInstance, evaluate
     >>> from optkit.formulations.nimp.generate import SUITES
-    >>> name, data = next(iter(SUITES["tiny"].build()))     # 2 workers, 3 machines of 2 GPUs
-    >>> inst = NimpInstance.from_dict(data)
+    >>> inst = NimpInstance.from_dict(next(iter(SUITES["tiny"].build()))[1])   # 2 workers, 3 machines of 2 GPUs
     >>> brute_force(inst)
     ([0, 1], (0, 2))
     """
@@ -568,26 +559,22 @@ def run_brute_force(instance: NimpInstance, *, objective: str = "lex", time_limi
 
     References
     ----------
-    Fang, Zhao, Xu, Luo, Yao, Xie, "Non-Idle Machine-Aware Worker Placement for Efficient
-    Distributed Training in GPU Clusters": Sec. III-B, Eq. (1): minimise the idle machines used
-    (O_1), then the machines used (O_2), under the placement, resource (R_s idle GPUs) and
-    bandwidth (sum of C^t_{n,n'} <= P_{s,s'}) constraints; the optimum Theorems 4-5 compare Titan
-    with.
+    Fang et al., "Non-Idle Machine-Aware Worker Placement for Efficient Distributed Training in
+    GPU Clusters", Sec. III-B: :func:`brute_force` behind the algorithm table's entry
+    ``brute-force``.
 
     Notes
     -----
     Guarantee: the lexicographic optimum (:func:`brute_force`), or ``infeasible`` as a proof.
 
-    Units: the criteria are counts of machines (``lex-cross`` adds the cross-machine traffic
-    in bytes); the pair capacity P and the traffic C in bytes per phase; ``bound`` is on the
-    scalar key ``objective_key.<objective>``; ``time_limit`` in seconds.
+    Units: machine counts (the criteria) and a machine index per worker; ``time_limit`` in
+    seconds.
 
     Examples
     --------
     >>> from optkit.formulations.nimp import NimpInstance, evaluate
     >>> from optkit.formulations.nimp.generate import SUITES
-    >>> name, data = next(iter(SUITES["tiny"].build()))     # 2 workers, 3 machines of 2 GPUs
-    >>> inst = NimpInstance.from_dict(data)
+    >>> inst = NimpInstance.from_dict(next(iter(SUITES["tiny"].build()))[1])   # 2 workers, 3 machines of 2 GPUs
     >>> r = run_brute_force(inst)
     >>> r.status.value, r.solution
     ('optimal', {'machine_of_worker': [0, 1]})

@@ -85,24 +85,23 @@ def ff(instance: RarInstance | Mapping[str, Any], *, u: float = DEFAULTS["u"], a
 
     References
     ----------
-    Yu, Ji, Rajan, Liu, "On Scheduling Ring-All-Reduce Learning Jobs in Multi-Tenant GPU Clusters
-    with Communication Contention" (MobiHoc '22): Sec. 7, "Baselines for Comparison" (FF, LS, RAND
-    and their limits theta_u^f), planned under Problem (14)'s execution-time limit as SJF-BCO
-    is (Sec. 5), each with its own GPU pick rule (module docstring).
+    Yu, Ji, Rajan, Liu, "On Scheduling Ring-All-Reduce Learning Jobs in Multi-Tenant GPU
+    Clusters with Communication Contention" (MobiHoc '22): Sec. 7, Baselines for Comparison: FF
+    [17] picks the first G_j available GPUs whose accumulated execution time stays within
+    theta_u^FF, server to server; the limit as in Problem (14) (Sec. 5).
 
     Notes
     -----
     Guarantee: none proven (the paper's bounds, Lemma 3 and Theorem 5, are SJF-BCO's).
 
-    Units: ``y`` in GPUs per (job, server); ``theta``, ``plan_makespan`` and the simulated starts
-    and completions in slots (``slot_seconds`` each); ``u`` dimensionless.
+    Units: y in GPUs per (job, server); theta_u^FF (``result.theta``), ``plan_makespan`` and the
+    simulated starts and completions in slots of ``slot_seconds``.
 
     Examples
     --------
     >>> from optkit.formulations.rar_ddls import RarInstance
     >>> from optkit.formulations.rar_ddls.generate import SUITES
-    >>> name, data = next(iter(SUITES["tiny"].build()))     # 2 jobs on servers of 2 and 3 GPUs
-    >>> inst = RarInstance.from_dict(data)
+    >>> inst = RarInstance.from_dict(next(iter(SUITES["tiny"].build()))[1])   # 2 jobs, servers of 2 and 3 GPUs
     >>> y, result = ff(inst)
     >>> y.tolist(), result.theta, result.outcome.completion.tolist()
     ([[2, 0], [2, 2]], 16, [7, 16])
@@ -121,24 +120,23 @@ def ls(instance: RarInstance | Mapping[str, Any], *, u: float = DEFAULTS["u"], a
 
     References
     ----------
-    Yu, Ji, Rajan, Liu, "On Scheduling Ring-All-Reduce Learning Jobs in Multi-Tenant GPU Clusters
-    with Communication Contention" (MobiHoc '22): Sec. 7, "Baselines for Comparison" (FF, LS, RAND
-    and their limits theta_u^f), planned under Problem (14)'s execution-time limit as SJF-BCO
-    is (Sec. 5), each with its own GPU pick rule (module docstring).
+    Yu, Ji, Rajan, Liu, "On Scheduling Ring-All-Reduce Learning Jobs in Multi-Tenant GPU
+    Clusters with Communication Contention" (MobiHoc '22): Sec. 7, Baselines for Comparison: LS
+    [17] picks the G_j GPUs of least accumulated execution time within theta_u^LS, balancing the
+    GPUs' load.
 
     Notes
     -----
     Guarantee: none proven (the paper's bounds, Lemma 3 and Theorem 5, are SJF-BCO's).
 
-    Units: ``y`` in GPUs per (job, server); ``theta``, ``plan_makespan`` and the simulated starts
-    and completions in slots (``slot_seconds`` each); ``u`` dimensionless.
+    Units: y in GPUs per (job, server); theta_u^LS and the schedule in slots; the accumulated
+    execution time per GPU in slots.
 
     Examples
     --------
     >>> from optkit.formulations.rar_ddls import RarInstance
     >>> from optkit.formulations.rar_ddls.generate import SUITES
-    >>> name, data = next(iter(SUITES["tiny"].build()))     # 2 jobs on servers of 2 and 3 GPUs
-    >>> inst = RarInstance.from_dict(data)
+    >>> inst = RarInstance.from_dict(next(iter(SUITES["tiny"].build()))[1])   # 2 jobs, servers of 2 and 3 GPUs
     >>> y, result = ls(inst)
     >>> y.tolist(), result.outcome.completion.tolist()
     ([[2, 0], [1, 3]], [7, 16])
@@ -159,24 +157,22 @@ def rand(instance: RarInstance | Mapping[str, Any], *, u: float = DEFAULTS["u"],
 
     References
     ----------
-    Yu, Ji, Rajan, Liu, "On Scheduling Ring-All-Reduce Learning Jobs in Multi-Tenant GPU Clusters
-    with Communication Contention" (MobiHoc '22): Sec. 7, "Baselines for Comparison" (FF, LS, RAND
-    and their limits theta_u^f), planned under Problem (14)'s execution-time limit as SJF-BCO
-    is (Sec. 5), each with its own GPU pick rule (module docstring).
+    Yu, Ji, Rajan, Liu, "On Scheduling Ring-All-Reduce Learning Jobs in Multi-Tenant GPU
+    Clusters with Communication Contention" (MobiHoc '22): Sec. 7, Baselines for Comparison:
+    RAND [19] chooses servers and GPUs at random, with theta_u^RAND = T (the horizon).
 
     Notes
     -----
     Guarantee: none proven (the paper's bounds, Lemma 3 and Theorem 5, are SJF-BCO's).
 
-    Units: ``y`` in GPUs per (job, server); ``theta``, ``plan_makespan`` and the simulated starts
-    and completions in slots (``slot_seconds`` each); ``u`` dimensionless.
+    Units: y in GPUs per (job, server); theta = T, the horizon, and the schedule in slots;
+    ``seed`` an integer or a numpy Generator.
 
     Examples
     --------
     >>> from optkit.formulations.rar_ddls import RarInstance
     >>> from optkit.formulations.rar_ddls.generate import SUITES
-    >>> name, data = next(iter(SUITES["tiny"].build()))     # 2 jobs on servers of 2 and 3 GPUs
-    >>> inst = RarInstance.from_dict(data)
+    >>> inst = RarInstance.from_dict(next(iter(SUITES["tiny"].build()))[1])   # 2 jobs, servers of 2 and 3 GPUs
     >>> y, result = rand(inst, seed=0)
     >>> result.theta == inst.horizon, result.outcome.completion.tolist()
     (True, [7, 16])

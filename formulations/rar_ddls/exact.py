@@ -450,25 +450,24 @@ def run_cpsat(instance: RarInstance, *, objective: str = "makespan", time_limit:
 
     References
     ----------
-    Yu, Ji, Rajan, Liu, "On Scheduling Ring-All-Reduce Learning Jobs in Multi-Tenant GPU Clusters
-    with Communication Contention" (MobiHoc '22): Sec. 4, constraints (1)-(9) (gang placement,
-    server capacity, the contention model of the per-iteration time (6)) and Problem RAR-DDLS
-    (Sec. 4.2, minimum makespan), the optimum that Theorem 5 bounds SJF-BCO against.
+    Yu, Ji, Rajan, Liu, "On Scheduling Ring-All-Reduce Learning Jobs in Multi-Tenant GPU
+    Clusters with Communication Contention" (MobiHoc '22): Sec. 4, constraints (1)-(9) and
+    Problem RAR-DDLS (Sec. 4.2, minimum makespan), as the time-indexed CP-SAT model of the
+    module docstring; the optimum Theorem 5 bounds SJF-BCO against.
 
     Notes
     -----
     Guarantee: status ``optimal`` is a proven minimum makespan over the schedules within the
     instance's horizon; at the time limit, ``time_limit`` with a proven lower bound.
 
-    Units: starts and the time-indexed model in slots (``slot_seconds`` each); the makespan,
-    ``bound`` and ``time_limit`` in seconds.
+    Units: the makespan and ``bound`` in seconds; starts and the model's time index in slots
+    (``slot_seconds`` each); ``time_limit`` in seconds.
 
     Examples
     --------
     >>> from optkit.formulations.rar_ddls import RarInstance, evaluate
     >>> from optkit.formulations.rar_ddls.generate import SUITES
-    >>> name, data = next(iter(SUITES["tiny"].build()))     # 2 jobs on servers of 2 and 3 GPUs
-    >>> inst = RarInstance.from_dict(data)
+    >>> inst = RarInstance.from_dict(next(iter(SUITES["tiny"].build()))[1])   # 2 jobs on servers of 2 and 3 GPUs
     >>> r = run_cpsat(inst, time_limit=30, seed=0)
     >>> r.status.value, evaluate(inst, r.solution).objectives["makespan"]
     ('optimal', 16.0)
@@ -726,10 +725,10 @@ def run_highs(instance: RarInstance, *, objective: str = "makespan", time_limit:
 
     References
     ----------
-    Yu, Ji, Rajan, Liu, "On Scheduling Ring-All-Reduce Learning Jobs in Multi-Tenant GPU Clusters
-    with Communication Contention" (MobiHoc '22): Sec. 4, constraints (1)-(9) (gang placement,
-    server capacity, the contention model of the per-iteration time (6)) and Problem RAR-DDLS
-    (Sec. 4.2, minimum makespan), the optimum that Theorem 5 bounds SJF-BCO against.
+    Yu, Ji, Rajan, Liu, "On Scheduling Ring-All-Reduce Learning Jobs in Multi-Tenant GPU
+    Clusters with Communication Contention" (MobiHoc '22): Problem RAR-DDLS (Sec. 4.2) with the
+    contention model of constraint (6) linearised, as the time-indexed MILP of the module
+    docstring.
 
     Notes
     -----
@@ -737,15 +736,14 @@ def run_highs(instance: RarInstance, *, objective: str = "makespan", time_limit:
     instance's horizon (the contention model linearised exactly); at the time limit,
     ``time_limit`` with the solver's proven lower bound.
 
-    Units: starts and the time-indexed model in slots (``slot_seconds`` each); the makespan,
-    ``bound`` and ``time_limit`` in seconds.
+    Units: the makespan and ``bound`` in seconds, the MILP's time index in slots; ``time_limit``
+    in seconds (``workers`` unused).
 
     Examples
     --------
     >>> from optkit.formulations.rar_ddls import RarInstance, evaluate
     >>> from optkit.formulations.rar_ddls.generate import SUITES
-    >>> name, data = next(iter(SUITES["tiny"].build()))     # 2 jobs on servers of 2 and 3 GPUs
-    >>> inst = RarInstance.from_dict(data)
+    >>> inst = RarInstance.from_dict(next(iter(SUITES["tiny"].build()))[1])   # 2 jobs on servers of 2 and 3 GPUs
     >>> r = run_highs(inst, time_limit=30)
     >>> r.status.value, r.bound
     ('optimal', 16.0)
@@ -909,10 +907,10 @@ def brute_force(instance: RarInstance, objective: str = "makespan") -> tuple[flo
 
     References
     ----------
-    Yu, Ji, Rajan, Liu, "On Scheduling Ring-All-Reduce Learning Jobs in Multi-Tenant GPU Clusters
-    with Communication Contention" (MobiHoc '22): Sec. 4, constraints (1)-(9) (gang placement,
-    server capacity, the contention model of the per-iteration time (6)) and Problem RAR-DDLS
-    (Sec. 4.2, minimum makespan), the optimum that Theorem 5 bounds SJF-BCO against.
+    Yu, Ji, Rajan, Liu, "On Scheduling Ring-All-Reduce Learning Jobs in Multi-Tenant GPU
+    Clusters with Communication Contention" (MobiHoc '22): the minimum makespan of Problem
+    RAR-DDLS (Sec. 4.2) by enumerating placement options and start slots, each schedule measured
+    by the contention model (constraints (1)-(9)).
 
     Notes
     -----
@@ -925,8 +923,7 @@ def brute_force(instance: RarInstance, objective: str = "makespan") -> tuple[flo
     --------
     >>> from optkit.formulations.rar_ddls import RarInstance, evaluate
     >>> from optkit.formulations.rar_ddls.generate import SUITES
-    >>> name, data = next(iter(SUITES["tiny"].build()))     # 2 jobs on servers of 2 and 3 GPUs
-    >>> inst = RarInstance.from_dict(data)
+    >>> inst = RarInstance.from_dict(next(iter(SUITES["tiny"].build()))[1])   # 2 jobs on servers of 2 and 3 GPUs
     >>> value, schedule = brute_force(inst)
     >>> value
     16.0
@@ -976,24 +973,22 @@ def run_brute_force(instance: RarInstance, *, objective: str = "makespan", time_
 
     References
     ----------
-    Yu, Ji, Rajan, Liu, "On Scheduling Ring-All-Reduce Learning Jobs in Multi-Tenant GPU Clusters
-    with Communication Contention" (MobiHoc '22): Sec. 4, constraints (1)-(9) (gang placement,
-    server capacity, the contention model of the per-iteration time (6)) and Problem RAR-DDLS
-    (Sec. 4.2, minimum makespan), the optimum that Theorem 5 bounds SJF-BCO against.
+    Yu, Ji, Rajan, Liu, "On Scheduling Ring-All-Reduce Learning Jobs in Multi-Tenant GPU
+    Clusters with Communication Contention" (MobiHoc '22), Sec. 4.2: :func:`brute_force` behind
+    the algorithm table's entry ``brute-force``.
 
     Notes
     -----
     Guarantee: the optimum within the horizon (:func:`brute_force`).
 
-    Units: starts and the time-indexed model in slots (``slot_seconds`` each); the makespan,
-    ``bound`` and ``time_limit`` in seconds.
+    Units: the optimum (``bound``) in seconds; the schedule's starts in slots; ``time_limit`` in
+    seconds.
 
     Examples
     --------
     >>> from optkit.formulations.rar_ddls import RarInstance, evaluate
     >>> from optkit.formulations.rar_ddls.generate import SUITES
-    >>> name, data = next(iter(SUITES["tiny"].build()))     # 2 jobs on servers of 2 and 3 GPUs
-    >>> inst = RarInstance.from_dict(data)
+    >>> inst = RarInstance.from_dict(next(iter(SUITES["tiny"].build()))[1])   # 2 jobs on servers of 2 and 3 GPUs
     >>> r = run_brute_force(inst)
     >>> r.status.value, r.bound
     ('optimal', 16.0)
