@@ -3,7 +3,8 @@
 Three kinds of example, each run once:
 
 * the pages' ``.. testcode::`` / ``.. doctest::`` blocks (the how-to guides): Sphinx's doctest
-  builder (``-b doctest``), as ``docs/conf.py`` configures it;
+  builder (``-b doctest``), as ``docs/conf.py`` configures it; a Python example a page shows any
+  other way (a bare ``>>>`` block, a Python ``code-block``) would never run, and fails a test;
 * the ``>>>`` examples in docstrings: Python's :mod:`doctest`, module by module, in each
   module's own namespace (so an example may use the module's names without importing them), over
   every module of ``optkit`` and ``optkit.formulations``, whether or not the API reference
@@ -61,6 +62,34 @@ def test_every_page_example_runs(tmp_path: Path) -> None:
                        r"\s*0 failures in setup code\n\s*0 failures in cleanup code", report, flags=re.M)
     assert totals is not None, report
     assert int(totals.group(1)) >= 1
+
+
+def _unexecuted_examples(text: str) -> list[str]:
+    """The Python examples of a page that no builder runs: a ``>>>`` line outside a
+    ``.. doctest::`` directive, or a ``code-block`` (``code``, ``sourcecode``) in Python."""
+    lines = text.splitlines()
+    found = []
+    for i, line in enumerate(lines):
+        if re.match(r"\s*\.\. (code-block|code|sourcecode):: *(python|python3|py|pycon)\s*$", line):
+            found.append(f"line {i + 1}: {line.strip()}")
+        if not line.lstrip().startswith(">>>"):
+            continue
+        indent = len(line) - len(line.lstrip())
+        owner = next((lines[j] for j in range(i - 1, -1, -1)
+                      if lines[j].strip() and len(lines[j]) - len(lines[j].lstrip()) < indent), "")
+        if not re.match(r"\s*\.\. doctest::", owner):
+            found.append(f"line {i + 1}: {line.strip()}")
+    return found
+
+
+def test_every_python_example_of_the_pages_is_executed() -> None:
+    pages = sorted(DOCS.rglob("*.rst"))
+    assert DOCS / "howto" / "index.rst" in pages
+    bad = {str(p.relative_to(ROOT)): _unexecuted_examples(p.read_text(encoding="utf-8")) for p in pages}
+    assert not {p: b for p, b in bad.items() if b}, "use .. testcode:: or .. doctest:: for: " + repr(bad)
+    assert _unexecuted_examples(".. code-block:: python\n\n   x = 1\n\n>>> 1\n1\n") == [
+        "line 1: .. code-block:: python", "line 5: >>> 1"]
+    assert _unexecuted_examples(".. doctest::\n   :hide:\n\n   >>> 1\n   1\n") == []
 
 
 def _modules_with_examples() -> list[str]:
