@@ -54,8 +54,9 @@ class Claim:
     where: the place in the paper: ``"Table II, VGG19, Heavy-Edge PITT over optimal"``.
     paper_value: the paper's number, in ``unit``.
     unit: ``"%"``, ``"s"``, ``"ms"``, ``"slots"``, ``"ratio"``, ``"count"``...
-    statistic: how the paper computes it, in words (``"ratio of the mean PITTs over 20 cases,
-        minus 1"``); the measuring function must compute the same.
+    statistic: how the paper computes it, in words
+        (``"ratio of the mean PITTs over 20 cases, minus 1"``); the measuring function must
+        compute the same.
     tolerance: absolute, in ``unit``: how far the mean over seeds may lie from ``paper_value``
         and still count as reproduced (for ``at_most``/``at_least``: the slack of the bound).
     comparison: ``approx``, ``at_most`` or ``at_least`` (see the module docstring).

@@ -27,14 +27,14 @@ run with a list objective is a lower bound on the key, and ``gap`` compares the 
 class Status(str, Enum):
     """Outcome of one run.
 
-    ``optimal``: the solution is proven optimal (exact solvers only).
-    ``feasible``: a feasible solution without an optimality proof (every heuristic).
-    ``infeasible``: the instance was proven to have no feasible solution (exact solvers, or a
-        check that is itself a proof, such as fewer free GPUs than workers).
-    ``no_solution``: the algorithm ran correctly and found nothing feasible; nothing is proven
-        (heuristics and baselines). ``message`` says why.
-    ``time_limit``: the time limit cut the run short; a solution may still be attached.
-    ``error``: the run failed: a crash, a bug, or a solution that ``evaluate`` rejected.
+    * ``optimal``: the solution is proven optimal (exact solvers only).
+    * ``feasible``: a feasible solution without an optimality proof (every heuristic).
+    * ``infeasible``: the instance was proven to have no feasible solution (exact solvers, or a
+      check that is itself a proof, such as fewer free GPUs than workers).
+    * ``no_solution``: the algorithm ran correctly and found nothing feasible; nothing is proven
+      (heuristics and baselines). ``message`` says why.
+    * ``time_limit``: the time limit cut the run short; a solution may still be attached.
+    * ``error``: the run failed: a crash, a bug, or a solution that ``evaluate`` rejected.
     """
 
     OPTIMAL = "optimal"

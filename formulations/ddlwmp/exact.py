@@ -366,11 +366,38 @@ def _finish(instance: DdlwmpInstance, objective: str, status: Status, solution: 
 def run_cpsat(instance: DdlwmpInstance, *, objective: str = "total_completion", time_limit: float | None = None,
               seed: int | None = None, workers: int | None = None, log: bool = False,
               tighten: bool = True, symmetry: bool = True) -> Result:
-    """Solve the interval model with CP-SAT (module docstring). ``bound`` is delta × CP-SAT's
-    best bound (rounded-down coefficients: a valid lower bound), plus sum r_i subtracted for
-    ``total_flow``. Without an incumbent at the time limit, the greedy schedule is returned.
-    ``tighten=False`` drops the per-job deadlines from the greedy upper bound (global horizon
-    only): a larger model, for cross-checks."""
+    """Solve the interval model with CP-SAT (module docstring).
+
+    ``bound`` is delta × CP-SAT's best bound (rounded-down coefficients: a valid lower bound),
+    plus sum r_i subtracted for ``total_flow``. Without an incumbent at the time limit, the greedy
+    schedule is returned. ``tighten=False`` drops the per-job deadlines from the greedy upper
+    bound (global horizon only): a larger model, for cross-checks.
+
+    References
+    ----------
+    Luo et al., "Prediction-Assisted Online Distributed Deep Learning Workload Scheduling in GPU
+    Clusters": Sec. III, constraints (1)-(3) and the total completion time, with alpha from eqs.
+    (4)-(7); the clairvoyant offline optimum that A-SRPT (Algorithm 1) is measured against, as
+    the CP-SAT interval model of the module docstring.
+
+    Notes
+    -----
+    Guarantee: status ``optimal`` is a proven optimum of ``objective`` (within ``I·delta``, the
+    rounding of the durations; the objective reported is the referee's exact value); at the time
+    limit, ``time_limit`` with a proven lower bound.
+
+    Units: completion times, ``bound`` and the objectives in seconds (``bound`` rounded down by
+    ``delta``); starts on slot boundaries; ``time_limit`` in seconds.
+
+    Examples
+    --------
+    >>> from optkit.formulations.ddlwmp import DdlwmpInstance, evaluate
+    >>> from optkit.formulations.ddlwmp.generate import SUITES
+    >>> inst = DdlwmpInstance.from_dict(next(iter(SUITES["tiny"].build()))[1])   # 3 jobs, 2 servers of 2 GPUs
+    >>> r = run_cpsat(inst, time_limit=30, seed=0)
+    >>> r.status.value, round(evaluate(inst, r.solution).objectives["total_completion"], 6)
+    ('optimal', 18.426876)
+    """
     from ortools.sat.python import cp_model
 
     from optkit.solvers.cpsat import solve_cp_model
@@ -467,7 +494,31 @@ def run_highs(instance: DdlwmpInstance, *, objective: str = "total_completion", 
               seed: int | None = None, solver: str = "highs", tighten: bool = True,
               symmetry: bool = True) -> Result:
     """Solve the time-indexed MILP (module docstring) through Pyomo. Without an incumbent at the
-    time limit the greedy schedule is returned, with the solver's bound."""
+    time limit the greedy schedule is returned, with the solver's bound.
+
+    References
+    ----------
+    Luo et al., "Prediction-Assisted Online Distributed Deep Learning Workload Scheduling in GPU
+    Clusters": Sec. III, constraints (1)-(3) with alpha from eqs. (4)-(7), as the time-indexed
+    MILP of the module docstring (offline, clairvoyant).
+
+    Notes
+    -----
+    Guarantee: status ``optimal`` is a proven optimum of ``objective``; at the time limit,
+    ``time_limit`` with the solver's proven lower bound.
+
+    Units: the objectives and ``bound`` in seconds; the model's time index in slots of
+    ``cluster.slot_seconds``; ``time_limit`` in seconds.
+
+    Examples
+    --------
+    >>> from optkit.formulations.ddlwmp import DdlwmpInstance, evaluate
+    >>> from optkit.formulations.ddlwmp.generate import SUITES
+    >>> inst = DdlwmpInstance.from_dict(next(iter(SUITES["tiny"].build()))[1])   # 3 jobs, 2 servers of 2 GPUs
+    >>> r = run_highs(inst, time_limit=30)
+    >>> r.status.value, round(r.bound, 6)
+    ('optimal', 18.426876)
+    """
     import pyomo.environ as pyo
 
     from optkit.solvers.milp import solve_pyomo_model
@@ -539,7 +590,29 @@ def brute_force(instance: DdlwmpInstance, objective: str = "total_completion"
                 ) -> tuple[float, dict[str, Any]]:
     """The optimum and an optimal schedule by enumerating job orders × option vectors with
     earliest feasible starts (module docstring for why this is complete). Depth-first with
-    shared prefixes; raises :class:`InputError` beyond :data:`BRUTE_FORCE_MAX_LEAVES` leaves."""
+    shared prefixes; raises :class:`InputError` beyond :data:`BRUTE_FORCE_MAX_LEAVES` leaves.
+
+    References
+    ----------
+    Luo et al., "Prediction-Assisted Online Distributed Deep Learning Workload Scheduling in GPU
+    Clusters": the offline optimum of Sec. III (constraints (1)-(3), eqs. (4)-(7)) by
+    enumerating job orders and placement options.
+
+    Notes
+    -----
+    Guarantee: the optimum (complete enumeration; independent of both models).
+
+    Units: the optimum in seconds; the schedule's starts in seconds, on slot boundaries.
+
+    Examples
+    --------
+    >>> from optkit.formulations.ddlwmp import DdlwmpInstance, evaluate
+    >>> from optkit.formulations.ddlwmp.generate import SUITES
+    >>> inst = DdlwmpInstance.from_dict(next(iter(SUITES["tiny"].build()))[1])   # 3 jobs, 2 servers of 2 GPUs
+    >>> value, schedule = brute_force(inst)
+    >>> round(value, 6)
+    18.426876
+    """
     _check_objective(objective)
     cl = instance.cluster
     slot = cl.slot_seconds
@@ -580,6 +653,28 @@ def brute_force(instance: DdlwmpInstance, objective: str = "total_completion"
 
 def run_brute_force(instance: DdlwmpInstance, *, objective: str = "total_completion",
                     time_limit: float | None = None, seed: int | None = None) -> Result:
-    """Brute force as an algorithm: ``optimal`` with ``bound`` = the optimum."""
+    """Brute force as an algorithm: ``optimal`` with ``bound`` = the optimum.
+
+    References
+    ----------
+    Luo et al., "Prediction-Assisted Online Distributed Deep Learning Workload Scheduling in GPU
+    Clusters", Sec. III: :func:`brute_force` behind the algorithm table's entry ``brute-force``.
+
+    Notes
+    -----
+    Guarantee: the optimum (:func:`brute_force`).
+
+    Units: the optimum (``bound``) and the schedule's completion times in seconds;
+    ``time_limit`` in seconds.
+
+    Examples
+    --------
+    >>> from optkit.formulations.ddlwmp import DdlwmpInstance, evaluate
+    >>> from optkit.formulations.ddlwmp.generate import SUITES
+    >>> inst = DdlwmpInstance.from_dict(next(iter(SUITES["tiny"].build()))[1])   # 3 jobs, 2 servers of 2 GPUs
+    >>> r = run_brute_force(inst)
+    >>> r.status.value, round(r.bound, 6)
+    ('optimal', 18.426876)
+    """
     value, solution = brute_force(instance, objective)
     return _finish(instance, objective, Status.OPTIMAL, solution, value, {}, "enumeration")

@@ -185,15 +185,29 @@ def metis_mapping(job: PipelineJob, free_gpus: Sequence[int], *, seed: int | Non
     servers by size (:func:`match_parts_to_servers`). Either way :func:`repair_sizes` then fixes
     the sizes by least-cut-increase moves.
 
-    Guarantee: none (METIS is a multilevel heuristic; the repair is greedy). Deterministic for a
-    given ``seed`` (METIS ``options.seed``; ``None`` means METIS's default seed).
-
     Returns ``(assignment, info)``; ``info`` has ``repaired`` (bool), ``moved_vertices``,
     ``metis_edgecut`` (METIS's own cut in integer units), ``part_sizes`` (before repair),
     ``cut_before_repair`` and ``cut`` (bytes).
 
-    Example
-    -------
+    References
+    ----------
+    Karypis, Kumar, "A Fast and High Quality Multilevel Scheme for Partitioning Irregular
+    Graphs", SIAM J. Sci. Comput. 20(1), 1998 (METIS). The objective it is compared on: Luo et
+    al., "Prediction-Assisted Online Distributed Deep Learning Workload Scheduling in GPU
+    Clusters", Sec. IV-B (the job graph's weighted cut, for which Heavy-Edge is the paper's
+    algorithm).
+
+    Notes
+    -----
+    Guarantee: none proven (METIS is a multilevel heuristic; the repair is greedy).
+    Deterministic for a given ``seed`` (METIS ``options.seed``; ``None`` means METIS's default
+    seed).
+
+    Units: edge weights and ``cut`` in bytes per iteration; ``free_gpus`` in GPUs; the assignment
+    is a server index per replica, per stage.
+
+    Examples
+    --------
     >>> from optkit.formulations.gpu_mapping.model import PipelineJob, Stage
     >>> job = PipelineJob((Stage(2, 1, 1, 0, 1e6, 1e7), Stage(2, 1, 1, 1e6, 0, 1e7)), "ring")
     >>> a, info = metis_mapping(job, [2, 2], seed=0)
@@ -295,7 +309,6 @@ def kahip_mapping(job: PipelineJob, free_gpus: Sequence[int], *, seed: int | Non
     counts) parts are matched to servers to keep most vertices in place, dummies breaking ties
     (:func:`match_parts_to_servers`), and :func:`repair_sizes` fixes the sizes.
 
-    Guarantee: none (KaFFPa is a multilevel heuristic). Deterministic for a seed (``None`` -> 0).
     ``mode``: ``fast``, ``eco``, ``strong`` (default; a few ms on these graphs) or the social
     variants.
 
@@ -304,8 +317,23 @@ def kahip_mapping(job: PipelineJob, free_gpus: Sequence[int], *, seed: int | Non
     the construction), ``kahip_edgecut``, ``part_sizes``, ``cut_before_repair``, ``cut``,
     ``dummy_L``, ``imbalance``.
 
-    Example
-    -------
+    References
+    ----------
+    Sanders, Schulz, "Think Locally, Act Globally: Highly Balanced Graph Partitioning", SEA 2013
+    (KaHIP, KaFFPa). The objective it is compared on: Luo et al., "Prediction-Assisted Online
+    Distributed Deep Learning Workload Scheduling in GPU Clusters", Sec. IV-B (the job graph's
+    weighted cut, for which Heavy-Edge is the paper's algorithm).
+
+    Notes
+    -----
+    Guarantee: none proven (KaFFPa is a multilevel heuristic). Deterministic for a seed
+    (``None`` -> 0).
+
+    Units: edge weights and ``cut`` in bytes per iteration; ``free_gpus`` in GPUs; the assignment
+    is a server index per replica, per stage.
+
+    Examples
+    --------
     >>> from optkit.formulations.gpu_mapping.model import PipelineJob, Stage
     >>> job = PipelineJob((Stage(2, 1, 1, 0, 1e6, 1e7), Stage(2, 1, 1, 1e6, 0, 1e7)), "ring")
     >>> a, info = kahip_mapping(job, [2, 2], seed=0)
@@ -367,9 +395,24 @@ def random_mapping(job: PipelineJob, free_gpus: Sequence[int], *, seed: int | No
 
     The slots ``[0]*c_0 + [1]*c_1 + ...`` are permuted by a ``numpy.random.default_rng(seed)``
     permutation and vertex v takes slot v. Every mapping with the exact sizes arises from
-    ``prod_m c_m!`` permutations, so all are equally likely. Guarantee: none; it is the floor a
-    heuristic should beat. Reproducible for a seed.
+    ``prod_m c_m!`` permutations, so all are equally likely.
 
+    References
+    ----------
+    None of its own: the floor any mapping heuristic should beat. The objective it is compared
+    on: Luo et al., "Prediction-Assisted Online Distributed Deep Learning Workload Scheduling in
+    GPU Clusters", Sec. IV-B (the job graph's weighted cut, for which Heavy-Edge is the paper's
+    algorithm).
+
+    Notes
+    -----
+    Guarantee: none proven; it is the floor a heuristic should beat. Reproducible for a seed.
+
+    Units: edge weights and ``cut`` in bytes per iteration; ``free_gpus`` in GPUs; the assignment
+    is a server index per replica, per stage.
+
+    Examples
+    --------
     >>> from optkit.formulations.gpu_mapping.model import PipelineJob, Stage
     >>> job = PipelineJob((Stage(3, 1, 1, 0, 0, 1e6),), "ring")
     >>> sorted(random_mapping(job, [2, 1], seed=0)[0])

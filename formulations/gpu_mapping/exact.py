@@ -524,13 +524,37 @@ def _result(out: Any, assignment: list[list[int]] | None, warm: list[list[int]],
     return Result(out.status, solution=solution, bound=bound, message=out.solver_status, info=info)
 
 
-def run_cpsat(instance: GpuMappingInstance, *, objective: str, time_limit: float | None, seed: int | None,
-              workers: int | None = None, symmetry: bool = True, log: bool = False) -> Result:
+def run_cpsat(instance: GpuMappingInstance, *, objective: str = "cut", time_limit: float | None = None,
+              seed: int | None = None, workers: int | None = None, symmetry: bool = True, log: bool = False) -> Result:
     """Solve the stage-count model with CP-SAT (see the module docstring).
 
     ``bound`` is ``delta`` times CP-SAT's best bound: a proven lower bound on the true optimum
     (coefficients rounded down). ``info`` holds the solver status, the model size, ``delta`` and
     whether the incumbent is the solver's or the Heavy-Edge warm start.
+
+    References
+    ----------
+    Luo et al., "Prediction-Assisted Online Distributed Deep Learning Workload Scheduling in GPU
+    Clusters": Sec. III-B, eqs. (4)-(7) (``alpha``) and Sec. IV-B (the job graph's ``cut``),
+    solved as the CP-SAT stage-count model of the module docstring.
+
+    Notes
+    -----
+    Guarantee: status ``optimal`` is a proven optimum of ``objective`` (up to ``delta``, the
+    rounding of the objective's coefficients); at the time limit the status is ``time_limit`` and
+    ``bound`` a proven lower bound.
+
+    Units: ``alpha`` in seconds per iteration, ``cut`` in bytes per iteration, ``bound`` in the
+    objective's unit (rounded down by ``delta``); ``time_limit`` in seconds.
+
+    Examples
+    --------
+    >>> from optkit.formulations.gpu_mapping import Cluster, GpuMappingInstance, PipelineJob, Stage, evaluate
+    >>> job = PipelineJob((Stage(2, .1, .2, 0, 1e6, 2e7), Stage(2, .1, .2, 1e6, 0, 2e7)), "ring")
+    >>> inst = GpuMappingInstance(Cluster(8, 1.25e9, 3e11), job, (2, 1, 1))
+    >>> r = run_cpsat(inst, objective="alpha", time_limit=30, seed=0)
+    >>> r.status.value, evaluate(inst, r.solution).objectives["alpha"]
+    ('optimal', 0.4408)
     """
     from optkit.solvers.cpsat import solve_cp_model
 
@@ -667,13 +691,37 @@ def build_pyomo_model(instance: GpuMappingInstance, objective: str, *, symmetry:
     return _PyomoModel(md, scale, tuple(tree_stages))
 
 
-def run_highs(instance: GpuMappingInstance, *, objective: str, time_limit: float | None, seed: int | None,
-              solver: str = "highs", write: str | None = None, symmetry: bool = True,
+def run_highs(instance: GpuMappingInstance, *, objective: str = "cut", time_limit: float | None = None,
+              seed: int | None = None, solver: str = "highs", write: str | None = None, symmetry: bool = True,
               mip_rel_gap: float = 1e-9) -> Result:
     """Solve the stage-count MILP with HiGHS (or another Pyomo solver by name).
 
     ``bound`` is the solver's MIP dual bound converted back to seconds or bytes. ``write``
     writes the model (``.mps`` / ``.lp``) before solving.
+
+    References
+    ----------
+    Luo et al., "Prediction-Assisted Online Distributed Deep Learning Workload Scheduling in GPU
+    Clusters": the objectives of Sec. III-B, eqs. (4)-(7) and Sec. IV-B, solved as the
+    stage-count MILP of the module docstring (the paper solves it with Gurobi, Table II).
+
+    Notes
+    -----
+    Guarantee: status ``optimal`` is a proven optimum of ``objective`` (within ``mip_rel_gap``,
+    1e-9 by default); at the time limit the status is ``time_limit`` and ``bound`` the solver's
+    proven lower bound.
+
+    Units: ``bound`` and the objective in seconds per iteration (``alpha``) or bytes per
+    iteration (``cut``); ``time_limit`` in seconds; ``mip_rel_gap`` relative.
+
+    Examples
+    --------
+    >>> from optkit.formulations.gpu_mapping import Cluster, GpuMappingInstance, PipelineJob, Stage, evaluate
+    >>> job = PipelineJob((Stage(2, .1, .2, 0, 1e6, 2e7), Stage(2, .1, .2, 1e6, 0, 2e7)), "ring")
+    >>> inst = GpuMappingInstance(Cluster(8, 1.25e9, 3e11), job, (2, 1, 1))
+    >>> r = run_highs(inst, objective="cut", time_limit=30)
+    >>> r.status.value, r.bound, evaluate(inst, r.solution).objectives["cut"]
+    ('optimal', 44000000.0, 44000000.0)
     """
     import pyomo.environ as pyo
 
@@ -879,6 +927,28 @@ def brute_force(instance: GpuMappingInstance, objective: str) -> tuple[float, li
 
     Raises :class:`InputError` (field ``instance``) beyond :data:`BRUTE_FORCE_MAX_TABLES` count
     matrices or :data:`BRUTE_FORCE_MAX_ARRANGEMENTS` arrangements of one stage.
+
+    References
+    ----------
+    Luo et al., "Prediction-Assisted Online Distributed Deep Learning Workload Scheduling in GPU
+    Clusters": the optimum of Sec. III-B's ``alpha`` (eq. 7) or Sec. IV-B's ``cut`` by
+    enumeration; Table II's gaps of Heavy-Edge are measured against this optimum.
+
+    Notes
+    -----
+    Guarantee: the optimum (every count matrix, and every arrangement inside a stage where the
+    objective depends on it, is enumerated); independent of both solver models, so the three
+    agreeing is a check of each.
+
+    Units: the value is seconds per iteration (``alpha``) or bytes per iteration (``cut``).
+
+    Examples
+    --------
+    >>> from optkit.formulations.gpu_mapping import Cluster, GpuMappingInstance, PipelineJob, Stage, evaluate
+    >>> job = PipelineJob((Stage(2, .1, .2, 0, 1e6, 2e7), Stage(2, .1, .2, 1e6, 0, 2e7)), "ring")
+    >>> inst = GpuMappingInstance(Cluster(8, 1.25e9, 3e11), job, (2, 1, 1))
+    >>> brute_force(inst, "cut")
+    (44000000.0, [[1, 2], [0, 0]])
     """
     _check_objective(objective)
     _check_brute_force_size(instance, objective)
@@ -886,10 +956,34 @@ def brute_force(instance: GpuMappingInstance, objective: str) -> tuple[float, li
     return value, assignment
 
 
-def run_brute_force(instance: GpuMappingInstance, *, objective: str, time_limit: float | None,
-                    seed: int | None) -> Result:
+def run_brute_force(instance: GpuMappingInstance, *, objective: str = "cut", time_limit: float | None = None,
+                    seed: int | None = None) -> Result:
     """Brute force as an algorithm: ``optimal`` with ``bound`` = the optimum, or ``time_limit``
-    with the best mapping seen (no bound) when the time limit stops the enumeration."""
+    with the best mapping seen (no bound) when the time limit stops the enumeration.
+
+    References
+    ----------
+    Luo et al., "Prediction-Assisted Online Distributed Deep Learning Workload Scheduling in GPU
+    Clusters", Sec. III-B / IV-B: :func:`brute_force` behind the algorithm table's entry
+    ``brute-force``.
+
+    Notes
+    -----
+    Guarantee: status ``optimal`` is the optimum (:func:`brute_force`); a run stopped by the time
+    limit proves nothing.
+
+    Units: the optimum (``bound``) in seconds per iteration (``alpha``) or bytes per iteration
+    (``cut``); ``time_limit`` in seconds.
+
+    Examples
+    --------
+    >>> from optkit.formulations.gpu_mapping import Cluster, GpuMappingInstance, PipelineJob, Stage, evaluate
+    >>> job = PipelineJob((Stage(2, .1, .2, 0, 1e6, 2e7), Stage(2, .1, .2, 1e6, 0, 2e7)), "ring")
+    >>> inst = GpuMappingInstance(Cluster(8, 1.25e9, 3e11), job, (2, 1, 1))
+    >>> r = run_brute_force(inst, objective="alpha")
+    >>> r.status.value, r.bound
+    ('optimal', 0.4408)
+    """
     _check_objective(objective)
     start = time.perf_counter()
     n_tables = _check_brute_force_size(instance, objective)

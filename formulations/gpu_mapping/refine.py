@@ -415,6 +415,32 @@ def refine_mapping(instance: GpuMappingInstance, *, objective: str = "cut", seed
     ``info``: ``start_objective`` and ``objective`` (the chosen objective of the Heavy-Edge start
     and of the result), ``improved``, ``passes``/``swaps`` (cut) or ``moves``/``polish_swaps``
     (alpha), ``fallback`` (True if the exact re-evaluation rejected the refined mapping).
+
+    References
+    ----------
+    Kernighan, Lin, "An Efficient Heuristic Procedure for Partitioning Graphs", Bell System
+    Technical Journal 49(2), 1970 (the swaps on ``cut``); on ``alpha``, eq. (7) of Luo et al.,
+    "Prediction-Assisted Online Distributed Deep Learning Workload Scheduling in GPU Clusters",
+    Sec. III-B, a leximax descent or the exact count DP of :mod:`.count_dp`; started from that
+    paper's Heavy-Edge (Sec. IV-B).
+
+    Notes
+    -----
+    Guarantee: ``info["objective"] <= info["start_objective"]``, the Heavy-Edge start's value
+    (same ``seed``); optimal counts on ``alpha`` when ``info["exact_counts"]``; no approximation
+    bound otherwise.
+
+    Units: ``alpha`` in seconds per iteration, ``cut`` in bytes per iteration, and ``info``'s
+    objectives in the same unit; ``time_limit`` in seconds.
+
+    Examples
+    --------
+    >>> from optkit.formulations.gpu_mapping.model import Cluster, GpuMappingInstance, PipelineJob, Stage
+    >>> job = PipelineJob((Stage(4, .1, .2, 0, 0, 1e8),), "ring")
+    >>> inst = GpuMappingInstance(Cluster(8, 1.25e9, 3e11), job, (2, 2))
+    >>> a, info = refine_mapping(inst, objective="cut", seed=0)
+    >>> sorted(a[0]), info["objective"] <= info["start_objective"]
+    ([0, 0, 1, 1], True)
     """
     if objective not in OBJECTIVES:
         raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
@@ -468,10 +494,25 @@ def heavy_edge_refine(instance: GpuMappingInstance, *, objective: str = "cut", s
 
     See the module docstring for the two searches. ``max_passes`` bounds the KL passes (cut, and
     the same-stage cut polish after the alpha descent); ``time_limit`` (seconds) stops the
-    search early, keeping the best mapping so far. Guarantee: the result is never worse than
-    Heavy-Edge's (same ``seed``) on ``objective``; no approximation bound. Returns the
-    solution's ``assignment``.
+    search early, keeping the best mapping so far. Returns the solution's ``assignment``.
 
+    References
+    ----------
+    Kernighan, Lin, "An Efficient Heuristic Procedure for Partitioning Graphs", Bell System
+    Technical Journal 49(2), 1970 (the swap passes); started from Heavy-Edge, Luo et al.,
+    "Prediction-Assisted Online Distributed Deep Learning Workload Scheduling in GPU Clusters",
+    Sec. IV-B, on the objectives of Sec. III-B eq. (7) (``alpha``) and Sec. IV-B (``cut``).
+
+    Notes
+    -----
+    Guarantee: the result is never worse than Heavy-Edge's (same ``seed``) on ``objective``; no
+    approximation bound is proven.
+
+    Units: ``alpha`` in seconds per iteration, ``cut`` in bytes per iteration; ``time_limit`` in
+    seconds; the assignment is a server index per replica, per stage.
+
+    Examples
+    --------
     >>> from optkit.formulations.gpu_mapping.model import Cluster, GpuMappingInstance, PipelineJob, Stage
     >>> job = PipelineJob((Stage(4, .1, .2, 0, 0, 1e8),), "ring")
     >>> inst = GpuMappingInstance(Cluster(8, 1.25e9, 3e11), job, (2, 2))

@@ -74,7 +74,35 @@ def elasticflow(idle_gpus: Sequence[int], *, workers: int, gpus: Sequence[int] |
     """Elasticflow's best-fit consolidated placement (module docstring); ``None`` if the idle
     GPUs do not suffice. Reading ``elasticflow_machines``: ``any`` (default, every machine) or
     ``idle-only`` (the idle machines, R_s = K_s, which needs ``gpus``; every machine only when
-    the idle ones cannot hold the job)."""
+    the idle ones cannot hold the job).
+
+    References
+    ----------
+    Fang et al., "Non-Idle Machine-Aware Worker Placement for Efficient Distributed Training in
+    GPU Clusters": Sec. V-A, the first benchmark (best fit: the machines whose idle GPUs are
+    closest to the job's workers) and Fig. 1(b); Elasticflow itself: Gu et al., ASPLOS '23, the
+    paper's [11].
+
+    Notes
+    -----
+    Guarantee: none proven; it ignores Eq. (1)'s bandwidth constraint (``run_elasticflow``
+    checks the placement).
+
+    Units: idle GPUs R_s and total GPUs K_s (``gpus``, needed by ``idle-only``) per machine, and
+    workers, are counts; the result is a machine index per worker, or ``None``.
+
+    Examples
+    --------
+    Four machines of 8 GPUs with 8, 3, 5 and 2 of them idle, a 4-worker job:
+
+    >>> gpus, idle = [8, 8, 8, 8], [8, 3, 5, 2]
+    >>> elasticflow(idle, workers=4)
+    [2, 2, 2, 2]
+    >>> elasticflow(idle, workers=4, gpus=gpus, elasticflow_machines="idle-only")
+    [0, 0, 0, 0]
+    >>> elasticflow(idle, workers=40) is None
+    True
+    """
     if elasticflow_machines not in ("any", "idle-only"):
         raise InputError("elasticflow_machines", f"must be any or idle-only, got {elasticflow_machines!r}")
     M = len(idle_gpus)
@@ -93,7 +121,31 @@ def elasticflow(idle_gpus: Sequence[int], *, workers: int, gpus: Sequence[int] |
 
 
 def hived(gpus: Sequence[int], idle_gpus: Sequence[int], *, workers: int) -> list[int] | None:
-    """HiveD's fragments-first placement (module docstring)."""
+    """HiveD's fragments-first placement (module docstring): best fit over the non-idle machines
+    (idle GPUs but not all of them), then over the idle ones for what is left.
+
+    References
+    ----------
+    Fang et al., "Non-Idle Machine-Aware Worker Placement for Efficient Distributed Training in
+    GPU Clusters": Sec. V-A, the second benchmark (fragment GPUs first) and Fig. 1(c); HiveD
+    itself: Zhao et al., OSDI '20, the paper's [21].
+
+    Notes
+    -----
+    Guarantee: none proven; fragments first spreads a job, and Eq. (1)'s bandwidth constraint
+    is not checked here (``run_hived`` does).
+
+    Units: K_s (``gpus``) and R_s (``idle_gpus``) per machine and ``workers`` are counts; the
+    result is a machine index per worker, or ``None`` when the idle GPUs cannot hold the job.
+
+    Examples
+    --------
+    Four machines of 8 GPUs with 8, 3, 5 and 2 of them idle, a 4-worker job:
+
+    >>> gpus, idle = [8, 8, 8, 8], [8, 3, 5, 2]
+    >>> hived(gpus, idle, workers=4)
+    [2, 2, 2, 2]
+    """
     R, K = np.asarray(idle_gpus, dtype=np.int64), np.asarray(gpus, dtype=np.int64)
     frag = np.flatnonzero((R > 0) & (R < K))
     idle = np.flatnonzero(R == K)
@@ -108,7 +160,32 @@ def tiresias(idle_gpus: Sequence[int], *, workers: int, placement_sensitive: boo
     """Tiresias: consolidate (fewest machines, most idle GPUs first) if ``placement_sensitive``;
     else the reading ``tiresias_spread``: ``emptiest`` (default; round robin over the machines,
     most idle GPUs first), ``first-fit`` (fill machines in index order) or ``best-fit``
-    (Elasticflow's rule). Module docstring."""
+    (Elasticflow's rule). Module docstring.
+
+    References
+    ----------
+    Fang et al., "Non-Idle Machine-Aware Worker Placement for Efficient Distributed Training in
+    GPU Clusters": Sec. V-A, the third benchmark (consolidation for placement-sensitive models
+    only); Tiresias itself: Gu et al., NSDI '19, the paper's [10].
+
+    Notes
+    -----
+    Guarantee: none proven; the spread placement of an insensitive job may cross many machines,
+    and Eq. (1)'s bandwidth constraint is left to ``run_tiresias``.
+
+    Units: ``idle_gpus`` and ``workers`` are counts, ``placement_sensitive`` a flag (by model:
+    VGG and AlexNet are); the result is a machine index per worker, or ``None``.
+
+    Examples
+    --------
+    Four machines of 8 GPUs with 8, 3, 5 and 2 of them idle, a 4-worker job:
+
+    >>> gpus, idle = [8, 8, 8, 8], [8, 3, 5, 2]
+    >>> tiresias(idle, workers=4, placement_sensitive=True)
+    [0, 0, 0, 0]
+    >>> tiresias(idle, workers=4, placement_sensitive=False)
+    [0, 2, 1, 3]
+    """
     if tiresias_spread not in ("emptiest", "first-fit", "best-fit"):
         raise InputError("tiresias_spread", f"must be emptiest, first-fit or best-fit, got {tiresias_spread!r}")
     if sum(idle_gpus) < workers:

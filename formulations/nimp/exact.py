@@ -212,7 +212,34 @@ def run_cpsat(instance: NimpInstance, *, objective: str = "lex", time_limit: flo
     symmetry breaking, ``hint=False`` Titan's warm start (for cross-checks). ``bound_shortcut``
     (objective ``lex``): when Titan's placement meets every constraint and reaches the resource
     relaxation's bound (i_lb, u_lb), it is optimal (lower bound = value) and is returned without a
-    model (``info["proof"]``); ``False`` always solves the model (the tests of the model do)."""
+    model (``info["proof"]``); ``False`` always solves the model (the tests of the model do).
+
+    References
+    ----------
+    Fang et al., "Non-Idle Machine-Aware Worker Placement for Efficient Distributed Training in
+    GPU Clusters": Sec. III-B, Eq. (1): the idle machines used (O_1), then the machines used
+    (O_2), under the placement, resource and bandwidth constraints, as the CP-SAT model of the
+    module docstring; the optimum Theorems 4-5 compare Titan with.
+
+    Notes
+    -----
+    Guarantee: status ``optimal`` is the proven lexicographic optimum, ``infeasible`` a proof
+    that no placement meets the constraints; at the time limit, ``time_limit`` with a proven
+    lower bound on the key.
+
+    Units: the criteria are counts of machines (``lex-cross`` adds cross-machine bytes); pair
+    capacities and traffic in bytes per phase; ``bound`` on the scalar key; ``time_limit`` in
+    seconds.
+
+    Examples
+    --------
+    >>> from optkit.formulations.nimp import NimpInstance, evaluate
+    >>> from optkit.formulations.nimp.generate import SUITES
+    >>> inst = NimpInstance.from_dict(next(iter(SUITES["tiny"].build()))[1])   # 2 workers, 3 machines of 2 GPUs
+    >>> r = run_cpsat(inst, time_limit=30, seed=0)
+    >>> r.status.value, r.solution, evaluate(inst, r.solution).objectives["lex"]
+    ('optimal', {'machine_of_worker': [0, 1]}, [0, 2])
+    """
     from ortools.sat.python import cp_model
 
     from optkit.solvers.cpsat import solve_cp_model
@@ -315,7 +342,32 @@ def run_cpsat(instance: NimpInstance, *, objective: str = "lex", time_limit: flo
 # ============================================================================= MILP
 def run_highs(instance: NimpInstance, *, objective: str = "lex", time_limit: float | None = None,
               seed: int | None = None, solver: str = "highs", symmetry: bool = True) -> Result:
-    """Lexicographic optimum by the MILP (module docstring) with Pyomo + HiGHS (or ``solver``)."""
+    """Lexicographic optimum by the MILP (module docstring) with Pyomo + HiGHS (or ``solver``).
+
+    References
+    ----------
+    Fang et al., "Non-Idle Machine-Aware Worker Placement for Efficient Distributed Training in
+    GPU Clusters": Eq. (1) of Sec. III-B as one weighted MILP (module docstring) whose scalar
+    key orders placements as the lexicographic objective does.
+
+    Notes
+    -----
+    Guarantee: status ``optimal`` is the proven lexicographic optimum (one weighted solve whose
+    weights make the scalar key order placements as the list does), ``infeasible`` a proof; at the
+    time limit, ``time_limit`` with the solver's proven lower bound on the key.
+
+    Units: ``bound`` on the scalar key of machine counts (``objective_key.<objective>``);
+    capacities in bytes per phase; ``time_limit`` in seconds.
+
+    Examples
+    --------
+    >>> from optkit.formulations.nimp import NimpInstance, evaluate
+    >>> from optkit.formulations.nimp.generate import SUITES
+    >>> inst = NimpInstance.from_dict(next(iter(SUITES["tiny"].build()))[1])   # 2 workers, 3 machines of 2 GPUs
+    >>> r = run_highs(inst, time_limit=30)
+    >>> r.status.value, evaluate(inst, r.solution).objectives["lex"]
+    ('optimal', [0, 2])
+    """
     import pyomo.environ as pyo
 
     from optkit.solvers.milp import solve_pyomo_model
@@ -409,7 +461,29 @@ def brute_force(instance: NimpInstance, *, objective: str = "lex") -> tuple[list
     (idle, used) already worse than the incumbent; with a scalar P, machines of equal (R_s,
     idleness) that are still empty are tried once (they are interchangeable). Returns the
     lexicographically best (placement, criteria) or ``None``. Independent of the models (it
-    uses :func:`.model.pair_limit` only). For tiny instances (<= 8 workers, <= 6 machines)."""
+    uses :func:`.model.pair_limit` only). For tiny instances (<= 8 workers, <= 6 machines).
+
+    References
+    ----------
+    Fang et al., "Non-Idle Machine-Aware Worker Placement for Efficient Distributed Training in
+    GPU Clusters": the lexicographic optimum of Eq. (1) (Sec. III-B) by enumerating placements
+    worker by worker.
+
+    Notes
+    -----
+    Guarantee: the lexicographic optimum, or ``None`` exactly when no placement is feasible
+    (complete enumeration).
+
+    Units: the placement is a machine index per worker; the criteria are counts of machines.
+
+    Examples
+    --------
+    >>> from optkit.formulations.nimp import NimpInstance, evaluate
+    >>> from optkit.formulations.nimp.generate import SUITES
+    >>> inst = NimpInstance.from_dict(next(iter(SUITES["tiny"].build()))[1])   # 2 workers, 3 machines of 2 GPUs
+    >>> brute_force(inst)
+    ([0, 1], (0, 2))
+    """
     _check_objective(objective)
     N = instance.N
     U = [s for s, m in enumerate(instance.machines) if m.usable]
@@ -481,7 +555,30 @@ def brute_force(instance: NimpInstance, *, objective: str = "lex") -> tuple[list
 
 def run_brute_force(instance: NimpInstance, *, objective: str = "lex", time_limit: float | None = None,
                     seed: int | None = None) -> Result:
-    """Algorithm-table entry ``brute-force`` (tiny instances only: <= 10 workers, <= 8 machines)."""
+    """Algorithm-table entry ``brute-force`` (tiny instances only: <= 10 workers, <= 8 machines).
+
+    References
+    ----------
+    Fang et al., "Non-Idle Machine-Aware Worker Placement for Efficient Distributed Training in
+    GPU Clusters", Sec. III-B: :func:`brute_force` behind the algorithm table's entry
+    ``brute-force``.
+
+    Notes
+    -----
+    Guarantee: the lexicographic optimum (:func:`brute_force`), or ``infeasible`` as a proof.
+
+    Units: machine counts (the criteria) and a machine index per worker; ``time_limit`` in
+    seconds.
+
+    Examples
+    --------
+    >>> from optkit.formulations.nimp import NimpInstance, evaluate
+    >>> from optkit.formulations.nimp.generate import SUITES
+    >>> inst = NimpInstance.from_dict(next(iter(SUITES["tiny"].build()))[1])   # 2 workers, 3 machines of 2 GPUs
+    >>> r = run_brute_force(inst)
+    >>> r.status.value, r.solution
+    ('optimal', {'machine_of_worker': [0, 1]})
+    """
     if instance.N > 10 or instance.M > 8:
         raise InputError("instance", f"brute-force handles <= 10 workers on <= 8 machines, got {instance.N} on {instance.M}")
     out = brute_force(instance, objective=objective)

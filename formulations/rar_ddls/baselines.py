@@ -78,7 +78,34 @@ def ff(instance: RarInstance | Mapping[str, Any], *, u: float = DEFAULTS["u"], a
        theta_search: str = DEFAULTS["theta_search"], rho_hat: str = DEFAULTS["rho_hat"],
        deadline: float | None = None) -> tuple[np.ndarray, PlanResult]:
     """First-Fit (Sec. 7) under its searched limit theta_u^FF. Readings: ``u``, ``available``,
-    ``theta_search``, ``rho_hat`` (:mod:`.readings`)."""
+    ``theta_search``, ``rho_hat`` (:mod:`.readings`).
+
+    Returns ``(y, result)``: ``y`` the GPUs of each job on each server (jobs × servers, instance
+    order) and ``result`` the plan and its simulated schedule (:class:`.plan.PlanResult`).
+
+    References
+    ----------
+    Yu, Ji, Rajan, Liu, "On Scheduling Ring-All-Reduce Learning Jobs in Multi-Tenant GPU
+    Clusters with Communication Contention" (MobiHoc '22): Sec. 7, Baselines for Comparison: FF
+    [17] picks the first G_j available GPUs whose accumulated execution time stays within
+    theta_u^FF, server to server; the limit as in Problem (14) (Sec. 5).
+
+    Notes
+    -----
+    Guarantee: none proven (the paper's bounds, Lemma 3 and Theorem 5, are SJF-BCO's).
+
+    Units: y in GPUs per (job, server); theta_u^FF (``result.theta``), ``plan_makespan`` and the
+    simulated starts and completions in slots of ``slot_seconds``.
+
+    Examples
+    --------
+    >>> from optkit.formulations.rar_ddls import RarInstance
+    >>> from optkit.formulations.rar_ddls.generate import SUITES
+    >>> inst = RarInstance.from_dict(next(iter(SUITES["tiny"].build()))[1])   # 2 jobs, servers of 2 and 3 GPUs
+    >>> y, result = ff(inst)
+    >>> y.tolist(), result.theta, result.outcome.completion.tolist()
+    ([[2, 0], [2, 2]], 16, [7, 16])
+    """
     return _bisected(instance, pick_first_fit, "FF", u=u, available=available, theta_search=theta_search,
                      rho_hat=rho_hat, deadline=deadline)
 
@@ -87,7 +114,33 @@ def ls(instance: RarInstance | Mapping[str, Any], *, u: float = DEFAULTS["u"], a
        theta_search: str = DEFAULTS["theta_search"], rho_hat: str = DEFAULTS["rho_hat"],
        deadline: float | None = None) -> tuple[np.ndarray, PlanResult]:
     """List-Scheduling (Sec. 7) under its searched limit theta_u^LS. Readings: ``u``,
-    ``available``, ``theta_search``, ``rho_hat`` (:mod:`.readings`)."""
+    ``available``, ``theta_search``, ``rho_hat`` (:mod:`.readings`).
+
+    Returns ``(y, result)`` as :func:`ff`.
+
+    References
+    ----------
+    Yu, Ji, Rajan, Liu, "On Scheduling Ring-All-Reduce Learning Jobs in Multi-Tenant GPU
+    Clusters with Communication Contention" (MobiHoc '22): Sec. 7, Baselines for Comparison: LS
+    [17] picks the G_j GPUs of least accumulated execution time within theta_u^LS, balancing the
+    GPUs' load.
+
+    Notes
+    -----
+    Guarantee: none proven (the paper's bounds, Lemma 3 and Theorem 5, are SJF-BCO's).
+
+    Units: y in GPUs per (job, server); theta_u^LS and the schedule in slots; the accumulated
+    execution time per GPU in slots.
+
+    Examples
+    --------
+    >>> from optkit.formulations.rar_ddls import RarInstance
+    >>> from optkit.formulations.rar_ddls.generate import SUITES
+    >>> inst = RarInstance.from_dict(next(iter(SUITES["tiny"].build()))[1])   # 2 jobs, servers of 2 and 3 GPUs
+    >>> y, result = ls(inst)
+    >>> y.tolist(), result.outcome.completion.tolist()
+    ([[2, 0], [1, 3]], [7, 16])
+    """
     return _bisected(instance, pick_list, "LS", u=u, available=available, theta_search=theta_search,
                      rho_hat=rho_hat, deadline=deadline)
 
@@ -98,7 +151,32 @@ def rand(instance: RarInstance | Mapping[str, Any], *, u: float = DEFAULTS["u"],
     """Random (Sec. 7) with theta = T, one plan, seeded (``seed=None`` is seed 0). Readings:
     ``u``, ``available``, ``rho_hat``. When the jobs do not fit under theta = T the limit is
     doubled (2T, 4T, ...; the schedule is flagged past the horizon) until they do or theta
-    exceeds :func:`.plan.theta_cap`."""
+    exceeds :func:`.plan.theta_cap`.
+
+    Returns ``(y, result)`` as :func:`ff`.
+
+    References
+    ----------
+    Yu, Ji, Rajan, Liu, "On Scheduling Ring-All-Reduce Learning Jobs in Multi-Tenant GPU
+    Clusters with Communication Contention" (MobiHoc '22): Sec. 7, Baselines for Comparison:
+    RAND [19] chooses servers and GPUs at random, with theta_u^RAND = T (the horizon).
+
+    Notes
+    -----
+    Guarantee: none proven (the paper's bounds, Lemma 3 and Theorem 5, are SJF-BCO's).
+
+    Units: y in GPUs per (job, server); theta = T, the horizon, and the schedule in slots;
+    ``seed`` an integer or a numpy Generator.
+
+    Examples
+    --------
+    >>> from optkit.formulations.rar_ddls import RarInstance
+    >>> from optkit.formulations.rar_ddls.generate import SUITES
+    >>> inst = RarInstance.from_dict(next(iter(SUITES["tiny"].build()))[1])   # 2 jobs, servers of 2 and 3 GPUs
+    >>> y, result = rand(inst, seed=0)
+    >>> result.theta == inst.horizon, result.outcome.completion.tolist()
+    (True, [7, 16])
+    """
     instance = as_instance(instance)
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(0 if seed is None else seed)
     est = Estimates(instance, u=u, rho_hat=rho_hat)

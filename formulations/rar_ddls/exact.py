@@ -439,13 +439,39 @@ def _prepare(instance: RarInstance, objective: str, tighten: bool,
 def run_cpsat(instance: RarInstance, *, objective: str = "makespan", time_limit: float | None = None,
               seed: int | None = None, workers: int | None = None, log: bool = False,
               symmetry: bool = True, tighten: bool = True, shortcut: bool = True) -> Result:
-    """Minimum makespan by the time-indexed CP-SAT model (module docstring). ``bound`` is
-    CP-SAT's proven bound in seconds. When the incumbent (the best of the greedy schedule and
-    the heuristics) meets the proven lower bound it is optimal and no model is built
-    (``info["proof"]``; ``shortcut=False`` builds and solves the model anyway). Without an incumbent at the time limit, the greedy
-    schedule is returned (status ``time_limit``). ``symmetry=False`` drops the server symmetry
-    breaking and ``tighten=False`` the greedy horizon cap (H = the instance's horizon): larger
-    models, for cross-checks."""
+    """Minimum makespan by the time-indexed CP-SAT model (module docstring).
+
+    ``bound`` is CP-SAT's proven bound in seconds. When the incumbent (the best of the greedy
+    schedule and the heuristics) meets the proven lower bound it is optimal and no model is built
+    (``info["proof"]``; ``shortcut=False`` builds and solves the model anyway). Without an
+    incumbent at the time limit, the greedy schedule is returned (status ``time_limit``).
+    ``symmetry=False`` drops the server symmetry breaking and ``tighten=False`` the greedy horizon
+    cap (H = the instance's horizon): larger models, for cross-checks.
+
+    References
+    ----------
+    Yu, Ji, Rajan, Liu, "On Scheduling Ring-All-Reduce Learning Jobs in Multi-Tenant GPU
+    Clusters with Communication Contention" (MobiHoc '22): Sec. 4, constraints (1)-(9) and
+    Problem RAR-DDLS (Sec. 4.2, minimum makespan), as the time-indexed CP-SAT model of the
+    module docstring; the optimum Theorem 5 bounds SJF-BCO against.
+
+    Notes
+    -----
+    Guarantee: status ``optimal`` is a proven minimum makespan over the schedules within the
+    instance's horizon; at the time limit, ``time_limit`` with a proven lower bound.
+
+    Units: the makespan and ``bound`` in seconds; starts and the model's time index in slots
+    (``slot_seconds`` each); ``time_limit`` in seconds.
+
+    Examples
+    --------
+    >>> from optkit.formulations.rar_ddls import RarInstance, evaluate
+    >>> from optkit.formulations.rar_ddls.generate import SUITES
+    >>> inst = RarInstance.from_dict(next(iter(SUITES["tiny"].build()))[1])   # 2 jobs on servers of 2 and 3 GPUs
+    >>> r = run_cpsat(inst, time_limit=30, seed=0)
+    >>> r.status.value, evaluate(inst, r.solution).objectives["makespan"]
+    ('optimal', 16.0)
+    """
     from ortools.sat.python import cp_model
 
     from optkit.solvers.cpsat import solve_cp_model
@@ -695,7 +721,33 @@ def run_highs(instance: RarInstance, *, objective: str = "makespan", time_limit:
               symmetry: bool = True, tighten: bool = True) -> Result:
     """Minimum makespan by the time-indexed MILP (module docstring) through Pyomo.
     ``workers`` is accepted for a uniform signature (HiGHS' MIP search is serial);
-    ``symmetry`` and ``tighten`` as in :func:`run_cpsat`."""
+    ``symmetry`` and ``tighten`` as in :func:`run_cpsat`.
+
+    References
+    ----------
+    Yu, Ji, Rajan, Liu, "On Scheduling Ring-All-Reduce Learning Jobs in Multi-Tenant GPU
+    Clusters with Communication Contention" (MobiHoc '22): Problem RAR-DDLS (Sec. 4.2) with the
+    contention model of constraint (6) linearised, as the time-indexed MILP of the module
+    docstring.
+
+    Notes
+    -----
+    Guarantee: status ``optimal`` is a proven minimum makespan over the schedules within the
+    instance's horizon (the contention model linearised exactly); at the time limit,
+    ``time_limit`` with the solver's proven lower bound.
+
+    Units: the makespan and ``bound`` in seconds, the MILP's time index in slots; ``time_limit``
+    in seconds (``workers`` unused).
+
+    Examples
+    --------
+    >>> from optkit.formulations.rar_ddls import RarInstance, evaluate
+    >>> from optkit.formulations.rar_ddls.generate import SUITES
+    >>> inst = RarInstance.from_dict(next(iter(SUITES["tiny"].build()))[1])   # 2 jobs on servers of 2 and 3 GPUs
+    >>> r = run_highs(inst, time_limit=30)
+    >>> r.status.value, r.bound
+    ('optimal', 16.0)
+    """
     import pyomo.environ as pyo
 
     from optkit.solvers.milp import solve_pyomo_model
@@ -851,7 +903,31 @@ def brute_force(instance: RarInstance, objective: str = "makespan") -> tuple[flo
     start) per job, each combination measured by :func:`.model.evaluate` (module docstring);
     ``None`` when no schedule completes within the instance's horizon. Raises
     :class:`InputError` when the search visits more than :data:`BRUTE_FORCE_MAX_NODES` partial
-    assignments (or could: the product of the per-job choices, before pruning, above 10^12)."""
+    assignments (or could: the product of the per-job choices, before pruning, above 10^12).
+
+    References
+    ----------
+    Yu, Ji, Rajan, Liu, "On Scheduling Ring-All-Reduce Learning Jobs in Multi-Tenant GPU
+    Clusters with Communication Contention" (MobiHoc '22): the minimum makespan of Problem
+    RAR-DDLS (Sec. 4.2) by enumerating placement options and start slots, each schedule measured
+    by the contention model (constraints (1)-(9)).
+
+    Notes
+    -----
+    Guarantee: the optimum within the horizon (complete enumeration, each schedule measured by
+    the referee; independent of both models).
+
+    Units: the makespan in seconds; the schedule's starts in slots.
+
+    Examples
+    --------
+    >>> from optkit.formulations.rar_ddls import RarInstance, evaluate
+    >>> from optkit.formulations.rar_ddls.generate import SUITES
+    >>> inst = RarInstance.from_dict(next(iter(SUITES["tiny"].build()))[1])   # 2 jobs on servers of 2 and 3 GPUs
+    >>> value, schedule = brute_force(inst)
+    >>> value
+    16.0
+    """
     _check_objective(objective)
     J, S = len(instance.jobs), len(instance.servers)
     phi = _phi_tables(instance)
@@ -893,7 +969,30 @@ def brute_force(instance: RarInstance, objective: str = "makespan") -> tuple[flo
 
 def run_brute_force(instance: RarInstance, *, objective: str = "makespan", time_limit: float | None = None,
                     seed: int | None = None) -> Result:
-    """Brute force as an algorithm: ``optimal`` with ``bound`` = the optimum."""
+    """Brute force as an algorithm: ``optimal`` with ``bound`` = the optimum.
+
+    References
+    ----------
+    Yu, Ji, Rajan, Liu, "On Scheduling Ring-All-Reduce Learning Jobs in Multi-Tenant GPU
+    Clusters with Communication Contention" (MobiHoc '22), Sec. 4.2: :func:`brute_force` behind
+    the algorithm table's entry ``brute-force``.
+
+    Notes
+    -----
+    Guarantee: the optimum within the horizon (:func:`brute_force`).
+
+    Units: the optimum (``bound``) in seconds; the schedule's starts in slots; ``time_limit`` in
+    seconds.
+
+    Examples
+    --------
+    >>> from optkit.formulations.rar_ddls import RarInstance, evaluate
+    >>> from optkit.formulations.rar_ddls.generate import SUITES
+    >>> inst = RarInstance.from_dict(next(iter(SUITES["tiny"].build()))[1])   # 2 jobs on servers of 2 and 3 GPUs
+    >>> r = run_brute_force(inst)
+    >>> r.status.value, r.bound
+    ('optimal', 16.0)
+    """
     res = brute_force(instance, objective)
     if res is None:
         return Result(Status.INFEASIBLE, problem=PROBLEM, objective_name="makespan",

@@ -1,0 +1,108 @@
+"""A scheduler's own script: every public algorithm of the four problems, imported from the
+installed optkit and called on the scheduler's data. ``tests/test_typing.py`` type-checks it
+with ``mypy --strict`` against the installed wheel and runs it (argument: the ``instances/``
+folder of a checkout)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Hashable
+from pathlib import Path
+from typing import Any
+
+import networkx as nx
+import numpy as np
+
+from optkit import Result, Status
+from optkit.formulations import ddlwmp, gpu_mapping, nimp, rar_ddls
+from optkit.formulations.ddlwmp import exact as ddlwmp_exact
+from optkit.formulations.ddlwmp.a_srpt import ASRPT
+from optkit.formulations.ddlwmp.baselines import FIFO, SPJF, SPWF, WCSDuration, WCSSubTime, WCSWorkload
+from optkit.formulations.ddlwmp.policies import ClusterState, JobSpec, Policy, StartDecision
+from optkit.formulations.ddlwmp.simulate import simulate
+from optkit.formulations.gpu_mapping import (
+    Cluster, GpuMappingInstance, PipelineJob, Stage, alpha_max, heavy_edge, heavy_edge_job,
+)
+from optkit.formulations.gpu_mapping import exact as gpu_mapping_exact
+from optkit.formulations.gpu_mapping.baselines import kahip_mapping, metis_mapping, random_mapping
+from optkit.formulations.gpu_mapping.refine import heavy_edge_refine
+from optkit.formulations.nimp import exact as nimp_exact
+from optkit.formulations.nimp.baselines import elasticflow, hived, tiresias
+from optkit.formulations.nimp.titan import titan
+from optkit.formulations.rar_ddls import exact as rar_ddls_exact
+from optkit.formulations.rar_ddls.baselines import ff, ls, rand
+from optkit.formulations.rar_ddls.plan import PlanResult
+from optkit.formulations.rar_ddls.sjf_bco import sjf_bco
+
+INSTANCES = Path(sys.argv[1])
+
+
+def read(path: str) -> Any:
+    return json.loads((INSTANCES / path).read_text())
+
+
+def check_optimal(result: Result) -> None:
+    assert result.status is Status.OPTIMAL, result.message
+
+
+# gpu-mapping: Heavy-Edge on a networkx graph and on the paper's pipeline job, the exact
+# solvers, the partitioner baselines and the local search.
+g: nx.Graph[str] = nx.Graph()
+g.add_weighted_edges_from([("a", "b", 20.0), ("b", "c", 1.0), ("c", "d", 0.5)])
+mapping: dict[Hashable, int] = heavy_edge(g, [3, 1], seed=0)
+job = PipelineJob((Stage(2, 0.1, 0.2, 0.0, 1e6, 2e7), Stage(2, 0.1, 0.2, 1e6, 0.0, 2e7)), "ring")
+gm = GpuMappingInstance(Cluster(8, 1.25e9, 3e11), job, (2, 1, 1))
+assignment: list[list[int]] = heavy_edge_job(job, gm.servers, seed=0)
+worst: float = alpha_max(job, gm.cluster)
+cut: float = gpu_mapping.evaluate(gm, {"assignment": assignment}).objectives["cut"]
+check_optimal(gpu_mapping_exact.run_cpsat(gm, objective="cut", time_limit=30.0, seed=0))
+check_optimal(gpu_mapping_exact.run_highs(gm, objective="alpha", time_limit=30.0))
+check_optimal(gpu_mapping_exact.run_brute_force(gm))
+by_metis: list[list[int]] = metis_mapping(job, gm.servers, seed=0)[0]
+by_kahip: list[list[int]] = kahip_mapping(job, gm.servers, seed=0)[0]
+by_chance: list[list[int]] = random_mapping(job, gm.servers, seed=0)
+refined: list[list[int]] = heavy_edge_refine(gm, objective="alpha", seed=0)
+print("gpu-mapping", mapping, assignment, worst, cut, by_metis, by_kahip, by_chance, refined)
+
+# ddlwmp: the A-SRPT policy and the baselines, driven by hand and by optkit's simulator.
+dd = ddlwmp.DdlwmpInstance.from_dict(read("ddlwmp/tiny/tiny_n3_m2_s0.json"))
+policies: list[Policy] = [ASRPT(dd.cluster, dd.models, tau=1.0)]
+policies += [cls(dd.cluster, dd.models) for cls in (SPJF, SPWF, WCSDuration, WCSWorkload, WCSSubTime, FIFO)]
+first = dd.jobs[0]
+for policy in policies:
+    policy.on_arrival(JobSpec(first.id, first.release, first.model, dd.gpus(first), float(first.iterations)), 0.0)
+    state = ClusterState(np.full(dd.cluster.servers, dd.cluster.gpus_per_server), dd.cluster.gpus_per_server)
+    starts: list[StartDecision] = policy.decide(0.0, state)
+    wake: float | None = policy.next_wakeup(0.0)
+    print("ddlwmp", [d.job_id for d in starts], wake)
+schedule: dict[str, Any] = simulate(dd, ASRPT(dd.cluster, dd.models))
+total: float = ddlwmp.evaluate(dd, schedule).objectives["total_completion"]
+check_optimal(ddlwmp_exact.run_cpsat(dd, time_limit=60.0, seed=0))
+check_optimal(ddlwmp_exact.run_highs(dd, time_limit=60.0))
+check_optimal(ddlwmp_exact.run_brute_force(dd))
+print("ddlwmp", total)
+
+# rar-ddls: SJF-BCO and the paper's baselines, then the exact solvers.
+rar = rar_ddls.RarInstance.from_dict(read("rar-ddls/tiny/tiny-00.json"))
+plans: list[tuple[np.ndarray, PlanResult]] = [sjf_bco(rar), ff(rar), ls(rar), rand(rar, seed=0)]
+print("rar-ddls", [plan.plan_makespan for _, plan in plans])
+check_optimal(rar_ddls_exact.run_cpsat(rar, time_limit=60.0, seed=0))
+check_optimal(rar_ddls_exact.run_highs(rar, time_limit=60.0))
+check_optimal(rar_ddls_exact.run_brute_force(rar))
+
+# nimp: Titan and the paper's baselines on plain lists, then the exact solvers.
+ni = nimp.NimpInstance.from_dict(read("nimp/tiny/tiny-00.json"))
+gpus = [m.gpus for m in ni.machines]
+idle = [m.idle_gpus for m in ni.machines]
+placements: list[list[int] | None] = [
+    titan(gpus, idle, ni.capacity, ni.phases(), workers=ni.job.workers),
+    elasticflow(idle, workers=ni.job.workers),
+    hived(gpus, idle, workers=ni.job.workers),
+    tiresias(idle, workers=ni.job.workers, placement_sensitive=True),
+]
+print("nimp", placements)
+check_optimal(nimp_exact.run_cpsat(ni, time_limit=60.0, seed=0))
+check_optimal(nimp_exact.run_highs(ni, time_limit=60.0))
+check_optimal(nimp_exact.run_brute_force(ni))
+print("ok")
