@@ -520,27 +520,61 @@ def titan(gpus: Sequence[int], idle_gpus: Sequence[int], capacity: float | np.nd
 
     Parameters
     ----------
-    gpus, idle_gpus: K_s and R_s per machine.
-    capacity: P, one number for every machine pair or an M x M symmetric array (bytes per phase).
-    phases: the collective's phases (:func:`optkit.formulations.nimp.model.phases`).
-    workers: N.
-    titan_algorithm: reading ``titan_algorithm`` (``formulations/nimp/readings.py``):
-        ``pseudo-code`` (default: Algorithms 1-3 as written, the bandwidth constraint checked as
-        each worker joins a machine) or ``pair-grouping`` (optkit <= 0.2: group workers by pair
-        traffic, place the groups, check bandwidth afterwards, retry with more machines; the only
-        reading that gives Fig. 1(c)). The three keywords below apply to ``pair-grouping`` only.
-    max_attempts: ``pair-grouping``: placement attempts per greedy pass before giving up
-        (default: until the pool is exhausted).
-    titan_step2: reading ``titan_step2``, ``pair-grouping``'s step 2: ``fix-idle-count`` (default;
+    gpus, idle_gpus
+        K_s and R_s per machine (GPU counts).
+    capacity
+        P, one number for every machine pair or an M x M symmetric array (bytes per phase).
+    phases
+        The collective's phases (:func:`optkit.formulations.nimp.model.phases`).
+    workers
+        N.
+    titan_algorithm
+        Reading ``titan_algorithm`` (``formulations/nimp/readings.py``): ``pseudo-code``
+        (default: Algorithms 1-3 as written, the bandwidth constraint checked as each worker
+        joins a machine) or ``pair-grouping`` (the grouping optkit used before it followed the
+        pseudo-code: group workers by pair traffic, place the groups, check bandwidth afterwards,
+        retry with more machines; the only reading that gives Fig. 1(c)). The three keywords
+        below apply to ``pair-grouping`` only.
+    max_attempts
+        ``pair-grouping``: placement attempts per greedy pass before giving up (default: until
+        the pool is exhausted).
+    titan_step2
+        Reading ``titan_step2``, ``pair-grouping``'s step 2: ``fix-idle-count`` (default;
         lexicographically optimal when bandwidth does not bind) or ``pool-prefix``.
-    titan_tie_break: reading ``titan_tie_break``, ``pair-grouping``'s choice among non-idle
-        machines of equal count: ``least-traffic`` (default: of the best-fit and the worst-fit
-        choice, the one whose placement crosses fewer bytes, ties to best fit), ``best-fit`` or
-        ``worst-fit`` (:func:`choose`). ``pool-prefix`` always takes the coverage order.
+    titan_tie_break
+        Reading ``titan_tie_break``, ``pair-grouping``'s choice among non-idle machines of equal
+        count: ``least-traffic`` (default: of the best-fit and the worst-fit choice, the one whose
+        placement crosses fewer bytes, ties to best fit), ``best-fit`` or ``worst-fit``
+        (:func:`choose`). ``pool-prefix`` always takes the coverage order.
 
-    Returns the machine index of every worker. Reference: Fang et al., Algorithms 1-3; the
-    readings are this module's docstring. The (1 - 1/e) claim (Theorems 4-5) is measured, not
-    assumed: :mod:`optkit.formulations.nimp.approximation`.
+    Returns
+    -------
+    list of int or None
+        The machine index of every worker, or ``None`` when the placement Alg. 3 builds breaks
+        Eq. (1) (the pseudo-code has no fallback).
+
+    References
+    ----------
+    Fang et al., "Titan", Sec. IV: Algorithm 1 (feasible worker sets), Algorithm 2 (greedy
+    merging), Algorithm 3 (idle machines first, then the non-idle ones); the readings of the
+    ambiguous lines are this module's docstring.
+
+    Notes
+    -----
+    Guarantee: Theorems 4-5 claim (1 - 1/e) of the optimum for each criterion; the proof ignores
+    the capacity and bandwidth constraints, and measured on seeded instances the claim fails
+    (:mod:`optkit.formulations.nimp.approximation`, ``benchmarks/perf/nimp_approximation.md``).
+
+    Units: GPU counts; ``capacity`` and the phases' volumes in bytes per phase.
+
+    Examples
+    --------
+    Three 8-GPU machines with 2, 8 and 3 idle GPUs; a 4-worker ring of 100 MB, 200 MB per machine
+    pair and phase. Titan keeps the idle machine 1 free:
+
+    >>> from optkit.formulations.nimp.model import ring_phases
+    >>> titan([8, 8, 8], [2, 8, 3], 200e6, ring_phases(4, 100e6), workers=4)
+    [2, 2, 2, 0]
     """
     if titan_algorithm not in ("pseudo-code", "pair-grouping"):
         raise InputError("titan_algorithm", f"must be pseudo-code or pair-grouping, got {titan_algorithm!r}")
