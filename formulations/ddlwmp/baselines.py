@@ -38,6 +38,31 @@ class _Predicted(QueuePolicy):
 
 
 class SPJF(_Predicted):
+    """Shortest predicted job first, strict order (MLaaS, Sec. V-A-1-d): the best job that has arrived must start first.
+
+    An online policy (:mod:`.policies`); constructed like :class:`.a_srpt.ASRPT`.
+
+    References
+    ----------
+    Luo et al., A-SRPT paper, Sec. V-A-1-d (the baselines); placement as the module docstring says.
+
+    Notes
+    -----
+    Guarantee: none proven.
+
+    Units: seconds (releases, predicted durations); GPUs.
+
+    Examples
+    --------
+    >>> from optkit.formulations.ddlwmp.generate import tiny
+    >>> from optkit.formulations.ddlwmp.model import DdlwmpInstance, evaluate
+    >>> from optkit.formulations.ddlwmp.simulate import simulate
+    >>> inst = DdlwmpInstance.from_dict(tiny(0))
+    >>> schedule = simulate(inst, SPJF(inst.cluster, inst.models, seed=0))
+    >>> round(evaluate(inst, schedule).objectives["total_completion"], 3)
+    18.427
+    """
+
     name = "spjf"
 
     WORK_CONSERVING = False
@@ -47,6 +72,31 @@ class SPJF(_Predicted):
 
 
 class SPWF(_Predicted):
+    """Smallest predicted workload (duration x GPUs) first, strict order (Tiresias, Sec. V-A-1-d).
+
+    An online policy (:mod:`.policies`); constructed like :class:`.a_srpt.ASRPT`.
+
+    References
+    ----------
+    Luo et al., A-SRPT paper, Sec. V-A-1-d (the baselines); placement as the module docstring says.
+
+    Notes
+    -----
+    Guarantee: none proven.
+
+    Units: seconds (releases, predicted durations); GPUs.
+
+    Examples
+    --------
+    >>> from optkit.formulations.ddlwmp.generate import tiny
+    >>> from optkit.formulations.ddlwmp.model import DdlwmpInstance, evaluate
+    >>> from optkit.formulations.ddlwmp.simulate import simulate
+    >>> inst = DdlwmpInstance.from_dict(tiny(0))
+    >>> schedule = simulate(inst, SPWF(inst.cluster, inst.models, seed=0))
+    >>> round(evaluate(inst, schedule).objectives["total_completion"], 3)
+    18.427
+    """
+
     name = "spwf"
 
     WORK_CONSERVING = False
@@ -56,6 +106,31 @@ class SPWF(_Predicted):
 
 
 class WCSDuration(_Predicted):
+    """Work-conserving, by predicted duration: in key order, start every job that fits (Sec. V-A-1-d).
+
+    An online policy (:mod:`.policies`); constructed like :class:`.a_srpt.ASRPT`.
+
+    References
+    ----------
+    Luo et al., A-SRPT paper, Sec. V-A-1-d (the baselines); placement as the module docstring says.
+
+    Notes
+    -----
+    Guarantee: none proven.
+
+    Units: seconds (releases, predicted durations); GPUs.
+
+    Examples
+    --------
+    >>> from optkit.formulations.ddlwmp.generate import tiny
+    >>> from optkit.formulations.ddlwmp.model import DdlwmpInstance, evaluate
+    >>> from optkit.formulations.ddlwmp.simulate import simulate
+    >>> inst = DdlwmpInstance.from_dict(tiny(0))
+    >>> schedule = simulate(inst, WCSDuration(inst.cluster, inst.models, seed=0))
+    >>> round(evaluate(inst, schedule).objectives["total_completion"], 3)
+    18.427
+    """
+
     name = "wcs-duration"
 
     WORK_CONSERVING = True
@@ -65,6 +140,31 @@ class WCSDuration(_Predicted):
 
 
 class WCSWorkload(_Predicted):
+    """Work-conserving, by predicted workload (duration x GPUs) (Sec. V-A-1-d).
+
+    An online policy (:mod:`.policies`); constructed like :class:`.a_srpt.ASRPT`.
+
+    References
+    ----------
+    Luo et al., A-SRPT paper, Sec. V-A-1-d (the baselines); placement as the module docstring says.
+
+    Notes
+    -----
+    Guarantee: none proven.
+
+    Units: seconds (releases, predicted durations); GPUs.
+
+    Examples
+    --------
+    >>> from optkit.formulations.ddlwmp.generate import tiny
+    >>> from optkit.formulations.ddlwmp.model import DdlwmpInstance, evaluate
+    >>> from optkit.formulations.ddlwmp.simulate import simulate
+    >>> inst = DdlwmpInstance.from_dict(tiny(0))
+    >>> schedule = simulate(inst, WCSWorkload(inst.cluster, inst.models, seed=0))
+    >>> round(evaluate(inst, schedule).objectives["total_completion"], 3)
+    18.427
+    """
+
     name = "wcs-workload"
 
     WORK_CONSERVING = True
@@ -74,6 +174,31 @@ class WCSWorkload(_Predicted):
 
 
 class WCSSubTime(QueuePolicy):
+    """Work-conserving, by submission time (Sec. V-A-1-d).
+
+    An online policy (:mod:`.policies`); constructed like :class:`.a_srpt.ASRPT`.
+
+    References
+    ----------
+    Luo et al., A-SRPT paper, Sec. V-A-1-d (the baselines); placement as the module docstring says.
+
+    Notes
+    -----
+    Guarantee: none proven.
+
+    Units: seconds (releases, predicted durations); GPUs.
+
+    Examples
+    --------
+    >>> from optkit.formulations.ddlwmp.generate import tiny
+    >>> from optkit.formulations.ddlwmp.model import DdlwmpInstance, evaluate
+    >>> from optkit.formulations.ddlwmp.simulate import simulate
+    >>> inst = DdlwmpInstance.from_dict(tiny(0))
+    >>> schedule = simulate(inst, WCSSubTime(inst.cluster, inst.models, seed=0))
+    >>> round(evaluate(inst, schedule).objectives["total_completion"], 3)
+    18.427
+    """
+
     name = "wcs-subtime"
 
     WORK_CONSERVING = True
@@ -83,6 +208,31 @@ class WCSSubTime(QueuePolicy):
 
 
 class FIFO(QueuePolicy):
+    """First in, first out, strict head-of-line (optkit's reference baseline; not in the paper).
+
+    An online policy (:mod:`.policies`); constructed like :class:`.a_srpt.ASRPT`.
+
+    References
+    ----------
+    optkit's own reference point (arrival order); placement as the module docstring says.
+
+    Notes
+    -----
+    Guarantee: none proven.
+
+    Units: seconds (releases, predicted durations); GPUs.
+
+    Examples
+    --------
+    >>> from optkit.formulations.ddlwmp.generate import tiny
+    >>> from optkit.formulations.ddlwmp.model import DdlwmpInstance, evaluate
+    >>> from optkit.formulations.ddlwmp.simulate import simulate
+    >>> inst = DdlwmpInstance.from_dict(tiny(0))
+    >>> schedule = simulate(inst, FIFO(inst.cluster, inst.models, seed=0))
+    >>> round(evaluate(inst, schedule).objectives["total_completion"], 3)
+    18.427
+    """
+
     name = "fifo"
 
     WORK_CONSERVING = False

@@ -199,6 +199,25 @@ def heavy_edge_arrays(n: int, u: Sequence[int], v: Sequence[int], w: Sequence[fl
     exactly ``free_gpus[m]`` vertices. Parallel edges are kept as separate candidates with
     their own weights; sum them first for the job graph's convention. ``single_gpu_weight`` and
     ``server_start``: the readings of cases 2b and 2c (module docstring).
+
+    References
+    ----------
+    Luo et al., A-SRPT paper, Sec. IV-B (Heavy-Edge; Fig. 2's worked example); the steps and
+    readings are this module's docstring.
+
+    Notes
+    -----
+    Guarantee: none proven (the paper gives Heavy-Edge no approximation bound).
+
+    Units: ``w`` in bytes per iteration (any consistent unit: only the order of weights
+    matters); ``free_gpus`` in GPUs.
+
+    Examples
+    --------
+    A path a-b-c-d with weights 20, 1 and 0.5 on servers of 3 and 1 free GPUs:
+
+    >>> heavy_edge_arrays(4, [0, 1, 2], [1, 2, 3], [20.0, 1.0, 0.5], [3, 1])
+    [0, 0, 0, 1]
     """
     return _heavy_edge(_Graph(n, u, v, w), free_gpus, None, seed, single_gpu_weight, server_start)
 
@@ -226,8 +245,20 @@ def heavy_edge(graph: nx.Graph, free_gpus: Sequence[int], *, seed: int | None = 
     -------
     ``{vertex: server index}``.
 
-    Example
-    -------
+    References
+    ----------
+    Luo et al., A-SRPT paper, Sec. IV-B (Heavy-Edge; Fig. 2's worked example); the steps and
+    readings are this module's docstring.
+
+    Notes
+    -----
+    Guarantee: none proven (the paper gives Heavy-Edge no approximation bound; its gap to the
+    optimum is measured in the Table II claims and ``benchmarks/results``).
+
+    Units: edge weights in bytes per iteration; ``free_gpus`` in GPUs.
+
+    Examples
+    --------
     >>> import networkx as nx
     >>> g = nx.Graph()
     >>> g.add_weighted_edges_from([("a", "b", 20.0), ("b", "c", 1.0), ("c", "d", 0.5)])
@@ -251,20 +282,89 @@ def heavy_edge_job(job: PipelineJob, free_gpus: Sequence[int], *, seed: int | No
     """Heavy-Edge on ``job``'s graph; returns the solution's ``assignment`` (per stage, the
     server index of each replica). Takes the readings ``single_gpu_weight`` (case 2b of the
     module docstring; default ``"unassigned"``) and ``server_start`` (case 2c; default
-    ``"heaviest-pair"``)."""
+    ``"heaviest-pair"``).
+
+    References
+    ----------
+    Luo et al., A-SRPT paper, Sec. IV-B (Heavy-Edge; Fig. 2's worked example); the steps and
+    readings are this module's docstring.
+
+    Notes
+    -----
+    Guarantee: none proven.
+
+    Units: the job's edge weights (eqs. 4-7's activation and parameter bytes) in bytes;
+    ``free_gpus`` in GPUs.
+
+    Examples
+    --------
+    Two stages of two replicas on two servers of two free GPUs: each stage's ring stays on one
+    server.
+
+    >>> from optkit.formulations.gpu_mapping import PipelineJob
+    >>> stage = {"fwd_time": 0.01, "bwd_time": 0.02, "param_bytes": 1e8}
+    >>> job = PipelineJob.from_dict({"allreduce": "ring", "stages": [
+    ...     {**stage, "replicas": 2, "in_bytes": 0, "out_bytes": 4e6},
+    ...     {**stage, "replicas": 2, "in_bytes": 4e6, "out_bytes": 0}]})
+    >>> heavy_edge_job(job, [2, 2])
+    [[0, 0], [1, 1]]
+    """
     graph = _prepared(job)
     return assignment_from_vertex_servers(job, _heavy_edge(graph, free_gpus, None, seed, single_gpu_weight, server_start))
 
 
 def fewest_servers(n_gpus: int, gpus_per_server: int) -> list[int]:
-    """The fewest servers that hold ``n_gpus``: all full (g GPUs) but the last (g' <= g)."""
+    """The fewest servers that hold ``n_gpus``: all full (g GPUs) but the last (g' <= g).
+
+    References
+    ----------
+    Luo et al., A-SRPT paper, Sec. IV-B: alpha~_i^min maps the job onto "the fewest servers".
+
+    Notes
+    -----
+    Guarantee: exact (the fewest servers of ``gpus_per_server`` GPUs that hold ``n_gpus``).
+
+    Units: GPUs.
+
+    Examples
+    --------
+    >>> fewest_servers(12, 8)
+    [8, 4]
+    """
     q = math.ceil(n_gpus / gpus_per_server)
     return [gpus_per_server] * (q - 1) + [n_gpus - (q - 1) * gpus_per_server]
 
 
 def alpha_min_estimate(job: PipelineJob, cluster: Cluster, *, seed: int | None = None) -> float:
     """alpha~_i^min (Sec. IV-B): the job on the fewest servers (all full but the last), mapped by
-    Heavy-Edge, timed by eq. (7)."""
+    Heavy-Edge, timed by eq. (7).
+
+    References
+    ----------
+    Luo et al., A-SRPT paper, Sec. IV-B (the estimate A-SRPT's virtual single machine uses) and
+    eqs. (4)-(7) (per-iteration time of a placement).
+
+    Notes
+    -----
+    Guarantee: none proven (an estimate: Heavy-Edge's mapping is not always the fastest).
+
+    Units: seconds per iteration; the cluster's bandwidths in bytes per second.
+
+    Examples
+    --------
+    The job of :func:`heavy_edge_job`'s example on 8-GPU servers (one server) and on 2-GPU
+    servers (two, the stages' rings apart, their activations crossing the network):
+
+    >>> from optkit.formulations.gpu_mapping import Cluster, PipelineJob
+    >>> stage = {"fwd_time": 0.01, "bwd_time": 0.02, "param_bytes": 1e8}
+    >>> job = PipelineJob.from_dict({"allreduce": "ring", "stages": [
+    ...     {**stage, "replicas": 2, "in_bytes": 0, "out_bytes": 4e6},
+    ...     {**stage, "replicas": 2, "in_bytes": 4e6, "out_bytes": 0}]})
+    >>> round(alpha_min_estimate(job, Cluster(8, 1.25e9, 3e11)), 6)
+    0.03036
+    >>> round(alpha_min_estimate(job, Cluster(2, 1.25e9, 3e11)), 6)
+    0.043133
+    """
     servers = fewest_servers(job.n_replicas, cluster.gpus_per_server)
     assignment = heavy_edge_job(job, servers, seed=seed)
     return alpha_from_counts(job, cluster, stage_counts(job, assignment, len(servers)))

@@ -171,6 +171,33 @@ def sjf_bco(instance: RarInstance | Mapping[str, Any], *, lam: float = 1.0, u: f
     ``deadline`` (a ``time.perf_counter()`` value) stops the search early. A horizon too short for
     the search is extended and the result flagged (``past_horizon``, ``search_horizon``); raises
     :class:`.plan.NoPlanError` only when no plan exists even then.
+
+    References
+    ----------
+    Yu et al., MobiHoc '22, Sec. 5: Algorithm 1 (bisection on theta_u, the kappa loop),
+    Algorithm 2 (FA-FFP) and Algorithm 3 (LBSGF); Theorem 6 (running time).
+
+    Notes
+    -----
+    Guarantee: Theorem 5, makespan at most n_g * phi * u / l times the optimum (n_g the largest
+    job's GPUs, phi the largest ratio of one job's execution times under two schedules, [l, u]
+    the range of the estimate rho_hat / rho); the bound is evaluated per instance by
+    :mod:`optkit.formulations.rar_ddls.bounds` and checked against the exact optimum in the tests.
+
+    Units: time in slots of ``instance.slot_seconds`` seconds (theta_u, the plan's makespan);
+    GPUs per server in ``y``.
+
+    Examples
+    --------
+    Two jobs on servers of 2 and 3 GPUs (``generate.tiny(0)``); ``y`` holds each job's GPUs per
+    server:
+
+    >>> from optkit.formulations.rar_ddls.generate import tiny
+    >>> y, result = sjf_bco(tiny(0))
+    >>> y.tolist()
+    [[2, 0], [1, 3]]
+    >>> result.plan_makespan
+    16.0
     """
     instance = as_instance(instance)
     lam = _check_lam(lam)
