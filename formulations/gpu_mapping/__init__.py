@@ -18,6 +18,7 @@ from optkit.formulation import Algorithm, Formulation, LazyMapping, lazy_run
 from optkit.result import Result, Status
 
 from .heavy_edge import alpha_min_estimate, fewest_servers, heavy_edge, heavy_edge_arrays, heavy_edge_job
+from .place import JobPlacement, choose_servers, place
 from . import readings as _readings
 from .model import (
     PROBLEM, Cluster, GpuMappingInstance, PipelineJob, Stage, alpha_from_counts, alpha_max, evaluate,
@@ -25,7 +26,8 @@ from .model import (
 )
 
 __all__ = [
-    "FORMULATION", "Cluster", "GpuMappingInstance", "PipelineJob", "Stage", "alpha_from_counts",
+    "FORMULATION", "Cluster", "GpuMappingInstance", "JobPlacement", "PipelineJob", "Stage", "alpha_from_counts",
+    "choose_servers", "place",
     "alpha_max", "alpha_min_estimate", "evaluate", "fewest_servers", "heavy_edge", "heavy_edge_arrays",
     "heavy_edge_job", "job_graph", "stage_times",
 ]

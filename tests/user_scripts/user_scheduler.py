@@ -22,7 +22,8 @@ from optkit.formulations.ddlwmp.baselines import FIFO, SPJF, SPWF, WCSDuration, 
 from optkit.formulations.ddlwmp.policies import ClusterState, JobSpec, Policy, StartDecision
 from optkit.formulations.ddlwmp.simulate import simulate
 from optkit.formulations.gpu_mapping import (
-    Cluster, GpuMappingInstance, PipelineJob, Stage, alpha_max, heavy_edge, heavy_edge_job,
+    Cluster, GpuMappingInstance, JobPlacement, PipelineJob, Stage, alpha_max, choose_servers, heavy_edge,
+    heavy_edge_job, place,
 )
 from optkit.formulations.gpu_mapping import exact as gpu_mapping_exact
 from optkit.formulations.gpu_mapping.baselines import kahip_mapping, metis_mapping, random_mapping
@@ -55,6 +56,9 @@ job = PipelineJob((Stage(2, 0.1, 0.2, 0.0, 1e6, 2e7), Stage(2, 0.1, 0.2, 1e6, 0.
 gm = GpuMappingInstance(Cluster(8, 1.25e9, 3e11), job, (2, 1, 1))
 assignment: list[list[int]] = heavy_edge_job(job, gm.servers, seed=0)
 worst: float = alpha_max(job, gm.cluster)
+placed: JobPlacement[str] = place(job, {"host-a": 1, "host-b": 3}, cluster=gm.cluster, seed=0)
+assert placed.ok and placed.alpha is not None and placed.assignment[0][0] in ("host-a", "host-b")
+servers_taken: dict[str, int] | None = choose_servers({"host-a": 1, "host-b": 3}, 4)
 cut: float = gpu_mapping.evaluate(gm, {"assignment": assignment}).objectives["cut"]
 check_optimal(gpu_mapping_exact.run_cpsat(gm, objective="cut", time_limit=30.0, seed=0))
 check_optimal(gpu_mapping_exact.run_highs(gm, objective="alpha", time_limit=30.0))
