@@ -3,7 +3,8 @@
 The formulation and every reading of the paper: this package's ``README.md``. Importing one
 algorithm needs neither the harness nor a solver::
 
-    from optkit.formulations.nimp.titan import titan           # Algorithms 1-3
+    from optkit.formulations.nimp import place, Job, Machine   # Titan by node id, with the reason
+    from optkit.formulations.nimp.titan import titan           # Algorithms 1-3, list positions
     from optkit.formulations.nimp.model import evaluate        # the referee
 
 Solver-backed algorithms and the generator are imported lazily.
@@ -13,10 +14,12 @@ from __future__ import annotations
 
 from optkit.formulation import Algorithm, Formulation, LazyMapping, lazy_run
 
-from .model import OBJECTIVES, PROBLEM, NimpInstance, evaluate
+from .model import OBJECTIVES, PROBLEM, Job, Machine, NimpInstance, evaluate
+from .place import WorkerPlacement, place
 from .readings import READINGS
+from .titan import titan
 
-__all__ = ["FORMULATION", "NimpInstance", "evaluate"]
+__all__ = ["FORMULATION", "Job", "Machine", "NimpInstance", "WorkerPlacement", "evaluate", "place", "titan"]
 
 _ALGORITHMS = [
     Algorithm("titan", lazy_run(f"{__name__}.titan", "run_titan"), "heuristic",

@@ -31,6 +31,7 @@ from optkit.formulations.gpu_mapping.refine import heavy_edge_refine
 from optkit.formulations.nimp import exact as nimp_exact
 from optkit.formulations.nimp.baselines import elasticflow, hived, tiresias
 from optkit.formulations.nimp.titan import titan
+from optkit.formulations.nimp import Job, Machine, WorkerPlacement, place as nimp_place
 from optkit.formulations.rar_ddls import exact as rar_ddls_exact
 from optkit.formulations.rar_ddls.baselines import ff, ls, rand
 from optkit.formulations.rar_ddls.plan import PlanResult
@@ -110,3 +111,7 @@ check_optimal(nimp_exact.run_cpsat(ni, time_limit=60.0, seed=0))
 check_optimal(nimp_exact.run_highs(ni, time_limit=60.0))
 check_optimal(nimp_exact.run_brute_force(ni))
 print("ok")
+
+# nimp by node id: Titan from a placement hook.
+hook: WorkerPlacement[str] = nimp_place(Job(4, "ring", 100e6), {"n1": Machine(8, 2), "n2": Machine(8, 3)}, 200e6)
+assert hook.ok and set(hook.machine_of_worker) <= {"n1", "n2"}
