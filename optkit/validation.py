@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import difflib
 import math
+from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any, Callable, Mapping, Sequence, TypeVar
+from typing import Any, Callable, Iterator, Mapping, Sequence, TypeVar
 
 from optkit.errors import InputError
 
 __all__ = ["FREE_KEYS", "MAX_COUNT", "DEFAULT_MAX_VIOLATIONS", "mapping", "number", "integer", "instance_object", "known_keys",
-           "all_violations"]
+           "all_violations", "trusted", "check_typed"]
 
 DEFAULT_MAX_VIOLATIONS = 20
 """How many violations :func:`all_violations` reports before it stops (like a compiler)."""
@@ -25,6 +26,35 @@ DEFAULT_MAX_VIOLATIONS = 20
 T = TypeVar("T")
 _collected: ContextVar[list[InputError] | None] = ContextVar("optkit_violations", default=None)
 _cap: ContextVar[int] = ContextVar("optkit_violation_cap", default=DEFAULT_MAX_VIOLATIONS)
+
+
+_trusted: ContextVar[bool] = ContextVar("optkit_trusted_construction", default=False)
+
+
+@contextmanager
+def trusted() -> Iterator[None]:
+    """Inside this block typed constructors skip :func:`check_typed`: a ``from_dict`` that has
+    just checked every field builds its objects here, and so does code that derives an object
+    from one already checked."""
+    token = _trusted.set(True)
+    try:
+        yield
+    finally:
+        _trusted.reset(token)
+
+
+def check_typed(rebuild: Callable[[], Any], problem: str) -> None:
+    """The check of a typed constructor (called from a dataclass's ``__post_init__``): run
+    ``rebuild``, which passes the new object's own ``to_dict`` through ``from_dict``, so a typed
+    call is rejected with exactly the message an instance file gets, prefixed by ``problem``.
+    Skipped inside :func:`trusted`."""
+    if _trusted.get():
+        return
+    try:
+        with trusted():
+            rebuild()
+    except InputError as err:
+        raise (err if err.problem else err.with_problem(problem)) from None
 
 
 class _TooMany(Exception):

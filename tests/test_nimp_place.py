@@ -66,7 +66,7 @@ def test_pair_mapping_in_either_order() -> None:
 @pytest.mark.parametrize("call,field", [
     (lambda: place(Job(4, "Ring", 1e8), {"a": Machine(8, 8)}, 1e8), "job.collective"),
     (lambda: place(Job(0, "ring", 1e8), {"a": Machine(8, 8)}, 1e8), "job.workers"),
-    (lambda: place(Job(2, "ring", 1e8), {"a": Machine(4, 6)}, 1e8), "machines['a'].idle_gpus"),
+    (lambda: place(Job(2, "ring", 1e8), {"a": Machine(4, 6)}, 1e8), "machine.idle_gpus"),  # the constructor
     (lambda: place(Job(2, "ring", 1e8), {"a": (4, 2)}, 1e8), "machines['a']"),  # type: ignore[dict-item]
     (lambda: place(Job(2, "ring", 1e8), [Machine(4, 2)], 1e8), "machines"),  # type: ignore[arg-type]
     (lambda: place(Job(2, "ring", 1e8), {}, 1e8), "machines"),

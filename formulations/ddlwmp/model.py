@@ -24,7 +24,7 @@ import numpy as np
 from optkit.formulations.gpu_mapping.model import Cluster, PipelineJob, alpha_from_counts
 from optkit.errors import InputError
 from optkit.formulation import Evaluation
-from optkit.validation import MAX_COUNT, instance_object, integer, known_keys, mapping, number
+from optkit.validation import MAX_COUNT, instance_object, integer, known_keys, mapping, number, trusted
 
 __all__ = [
     "PROBLEM", "OBJECTIVES", "DdlwmpCluster", "Job", "DdlwmpInstance", "evaluate", "free_time",
@@ -53,7 +53,8 @@ class DdlwmpCluster:
     @property
     def mapping_cluster(self) -> Cluster:
         """The gpu-mapping view (g, B_inter, B_intra) used by eqs. 4-7."""
-        return Cluster(self.gpus_per_server, self.inter_bandwidth, self.intra_bandwidth)
+        with trusted():  # the same numbers, checked when this cluster was read
+            return Cluster(self.gpus_per_server, self.inter_bandwidth, self.intra_bandwidth)
 
     @classmethod
     def from_dict(cls, d: Any, path: str = "cluster") -> "DdlwmpCluster":

@@ -33,6 +33,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from optkit.errors import InputError
 from optkit.result import Result, Status
 
 from .model import GpuMappingInstance, PipelineJob, assignment_from_vertex_servers
@@ -53,7 +54,7 @@ INT_WEIGHT_TOTAL = 2 ** 30
 def _check_free_gpus(job: PipelineJob, free_gpus: Sequence[int]) -> np.ndarray:
     caps = np.asarray([int(c) for c in free_gpus], dtype=np.int64)
     if caps.size == 0 or (caps < 1).any() or int(caps.sum()) != job.n_replicas:
-        raise ValueError(f"free_gpus must be positive and add up to the job's {job.n_replicas} "
+        raise InputError("free_gpus", f"must be positive and add up to the job's {job.n_replicas} "
                          f"replicas, got {list(free_gpus)}")
     return caps
 

@@ -41,6 +41,8 @@ from typing import Any, Hashable, Mapping, Sequence
 import networkx as nx
 import numpy as np
 
+from optkit.errors import InputError
+
 from .model import Cluster, PipelineJob, alpha_from_counts, stage_counts, assignment_from_vertex_servers
 
 __all__ = ["heavy_edge", "heavy_edge_arrays", "heavy_edge_job", "alpha_min_estimate", "fewest_servers",
@@ -98,7 +100,8 @@ def _heavy_edge(graph: _Graph, free_gpus: Sequence[int], rng: np.random.Generato
     n = graph.n
     caps = [int(c) for c in free_gpus]
     if sum(caps) != n or any(c < 1 for c in caps):
-        raise ValueError(f"free_gpus must be positive and add up to the {n} vertices, got {list(free_gpus)}")
+        raise InputError("free_gpus", f"must be positive and add up to the {n} vertices, got {list(free_gpus)}",
+                         problem="gpu-mapping")
     nbrs = graph.nbrs
     server_of = [-1] * n
     unassigned = set(range(n))

@@ -21,7 +21,7 @@ import networkx as nx
 import numpy as np
 
 from optkit.errors import InputError
-from optkit.validation import instance_object, integer, known_keys, mapping, number
+from optkit.validation import instance_object, integer, known_keys, mapping, number, check_typed, trusted
 from optkit.formulation import Evaluation
 
 __all__ = [
@@ -58,6 +58,21 @@ class Stage:
     out_bytes: float
     param_bytes: float
 
+    def __post_init__(self) -> None:
+        check_typed(lambda: Stage.from_dict(self.to_dict()), PROBLEM)
+
+    @classmethod
+    def from_dict(cls, st: Any, path: str = "stage") -> "Stage":
+        st = mapping(st, path)
+        known_keys(st, _STAGE_FIELDS, path)
+        if "replicas" not in st:
+            raise InputError(f"{path}.replicas", "is required")
+        with trusted():
+            return cls(replicas=integer(st["replicas"], f"{path}.replicas", low=1, high=MAX_REPLICAS),
+                       fwd_time=number(st, "fwd_time", path), bwd_time=number(st, "bwd_time", path),
+                       in_bytes=number(st, "in_bytes", path), out_bytes=number(st, "out_bytes", path),
+                       param_bytes=number(st, "param_bytes", path))
+
     def to_dict(self) -> dict[str, Any]:
         return {"replicas": self.replicas, "fwd_time": self.fwd_time, "bwd_time": self.bwd_time,
                 "in_bytes": self.in_bytes, "out_bytes": self.out_bytes, "param_bytes": self.param_bytes}
@@ -77,7 +92,10 @@ class PipelineJob:
     two_replica_ring: str = "two-edges"
 
     def __post_init__(self) -> None:
-        validate_job(self)
+        try:
+            validate_job(self)
+        except InputError as err:
+            raise err.with_problem(PROBLEM) from None
 
     @classmethod
     def from_dict(cls, d: Any, path: str = "job") -> "PipelineJob":
@@ -91,21 +109,7 @@ class PipelineJob:
         raw = d.get("stages")
         if not isinstance(raw, list) or not raw:
             raise InputError(f"{path}.stages", "must be a non-empty list of stages")
-        stages = []
-        for i, st in enumerate(raw):
-            sp = f"{path}.stages[{i}]"
-            st = mapping(st, sp)
-            known_keys(st, _STAGE_FIELDS, sp)
-            if "replicas" not in st:
-                raise InputError(f"{sp}.replicas", "is required")
-            stages.append(Stage(
-                replicas=integer(st["replicas"], f"{sp}.replicas", low=1, high=MAX_REPLICAS),
-                fwd_time=number(st, "fwd_time", sp),
-                bwd_time=number(st, "bwd_time", sp),
-                in_bytes=number(st, "in_bytes", sp),
-                out_bytes=number(st, "out_bytes", sp),
-                param_bytes=number(st, "param_bytes", sp),
-            ))
+        stages = [Stage.from_dict(st, f"{path}.stages[{i}]") for i, st in enumerate(raw)]
         ring2 = d.get("two_replica_ring", "two-edges")
         if ring2 not in TWO_REPLICA_RINGS:
             raise InputError(f"{path}.two_replica_ring", f"must be one of {', '.join(TWO_REPLICA_RINGS)}, got {ring2!r}")
@@ -195,17 +199,21 @@ class Cluster:
     inter_bandwidth: float
     intra_bandwidth: float
 
+    def __post_init__(self) -> None:
+        check_typed(lambda: Cluster.from_dict(self.to_dict()), PROBLEM)
+
     @classmethod
     def from_dict(cls, d: Any, path: str = "cluster") -> "Cluster":
         d = mapping(d, path)
         known_keys(d, ("gpus_per_server", "inter_bandwidth", "intra_bandwidth"), path)
         if "gpus_per_server" not in d:
             raise InputError(f"{path}.gpus_per_server", "is required")
-        return cls(
-            gpus_per_server=integer(d["gpus_per_server"], f"{path}.gpus_per_server", low=1),
-            inter_bandwidth=number(d, "inter_bandwidth", path, positive=True),
-            intra_bandwidth=number(d, "intra_bandwidth", path, positive=True),
-        )
+        with trusted():
+            return cls(
+                gpus_per_server=integer(d["gpus_per_server"], f"{path}.gpus_per_server", low=1),
+                inter_bandwidth=number(d, "inter_bandwidth", path, positive=True),
+                intra_bandwidth=number(d, "intra_bandwidth", path, positive=True),
+            )
 
     def to_dict(self) -> dict[str, Any]:
         return {"gpus_per_server": self.gpus_per_server, "inter_bandwidth": self.inter_bandwidth,

@@ -34,7 +34,7 @@ import numpy as np
 
 from optkit.errors import InputError
 from optkit.formulation import Evaluation
-from optkit.validation import instance_object, integer, known_keys, mapping, number
+from optkit.validation import instance_object, integer, known_keys, mapping, number, check_typed, trusted
 
 __all__ = [
     "PROBLEM", "OBJECTIVES", "COLLECTIVES", "REL_TOL", "MAX_MACHINES", "Machine", "Job", "Phase", "NimpInstance",
@@ -65,6 +65,12 @@ class Machine:
     gpus: int
     idle_gpus: int
 
+    def __post_init__(self) -> None:
+        check_typed(lambda: _machine(self.to_dict(), "machine"), PROBLEM)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"gpus": self.gpus, "idle_gpus": self.idle_gpus}
+
     @property
     def idle(self) -> bool:
         """In S_n: every GPU idle."""
@@ -84,6 +90,9 @@ class Job:
     param_bytes: float
     placement_sensitive: bool | None = None
     model: str | None = None
+
+    def __post_init__(self) -> None:
+        check_typed(lambda: _job(self.to_dict(), "job"), PROBLEM)
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"workers": self.workers, "collective": self.collective, "param_bytes": self.param_bytes}
@@ -204,6 +213,43 @@ def is_placement_sensitive(job: Job) -> bool:
     return name.startswith(_SENSITIVE_PREFIXES)
 
 
+def _machine(md: Any, p: str) -> Machine:
+    """One machine of an instance file (``p`` its path), checked."""
+    md = mapping(md, p)
+    known_keys(md, _MACHINE_FIELDS, p, "a machine")
+    for k in _MACHINE_FIELDS:
+        if k not in md:
+            raise InputError(f"{p}.{k}", "is required")
+    k_s = integer(md["gpus"], f"{p}.gpus", low=1)
+    r_s = integer(md["idle_gpus"], f"{p}.idle_gpus", low=0)
+    if r_s > k_s:
+        raise InputError(f"{p}.idle_gpus", f"must be <= gpus ({k_s}), got {r_s}")
+    with trusted():
+        return Machine(k_s, r_s)
+
+
+def _job(jd: Any, p: str) -> Job:
+    """The job of an instance file, checked."""
+    jd = mapping(jd, p)
+    known_keys(jd, _JOB_FIELDS, p)
+    for k in ("workers", "collective", "param_bytes"):
+        if k not in jd:
+            raise InputError(f"{p}.{k}", "is required")
+    workers = integer(jd["workers"], f"{p}.workers", low=1, high=MAX_MACHINES)
+    coll = jd["collective"]
+    if coll not in COLLECTIVES:
+        raise InputError(f"{p}.collective", f"must be one of {', '.join(COLLECTIVES)}, got {coll!r}")
+    k_bytes = number(jd, "param_bytes", p, positive=True)
+    sens = jd.get("placement_sensitive")
+    if sens is not None and not isinstance(sens, bool):
+        raise InputError(f"{p}.placement_sensitive", f"must be true or false, got {sens!r}")
+    model = jd.get("model")
+    if model is not None and (not isinstance(model, str) or not model):
+        raise InputError(f"{p}.model", f"must be a non-empty string, got {model!r}")
+    with trusted():
+        return Job(workers, coll, k_bytes, sens, model)
+
+
 @dataclass(frozen=True)
 class NimpInstance:
     """Machines, the pair capacity matrix P (bytes per phase; a symmetric M x M array), the job."""
@@ -213,6 +259,11 @@ class NimpInstance:
     capacity_is_scalar: bool
     job: Job
     name: str | None = None
+
+    def __post_init__(self) -> None:
+        """A typed instance gets the file path's checks and messages (an asymmetric or
+        wrongly-sized pair matrix, idle GPUs above a machine's GPUs, an unknown collective)."""
+        check_typed(lambda: NimpInstance.from_dict(self.to_dict()), PROBLEM)
 
     @property
     def M(self) -> int:
@@ -239,42 +290,15 @@ class NimpInstance:
         if len(ms) > MAX_MACHINES:
             raise InputError("machines", f"lists {len(ms)} machines; at most {MAX_MACHINES} are supported "
                                          "(pair_capacity_bytes is a dense M x M matrix)")
-        machines = []
-        for s, md in enumerate(ms):
-            p = f"machines[{s}]"
-            md = mapping(md, p)
-            known_keys(md, _MACHINE_FIELDS, p, "a machine")
-            for k in _MACHINE_FIELDS:
-                if k not in md:
-                    raise InputError(f"{p}.{k}", "is required")
-            k_s = integer(md["gpus"], f"{p}.gpus", low=1)
-            r_s = integer(md["idle_gpus"], f"{p}.idle_gpus", low=0)
-            if r_s > k_s:
-                raise InputError(f"{p}.idle_gpus", f"must be <= gpus ({k_s}), got {r_s}")
-            machines.append(Machine(k_s, r_s))
+        machines = [_machine(md, f"machines[{s}]") for s, md in enumerate(ms)]
         M = len(machines)
         cap, scalar = _capacity(d["pair_capacity_bytes"], M)
-        jd = mapping(d["job"], "job")
-        known_keys(jd, _JOB_FIELDS, "job")
-        for k in ("workers", "collective", "param_bytes"):
-            if k not in jd:
-                raise InputError(f"job.{k}", "is required")
-        workers = integer(jd["workers"], "job.workers", low=1, high=MAX_MACHINES)
-        coll = jd["collective"]
-        if coll not in COLLECTIVES:
-            raise InputError("job.collective", f"must be one of {', '.join(COLLECTIVES)}, got {coll!r}")
-        k_bytes = number(jd, "param_bytes", "job", positive=True)
-        sens = jd.get("placement_sensitive")
-        if sens is not None and not isinstance(sens, bool):
-            raise InputError("job.placement_sensitive", f"must be true or false, got {sens!r}")
-        model = jd.get("model")
-        if model is not None and (not isinstance(model, str) or not model):
-            raise InputError("job.model", f"must be a non-empty string, got {model!r}")
-        job = Job(workers, coll, k_bytes, sens, model)
+        job = _job(d["job"], "job")
         name = d.get("name")
         if name is not None and not isinstance(name, str):
             raise InputError("name", f"must be a string, got {type(name).__name__}")
-        return cls(tuple(machines), cap, scalar, job, name)
+        with trusted():
+            return cls(tuple(machines), cap, scalar, job, name)
 
     def to_dict(self) -> dict[str, Any]:
         cap: Any = float(self.capacity[0, 1]) if self.capacity_is_scalar and self.M > 1 else (

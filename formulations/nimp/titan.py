@@ -100,6 +100,7 @@ numpy bandwidth check per distinct phase.
 
 from __future__ import annotations
 
+import math
 import time
 from typing import Any, Mapping, Sequence
 
@@ -351,6 +352,52 @@ def _as_capacity(capacity: Any) -> float | np.ndarray:
     return np.asarray(capacity, dtype=float) if isinstance(capacity, (list, tuple, np.ndarray)) else float(capacity)
 
 
+def _checked(gpus: Sequence[int], idle_gpus: Sequence[int], capacity: Any,
+             workers: int) -> tuple[np.ndarray, np.ndarray, float | np.ndarray]:
+    """:func:`titan`'s typed arguments, checked as an instance file's fields are (InputError
+    naming the argument): K_s >= 1, 0 <= R_s <= K_s, one of each per machine, N >= 1, P a number
+    >= 0 or a symmetric M x M matrix of them. Unlike an instance file, P may be ``inf`` (no
+    bandwidth constraint: the cluster replay passes it where the topology leaves a pair
+    unconstrained)."""
+    def fail(field: str, message: str) -> InputError:
+        return InputError(field, message, problem="nimp")
+
+    try:
+        Ka = np.asarray(gpus, dtype=np.float64)
+        Ra = np.asarray(idle_gpus, dtype=np.float64)
+        cap = _as_capacity(capacity)
+    except (TypeError, ValueError):
+        raise fail("gpus", "gpus, idle_gpus and capacity must be numbers (capacity: one, or an M x M matrix)") from None
+    if Ka.ndim != 1 or Ka.size == 0:
+        raise fail("gpus", f"must list K_s of at least one machine, got {list(gpus)!r}")
+    if Ra.shape != Ka.shape:
+        raise fail("idle_gpus", f"must list one R_s per machine ({Ka.size}), got {Ra.size}")
+    for name, a, low in (("gpus", Ka, 1), ("idle_gpus", Ra, 0)):
+        bad = np.flatnonzero(~np.isfinite(a) | (a != np.round(a)) | (a < low))
+        if bad.size:
+            raise fail(f"{name}[{int(bad[0])}]", f"must be an integer >= {low}, got {a[bad[0]]:g}")
+    over = np.flatnonzero(Ra > Ka)
+    if over.size:
+        s = int(over[0])
+        raise fail(f"idle_gpus[{s}]", f"must be <= gpus ({int(Ka[s])}), got {int(Ra[s])}")
+    if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
+        raise fail("workers", f"must be an integer >= 1, got {workers!r}")
+    M = Ka.size
+    if isinstance(cap, np.ndarray):
+        if cap.shape != (M, M):
+            raise fail("capacity", f"must be a number or an {M} x {M} matrix (one row and column per machine), "
+                                   f"got shape {cap.shape}")
+        if np.isnan(cap).any() or (cap < 0).any():
+            raise fail("capacity", "must hold numbers >= 0 (bytes per phase)")
+        if not np.array_equal(cap, cap.T):
+            s, u = (int(i) for i in np.argwhere(cap != cap.T)[0])
+            raise fail("capacity", f"must be symmetric (the capacity of the unordered pair {{s, s'}}), but "
+                                   f"[{s}][{u}] = {cap[s, u]:g} and [{u}][{s}] = {cap[u, s]:g}")
+    elif math.isnan(cap) or cap < 0:
+        raise fail("capacity", f"must be a number >= 0 (bytes per phase), got {capacity!r}")
+    return Ra.astype(np.int64), Ka.astype(np.int64), cap
+
+
 def _cap(capacity: float | np.ndarray, s: int, u: int) -> float:
     """P_{s,s'}: the scalar, or the matrix entry."""
     return float(capacity[s, u]) if isinstance(capacity, np.ndarray) else float(capacity)
@@ -582,9 +629,7 @@ def titan(gpus: Sequence[int], idle_gpus: Sequence[int], capacity: float | np.nd
         raise InputError("titan_step2", f"must be fix-idle-count or pool-prefix, got {titan_step2!r}")
     if titan_tie_break not in ("least-traffic", "best-fit", "worst-fit"):
         raise InputError("titan_tie_break", f"must be least-traffic, best-fit or worst-fit, got {titan_tie_break!r}")
-    Ra = np.asarray(idle_gpus, dtype=np.int64)
-    Ka = np.asarray(gpus, dtype=np.int64)
-    cap = _as_capacity(capacity)
+    Ra, Ka, cap = _checked(gpus, idle_gpus, capacity, workers)
     if titan_algorithm == "pseudo-code":
         col = Collective(workers, phases)
         m = np.asarray(_alg3(col, Ra, Ka, cap), dtype=np.int64)

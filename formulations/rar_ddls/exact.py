@@ -138,6 +138,7 @@ import numpy as np
 
 from optkit.errors import InputError
 from optkit.result import Result, Status, relative_gap
+from optkit.validation import trusted
 
 from .model import PROBLEM, RarInstance, evaluate, rate_table, schedule_dict, simulate
 
@@ -280,8 +281,9 @@ def greedy_schedule(instance: RarInstance, opts: list[list[Option]] | None = Non
 def _sub_instance(instance: RarInstance, jobs: Sequence[int]) -> RarInstance:
     """The instance restricted to ``jobs`` (in that order); rate tables keep their meaning
     because eq. (6)-(9) read only the jobs present."""
-    return RarInstance(instance.servers, instance.network, instance.slot_seconds, 10**9,
-                       tuple(instance.jobs[k] for k in jobs))
+    with trusted():  # derived from a checked instance
+        return RarInstance(instance.servers, instance.network, instance.slot_seconds, 10**9,
+                           tuple(instance.jobs[k] for k in jobs))
 
 
 def heuristic_incumbent(instance: RarInstance) -> tuple[list[int], np.ndarray, int, str] | None:

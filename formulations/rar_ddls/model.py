@@ -57,7 +57,7 @@ import numpy as np
 
 from optkit.errors import InputError
 from optkit.formulation import Evaluation
-from optkit.validation import MAX_COUNT, instance_object, integer, known_keys, mapping, number
+from optkit.validation import MAX_COUNT, check_typed, instance_object, integer, known_keys, mapping, number, trusted
 
 __all__ = [
     "PROBLEM", "OBJECTIVES", "FLOOR_SLACK", "Network", "Job", "RarInstance", "iteration_time",
@@ -84,6 +84,9 @@ class Network:
     xi2: float
     degradation: float
 
+    def __post_init__(self) -> None:
+        check_typed(lambda: Network.from_dict(self.to_dict()), PROBLEM)
+
     @classmethod
     def from_dict(cls, d: Any, path: str = "network") -> "Network":
         d = mapping(d, path)
@@ -92,7 +95,8 @@ class Network:
              for k in _NETWORK_FIELDS}
         if v["xi1"] > 1:
             raise InputError(f"{path}.xi1", f"must be in (0, 1] (eq. 7), got {v['xi1']!r}")
-        return cls(**v)
+        with trusted():
+            return cls(**v)
 
     def to_dict(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in _NETWORK_FIELDS}
@@ -109,6 +113,26 @@ class Job:
     batch: int
     fwd_time_per_sample: float
     bwd_time: float
+
+    def __post_init__(self) -> None:
+        check_typed(lambda: Job.from_dict(self.to_dict()), PROBLEM)
+
+    @classmethod
+    def from_dict(cls, jd: Any, path: str = "job") -> "Job":
+        """One job's own fields (the instance checks what depends on the cluster and the ids)."""
+        jd = mapping(jd, path)
+        known_keys(jd, _JOB_FIELDS, path, "a job")
+        jid = jd.get("id")
+        if not isinstance(jid, str) or not jid:
+            raise InputError(f"{path}.id", f"must be a non-empty string, got {jid!r}")
+        for k in ("gpus", "iterations", "batch"):
+            if k not in jd:
+                raise InputError(f"{path}.{k}", "is required")
+        gpus = integer(jd["gpus"], f"{path}.gpus", low=1)
+        with trusted():
+            return cls(jid, gpus, integer(jd["iterations"], f"{path}.iterations", low=1),
+                       number(jd, "grad_bytes", path), integer(jd["batch"], f"{path}.batch", low=1),
+                       number(jd, "fwd_time_per_sample", path), number(jd, "bwd_time", path))
 
     def to_dict(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in _JOB_FIELDS}
@@ -143,6 +167,11 @@ class RarInstance:
     horizon: int
     jobs: tuple[Job, ...]
 
+    def __post_init__(self) -> None:
+        """A typed instance gets the file path's checks (duplicate ids, a job larger than the
+        cluster, an iteration longer than a slot, ...) and messages."""
+        check_typed(lambda: RarInstance.from_dict(self.to_dict()), PROBLEM)
+
     @property
     def total_gpus(self) -> int:
         return sum(self.servers)
@@ -166,26 +195,13 @@ class RarInstance:
         ids: set[str] = set()
         for n, jd in enumerate(d["jobs"]):
             p = f"jobs[{n}]"
-            jd = mapping(jd, p)
-            known_keys(jd, _JOB_FIELDS, p, "a job")
-            jid = jd.get("id")
-            if not isinstance(jid, str) or not jid:
-                raise InputError(f"{p}.id", f"must be a non-empty string, got {jid!r}")
+            job = Job.from_dict(jd, p)
+            jid, gpus = job.id, job.gpus
             if jid in ids:
                 raise InputError(f"{p}.id", f"duplicate job id {jid!r}")
             ids.add(jid)
-            if "gpus" not in jd:
-                raise InputError(f"{p}.gpus", "is required")
-            gpus = integer(jd["gpus"], f"{p}.gpus", low=1)
             if gpus > sum(servers):
                 raise InputError(f"{p}.gpus", f"job {jid} asks for {gpus} GPUs but the cluster has {sum(servers)}")
-            if "iterations" not in jd:
-                raise InputError(f"{p}.iterations", "is required")
-            if "batch" not in jd:
-                raise InputError(f"{p}.batch", "is required")
-            job = Job(jid, gpus, integer(jd["iterations"], f"{p}.iterations", low=1),
-                      number(jd, "grad_bytes", p), integer(jd["batch"], f"{p}.batch", low=1),
-                      number(jd, "fwd_time_per_sample", p), number(jd, "bwd_time", p))
             n_best = fastest_servers(servers, gpus, job, net)
             tau = iteration_time(job, net, n_best, 1)
             if not math.isfinite(tau) or not slot / tau <= MAX_PER_SLOT:
@@ -195,7 +211,8 @@ class RarInstance:
                 raise InputError(f"{p}", f"job {jid} never completes: even alone on {n_best} server(s) an iteration "
                                  f"takes {tau:.6g} s >= slot_seconds {slot:g} (eq. 9 gives 0 iterations per slot)")
             jobs.append(job)
-        return cls(servers, net, slot, horizon, tuple(jobs))
+        with trusted():
+            return cls(servers, net, slot, horizon, tuple(jobs))
 
     def to_dict(self) -> dict[str, Any]:
         return {"problem": PROBLEM, "servers": list(self.servers), "network": self.network.to_dict(),

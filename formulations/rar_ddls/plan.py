@@ -94,7 +94,7 @@ from optkit.errors import InputError
 if TYPE_CHECKING:
     from optkit.result import Result
 
-from .model import RarInstance, SimOutcome, fastest_servers, simulate, solo_slots
+from .model import PROBLEM, RarInstance, SimOutcome, fastest_servers, simulate, solo_slots
 from .readings import AVAILABLE, DEFAULTS, RHO_HAT, check_choice
 
 __all__ = [
@@ -109,7 +109,12 @@ TOL = 1e-9  # slots: float slack in U + rho_hat/u <= theta_u (U is a sum of rho_
 
 def as_instance(instance: RarInstance | Mapping[str, Any]) -> RarInstance:
     """``instance`` itself, or a :class:`RarInstance` built (and validated) from its dict."""
-    return instance if isinstance(instance, RarInstance) else RarInstance.from_dict(instance)
+    if isinstance(instance, RarInstance):
+        return instance
+    try:
+        return RarInstance.from_dict(instance)
+    except InputError as err:
+        raise err.with_problem(PROBLEM) from None
 
 
 @dataclass(frozen=True)
