@@ -3,8 +3,12 @@
 The formulation, the time rule and every reading of the paper: this package's ``README.md``.
 Importing one policy needs neither the harness nor a solver::
 
-    from optkit.formulations.ddlwmp.a_srpt import ASRPT        # an event-driven policy object
+    from optkit.formulations.ddlwmp import OnlineScheduler     # A-SRPT or a baseline, nodes by id
+    from optkit.formulations.ddlwmp.a_srpt import ASRPT        # the policy by server index
     from optkit.formulations.ddlwmp.simulate import simulate   # optkit's driver for it
+
+``OnlineScheduler`` speaks the engine's online protocol (:mod:`optkit.online`); the how-to
+``docs/howto/drive-a-srpt.rst`` has a 40-line driver for it.
 
 Solver-backed algorithms and the generator are imported lazily.
 """
@@ -17,9 +21,10 @@ from optkit.formulation import Algorithm, Formulation, LazyMapping, lazy_run
 from optkit.result import Result
 
 from .model import OBJECTIVES, PROBLEM, DdlwmpInstance, evaluate
+from .online import OnlineScheduler
 from .readings import READINGS
 
-__all__ = ["FORMULATION", "DdlwmpInstance", "evaluate"]
+__all__ = ["FORMULATION", "DdlwmpInstance", "OnlineScheduler", "evaluate"]
 
 
 _POLICIES = [

@@ -115,3 +115,13 @@ print("ok")
 # nimp by node id: Titan from a placement hook.
 hook: WorkerPlacement[str] = nimp_place(Job(4, "ring", 100e6), {"n1": Machine(8, 2), "n2": Machine(8, 3)}, 200e6)
 assert hook.ok and set(hook.machine_of_worker) <= {"n1", "n2"}
+
+# ddlwmp through the engine's online protocol, nodes by name.
+from optkit.formulations.ddlwmp import OnlineScheduler  # noqa: E402
+from optkit.online import ClusterView, Decision, Job as OnlineJob  # noqa: E402
+
+online = OnlineScheduler("a-srpt", nodes={"n1": 4, "n2": 4})
+online.on_arrival(OnlineJob("j", 0.0, 2, duration=5.0), 0.0)
+online_starts: list[Decision] = online.decide(0.0, ClusterView({"n1": 4, "n2": 4}, {"n1": 4, "n2": 4}))
+online_wake: float | None = online.next_wakeup(0.0)
+assert online_starts or online_wake is not None
