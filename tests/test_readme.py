@@ -22,6 +22,9 @@ def test_readme_examples_run_and_print_what_they_claim() -> None:
             exec(compile(block, "README.md", "exec"), {})
         for expected in re.findall(r"^# (\{.*\})$", block, flags=re.M):
             assert expected in out.getvalue()
+        # a print whose line ends in "# <output>": that output, as printed
+        for expected in re.findall(r"^print\(.*\)\s+# (.+)$", block, flags=re.M):
+            assert expected.strip() in out.getvalue().splitlines(), expected
 
 
 def test_ci_runs_the_readme_test_command() -> None:
