@@ -54,7 +54,8 @@ def measure_fig1(*, readings: Mapping[str, Any], seed: int, scale: str) -> dict[
         "pair_capacity_bytes": 100e9 / 8 * 0.05, "job": {"workers": 4, "collective": "halving-doubling",
                                                          "param_bytes": K}})
     runs = {"titan": run_titan(inst, titan_step2=readings.get("titan_step2", "fix-idle-count"),
-                               titan_tie_break=readings.get("titan_tie_break", "least-traffic")),
+                               titan_tie_break=readings.get("titan_tie_break", "least-traffic"),
+                               titan_algorithm=readings.get("titan_algorithm", "pseudo-code")),
             "elasticflow": run_elasticflow(inst, elasticflow_machines=readings.get("elasticflow_machines", "any")),
             "hived": run_hived(inst)}
     busy_before = {s for s, m in enumerate(inst.machines) if m.idle_gpus < m.gpus}
@@ -90,7 +91,7 @@ FIG1 = Experiment(
         _pct("titan-fig1-titan-vs-elasticflow-launched", "Sec. II-C: 'reduce the number of launched machines by "
              "25%'", -25.0, "(Titan - Elasticflow) / Elasticflow machines with a busy GPU after placing", 0.1),
     ),
-    readings=("titan_step2", "titan_tie_break", "elasticflow_machines"),
+    readings=("titan_algorithm", "titan_step2", "titan_tie_break", "elasticflow_machines"),
     seeded=False,
     notes="Deterministic. P = 100 Gbps x 0.05 s (slack). Under titan_tie_break=best-fit Titan takes machines "
           "2 and 4 (3 + 1 idle GPUs, the fewest left) and crosses 3K/2: the paper's drawing follows "
@@ -177,7 +178,8 @@ def measure_replay(*, readings: Mapping[str, Any], seed: int, scale: str) -> dic
                                                      "OPTKIT_TRACE_ROOT): nothing replayed"]}
     budget = float(readings.get("phase_budget_s", 0.05))
     kw = {"titan": {"titan_step2": readings.get("titan_step2", "fix-idle-count"),
-                    "titan_tie_break": readings.get("titan_tie_break", "least-traffic")},
+                    "titan_tie_break": readings.get("titan_tie_break", "least-traffic"),
+                    "titan_algorithm": readings.get("titan_algorithm", "pseudo-code")},
           "elasticflow": {"elasticflow_machines": readings.get("elasticflow_machines", "any")},
           "hived": {},
           "tiresias": {"tiresias_spread": readings.get("tiresias_spread", "emptiest")}}
@@ -259,7 +261,8 @@ REPLAY = Experiment(
         Claim("titan-exp4-total-profit-ratio-hived", "Exp#4, Fig. 7, trace 1: '65x'", 66.0, "ratio",
               "Titan / HiveD total profit", 20.0, note=_T1),
     ),
-    readings=("titan_step2", "titan_tie_break", "elasticflow_machines", "tiresias_spread", "phase_budget_s"),
+    readings=("titan_algorithm", "titan_step2", "titan_tie_break", "elasticflow_machines", "tiresias_spread",
+              "phase_budget_s"),
     sweep={"phase_budget_s": (0.05, 0.005)},
     time_limit={"ci": 60.0, "paper": 3600.0},
     notes="ITP trace (the paper's trace 1, 69,351 of its 69,742 jobs), all 10 clusters merged on one clock, on "

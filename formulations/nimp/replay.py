@@ -106,7 +106,7 @@ from optkit.simulation import EventQueue, drive
 
 from .baselines import elasticflow, hived, tiresias
 from .model import Job, halving_doubling_phases, is_placement_sensitive, ring_phases
-from .titan import titan
+from .titan import _check_readings, place_unchecked
 
 __all__ = ["FatTree", "ReplayJob", "ReplayConfig", "ClusterState", "Policy", "FifoPolicy", "TitanPolicy",
            "ElasticflowPolicy", "HivedPolicy", "TiresiasPolicy", "POLICIES", "MODEL_BYTES", "replay",
@@ -348,35 +348,37 @@ class FifoPolicy:
 
 class TitanPolicy(FifoPolicy):
     """Titan (Alg. 3) with P from the cluster state; relaxed to P = inf when it finds nothing.
-    Readings ``titan_step2`` and ``titan_tie_break`` (:func:`.titan.titan`). Counts the jobs for
+    Readings ``titan_algorithm``, ``titan_step2`` and ``titan_tie_break`` (:func:`.titan.titan`;
+    the arrays are the replay's own, so the unchecked entry is called). Counts the jobs for
     which P changed the placement (``bandwidth_bound``: the placement without P differs and
     violates P) in :attr:`bound`."""
 
     name = "titan"
 
     def __init__(self, *, titan_step2: str = "fix-idle-count", titan_tie_break: str = "least-traffic",
-                 max_attempts: int | None = MAX_ATTEMPTS) -> None:
+                 max_attempts: int | None = MAX_ATTEMPTS, titan_algorithm: str = "pseudo-code") -> None:
         super().__init__()
+        _check_readings(titan_algorithm, titan_step2, titan_tie_break)
         self.relaxed = 0
         self.bound = 0
         self.multi = 0
         self.kw: dict[str, Any] = {"titan_step2": titan_step2, "titan_tie_break": titan_tie_break,
-                                   "max_attempts": max_attempts}
+                                   "max_attempts": max_attempts, "titan_algorithm": titan_algorithm}
         self._gpus: np.ndarray | None = None
 
     def place(self, job: ReplayJob, state: ClusterState) -> list[int]:
-        idle = state.idle  # arrays go to titan without a copy
+        idle = np.asarray(state.idle, dtype=np.int64)  # arrays go to titan without a copy
         if self._gpus is None or len(self._gpus) != len(state.gpus):
             self._gpus = np.asarray(state.gpus, dtype=np.int64)
         gpus = self._gpus
         phases = _pattern(job).phases
         if job.workers == 1:
-            m = titan(gpus, idle, math.inf, phases, workers=1, **self.kw)
+            m = place_unchecked(gpus, idle, math.inf, phases, workers=1, **self.kw)
             assert m is not None
             return m
         cap = state.pair_capacity_bytes()
-        m = titan(gpus, idle, cap, phases, workers=job.workers, **self.kw)
-        free = titan(gpus, idle, math.inf, phases, workers=job.workers, **self.kw)
+        m = place_unchecked(gpus, idle, cap, phases, workers=job.workers, **self.kw)
+        free = place_unchecked(gpus, idle, math.inf, phases, workers=job.workers, **self.kw)
         assert free is not None  # the idle GPUs suffice
         if len(set(free)) > 1:
             self.multi += 1

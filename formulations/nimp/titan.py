@@ -352,6 +352,15 @@ def _as_capacity(capacity: Any) -> float | np.ndarray:
     return np.asarray(capacity, dtype=float) if isinstance(capacity, (list, tuple, np.ndarray)) else float(capacity)
 
 
+def _check_readings(titan_algorithm: str, titan_step2: str, titan_tie_break: str) -> None:
+    if titan_algorithm not in ("pseudo-code", "pair-grouping"):
+        raise InputError("titan_algorithm", f"must be pseudo-code or pair-grouping, got {titan_algorithm!r}")
+    if titan_step2 not in ("fix-idle-count", "pool-prefix"):
+        raise InputError("titan_step2", f"must be fix-idle-count or pool-prefix, got {titan_step2!r}")
+    if titan_tie_break not in ("least-traffic", "best-fit", "worst-fit"):
+        raise InputError("titan_tie_break", f"must be least-traffic, best-fit or worst-fit, got {titan_tie_break!r}")
+
+
 def _checked(gpus: Sequence[int], idle_gpus: Sequence[int], capacity: Any,
              workers: int) -> tuple[np.ndarray, np.ndarray, float | np.ndarray]:
     """:func:`titan`'s typed arguments, checked as an instance file's fields are (InputError
@@ -623,13 +632,19 @@ def titan(gpus: Sequence[int], idle_gpus: Sequence[int], capacity: float | np.nd
     >>> titan([8, 8, 8], [2, 8, 3], 200e6, ring_phases(4, 100e6), workers=4)
     [2, 2, 2, 0]
     """
-    if titan_algorithm not in ("pseudo-code", "pair-grouping"):
-        raise InputError("titan_algorithm", f"must be pseudo-code or pair-grouping, got {titan_algorithm!r}")
-    if titan_step2 not in ("fix-idle-count", "pool-prefix"):
-        raise InputError("titan_step2", f"must be fix-idle-count or pool-prefix, got {titan_step2!r}")
-    if titan_tie_break not in ("least-traffic", "best-fit", "worst-fit"):
-        raise InputError("titan_tie_break", f"must be least-traffic, best-fit or worst-fit, got {titan_tie_break!r}")
+    _check_readings(titan_algorithm, titan_step2, titan_tie_break)
     Ra, Ka, cap = _checked(gpus, idle_gpus, capacity, workers)
+    return place_unchecked(Ka, Ra, cap, phases, workers=workers, max_attempts=max_attempts, titan_step2=titan_step2,
+                           titan_tie_break=titan_tie_break, titan_algorithm=titan_algorithm)
+
+
+def place_unchecked(Ka: np.ndarray, Ra: np.ndarray, cap: float | np.ndarray, phases: Sequence[Phase], *,
+                    workers: int, max_attempts: int | None = None, titan_step2: str = "fix-idle-count",
+                    titan_tie_break: str = "least-traffic", titan_algorithm: str = "pseudo-code") -> list[int] | None:
+    """:func:`titan` without its argument checks, for callers whose arrays come from a checked
+    instance (``run_titan``) or are built by the cluster replay each job (where the O(M^2) check
+    of the pair matrix would cost more than the placement): ``Ka``, ``Ra`` int64 arrays, ``cap`` a
+    float or a float matrix."""
     if titan_algorithm == "pseudo-code":
         col = Collective(workers, phases)
         m = np.asarray(_alg3(col, Ra, Ka, cap), dtype=np.int64)
@@ -675,9 +690,11 @@ def run_titan(instance: NimpInstance, *, objective: str = "lex", time_limit: flo
     t0 = time.perf_counter()
     if sum(m.idle_gpus for m in instance.machines) < instance.N:
         return Result(Status.INFEASIBLE, message="fewer idle GPUs than workers (resource constraint)")
-    m = titan([mc.gpus for mc in instance.machines], [mc.idle_gpus for mc in instance.machines],
-              _capacity_arg(instance), instance.phases(), workers=instance.N, max_attempts=max_attempts,
-              titan_step2=titan_step2, titan_tie_break=titan_tie_break, titan_algorithm=titan_algorithm)
+    _check_readings(titan_algorithm, titan_step2, titan_tie_break)
+    m = place_unchecked(np.array([mc.gpus for mc in instance.machines], dtype=np.int64),
+                        np.array([mc.idle_gpus for mc in instance.machines], dtype=np.int64),
+                        _capacity_arg(instance), instance.phases(), workers=instance.N, max_attempts=max_attempts,
+                        titan_step2=titan_step2, titan_tie_break=titan_tie_break, titan_algorithm=titan_algorithm)
     info: dict[str, Any] = {"algorithm_s": time.perf_counter() - t0}
     if m is None:
         return Result(Status.NO_SOLUTION, message="titan found no feasible placement (the placement it builds "
