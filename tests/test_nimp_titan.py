@@ -588,3 +588,19 @@ def test_titan_equals_cpsat_when_bandwidth_cannot_bind() -> None:
         res = solve("nimp", d, "titan", params={"titan_algorithm": "pair-grouping"})
         assert exact.status.value == "optimal" and res.status.value == "feasible"
         assert list(res.objective) == list(exact.objective), d
+
+
+def test_one_worker_closed_form_equals_the_pseudo_codes_greedy() -> None:
+    """Titan's N = 1 shortcut (``_one_worker_pseudo_code``) against Alg. 3 run in full
+    (``_alg3`` with its feasibility check) on 500 seeded clusters, some with no idle GPU."""
+    from optkit.formulations.nimp.titan import Collective, _alg3, _meets_eq1, _one_worker_pseudo_code
+
+    rng = np.random.default_rng(11)
+    col = Collective(1, [])
+    for _ in range(500):
+        M = int(rng.integers(1, 12))
+        K = rng.integers(1, 9, size=M)
+        R = np.minimum(K, rng.integers(0, 9, size=M) * (rng.random(M) < 0.8))
+        full = np.asarray(_alg3(col, R, K, 1e9), dtype=np.int64)
+        want = [int(full[0])] if _meets_eq1(col, full, R.tolist(), 1e9, M) else None
+        assert _one_worker_pseudo_code(R, K) == want

@@ -552,6 +552,19 @@ def _alg3(col: Collective, Ra: np.ndarray, Ka: np.ndarray, cap: float | np.ndarr
     return submodular_greedy(sorted(frag + phi_n), R, is_idle, cap, col, keep_idle=True)
 
 
+def _one_worker_pseudo_code(Ra: np.ndarray, Ka: np.ndarray) -> list[int] | None:
+    """:func:`_alg3` for N = 1 in closed form (most of a cluster trace's jobs): no phase, so every
+    machine with an idle GPU has the feasible set {W0} (Alg. 1) and Alg. 2's ties go to the lowest
+    index. Step 1 takes the first idle machine with an idle GPU; step 2 (non-idle machines first)
+    the first non-idle machine with an idle GPU, else step 1's. ``None``: no idle GPU at all.
+    Equal to :func:`_alg3` on seeded clusters (tests/test_nimp_titan.py)."""
+    frag = np.flatnonzero((Ra > 0) & (Ra < Ka))
+    if frag.size:
+        return [int(frag[0])]
+    idle = np.flatnonzero((Ra > 0) & (Ra == Ka))
+    return [int(idle[0])] if idle.size else None
+
+
 def _one_worker(Ra: np.ndarray, Ka: np.ndarray, step2: str, tie_break: str) -> list[int] | None:
     """Alg. 3 for N = 1 in closed form (no phase, so no bandwidth constraint): step 2 needs no
     idle machine when a non-idle one has an idle GPU, and one machine. Which one: the fewest idle
@@ -646,6 +659,8 @@ def place_unchecked(Ka: np.ndarray, Ra: np.ndarray, cap: float | np.ndarray, pha
     of the pair matrix would cost more than the placement): ``Ka``, ``Ra`` int64 arrays, ``cap`` a
     float or a float matrix."""
     if titan_algorithm == "pseudo-code":
+        if workers == 1:
+            return _one_worker_pseudo_code(Ra, Ka)
         col = Collective(workers, phases)
         m = np.asarray(_alg3(col, Ra, Ka, cap), dtype=np.int64)
         ok = _meets_eq1(col, m, Ra.tolist(), cap, len(Ra))
