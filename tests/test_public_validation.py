@@ -17,6 +17,10 @@ from optkit.formulations.nimp.titan import titan
 from optkit.formulations.rar_ddls.generate import tiny as rar_tiny
 from optkit.formulations.rar_ddls.model import Job as RarJob, Network, RarInstance
 from optkit.formulations.rar_ddls.sjf_bco import sjf_bco
+from optkit.formulations.ddlwmp.a_srpt import ASRPT
+from optkit.formulations.ddlwmp.baselines import SPJF
+from optkit.formulations.ddlwmp.model import DdlwmpCluster
+from optkit.formulations.ddlwmp.policies import JobSpec
 
 STAGE = (2, 0.1, 0.2, 0.0, 0.0, 2e7)
 RAR = RarInstance.from_dict(rar_tiny(0))
@@ -28,7 +32,28 @@ def _rar_job(**kw: Any) -> RarJob:
     return RarJob(**d)
 
 
+DD_CLUSTER = DdlwmpCluster(2, 8, 1.25e9, 3e11)  # 16 GPUs
+DD_MODELS = {"m8": PipelineJob.from_dict({"allreduce": "ring", "stages": [
+    {"replicas": 8, "fwd_time": 0.1, "bwd_time": 0.2, "in_bytes": 0, "out_bytes": 0, "param_bytes": 1e8}]}),
+    "m24": PipelineJob.from_dict({"allreduce": "ring", "stages": [
+        {"replicas": 24, "fwd_time": 0.1, "bwd_time": 0.2, "in_bytes": 0, "out_bytes": 0, "param_bytes": 1e8}]})}
+
+
+def _arrive(cls: Any, *jobs: JobSpec) -> None:
+    policy = cls(DD_CLUSTER, DD_MODELS, seed=0)
+    for j in jobs:
+        policy.on_arrival(j, j.release)
+
+
 ROWS: list[tuple[str, Callable[[], Any], str, str]] = [
+    # ddlwmp's index-based policies (the silent failures)
+    ("a 24-GPU job on a 16-GPU cluster (A-SRPT)", lambda: _arrive(ASRPT, JobSpec("big", 0.0, "m24", 24, 5.0)),
+     "ddlwmp", "job.gpus"),
+    ("a duplicate arrival (A-SRPT)", lambda: _arrive(ASRPT, JobSpec("x", 0.0, "m8", 8, 5.0),
+                                                      JobSpec("x", 1.0, "m8", 8, 5.0)), "ddlwmp", "job.id"),
+    ("4 GPUs for an 8-replica model (SPJF)", lambda: _arrive(SPJF, JobSpec("x", 0.0, "m8", 4, 5.0)), "ddlwmp",
+     "job.gpus"),
+    ("an unknown model (SPJF)", lambda: _arrive(SPJF, JobSpec("x", 0.0, "nope", 8, 5.0)), "ddlwmp", "job.model"),
     # gpu-mapping
     ("stage with no replicas", lambda: Stage(0, *STAGE[1:]), "gpu-mapping", "stage.replicas"),
     ("server of no GPUs", lambda: Cluster(0, 1.25e9, 3e11), "gpu-mapping", "cluster.gpus_per_server"),

@@ -59,7 +59,7 @@ from optkit.formulations.gpu_mapping.model import PipelineJob
 
 from .model import DdlwmpCluster, DdlwmpInstance
 from .placement import Placement, Placer
-from .policies import ClusterState, JobSpec, StartDecision
+from .policies import ArrivalCheck, ClusterState, JobSpec, StartDecision
 from .readings import COMM_HEAVY_DEFAULT, TAU_DEFAULT
 from .simulate import run_policy
 
@@ -129,6 +129,7 @@ class ASRPT:
         self.light_placement = light_placement
         self.head_of_line = head_of_line
         self.placer = placer or Placer(cluster, models, seed=seed)
+        self._check = ArrivalCheck(self.placer.models, cluster.total_gpus)
         self.G = cluster.total_gpus
         self.slot = cluster.slot_seconds
         self._seq = 0
@@ -146,6 +147,7 @@ class ASRPT:
         return job.gpus / self.G * job.n_tilde * self.placer.alpha_min(job.model)
 
     def on_arrival(self, job: JobSpec, now: float) -> None:
+        self._check(job)
         release = max(float(job.release), self._vt)  # a late-delivered job enters Ã1 now
         heapq.heappush(self._future, (release, self._seq, self.size(job), job))
         self._seq += 1

@@ -123,15 +123,12 @@ class OnlineScheduler:
         except ValueError as exc:
             raise _fail("params", str(exc)) from None
         self.name = policy
-        self._seen: set[str] = set()
 
     # ------------------------------------------------------------------ the protocol
     def on_arrival(self, job: Job, now: float) -> None:
         """Check ``job`` (module docstring) and hand it to the policy."""
         if not isinstance(job, Job):
             raise _fail("job", f"must be an optkit.online.Job, got {type(job).__name__}")
-        if job.id in self._seen:
-            raise _fail("job.id", f"job {job.id} arrived twice")
         model = job.model
         if model is None:
             model = f"{job.gpus} GPUs for {job.duration!r} s"
@@ -139,20 +136,11 @@ class OnlineScheduler:
                 self.models[model] = PipelineJob.from_dict({"allreduce": "ring", "stages": [
                     {"replicas": job.gpus, "fwd_time": 0.0, "bwd_time": float(job.duration), "in_bytes": 0.0,
                      "out_bytes": 0.0, "param_bytes": 0.0}]})
-        elif model not in self.models:
-            known = ", ".join(sorted(self.models)[:8]) or "none"
-            raise _fail("job.model", f"job {job.id}: unknown model {model!r} (known: {known})")
-        need = self.models[model].n_replicas
-        if job.gpus != need:
-            raise _fail("job.gpus", f"job {job.id} asks for {job.gpus} GPUs but model {model!r} has {need} "
-                                    "replicas (one GPU each)")
-        if job.gpus > self.cluster.total_gpus:
-            raise _fail("job.gpus", f"job {job.id} needs {job.gpus} GPUs but the cluster has "
-                                    f"{self.cluster.total_gpus}: it could never start")
         predicted = job.predicted_iterations
         if predicted is None and job.duration is not None:
             predicted = 1.0
-        self._seen.add(job.id)
+        # the policy checks the rest (ArrivalCheck): a duplicate, an unknown model, GPUs unlike the
+        # model's replicas, a job larger than the cluster
         self.policy.on_arrival(JobSpec(job.id, float(job.release), model, job.gpus, predicted), now)
 
     def on_completion(self, job_id: str, now: float) -> None:

@@ -31,12 +31,13 @@ from typing import Any, Mapping, Protocol
 
 import numpy as np
 
+from optkit.errors import InputError
 from optkit.formulations.gpu_mapping.model import PipelineJob
 
-from .model import DdlwmpCluster
+from .model import PROBLEM, DdlwmpCluster
 from .placement import Placement, Placer
 
-__all__ = ["JobSpec", "StartDecision", "ClusterState", "Policy", "QueuePolicy"]
+__all__ = ["JobSpec", "StartDecision", "ClusterState", "Policy", "QueuePolicy", "ArrivalCheck"]
 
 
 @dataclass(frozen=True)
@@ -86,6 +87,36 @@ class ClusterState:
             free[m] -= c
 
 
+class ArrivalCheck:
+    """What every ddlwmp policy checks of an arriving job, so that a typed call fails where the
+    mistake is, with an InputError naming the field, instead of later and quietly: a job that
+    arrives twice (it would be started twice), an unknown model (a bare KeyError), a GPU demand
+    unlike the model's replica count (the placement takes the model's count), a job larger than
+    the cluster (it never starts, and a strict queue blocks every later job behind it)."""
+
+    __slots__ = ("models", "total_gpus", "seen")
+
+    def __init__(self, models: Mapping[str, PipelineJob], total_gpus: int) -> None:
+        self.models = models
+        self.total_gpus = total_gpus
+        self.seen: set[str] = set()
+
+    def __call__(self, job: JobSpec) -> None:
+        if job.id in self.seen:
+            raise InputError("job.id", f"job {job.id} arrived twice", problem=PROBLEM)
+        model = self.models.get(job.model)
+        if model is None:
+            known = ", ".join(sorted(self.models)[:8]) or "none"
+            raise InputError("job.model", f"job {job.id}: unknown model {job.model!r} (known: {known})", problem=PROBLEM)
+        if job.gpus != model.n_replicas:
+            raise InputError("job.gpus", f"job {job.id} asks for {job.gpus} GPUs but model {job.model!r} has "
+                                         f"{model.n_replicas} replicas (one GPU each)", problem=PROBLEM)
+        if job.gpus > self.total_gpus:
+            raise InputError("job.gpus", f"job {job.id} needs {job.gpus} GPUs but the cluster has "
+                                         f"{self.total_gpus}: it could never start", problem=PROBLEM)
+        self.seen.add(job.id)
+
+
 class Policy(Protocol):
     name: str
 
@@ -116,6 +147,7 @@ class QueuePolicy:
                  seed: int | None = None) -> None:
         self.cluster = cluster
         self.placer = placer or Placer(cluster, models, seed=seed)
+        self._check = ArrivalCheck(self.placer.models, cluster.total_gpus)
         # a subclass states its discipline as the class attribute WORK_CONSERVING
         self.work_conserving = self.WORK_CONSERVING if work_conserving is None else work_conserving
         self.consolidate = consolidate
@@ -128,6 +160,7 @@ class QueuePolicy:
         raise NotImplementedError
 
     def on_arrival(self, job: JobSpec, now: float) -> None:
+        self._check(job)
         heapq.heappush(self._heaps.setdefault(job.gpus, []), (self.key(job), job.release, self._seq, job))
         self._seq += 1
         self._n_waiting += 1
