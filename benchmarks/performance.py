@@ -1,4 +1,4 @@
-"""Issue 15's performance table: every row measured on this branch, the previous figure beside it.
+"""Issue 15's performance table: every row measured on the code it runs from, the previous figure beside it.
 
     PYTHONPATH=. /work/venv/bin/python benchmarks/performance.py [--quick] [--rows a,b] [--profile] [--traces DIR]
 
@@ -62,7 +62,7 @@ TABLE: list[tuple[str, str, str, str]] = [
     ("nimp_exact", "nimp exact 16 x 16 (and 64 x 64)", "0.08-0.76 s (16 x 16)", "64 machines x 64 workers <= 5 s"),
 ]
 
-# What holds a row back, measured by profiles on this branch (2026-11-23, loaded machine), and
+# What holds a row back, measured by profiles (2026-11-23, loaded machine; Titan's rows 2026-11-24), and
 # what was tried; printed beside a row whose goal is not met.
 HELD_BACK = {
     "predictor": (
@@ -98,11 +98,13 @@ HELD_BACK = {
         "event loop, plain-loop GPU accounting, placement fast paths (simulate 25.3 -> ~10 s), evaluate with "
         "alpha cached per count pattern and one vectorised capacity sort (22.9 -> ~2 s), compact trees and one "
         "copy of the jobs during generation (629 -> 467 MiB)"),
-    "itp_replay": "owned by helper i12 (nimp); measured as it is on this branch",
-    "rar_exact": "owned by helper i13 (rar-ddls); measured as it is on this branch",
-    "sjf_bco": "owned by helper i13 (rar-ddls); measured as it is on this branch",
-    "titan": "owned by helper i12 (nimp); measured as it is on this branch",
-    "nimp_exact": "owned by helper i12 (nimp); measured as it is on this branch",
+    "itp_replay": "Titan's pseudo-code greedy (Alg. 2 over every machine of the pool, twice per job, with and "
+                  "without P); one-worker jobs take a closed form, the multi-worker ones the full greedy",
+    "rar_exact": "",
+    "sjf_bco": "",
+    "titan": "Titan's pseudo-code greedy (Alg. 1's feasible set per machine of the pool in each of its "
+             "iterations, Python loops)",
+    "nimp_exact": "",
 }
 
 
