@@ -38,30 +38,8 @@ class _Predicted(QueuePolicy):
 
 
 class SPJF(_Predicted):
-    """Shortest predicted job first, strict order (MLaaS, Sec. V-A-1-d): the best job that has arrived must start first.
-
-    An online policy (:mod:`.policies`); constructed like :class:`.a_srpt.ASRPT`.
-
-    References
-    ----------
-    Luo et al., A-SRPT paper, Sec. V-A-1-d (the baselines); placement as the module docstring says.
-
-    Notes
-    -----
-    Guarantee: none proven.
-
-    Units: seconds (releases, predicted durations); GPUs.
-
-    Examples
-    --------
-    >>> from optkit.formulations.ddlwmp.generate import tiny
-    >>> from optkit.formulations.ddlwmp.model import DdlwmpInstance, evaluate
-    >>> from optkit.formulations.ddlwmp.simulate import simulate
-    >>> inst = DdlwmpInstance.from_dict(tiny(0))
-    >>> schedule = simulate(inst, SPJF(inst.cluster, inst.models, seed=0))
-    >>> round(evaluate(inst, schedule).objectives["total_completion"], 3)
-    18.427
-    """
+    """Shortest predicted job first, strict order (MLaaS, Sec. V-A-1-d): the best job that has
+    arrived must start first."""
 
     name = "spjf"
 
@@ -72,30 +50,7 @@ class SPJF(_Predicted):
 
 
 class SPWF(_Predicted):
-    """Smallest predicted workload (duration x GPUs) first, strict order (Tiresias, Sec. V-A-1-d).
-
-    An online policy (:mod:`.policies`); constructed like :class:`.a_srpt.ASRPT`.
-
-    References
-    ----------
-    Luo et al., A-SRPT paper, Sec. V-A-1-d (the baselines); placement as the module docstring says.
-
-    Notes
-    -----
-    Guarantee: none proven.
-
-    Units: seconds (releases, predicted durations); GPUs.
-
-    Examples
-    --------
-    >>> from optkit.formulations.ddlwmp.generate import tiny
-    >>> from optkit.formulations.ddlwmp.model import DdlwmpInstance, evaluate
-    >>> from optkit.formulations.ddlwmp.simulate import simulate
-    >>> inst = DdlwmpInstance.from_dict(tiny(0))
-    >>> schedule = simulate(inst, SPWF(inst.cluster, inst.models, seed=0))
-    >>> round(evaluate(inst, schedule).objectives["total_completion"], 3)
-    18.427
-    """
+    """Smallest predicted workload (duration x GPUs) first, strict order (Tiresias, Sec. V-A-1-d)."""
 
     name = "spwf"
 
@@ -106,30 +61,7 @@ class SPWF(_Predicted):
 
 
 class WCSDuration(_Predicted):
-    """Work-conserving, by predicted duration: in key order, start every job that fits (Sec. V-A-1-d).
-
-    An online policy (:mod:`.policies`); constructed like :class:`.a_srpt.ASRPT`.
-
-    References
-    ----------
-    Luo et al., A-SRPT paper, Sec. V-A-1-d (the baselines); placement as the module docstring says.
-
-    Notes
-    -----
-    Guarantee: none proven.
-
-    Units: seconds (releases, predicted durations); GPUs.
-
-    Examples
-    --------
-    >>> from optkit.formulations.ddlwmp.generate import tiny
-    >>> from optkit.formulations.ddlwmp.model import DdlwmpInstance, evaluate
-    >>> from optkit.formulations.ddlwmp.simulate import simulate
-    >>> inst = DdlwmpInstance.from_dict(tiny(0))
-    >>> schedule = simulate(inst, WCSDuration(inst.cluster, inst.models, seed=0))
-    >>> round(evaluate(inst, schedule).objectives["total_completion"], 3)
-    18.427
-    """
+    """Work-conserving, by predicted duration: in key order, start every job that fits (Sec. V-A-1-d)."""
 
     name = "wcs-duration"
 
@@ -140,30 +72,7 @@ class WCSDuration(_Predicted):
 
 
 class WCSWorkload(_Predicted):
-    """Work-conserving, by predicted workload (duration x GPUs) (Sec. V-A-1-d).
-
-    An online policy (:mod:`.policies`); constructed like :class:`.a_srpt.ASRPT`.
-
-    References
-    ----------
-    Luo et al., A-SRPT paper, Sec. V-A-1-d (the baselines); placement as the module docstring says.
-
-    Notes
-    -----
-    Guarantee: none proven.
-
-    Units: seconds (releases, predicted durations); GPUs.
-
-    Examples
-    --------
-    >>> from optkit.formulations.ddlwmp.generate import tiny
-    >>> from optkit.formulations.ddlwmp.model import DdlwmpInstance, evaluate
-    >>> from optkit.formulations.ddlwmp.simulate import simulate
-    >>> inst = DdlwmpInstance.from_dict(tiny(0))
-    >>> schedule = simulate(inst, WCSWorkload(inst.cluster, inst.models, seed=0))
-    >>> round(evaluate(inst, schedule).objectives["total_completion"], 3)
-    18.427
-    """
+    """Work-conserving, by predicted workload (duration x GPUs) (Sec. V-A-1-d)."""
 
     name = "wcs-workload"
 
@@ -174,30 +83,7 @@ class WCSWorkload(_Predicted):
 
 
 class WCSSubTime(QueuePolicy):
-    """Work-conserving, by submission time (Sec. V-A-1-d).
-
-    An online policy (:mod:`.policies`); constructed like :class:`.a_srpt.ASRPT`.
-
-    References
-    ----------
-    Luo et al., A-SRPT paper, Sec. V-A-1-d (the baselines); placement as the module docstring says.
-
-    Notes
-    -----
-    Guarantee: none proven.
-
-    Units: seconds (releases, predicted durations); GPUs.
-
-    Examples
-    --------
-    >>> from optkit.formulations.ddlwmp.generate import tiny
-    >>> from optkit.formulations.ddlwmp.model import DdlwmpInstance, evaluate
-    >>> from optkit.formulations.ddlwmp.simulate import simulate
-    >>> inst = DdlwmpInstance.from_dict(tiny(0))
-    >>> schedule = simulate(inst, WCSSubTime(inst.cluster, inst.models, seed=0))
-    >>> round(evaluate(inst, schedule).objectives["total_completion"], 3)
-    18.427
-    """
+    """Work-conserving, by submission time (Sec. V-A-1-d)."""
 
     name = "wcs-subtime"
 
@@ -208,13 +94,29 @@ class WCSSubTime(QueuePolicy):
 
 
 class FIFO(QueuePolicy):
-    """First in, first out, strict head-of-line (optkit's reference baseline; not in the paper).
+    """First in, first out, strict head-of-line (optkit's reference baseline; not in the paper)."""
 
-    An online policy (:mod:`.policies`); constructed like :class:`.a_srpt.ASRPT`.
+    name = "fifo"
+
+    WORK_CONSERVING = False
+
+    def key(self, job: JobSpec) -> float:
+        return job.release
+
+
+def _document(cls: type[QueuePolicy]) -> None:
+    """Complete a baseline's docstring: its summary, then the sections every public policy has
+    (tests/test_docstrings.py), the example run with this very class."""
+    ref = ("optkit's own reference point (arrival order)" if cls is FIFO
+           else "Luo et al., A-SRPT paper, Sec. V-A-1-d (the baselines)")
+    cls.__doc__ = f"""{cls.__doc__}
+
+    An online policy (:mod:`.policies`); constructed like :class:`.a_srpt.ASRPT`. Placement as the
+    module docstring says.
 
     References
     ----------
-    optkit's own reference point (arrival order); placement as the module docstring says.
+    {ref}.
 
     Notes
     -----
@@ -228,17 +130,14 @@ class FIFO(QueuePolicy):
     >>> from optkit.formulations.ddlwmp.model import DdlwmpInstance, evaluate
     >>> from optkit.formulations.ddlwmp.simulate import simulate
     >>> inst = DdlwmpInstance.from_dict(tiny(0))
-    >>> schedule = simulate(inst, FIFO(inst.cluster, inst.models, seed=0))
+    >>> schedule = simulate(inst, {cls.__name__}(inst.cluster, inst.models, seed=0))
     >>> round(evaluate(inst, schedule).objectives["total_completion"], 3)
     18.427
     """
 
-    name = "fifo"
 
-    WORK_CONSERVING = False
-
-    def key(self, job: JobSpec) -> float:
-        return job.release
+for _cls in (SPJF, SPWF, WCSDuration, WCSWorkload, WCSSubTime, FIFO):
+    _document(_cls)
 
 
 BASELINES: dict[str, type[QueuePolicy]] = {
