@@ -220,8 +220,8 @@ def _sim(instance: RarInstance, y: np.ndarray, starts: Sequence[int]) -> tuple[i
 
 
 # ============================================================================= greedy upper bound
-def greedy_schedule(instance: RarInstance, opts: list[list[Option]] | None = None
-                    ) -> tuple[list[int], np.ndarray, int]:
+def greedy_schedule(instance: RarInstance, opts: list[list[Option]] | None = None, *,
+                    deadline: float | None = None) -> tuple[list[int], np.ndarray, int]:
     """A feasible schedule (verified by :func:`.model.evaluate`): the better of
 
     * sequential: jobs in instance order, one after another, each alone on its fastest option
@@ -230,7 +230,10 @@ def greedy_schedule(instance: RarInstance, opts: list[list[Option]] | None = Non
       current completions, option) that, re-simulated with the jobs placed so far, is feasible
       and gives the smallest makespan, then the earliest own completion.
 
-    Returns (start slots, placements jobs × servers, makespan in slots)."""
+    ``deadline`` (a ``time.perf_counter()`` value): the packing pass re-simulates the placed jobs
+    for every (start, option) of every job, which grows fast with the jobs (155,658 simulations
+    at 32 jobs); past the deadline it stops and the sequential schedule is returned (a valid
+    upper bound, only looser). Returns (start slots, placements jobs × servers, makespan in slots)."""
     opts = opts if opts is not None else placement_options(instance)
     n, S = len(instance.jobs), len(instance.servers)
     best_opt = [min(lst, key=lambda o: (o.solo, -max(o.y))) for lst in opts]
@@ -249,6 +252,8 @@ def greedy_schedule(instance: RarInstance, opts: list[list[Option]] | None = Non
     starts = [0] * n
     comps: list[int] = []
     for j in order:
+        if deadline is not None and time.perf_counter() > deadline:
+            return best
         sub = placed + [j]
         sub_inst = _sub_instance(instance, sub)
         rmin = min(o.solo for o in opts[j])
@@ -276,6 +281,25 @@ def greedy_schedule(instance: RarInstance, opts: list[list[Option]] | None = Non
     if got is not None and got[0] < best[2]:
         best = (list(starts), y.copy(), got[0])
     return best
+
+
+class _OutOfTime(Exception):
+    """A MILP's build passed the run's time limit; carries the greedy schedule and the info."""
+
+    def __init__(self, greedy: tuple[list[int], np.ndarray, int], info: dict[str, Any]) -> None:
+        super().__init__("time limit")
+        self.greedy = greedy
+        self.info = info
+
+
+def _precompute_deadline(t0: float, time_limit: float | None) -> float | None:
+    """The greedy warm start may use half of the run's time limit (the rest is the solver's)."""
+    return None if time_limit is None else t0 + 0.5 * time_limit
+
+
+def _time_left(t0: float, time_limit: float | None) -> float | None:
+    """What remains of the run's time limit for the solver (at least 1 ms)."""
+    return None if time_limit is None else max(1e-3, time_limit - (time.perf_counter() - t0))
 
 
 def _sub_instance(instance: RarInstance, jobs: Sequence[int]) -> RarInstance:
@@ -415,14 +439,16 @@ def _greedy_or_nothing(instance: RarInstance, out: Any, greedy: tuple[Any, np.nd
 
 
 def _prepare(instance: RarInstance, objective: str, tighten: bool,
-             heur: tuple[list[int], np.ndarray, int, str] | None | bool = False) -> tuple[Any, ...]:
+             heur: tuple[list[int], np.ndarray, int, str] | None | bool = False,
+             deadline: float | None = None) -> tuple[Any, ...]:
     """What both models start from: slot length, J, S, the phi tables, the placement options,
-    the greedy schedule (starts, placements, makespan ub), the horizon H, each job's fewest
-    active slots ``rmin`` and the run's ``info`` dict."""
+    the greedy schedule (starts, placements, makespan ub; its packing pass stops at
+    ``deadline``), the horizon H, each job's fewest active slots ``rmin`` and the run's ``info``
+    dict."""
     _check_objective(objective)
     phi = _phi_tables(instance)
     opts = placement_options(instance, phi)
-    greedy = greedy_schedule(instance, opts)
+    greedy = greedy_schedule(instance, opts, deadline=deadline)
     info: dict[str, Any] = {"upper_bound_greedy_slots": greedy[2], "options": sum(len(lst) for lst in opts)}
     if tighten:
         heur = heuristic_incumbent(instance) if heur is False else heur
@@ -492,7 +518,8 @@ def run_cpsat(instance: RarInstance, *, objective: str = "makespan", time_limit:
                  "model_objective_s": heur[2] * slot, "incumbent": "heuristic",
                  "build_and_solve_s": time.perf_counter() - t0}
         return _finish(instance, Status.OPTIMAL, y0, starts0, lb * slot, info0, "incumbent meets the lower bound")
-    slot, J, S, phi, opts, (g_starts, g_y, ub), H, rmin, info = _prepare(instance, objective, tighten, heur)
+    slot, J, S, phi, opts, (g_starts, g_y, ub), H, rmin, info = _prepare(instance, objective, tighten, heur,
+                                                                         deadline=_precompute_deadline(t0, time_limit))
     info["lower_bound_slots"] = lb
     if lb > H or any(r > H for r in rmin):
         info["build_and_solve_s"] = time.perf_counter() - t0
@@ -645,7 +672,7 @@ def run_cpsat(instance: RarInstance, *, objective: str = "makespan", time_limit:
     if int(g_out.completion.max()) <= H:
         hint = _full_hint(instance, opts, phi, P, g_y, list(g_starts), g_out, H, Sv, Ev, size, z, bvar, fvar, a, u, w,
                           c, aux, Z)
-    out = solve_cp_model(m, time_limit=time_limit, workers=workers, seed=seed, hint=hint, log=log)
+    out = solve_cp_model(m, time_limit=_time_left(t0, time_limit), workers=workers, seed=seed, hint=hint, log=log)
     proto = m.Proto()
     info.update({"solver_status": out.solver_status, "solver_time_s": out.wall_time_s,
                  "variables": len(proto.variables), "constraints": len(proto.constraints)})
@@ -750,18 +777,44 @@ def run_highs(instance: RarInstance, *, objective: str = "makespan", time_limit:
     >>> r.status.value, r.bound
     ('optimal', 16.0)
     """
+    t0 = time.perf_counter()
+    try:
+        return _run_highs(instance, objective=objective, time_limit=time_limit, seed=seed, workers=workers,
+                          solver=solver, symmetry=symmetry, tighten=tighten)
+    except _OutOfTime as out:
+        out.info["build_and_solve_s"] = time.perf_counter() - t0
+        out.info["stopped"] = "time limit reached while building the MILP"
+        starts, y, _ub = out.greedy
+        from .bounds import lower_bound
+
+        return _finish(instance, Status.TIME_LIMIT, y, starts, lower_bound(instance, "makespan"), out.info,
+                       "time limit reached while building the MILP: the greedy schedule and the lower bound")
+
+
+def _run_highs(instance: RarInstance, *, objective: str = "makespan", time_limit: float | None = None,
+              seed: int | None = None, workers: int | None = None, solver: str = "highs",
+              symmetry: bool = True, tighten: bool = True) -> Result:
+    """The body of :func:`run_highs` (raises :class:`_OutOfTime` past the limit)."""
     import pyomo.environ as pyo
 
     from optkit.solvers.milp import solve_pyomo_model
 
     t0 = time.perf_counter()
-    slot, J, S, phi, opts, (g_starts, g_y, ub), H, rmin, info = _prepare(instance, objective, tighten)
+    slot, J, S, phi, opts, (g_starts, g_y, ub), H, rmin, info = _prepare(
+        instance, objective, tighten, deadline=_precompute_deadline(t0, time_limit))
     if any(r > H for r in rmin):
         info["build_and_solve_s"] = time.perf_counter() - t0
         return _finish(instance, Status.INFEASIBLE, None, None, None, info,
                        f"no schedule completes within the horizon of {H} slots")
     Ps = _max_contention(instance, opts)
     T = range(H)
+    deadline = None if time_limit is None else t0 + time_limit
+
+    def tick() -> None:
+        """Building the time-indexed model grows with J x H^2 terms: stop at the time limit."""
+        if deadline is not None and time.perf_counter() > deadline:
+            raise _OutOfTime((g_starts, g_y, ub), info)
+
     m = pyo.ConcreteModel()
     OK = [(j, k) for j in range(J) for k in range(len(opts[j]))]
     m.z = pyo.Var(OK, domain=pyo.Binary)
@@ -771,6 +824,7 @@ def run_highs(instance: RarInstance, *, objective: str = "makespan", time_limit:
     m.e = pyo.Var(XE, domain=pyo.Binary)
     m.c_one = pyo.ConstraintList()
     for j in range(J):
+        tick()
         m.c_one.add(sum(m.z[j, k] for k in range(len(opts[j]))) == 1)
         m.c_one.add(sum(m.x[j, t] for t in range(H - rmin[j] + 1)) == 1)
         m.c_one.add(sum(m.e[j, t] for t in range(rmin[j], H + 1)) == 1)
@@ -784,6 +838,7 @@ def run_highs(instance: RarInstance, *, objective: str = "makespan", time_limit:
     m.act = pyo.Var([(j, t) for j in range(J) for t in T], bounds=(0, 1))
     m.c_act = pyo.ConstraintList()
     for j in range(J):
+        tick()
         # duration at least the chosen option's solo time: E - S >= sum_o solo_o z_o
         m.c_act.add(sum(t * m.e[j, t] for t in range(rmin[j], H + 1)) - sum(t * m.x[j, t] for t in range(H - rmin[j] + 1))
                     >= sum(o.solo * m.z[j, k] for k, o in enumerate(opts[j])))
@@ -794,6 +849,7 @@ def run_highs(instance: RarInstance, *, objective: str = "makespan", time_limit:
     m.c_w = pyo.ConstraintList()
     usplit: dict[tuple[int, int], Any] = {}
     for j in range(J):
+        tick()
         for s in range(S):
             ks = [k for k, o in enumerate(opts[j]) if o.n > 1 and o.y[s]]
             if ks:
@@ -804,11 +860,13 @@ def run_highs(instance: RarInstance, *, objective: str = "makespan", time_limit:
     m.cnt = pyo.Var([(s, t) for s in range(S) for t in T], bounds=(0, None))
     m.c_cnt = pyo.ConstraintList()
     for s in range(S):
+        tick()
         for t in T:
             m.c_cnt.add(m.cnt[s, t] == sum(m.w[j, s, t] for j in range(J) if (j, s) in usplit))
     # level indicators h[s,t,p], forced to 1 when c[s,t] >= p, for the levels where a rate drops
     drops_any = set()
     for j in range(J):
+        tick()
         for nn, tab in phi[j].items():
             if nn > 1:
                 drops_any |= {p for p in range(2, J + 1) if tab[p - 1] > tab[p]}
@@ -833,6 +891,7 @@ def run_highs(instance: RarInstance, *, objective: str = "makespan", time_limit:
                 if nn == 1:
                     continue
                 for s in range(S):
+                    tick()
                     ks = [k for k, o in enumerate(opts[j]) if o.n == nn and o.y[s]]
                     dterms = [(int(tab[p - 1] - tab[p]), m.h[s, t, p]) for p in range(2, Ps[s] + 1)
                               if tab[p - 1] > tab[p]]
@@ -844,6 +903,7 @@ def run_highs(instance: RarInstance, *, objective: str = "makespan", time_limit:
     m.L = pyo.Var([(j, s, t) for j in range(J) for s in range(S) for t in T], bounds=(0, None))
     m.c_cap = pyo.ConstraintList()
     for j in range(J):
+        tick()
         for s in range(S):
             Y = sum(o.y[s] * m.z[j, k] for k, o in enumerate(opts[j]) if o.y[s])
             if isinstance(Y, int):
@@ -852,6 +912,7 @@ def run_highs(instance: RarInstance, *, objective: str = "makespan", time_limit:
             for t in T:
                 m.c_cap.add(m.L[j, s, t] >= Y - bigm * (1 - m.act[j, t]))
     for s in range(S):
+        tick()
         for t in T:
             m.c_cap.add(sum(m.L[j, s, t] for j in range(J)) <= instance.servers[s])
     for t in T:  # redundant: the whole cluster
@@ -877,7 +938,7 @@ def run_highs(instance: RarInstance, *, objective: str = "makespan", time_limit:
         info["build_and_solve_s"] = time.perf_counter() - t0
         return _finish(instance, Status.INFEASIBLE, None, None, None, info,
                        f"no schedule completes within the horizon of {H} slots (lower bound {lb} slots)")
-    out = solve_pyomo_model(m, solver=solver, time_limit=time_limit, seed=seed)
+    out = solve_pyomo_model(m, solver=solver, time_limit=_time_left(t0, time_limit), seed=seed)
     if out.status == Status.INFEASIBLE and solver in ("highs", "appsi_highs"):
         # HiGHS 1.14's MIP presolve can declare a feasible model infeasible (HiGHS issue
         # #3090; met here on a model the greedy schedule satisfies): re-solve without presolve.
