@@ -82,7 +82,9 @@ NOTES = [
     "**Exact solvers.** A series stops at the first size not proven optimal within the limit. The "
     "limit bounds the solver's search, not the building of its model: a point proven after the limit "
     "(the table says where) counts as not proven within it, and is a finding: model construction "
-    "runs unbounded.",
+    "runs unbounded. Since these points were measured, the rar-ddls solvers stop their greedy warm "
+    "start at half the limit and their MILP build at the limit (tests/test_rar_ddls_exact.py); "
+    "HiGHS through Pyomo can still overrun on large models.",
 ]
 
 
