@@ -44,15 +44,21 @@ from __future__ import annotations
 
 import os
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
 from optkit.errors import InputError
 
-__all__ = ["BinnedForestRegressor", "CompactTree", "tree_seeds", "bootstrap_counts"]
+__all__ = ["BinnedForestRegressor", "CompactTree", "TREE_BUILDERS", "tree_seeds", "bootstrap_counts"]
 
 _MAX_INT = np.iinfo(np.int32).max
+
+TREE_BUILDERS = ("presorted", "sklearn")
+"""How :class:`BinnedForestRegressor` grows each tree (keyword ``builder``): ``"presorted"``
+(default), :func:`optkit.presorted_cart.grow_tree`, compiled, no sorting at the nodes;
+``"sklearn"``, scikit-learn's ``DecisionTreeRegressor`` on the merged rows. The same trees up to
+floating-point ties (:mod:`optkit.presorted_cart`)."""
 
 
 def tree_seeds(seed: int, n_trees: int) -> list[int]:
@@ -85,6 +91,17 @@ class CompactTree:
         self.right = t.children_right.astype(np.int32)
         self.split_or_value = np.where(leaf, t.value[:, 0, 0], t.threshold)
 
+    @classmethod
+    def from_arrays(cls, feature: np.ndarray, left: np.ndarray, right: np.ndarray, split_or_value: np.ndarray,
+                    n_features: int) -> "CompactTree":
+        """A tree from its node arrays (``feature`` -1 at a leaf; children -1 at a leaf)."""
+        self = cls.__new__(cls)
+        self.feature = feature.astype(np.int8 if n_features < 127 else np.int32)
+        self.left = left.astype(np.int32)
+        self.right = right.astype(np.int32)
+        self.split_or_value = split_or_value.astype(float)
+        return self
+
     @property
     def node_count(self) -> int:
         return len(self.feature)
@@ -116,11 +133,14 @@ class BinnedForestRegressor:
     merged rows (see the module docstring). ``n_jobs``: threads (None: every core)."""
 
     def __init__(self, *, n_estimators: int = 100, random_state: int = 0, n_jobs: int | None = None,
-                 min_samples_leaf: int = 1, max_bins: int | None = None) -> None:
+                 min_samples_leaf: int = 1, max_bins: int | None = None, builder: str = "presorted") -> None:
         if n_estimators < 1:
             raise InputError("n_estimators", f"must be >= 1, got {n_estimators!r}")
         if max_bins is not None and max_bins < 2:
             raise InputError("max_bins", f"must be >= 2, got {max_bins!r}")
+        if builder not in TREE_BUILDERS:
+            raise InputError("builder", f"must be one of {', '.join(TREE_BUILDERS)}, got {builder!r}")
+        self.builder = builder
         self.n_estimators = n_estimators
         self.random_state = random_state
         self.n_jobs = n_jobs
@@ -132,6 +152,7 @@ class BinnedForestRegressor:
         self.row_values_ = np.zeros(0)
         self.n_rows_: int = 0
         self.n_distinct_: int = 0
+        self._stacked: tuple[np.ndarray, ...] | None = None
 
     # ------------------------------------------------------------------ binning
     def _fit_bins(self, x: np.ndarray) -> None:
@@ -158,8 +179,6 @@ class BinnedForestRegressor:
 
     # ------------------------------------------------------------------ fit / predict
     def fit(self, x: np.ndarray, y: np.ndarray) -> "BinnedForestRegressor":
-        from sklearn.tree import DecisionTreeRegressor
-
         x = np.asarray(x, dtype=float)
         y = np.asarray(y, dtype=float)
         if x.ndim != 2 or len(x) != len(y) or len(y) == 0:
@@ -171,23 +190,16 @@ class BinnedForestRegressor:
         n, u = len(y), len(rows)
         self.n_rows_, self.n_distinct_ = n, u
         rows32 = np.ascontiguousarray(rows, dtype=np.float32)  # the dtype the tree builder works in
+        grow_one = self._presorted_grower(rows32) if self.builder == "presorted" else self._sklearn_grower(rows32)
 
         def grow(seed: int) -> tuple[CompactTree, np.ndarray]:
             c = bootstrap_counts(seed, n)
             w = np.bincount(inv, weights=c, minlength=u)
             s = np.bincount(inv, weights=c * y, minlength=u)
             keep = w > 0
-            tree = DecisionTreeRegressor(criterion="squared_error", random_state=seed,
-                                         min_samples_leaf=self.min_samples_leaf)
-            tree.fit(rows32[keep], s[keep] / w[keep], sample_weight=w[keep])
-            # the tree's value on every distinct training row: an in-bag row is alone in its leaf
-            # (the tree is grown until each leaf holds one feature vector, or equal targets), so
-            # its value is its own weighted mean; the out-of-bag rows go down the tree
-            at_rows = np.empty(u)
-            at_rows[keep] = s[keep] / w[keep]
-            if not keep.all():
-                at_rows[~keep] = tree.predict(rows32[~keep])
-            return CompactTree(tree), at_rows
+            y_rows = np.zeros(u)
+            y_rows[keep] = s[keep] / w[keep]
+            return grow_one(seed, w, y_rows)
 
         seeds = tree_seeds(self.random_state, self.n_estimators)
         workers = min(_workers(self.n_jobs), self.n_estimators)
@@ -207,14 +219,61 @@ class BinnedForestRegressor:
                 pool.shutdown()
         self.rows_ = rows
         self.row_values_ = total / self.n_estimators
+        self._stacked = None
         return self
 
+    def _presorted_grower(self, rows32: np.ndarray) -> Callable[[int, np.ndarray, np.ndarray],
+                                                                  tuple[CompactTree, np.ndarray]]:
+        """Trees from :func:`optkit.presorted_cart.grow_tree`: each feature's rows sorted once
+        for the whole forest; the splitter's seed is scikit-learn's (``RandomState(tree
+        seed).randint(0, RAND_R_MAX)``, the first draw of the tree's generator)."""
+        from optkit.presorted_cart import RAND_R_MAX, grow_tree
+
+        xt = np.ascontiguousarray(rows32.T)
+        order = np.ascontiguousarray(np.stack([np.argsort(col, kind="stable") for col in xt]), dtype=np.int32)
+        msl = self.min_samples_leaf
+
+        def grow_one(seed: int, w: np.ndarray, y_rows: np.ndarray) -> tuple[CompactTree, np.ndarray]:
+            split_seed = int(np.random.RandomState(seed).randint(0, RAND_R_MAX))
+            feature, split_or_value, left, right, at_rows = grow_tree(xt, order, w, y_rows, split_seed, msl)
+            return CompactTree.from_arrays(feature, left, right, split_or_value, len(xt)), at_rows
+
+        return grow_one
+
+    def _sklearn_grower(self, rows32: np.ndarray) -> Callable[[int, np.ndarray, np.ndarray],
+                                                                tuple[CompactTree, np.ndarray]]:
+        """Trees from scikit-learn's ``DecisionTreeRegressor`` on the in-bag merged rows."""
+        from sklearn.tree import DecisionTreeRegressor
+
+        msl = self.min_samples_leaf
+
+        def grow_one(seed: int, w: np.ndarray, y_rows: np.ndarray) -> tuple[CompactTree, np.ndarray]:
+            keep = w > 0
+            tree = DecisionTreeRegressor(criterion="squared_error", random_state=seed, min_samples_leaf=msl)
+            tree.fit(rows32[keep], y_rows[keep], sample_weight=w[keep])
+            # the tree's value on every distinct training row: an in-bag row is alone in its leaf
+            # (the tree is grown until each leaf holds one feature vector, or equal targets), so
+            # its value is its own weighted mean; the out-of-bag rows go down the tree
+            at_rows = y_rows.copy()
+            if not keep.all():
+                at_rows[~keep] = tree.predict(rows32[~keep])
+            return CompactTree(tree), at_rows
+
+        return grow_one
+
     def _predict_trees(self, rows: np.ndarray) -> np.ndarray:
+        from optkit.presorted_cart import predict_trees
+
+        if self._stacked is None:
+            trees = self.estimators_
+            offsets = np.zeros(len(trees) + 1, dtype=np.int64)
+            offsets[1:] = np.cumsum([t.node_count for t in trees])
+            self._stacked = (np.concatenate([t.feature for t in trees]).astype(np.int32),
+                             np.concatenate([t.split_or_value for t in trees]),
+                             np.concatenate([t.left for t in trees]), np.concatenate([t.right for t in trees]),
+                             offsets)
         rows32 = np.ascontiguousarray(rows, dtype=np.float32)
-        total = np.zeros(len(rows))
-        for tree in self.estimators_:
-            total += tree.predict(rows32)
-        return total / len(self.estimators_)
+        return predict_trees(rows32, *self._stacked) / len(self.estimators_)
 
     def predict(self, x: np.ndarray) -> np.ndarray:
         """Mean over the trees. A query row equal to a (binned) training row takes the forest's
