@@ -107,17 +107,26 @@ class CompactTree:
         return len(self.feature)
 
     def predict(self, x32: np.ndarray) -> np.ndarray:
-        """Predictions for the float32 rows ``x32``, all walked down together."""
-        x = np.asarray(x32, dtype=np.float32).astype(float)
-        node = np.zeros(len(x), dtype=np.int64)
-        active = np.flatnonzero(self.feature[node] >= 0)
-        while len(active):
-            nd = node[active]
-            f = self.feature[nd].astype(np.int64)
-            go_left = x[active, f] <= self.split_or_value[nd]
-            node[active] = np.where(go_left, self.left[nd], self.right[nd])
-            active = active[self.feature[node[active]] >= 0]
-        return self.split_or_value[node]
+        """Predictions for the float32 rows ``x32`` (:func:`optkit.presorted_cart.predict_tree`)."""
+        from optkit.presorted_cart import predict_tree
+
+        x = np.ascontiguousarray(x32, dtype=np.float32)
+        return predict_tree(x, self.feature, self.split_or_value, self.left, self.right)
+
+
+def unique_rows(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of the 2-D ``x`` in lexicographic order and, for each row of ``x``, the
+    index of its distinct row: ``np.unique(x, axis=0, return_inverse=True)``, by one ``lexsort``."""
+    if len(x) == 0:
+        return x[:0].copy(), np.zeros(0, dtype=np.int64)
+    order = np.lexsort(x.T[::-1])
+    xs = x[order]
+    new = np.empty(len(x), dtype=bool)
+    new[0] = True
+    np.any(xs[1:] != xs[:-1], axis=1, out=new[1:])
+    inv = np.empty(len(x), dtype=np.int64)
+    inv[order] = np.cumsum(new) - 1
+    return xs[new], inv
 
 
 def _workers(n_jobs: int | None) -> int:
@@ -152,7 +161,6 @@ class BinnedForestRegressor:
         self.row_values_ = np.zeros(0)
         self.n_rows_: int = 0
         self.n_distinct_: int = 0
-        self._stacked: tuple[np.ndarray, ...] | None = None
 
     # ------------------------------------------------------------------ binning
     def _fit_bins(self, x: np.ndarray) -> None:
@@ -185,8 +193,7 @@ class BinnedForestRegressor:
             raise InputError("x", f"must be a non-empty 2-D array with one row per target, got shape {x.shape}")
         self._fit_bins(x)
         xb = self._binned(x)
-        rows, inv = np.unique(xb, axis=0, return_inverse=True)
-        inv = inv.ravel()
+        rows, inv = unique_rows(xb)
         n, u = len(y), len(rows)
         self.n_rows_, self.n_distinct_ = n, u
         rows32 = np.ascontiguousarray(rows, dtype=np.float32)  # the dtype the tree builder works in
@@ -219,7 +226,6 @@ class BinnedForestRegressor:
                 pool.shutdown()
         self.rows_ = rows
         self.row_values_ = total / self.n_estimators
-        self._stacked = None
         return self
 
     def _presorted_grower(self, rows32: np.ndarray) -> Callable[[int, np.ndarray, np.ndarray],
@@ -262,18 +268,11 @@ class BinnedForestRegressor:
         return grow_one
 
     def _predict_trees(self, rows: np.ndarray) -> np.ndarray:
-        from optkit.presorted_cart import predict_trees
-
-        if self._stacked is None:
-            trees = self.estimators_
-            offsets = np.zeros(len(trees) + 1, dtype=np.int64)
-            offsets[1:] = np.cumsum([t.node_count for t in trees])
-            self._stacked = (np.concatenate([t.feature for t in trees]).astype(np.int32),
-                             np.concatenate([t.split_or_value for t in trees]),
-                             np.concatenate([t.left for t in trees]), np.concatenate([t.right for t in trees]),
-                             offsets)
         rows32 = np.ascontiguousarray(rows, dtype=np.float32)
-        return predict_trees(rows32, *self._stacked) / len(self.estimators_)
+        total = np.zeros(len(rows))
+        for tree in self.estimators_:
+            total += tree.predict(rows32)
+        return total / len(self.estimators_)
 
     def predict(self, x: np.ndarray) -> np.ndarray:
         """Mean over the trees. A query row equal to a (binned) training row takes the forest's
@@ -283,9 +282,8 @@ class BinnedForestRegressor:
         x = np.asarray(x, dtype=float)
         if len(x) == 0:
             return np.zeros(0)
-        q_rows, q_inv = np.unique(self._binned(x), axis=0, return_inverse=True)
-        both, both_inv = np.unique(np.vstack([self.rows_, q_rows]), axis=0, return_inverse=True)
-        both_inv = both_inv.ravel()
+        q_rows, q_inv = unique_rows(self._binned(x))
+        both, both_inv = unique_rows(np.vstack([self.rows_, q_rows]))
         train_of = np.full(len(both), -1, dtype=np.int64)
         train_of[both_inv[:len(self.rows_)]] = np.arange(len(self.rows_))
         hit = train_of[both_inv[len(self.rows_):]]
@@ -294,4 +292,4 @@ class BinnedForestRegressor:
         out[seen] = self.row_values_[hit[seen]]
         if not seen.all():
             out[~seen] = self._predict_trees(q_rows[~seen])
-        return out[q_inv.ravel()]
+        return out[q_inv]

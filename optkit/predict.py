@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from itertools import repeat
 from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
@@ -112,15 +113,17 @@ class _Encoder:
     """Ordinal codes in order of first appearance; unseen -> -1, missing (None) -> -2."""
 
     def __init__(self, values: Iterable[Any]) -> None:
-        self.codes: dict[Any, int] = {}
-        for v in values:
-            if v is not None and v not in self.codes:
-                self.codes[v] = len(self.codes)
+        first = dict.fromkeys(values)  # keeps the order of first appearance
+        first.pop(None, None)
+        self.codes: dict[Any, int] = dict(zip(first, range(len(first))))
+        self._lookup: dict[Any, int] = {**self.codes, None: -2}
 
     def __call__(self, v: Any) -> int:
-        if v is None:
-            return -2
-        return self.codes.get(v, -1)
+        return self._lookup.get(v, -1)
+
+    def encode(self, values: Sequence[Any]) -> np.ndarray:
+        """The codes of ``values`` as floats (one C-level dict look-up each)."""
+        return np.fromiter(map(self._lookup.get, values, repeat(-1)), dtype=float, count=len(values))
 
 
 FOREST_MODELS = ("hist", "random-forest")
@@ -155,9 +158,7 @@ class _Forest(Predictor):
         for j, c in enumerate(self.columns):
             enc = self.encoders.get(c)
             if enc is not None:
-                get = enc.codes.get
-                x[:, j] = np.fromiter((-2 if (v := r.get(c)) is None else get(v, -1) for r in records),
-                                      dtype=float, count=len(records))
+                x[:, j] = enc.encode([r.get(c) for r in records])
             else:
                 x[:, j] = np.fromiter((-2.0 if (v := r.get(c)) is None else float(v) for r in records),
                                       dtype=float, count=len(records))
@@ -196,17 +197,16 @@ class RandomForestPredictor(_Forest):
         self.unseen_key = unseen_key
 
     def _fit(self, records: list[Mapping[str, Any]]) -> None:
-        self.encoders = {c: _Encoder(r.get(c) for r in records) for c in self.columns}
+        self.encoders = {c: _Encoder([r.get(c) for r in records]) for c in self.columns}
         if self.unseen_key is not None and self.unseen_key not in self.encoders:
-            self.encoders[self.unseen_key] = _Encoder(r.get(self.unseen_key) for r in records)
+            self.encoders[self.unseen_key] = _Encoder([r.get(self.unseen_key) for r in records])
         self._fit_matrix(records)
 
     def _predict(self, records: list[Mapping[str, Any]]) -> np.ndarray:
         out = self.model.predict(self._matrix(records))
         if self.unseen_key is not None:
-            enc = self.encoders[self.unseen_key]
-            unseen = np.array([enc(r.get(self.unseen_key)) < 0 for r in records])
-            out = np.where(unseen, 0.0, out)
+            key = self.encoders[self.unseen_key].encode([r.get(self.unseen_key) for r in records])
+            out = np.where(key < 0, 0.0, out)
         return out
 
 

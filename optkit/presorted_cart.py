@@ -40,7 +40,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["grow_tree", "predict_trees", "RAND_R_MAX"]
+__all__ = ["grow_tree", "predict_tree", "RAND_R_MAX"]
 
 RAND_R_MAX = 2147483647
 """scikit-learn's ``RAND_R_MAX`` (2**31 - 1): the splitter's seed is ``randint(0, RAND_R_MAX)``."""
@@ -110,7 +110,6 @@ def grow_tree(xt: np.ndarray, order: np.ndarray, w: np.ndarray, y: np.ndarray, s
     st_sums = np.empty((cap, 3), np.float64)
     features = np.arange(n_feat)
     constant_features = np.zeros(n_feat, np.int64)
-    go_left = np.zeros(n_rows, np.bool_)
     t_rid = np.empty(n, np.int32)
     t_val = np.empty(n, np.float32)
     t_w = np.empty(n, np.float64)
@@ -246,9 +245,10 @@ def grow_tree(xt: np.ndarray, order: np.ndarray, w: np.ndarray, y: np.ndarray, s
             continue
         feature[node] = best_feat
         split_or_value[node] = best_thr
-        # partition every other feature's rows stably: the left rows first
-        for p in range(start, best_pos):
-            go_left[rid[best_feat, p]] = True
+        # partition every other feature's rows stably, the left rows (value <= threshold, as
+        # scikit-learn's partition_samples_final decides) first; branch-free: each row is written
+        # to both places and the cursor of its side advances
+        xb = xt[best_feat]
         for f in range(n_feat):
             if f == best_feat:
                 continue
@@ -256,25 +256,25 @@ def grow_tree(xt: np.ndarray, order: np.ndarray, w: np.ndarray, y: np.ndarray, s
             b = 0
             for p in range(start, end):
                 r = rid[f, p]
-                if go_left[r]:
-                    rid[f, a] = r
-                    val[f, a] = val[f, p]
-                    wt[f, a] = wt[f, p]
-                    wyt[f, a] = wyt[f, p]
-                    a += 1
-                else:
-                    t_rid[b] = r
-                    t_val[b] = val[f, p]
-                    t_w[b] = wt[f, p]
-                    t_wy[b] = wyt[f, p]
-                    b += 1
+                go = np.float64(xb[r]) <= best_thr
+                vv = val[f, p]
+                ww = wt[f, p]
+                wy = wyt[f, p]
+                rid[f, a] = r
+                val[f, a] = vv
+                wt[f, a] = ww
+                wyt[f, a] = wy
+                t_rid[b] = r
+                t_val[b] = vv
+                t_w[b] = ww
+                t_wy[b] = wy
+                a += go
+                b += 1 - go
             for k in range(b):
                 rid[f, a + k] = t_rid[k]
                 val[f, a + k] = t_val[k]
                 wt[f, a + k] = t_w[k]
                 wyt[f, a + k] = t_wy[k]
-        for p in range(start, best_pos):
-            go_left[rid[best_feat, p]] = False
         st_int[sp, 0], st_int[sp, 1], st_int[sp, 2], st_int[sp, 3], st_int[sp, 4] = (
             best_pos, end, node, 0, n_total_constants)
         st_imp[sp] = imp_r
@@ -303,21 +303,19 @@ def grow_tree(xt: np.ndarray, order: np.ndarray, w: np.ndarray, y: np.ndarray, s
 
 
 @numba.njit(cache=True, nogil=True)
-def predict_trees(x32: np.ndarray, feature: np.ndarray, split_or_value: np.ndarray, left: np.ndarray,
-                  right: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """Sum over the trees of each row's leaf value. The trees are concatenated: tree t's nodes
-    are ``offsets[t]:offsets[t + 1]`` (children numbered within their tree); ``x32`` is
-    (rows, features) float32, compared as float64 like scikit-learn (``<=`` goes left)."""
+def predict_tree(x32: np.ndarray, feature: np.ndarray, split_or_value: np.ndarray, left: np.ndarray,
+                 right: np.ndarray) -> np.ndarray:
+    """Each row's leaf value in one tree (``feature`` -1 at a leaf, ``split_or_value`` the
+    threshold or the leaf value); ``x32`` is (rows, features) float32, compared as float64 like
+    scikit-learn (``<=`` goes left)."""
     n = x32.shape[0]
-    out = np.zeros(n, np.float64)
-    for t in range(len(offsets) - 1):
-        base = offsets[t]
-        for i in range(n):
-            node = 0
-            while feature[base + node] >= 0:
-                if np.float64(x32[i, feature[base + node]]) <= split_or_value[base + node]:
-                    node = left[base + node]
-                else:
-                    node = right[base + node]
-            out[i] += split_or_value[base + node]
+    out = np.empty(n, np.float64)
+    for i in range(n):
+        node = 0
+        while feature[node] >= 0:
+            if np.float64(x32[i, feature[node]]) <= split_or_value[node]:
+                node = left[node]
+            else:
+                node = right[node]
+        out[i] = split_or_value[node]
     return out
