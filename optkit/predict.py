@@ -15,8 +15,10 @@ Predictors
   ``group`` never appeared in the history (or has no group) is predicted **0** (the A-SRPT
   paper's rule, Sec. IV-C-3: an unseen job is treated as immediately complete). Keyword
   ``model`` picks the forest implementation (:data:`FOREST_MODELS`): ``"hist"`` (default), the same
-  forest grown on the distinct feature rows (:mod:`optkit.binned_forest`; identical trees, up to
-  floating-point ties), or ``"random-forest"``, scikit-learn's ``RandomForestRegressor`` on every row.
+  forest grown on the distinct feature rows by the compiled presorted tree builder
+  (:mod:`optkit.binned_forest`, :mod:`optkit.presorted_cart`; identical trees, up to
+  floating-point ties), ``"hist-sklearn"``, the same with scikit-learn's tree builder, or
+  ``"random-forest"``, scikit-learn's ``RandomForestRegressor`` on every row.
 * :class:`GroupMeanPredictor`, :class:`GroupMedianPredictor`: the mean / median target of the
   history records with the same key (``by=("group",)`` by default), 0 for an unseen key.
   ``by=()`` gives the global mean / median of the history.
@@ -126,12 +128,16 @@ class _Encoder:
         return np.fromiter(map(self._lookup.get, values, repeat(-1)), dtype=float, count=len(values))
 
 
-FOREST_MODELS = ("hist", "random-forest")
+FOREST_MODELS = ("hist", "hist-sklearn", "random-forest")
 """The forest implementations a forest predictor takes (keyword ``model``): ``"hist"``, the same
 random forest grown on the distinct (binned) feature rows (:mod:`optkit.binned_forest`: the cost
-of the distinct rows instead of all rows, trees in threads, ``n_jobs=None`` = every core), and
-``"random-forest"``, scikit-learn's ``RandomForestRegressor`` on every row (the paper's model as
-written; ``n_jobs=None`` = one core, scikit-learn's default)."""
+of the distinct rows instead of all rows, trees from the compiled presorted builder
+:mod:`optkit.presorted_cart`, in threads, ``n_jobs=None`` = every core); ``"hist-sklearn"``, the
+same with each tree grown by scikit-learn's ``DecisionTreeRegressor`` (``builder="sklearn"``: the
+``"hist"`` of optkit before the presorted builder, ~9x slower; the two differ only where
+floating-point ties between features go the other way); and ``"random-forest"``, scikit-learn's
+``RandomForestRegressor`` on every row (the paper's model as written; ``n_jobs=None`` = one core,
+scikit-learn's default)."""
 
 
 def _check_model(model: str) -> str:
@@ -168,9 +174,10 @@ class _Forest(Predictor):
         y = _targets(records, self.target)
         if not records:
             raise InputError("records", "a forest needs at least one history record")
-        if self.model_name == "hist":
+        if self.model_name in ("hist", "hist-sklearn"):
             self.model = BinnedForestRegressor(n_estimators=self.n_estimators, random_state=self.seed,
-                                               n_jobs=self.n_jobs, min_samples_leaf=self.min_samples_leaf)
+                                               n_jobs=self.n_jobs, min_samples_leaf=self.min_samples_leaf,
+                                               builder="presorted" if self.model_name == "hist" else "sklearn")
         else:
             from sklearn.ensemble import RandomForestRegressor
 
@@ -327,7 +334,7 @@ def fill_predictions(instance: dict[str, Any], predictor: str | Predictor = "rf"
     of records carrying ``release`` and the target) and return the mean absolute error on the
     predicted (held-out) part.
 
-    ``model`` (``"hist"`` or ``"random-forest"``, :data:`FOREST_MODELS`) is the forest
+    ``model`` (``"hist"``, ``"hist-sklearn"`` or ``"random-forest"``, :data:`FOREST_MODELS`) is the forest
     implementation of a forest predictor named by string (``rf``, ``rf-columns``); other
     predictors, and a predictor object, ignore it.
 
