@@ -3,10 +3,12 @@
 It grows the tree scikit-learn's ``DecisionTreeRegressor`` (``splitter="best"``, every feature
 considered at each node, grown to purity) grows on the same weighted rows and seed, without
 sorting at the nodes: each feature's rows are sorted once (:func:`grow_tree`'s ``order``), every
-node keeps its rows in that order for every feature, and a split partitions each order stably, so
-a node costs O(features x rows) instead of scikit-learn's O(features x rows x log rows). A fully
-grown tree on the A-SRPT benchmark's 139,000 in-bag rows is about 90 levels deep (43 on average),
-which is where the sorting cost.
+node keeps its rows in that order for every feature, side by side with their values, weights and
+weighted targets, and a split partitions each order stably, so a node costs O(features x rows)
+instead of scikit-learn's O(features x rows x log rows). On the A-SRPT benchmark (700,000 jobs,
+157,000 distinct (group, user) rows, 139,000 of them in a tree's bootstrap) a fully grown tree
+has ~277,000 nodes and is ~90 levels deep, its rows 43 levels deep on average: ~0.08 s a tree
+here against ~0.7 s for scikit-learn's builder on the same rows.
 
 What is the same as scikit-learn (``sklearn/tree/_splitter.pyx``, ``node_split_best``;
 ``_tree.pyx``, ``DepthFirstTreeBuilder``; ``_criterion.pyx``, ``MSE``):
@@ -32,7 +34,13 @@ are accumulated in presorted order. Two candidate splits with equal proxies in e
 (typically two features that separate the node's rows identically) can then compare differently
 and the tree takes the other feature's threshold: the same partition of the training rows, the
 same values, but a row never seen in training may be routed differently. In a node of two rows
-the sums are computed exactly as scikit-learn does, so those ties go the same way.
+the sums are computed exactly as scikit-learn does, so those ties go the same way. Measured: on the
+A-SRPT benchmark 563 of 100,000 held-out predictions of the 100-tree forest differ from those of
+scikit-learn's builder (MAE 7231.69 against 7231.74); on the A-SRPT experiments' workloads at ci
+scale (seeds 0-4, loads 0.3 and 0.8; synthetic, ITP and Philly) 140 of 360,000 predictions.
+
+The first call in a fresh environment compiles (~2.5 s); numba caches the machine code beside the
+module (``cache=True``), and later processes load it in ~0.3 s.
 """
 
 from __future__ import annotations
