@@ -194,10 +194,10 @@ def row_predictor(quick: bool) -> dict[str, Any]:
         for r in small)
     out["text"] = (f"hist: fit {fit_s:.1f} s median of {times} on {n_train:,} rows ({out['distinct_rows']:,} "
                    f"distinct); predict {pred_s:.2f} s median of {ptimes} for {n_test:,}{big}; MAE "
-                   f"{out['hist_mae_big']:.2f}. Same forest with scikit-learn's tree builder ("
-                   f"previous hist, model 'hist-sklearn'): fit {old_s:.1f} s (load {old_load:.1f}), MAE {out['sklearn_builder_mae_big']:.2f}, "
-                   f"{out['differing_predictions']} of {n_test:,} predictions differ (max {out['max_abs_difference']:.0f} "
-                   f"iterations). MAE on {m_train:,}/{m_test:,}: {sides}")
+                   f"{out['hist_mae_big']:.2f}. Same forest with scikit-learn's tree builder (previous hist, "
+                   f"model 'hist-sklearn'): fit {old_s:.1f} s (load {old_load:.1f}), MAE "
+                   f"{out['sklearn_builder_mae_big']:.2f}, {out['differing_predictions']} of {n_test:,} predictions "
+                   f"differ (max {out['max_abs_difference']:.0f} iterations). MAE on {m_train:,}/{m_test:,}: {sides}")
     out["met"] = (not quick) and fit_s <= 10 and pred_s <= 0.5 and all(abs(r["rel"]) <= 0.01 for r in small)
     return out
 

@@ -15,10 +15,10 @@ one row of weight W_u = sum c_i and target S_u / W_u (S_u = sum c_i·y_i): the t
 merged rows, with the same tree seed, makes the same splits and the same leaf values (weighted
 means), up to floating-point summation order. With two categorical features (the A-SRPT paper's
 predictor on (group, user)) the 700,000 rows of the A-SRPT benchmark merge into 157,000 (one per
-group), and every tree is grown on those. During ``fit`` the forest's value on every distinct training row is recorded (an in-bag
-row is alone in its leaf, so its value is its own weighted mean; only out-of-bag rows go down the
-tree); ``predict`` looks query rows up there and sends only rows never seen in training down
-the trees, once per distinct row.
+group), and every tree is grown on those. During ``fit`` the forest's value on every distinct
+training row is recorded (an in-bag row is alone in its leaf, so its value is its own weighted
+mean; only out-of-bag rows go down the tree); ``predict`` looks query rows up there and sends only
+rows never seen in training down the trees, once per distinct row.
 
 Binning
 -------
@@ -42,9 +42,10 @@ compiled (numba), each feature's rows sorted once for the whole forest and kept 
 tree, scikit-learn's splitter replicated step by step (feature order from its ``rand_r``
 generator, thresholds, leaf rule). ``builder="sklearn"`` hands the merged rows to scikit-learn's
 ``DecisionTreeRegressor``, which sorts the rows of every node (on the A-SRPT benchmark's 157,000
-distinct rows, a tree ~90 levels deep: ~0.7 s a tree against ~0.08 s). The two give the same trees
-except where two features split a node's rows identically and the floating-point sums, accumulated
-in a different order, rank them differently (:mod:`optkit.presorted_cart`): then the threshold of
+distinct rows, a tree ~90 levels deep: ~0.7 s a tree against ~0.08 s); it also grows the trees
+of data with missing values (NaN), which the presorted builder does not handle. The two give the
+same trees except where two features split a node's rows identically and the floating-point sums,
+accumulated in a different order, rank them differently (:mod:`optkit.presorted_cart`): then the threshold of
 the other feature is kept, the training rows are split the same way, and only rows routed through
 that node from outside the bag or never seen can get another leaf.
 
@@ -210,7 +211,9 @@ class BinnedForestRegressor:
         n, u = len(y), len(rows)
         self.n_rows_, self.n_distinct_ = n, u
         rows32 = np.ascontiguousarray(rows, dtype=np.float32)  # the dtype the tree builder works in
-        grow_one = self._presorted_grower(rows32) if self.builder == "presorted" else self._sklearn_grower(rows32)
+        # missing values (NaN) go to scikit-learn's builder, which sends them down the side it learns
+        presorted = self.builder == "presorted" and not np.isnan(rows32).any()
+        grow_one = self._presorted_grower(rows32) if presorted else self._sklearn_grower(rows32)
 
         def grow(seed: int) -> tuple[CompactTree, np.ndarray]:
             c = bootstrap_counts(seed, n)

@@ -101,6 +101,15 @@ def test_presorted_and_sklearn_builders_grow_the_same_forest() -> None:
     np.testing.assert_allclose(fast.predict(xt), slow.predict(xt), rtol=1e-12)
 
 
+def test_missing_values_go_to_scikit_learns_builder() -> None:
+    """A NaN feature value: both builders give scikit-learn's trees (NaN routed as it learnt)."""
+    x, y = _data(600, seed=8)
+    x[::7, 1] = np.nan
+    a = BinnedForestRegressor(n_estimators=4, random_state=1).fit(x, y)
+    b = BinnedForestRegressor(n_estimators=4, random_state=1, builder="sklearn").fit(x, y)
+    assert np.array_equal(a.predict(x), b.predict(x)) and np.isfinite(a.predict(x)).all()
+
+
 def test_unique_rows_is_numpys() -> None:
     rng = np.random.default_rng(2)
     for _ in range(30):
