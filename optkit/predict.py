@@ -15,8 +15,10 @@ Predictors
   ``group`` never appeared in the history (or has no group) is predicted **0** (the A-SRPT
   paper's rule, Sec. IV-C-3: an unseen job is treated as immediately complete). Keyword
   ``model`` picks the forest implementation (:data:`FOREST_MODELS`): ``"hist"`` (default), the same
-  forest grown on the distinct feature rows (:mod:`optkit.binned_forest`; identical trees, up to
-  floating-point ties), or ``"random-forest"``, scikit-learn's ``RandomForestRegressor`` on every row.
+  forest grown on the distinct feature rows by the compiled presorted tree builder
+  (:mod:`optkit.binned_forest`, :mod:`optkit.presorted_cart`; identical trees, up to
+  floating-point ties), ``"hist-sklearn"``, the same with scikit-learn's tree builder, or
+  ``"random-forest"``, scikit-learn's ``RandomForestRegressor`` on every row.
 * :class:`GroupMeanPredictor`, :class:`GroupMedianPredictor`: the mean / median target of the
   history records with the same key (``by=("group",)`` by default), 0 for an unseen key.
   ``by=()`` gives the global mean / median of the history.
@@ -34,6 +36,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from itertools import repeat
 from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
@@ -112,23 +115,29 @@ class _Encoder:
     """Ordinal codes in order of first appearance; unseen -> -1, missing (None) -> -2."""
 
     def __init__(self, values: Iterable[Any]) -> None:
-        self.codes: dict[Any, int] = {}
-        for v in values:
-            if v is not None and v not in self.codes:
-                self.codes[v] = len(self.codes)
+        first = dict.fromkeys(values)  # keeps the order of first appearance
+        first.pop(None, None)
+        self.codes: dict[Any, int] = dict(zip(first, range(len(first))))
+        self._lookup: dict[Any, int] = {**self.codes, None: -2}
 
     def __call__(self, v: Any) -> int:
-        if v is None:
-            return -2
-        return self.codes.get(v, -1)
+        return self._lookup.get(v, -1)
+
+    def encode(self, values: Sequence[Any]) -> np.ndarray:
+        """The codes of ``values`` as floats (one C-level dict look-up each)."""
+        return np.fromiter(map(self._lookup.get, values, repeat(-1)), dtype=float, count=len(values))
 
 
-FOREST_MODELS = ("hist", "random-forest")
+FOREST_MODELS = ("hist", "hist-sklearn", "random-forest")
 """The forest implementations a forest predictor takes (keyword ``model``): ``"hist"``, the same
 random forest grown on the distinct (binned) feature rows (:mod:`optkit.binned_forest`: the cost
-of the distinct rows instead of all rows, trees in threads, ``n_jobs=None`` = every core), and
-``"random-forest"``, scikit-learn's ``RandomForestRegressor`` on every row (the paper's model as
-written; ``n_jobs=None`` = one core, scikit-learn's default)."""
+of the distinct rows instead of all rows, trees from the compiled presorted builder
+:mod:`optkit.presorted_cart`, in threads, ``n_jobs=None`` = every core); ``"hist-sklearn"``, the
+same with each tree grown by scikit-learn's ``DecisionTreeRegressor`` (``builder="sklearn"``: the
+``"hist"`` of optkit before the presorted builder, ~9x slower; the two differ only where
+floating-point ties between features go the other way); and ``"random-forest"``, scikit-learn's
+``RandomForestRegressor`` on every row (the paper's model as written; ``n_jobs=None`` = one core,
+scikit-learn's default)."""
 
 
 def _check_model(model: str) -> str:
@@ -155,9 +164,7 @@ class _Forest(Predictor):
         for j, c in enumerate(self.columns):
             enc = self.encoders.get(c)
             if enc is not None:
-                get = enc.codes.get
-                x[:, j] = np.fromiter((-2 if (v := r.get(c)) is None else get(v, -1) for r in records),
-                                      dtype=float, count=len(records))
+                x[:, j] = enc.encode([r.get(c) for r in records])
             else:
                 x[:, j] = np.fromiter((-2.0 if (v := r.get(c)) is None else float(v) for r in records),
                                       dtype=float, count=len(records))
@@ -167,9 +174,10 @@ class _Forest(Predictor):
         y = _targets(records, self.target)
         if not records:
             raise InputError("records", "a forest needs at least one history record")
-        if self.model_name == "hist":
+        if self.model_name in ("hist", "hist-sklearn"):
             self.model = BinnedForestRegressor(n_estimators=self.n_estimators, random_state=self.seed,
-                                               n_jobs=self.n_jobs, min_samples_leaf=self.min_samples_leaf)
+                                               n_jobs=self.n_jobs, min_samples_leaf=self.min_samples_leaf,
+                                               builder="presorted" if self.model_name == "hist" else "sklearn")
         else:
             from sklearn.ensemble import RandomForestRegressor
 
@@ -196,17 +204,16 @@ class RandomForestPredictor(_Forest):
         self.unseen_key = unseen_key
 
     def _fit(self, records: list[Mapping[str, Any]]) -> None:
-        self.encoders = {c: _Encoder(r.get(c) for r in records) for c in self.columns}
+        self.encoders = {c: _Encoder([r.get(c) for r in records]) for c in self.columns}
         if self.unseen_key is not None and self.unseen_key not in self.encoders:
-            self.encoders[self.unseen_key] = _Encoder(r.get(self.unseen_key) for r in records)
+            self.encoders[self.unseen_key] = _Encoder([r.get(self.unseen_key) for r in records])
         self._fit_matrix(records)
 
     def _predict(self, records: list[Mapping[str, Any]]) -> np.ndarray:
         out = self.model.predict(self._matrix(records))
         if self.unseen_key is not None:
-            enc = self.encoders[self.unseen_key]
-            unseen = np.array([enc(r.get(self.unseen_key)) < 0 for r in records])
-            out = np.where(unseen, 0.0, out)
+            key = self.encoders[self.unseen_key].encode([r.get(self.unseen_key) for r in records])
+            out = np.where(key < 0, 0.0, out)
         return out
 
 
@@ -327,7 +334,7 @@ def fill_predictions(instance: dict[str, Any], predictor: str | Predictor = "rf"
     of records carrying ``release`` and the target) and return the mean absolute error on the
     predicted (held-out) part.
 
-    ``model`` (``"hist"`` or ``"random-forest"``, :data:`FOREST_MODELS`) is the forest
+    ``model`` (``"hist"``, ``"hist-sklearn"`` or ``"random-forest"``, :data:`FOREST_MODELS`) is the forest
     implementation of a forest predictor named by string (``rf``, ``rf-columns``); other
     predictors, and a predictor object, ignore it.
 

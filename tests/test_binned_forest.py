@@ -1,12 +1,15 @@
-"""The binned (merged-rows) random forest against scikit-learn's RandomForestRegressor (the old path)."""
+"""The binned (merged-rows) random forest against scikit-learn's RandomForestRegressor (the old path),
+and its presorted tree builder against scikit-learn's DecisionTreeRegressor."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 from sklearn.ensemble import RandomForestRegressor
+from sklearn.tree import DecisionTreeRegressor
 
-from optkit.binned_forest import BinnedForestRegressor, bootstrap_counts, tree_seeds
+from optkit.binned_forest import BinnedForestRegressor, bootstrap_counts, tree_seeds, unique_rows
+from optkit.presorted_cart import RAND_R_MAX, grow_tree
 from optkit.errors import InputError
 from optkit.predict import RandomForestPredictor, fill_predictions, mean_absolute_error
 
@@ -48,6 +51,74 @@ def test_same_trees_and_predictions_as_random_forest_regressor() -> None:
     np.testing.assert_allclose(bf.predict(x), rf.predict(x), rtol=1e-12)
 
 
+def _presorted(x: np.ndarray, w: np.ndarray, y: np.ndarray, seed: int, msl: int) -> tuple[np.ndarray, ...]:
+    xt = np.ascontiguousarray(x.astype(np.float32).T)
+    order = np.ascontiguousarray([np.argsort(c, kind="stable") for c in xt], dtype=np.int32)
+    return grow_tree(xt, order, w, y, int(np.random.RandomState(seed).randint(0, RAND_R_MAX)), msl)
+
+
+@pytest.mark.parametrize("msl", [1, 3])
+def test_presorted_tree_is_scikit_learns_on_tied_features(msl: int) -> None:
+    """Columns a, a, 0, 2a + 1 and 1e-9 a: every split of a is a tie of three features, decided
+    only by the order scikit-learn's splitter visits them (its rand_r draws and its bookkeeping of
+    constant features, column 2), and the last column's values lie closer than FEATURE_THRESHOLD
+    (never split). Same nodes, features, thresholds and values as DecisionTreeRegressor, zero
+    weights (rows out of the bag) included; the rows out of the bag are routed like its predict."""
+    rng = np.random.default_rng(0)
+    for seed in range(1000, 1010):
+        a = rng.permutation(400).astype(float)
+        x = np.c_[a, a, np.zeros(400), 2 * a + 1, 1e-9 * a]
+        y, w = rng.lognormal(5, 1, 400), rng.integers(0, 4, 400).astype(float)
+        keep = w > 0
+        sk = DecisionTreeRegressor(random_state=seed, min_samples_leaf=msl).fit(
+            x[keep].astype(np.float32), y[keep], sample_weight=w[keep]).tree_
+        feature, split_or_value, left, right, at_rows = _presorted(x, w, y, seed, msl)
+        assert np.array_equal(sk.children_left, left) and np.array_equal(sk.children_right, right)
+        inner = left >= 0
+        assert np.array_equal(sk.feature[inner], feature[inner]) and (feature[~inner] == -1).all()
+        assert np.array_equal(sk.threshold[inner], split_or_value[inner])
+        np.testing.assert_allclose(split_or_value[~inner], sk.value[~inner, 0, 0], rtol=1e-12)
+        tree = DecisionTreeRegressor(random_state=seed, min_samples_leaf=msl).fit(
+            x[keep].astype(np.float32), y[keep], sample_weight=w[keep])
+        np.testing.assert_allclose(at_rows[~keep], tree.predict(x[~keep].astype(np.float32)), rtol=1e-12)
+        assert np.array_equal(at_rows[keep], y[keep])
+
+
+def test_presorted_and_sklearn_builders_grow_the_same_forest() -> None:
+    """builder="presorted" (default) and builder="sklearn" (scikit-learn's tree builder on the
+    merged rows): the same node arrays in every tree and the same predictions, in-sample, at
+    unseen codes and from the fitted row values."""
+    x, y = _data(2000, seed=5)
+    fast = BinnedForestRegressor(n_estimators=8, random_state=11, n_jobs=2).fit(x, y)
+    slow = BinnedForestRegressor(n_estimators=8, random_state=11, n_jobs=2, builder="sklearn").fit(x, y)
+    for a, b in zip(fast.estimators_, slow.estimators_):
+        assert np.array_equal(a.feature, b.feature) and np.array_equal(a.left, b.left)
+        assert np.array_equal(a.right, b.right)
+        np.testing.assert_allclose(a.split_or_value, b.split_or_value, rtol=1e-12)
+    np.testing.assert_allclose(fast.row_values_, slow.row_values_, rtol=1e-12)
+    rng = np.random.default_rng(3)
+    xt = np.c_[rng.integers(-2, 102, 3000), rng.integers(-2, 8, 3000)].astype(float)
+    np.testing.assert_allclose(fast.predict(xt), slow.predict(xt), rtol=1e-12)
+
+
+def test_missing_values_go_to_scikit_learns_builder() -> None:
+    """A NaN feature value: both builders give scikit-learn's trees (NaN routed as it learnt)."""
+    x, y = _data(600, seed=8)
+    x[::7, 1] = np.nan
+    a = BinnedForestRegressor(n_estimators=4, random_state=1).fit(x, y)
+    b = BinnedForestRegressor(n_estimators=4, random_state=1, builder="sklearn").fit(x, y)
+    assert np.array_equal(a.predict(x), b.predict(x)) and np.isfinite(a.predict(x)).all()
+
+
+def test_unique_rows_is_numpys() -> None:
+    rng = np.random.default_rng(2)
+    for _ in range(30):
+        x = rng.integers(-2, 4, (int(rng.integers(1, 200)), int(rng.integers(1, 4)))).astype(float)
+        rows, inv = np.unique(x, axis=0, return_inverse=True)
+        mine, mine_inv = unique_rows(x)
+        assert np.array_equal(rows, mine) and np.array_equal(inv.ravel(), mine_inv)
+
+
 def test_threads_do_not_change_the_forest() -> None:
     x, y = _data(500)
     a = BinnedForestRegressor(n_estimators=6, random_state=2, n_jobs=1).fit(x, y).predict(x)
@@ -77,6 +148,10 @@ def test_predictor_models_agree() -> None:
     fast = RandomForestPredictor(seed=3, model="hist").fit(train)
     slow = RandomForestPredictor(seed=3, model="random-forest").fit(train)
     np.testing.assert_allclose(fast.predict(train), slow.predict(train), rtol=1e-9)
+    # the previous hist (scikit-learn's tree builder on the merged rows): the same predictions
+    old = RandomForestPredictor(seed=3, model="hist-sklearn").fit(train)
+    assert np.array_equal(old.predict(test), fast.predict(test))
+    assert np.array_equal(old.predict(train), fast.predict(train))
     m_fast, m_slow = mean_absolute_error(y, fast.predict(test)), mean_absolute_error(y, slow.predict(test))
     assert abs(m_fast - m_slow) <= 0.01 * m_slow
     inst = {"jobs": [dict(r, release=float(i)) for i, r in enumerate(recs[:300])]}
@@ -91,3 +166,5 @@ def test_bad_model_and_input() -> None:
         fill_predictions({"jobs": []}, "rf", model="nope")
     with pytest.raises(InputError, match="x"):
         BinnedForestRegressor().fit(np.zeros((0, 2)), np.zeros(0))
+    with pytest.raises(InputError, match="builder"):
+        BinnedForestRegressor(builder="exact")
