@@ -20,7 +20,7 @@ from optkit.formulations.ddlwmp.a_srpt import ASRPT
 from optkit.formulations.ddlwmp.baselines import BASELINES
 from optkit.formulations.ddlwmp.simulate import simulate
 from optkit.instances import read_json
-from optkit.online import ClusterView, Job
+from optkit.online import ClusterView, Decision, Job
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = ROOT / "docs" / "howto" / "drive-a-srpt.rst"
@@ -90,7 +90,16 @@ ROWS: list[tuple[str, Callable[[], Any], str]] = [
     ("no nodes", lambda: OnlineScheduler(nodes={}), "nodes"),
     ("an unknown policy", lambda: OnlineScheduler("srpt", nodes={"a": 8}), "policy"),
     ("an unknown keyword", lambda: OnlineScheduler("fifo", nodes={"a": 8}, tau=3), "params"),
-    ("a job with neither model nor duration", lambda: Job("x", 0.0, 1), "job"),
+    ("a job with neither model nor duration", lambda: _arrive(OnlineScheduler(nodes={"a": 8}), Job("x", 0.0, 1)),
+     "job"),
+    ("a job with both model and duration",
+     lambda: _arrive(OnlineScheduler(nodes={"a": 8}, models=MODELS), Job("x", 0.0, 8, model="m8", duration=1.0)), "job"),
+    ("an unknown collective", lambda: Job("x", 0.0, 2, duration=1.0, collective="Ring"), "job.collective"),
+    ("a tie key that is not an integer", lambda: Job("x", 0.0, 2, seq=1.5, duration=1.0), "job.seq"),  # type: ignore[arg-type]
+    ("a reserve beyond the free GPUs",
+     lambda: ClusterView({"a": 2}, {"a": 8}).reserve(Decision("x", {"a": 3})), "decision.gpus"),
+    ("a reserve on an unknown node", lambda: ClusterView({"a": 2}, {"a": 8}).reserve(Decision("x", {"b": 1})),
+     "decision.gpus"),
     ("a job of no GPUs", lambda: Job("x", 0.0, 0, duration=1.0), "job.gpus"),
     ("a negative duration", lambda: Job("x", 0.0, 1, duration=-1.0), "job.duration"),
     ("a view naming other nodes", lambda: OnlineScheduler(nodes={"a": 8}).decide(0.0, ClusterView({"b": 8}, {"b": 8})),
@@ -103,3 +112,44 @@ def test_bad_input_names_the_field(what: str, call: Callable[[], Any], field: st
     with pytest.raises(InputError) as err:
         call()
     assert err.value.field == field, what
+
+
+class _Delegate:
+    """A user's policy object that speaks the protocol (here by delegating to a scheduler)."""
+
+    protocol = "optkit.online"
+
+    def __init__(self, inner: OnlineScheduler, *, drop_alpha: bool = False) -> None:
+        self.inner, self.drop_alpha, self.name = inner, drop_alpha, "delegate"
+
+    def on_arrival(self, job: Job, now: float) -> None:
+        self.inner.on_arrival(job, now)
+
+    def on_completion(self, job_id: str, now: float) -> None:
+        self.inner.on_completion(job_id, now)
+
+    def decide(self, now: float, cluster: ClusterView) -> list[Decision]:
+        out = self.inner.decide(now, cluster)
+        return [Decision(d.job_id, d.gpus) for d in out] if self.drop_alpha else out
+
+    def next_wakeup(self, now: float) -> float | None:
+        return self.inner.next_wakeup(now)
+
+
+@pytest.mark.parametrize("path", SHIPPED[:6], ids=[p.stem for p in SHIPPED[:6]])
+def test_simulate_drives_any_online_policy(path: Path) -> None:
+    """``simulate`` is a driver of the protocol: an object declaring it is driven as it is (nodes
+    0..M-1), and gives the schedule of the policy it delegates to; a decision without the time
+    per iteration cannot be simulated and says so."""
+    inst = DdlwmpInstance.from_dict(read_json(path))
+    cl = inst.cluster
+    want = simulate(inst, BASELINES["wcs-duration"](cl, inst.models, seed=0))
+
+    def sched() -> OnlineScheduler:
+        return OnlineScheduler("wcs-duration", nodes={m: cl.gpus_per_server for m in range(cl.servers)},
+                               models=inst.models, inter_bandwidth=cl.inter_bandwidth,
+                               intra_bandwidth=cl.intra_bandwidth, slot_seconds=cl.slot_seconds, seed=0)
+
+    assert simulate(inst, _Delegate(sched())) == want
+    with pytest.raises(RuntimeError, match="time per iteration"):
+        simulate(inst, _Delegate(sched(), drop_alpha=True))

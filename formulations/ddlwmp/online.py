@@ -23,12 +23,12 @@ import numpy as np
 
 from optkit.errors import InputError
 from optkit.formulations.gpu_mapping.model import PipelineJob
-from optkit.online import ClusterView, Decision, Job
+from optkit.online import ClusterView, Decision, Job, node_sizes
 
 from .a_srpt import ASRPT
 from .baselines import BASELINES
 from .model import DdlwmpCluster
-from .policies import ClusterState, JobSpec
+from .policies import ClusterState, JobSpec, Policy
 
 __all__ = ["OnlineScheduler", "POLICIES"]
 
@@ -96,12 +96,7 @@ class OnlineScheduler:
                  seed: int | None = None, **params: Any) -> None:
         if policy not in POLICIES:
             raise _fail("policy", f"must be one of {', '.join(POLICIES)}, got {policy!r}")
-        if not isinstance(nodes, Mapping) or not nodes:
-            raise _fail("nodes", "must map node ids to their GPU counts, and name at least one node")
-        for n, g in nodes.items():
-            if isinstance(g, bool) or not isinstance(g, (int, np.integer)) or g < 1:
-                raise _fail(f"nodes[{n!r}]", f"must be an integer >= 1, got {g!r}")
-        sizes = sorted({int(g) for g in nodes.values()})
+        sizes = sorted(set(node_sizes(nodes, problem=PROBLEM).values()))
         if len(sizes) > 1:
             raise _fail("nodes", f"have sizes {sizes}, but ddlwmp's model (Sec. III-A) has servers of one size g; "
                                  "run one scheduler per size class")
@@ -123,12 +118,30 @@ class OnlineScheduler:
         except ValueError as exc:
             raise _fail("params", str(exc)) from None
         self.name = policy
+        self._indexed = self.ids == list(range(len(self.ids)))
+
+    @classmethod
+    def of_policy(cls, policy: Policy, cluster: DdlwmpCluster, models: Mapping[str, PipelineJob]) -> OnlineScheduler:
+        """An already built ddlwmp policy (:class:`.policies.Policy`: A-SRPT, a baseline, or a
+        user's) behind the protocol, its nodes numbered 0..M-1: how :func:`.simulate.simulate`
+        drives the policies it is given."""
+        self = cls.__new__(cls)
+        self.ids = list(range(cluster.servers))
+        self.size = {m: cluster.gpus_per_server for m in self.ids}
+        self.cluster = cluster
+        self.models = dict(models)
+        self.policy = policy
+        self.name = getattr(policy, "name", type(policy).__name__)
+        self._indexed = True
+        return self
 
     # ------------------------------------------------------------------ the protocol
     def on_arrival(self, job: Job, now: float) -> None:
         """Check ``job`` (module docstring) and hand it to the policy."""
         if not isinstance(job, Job):
             raise _fail("job", f"must be an optkit.online.Job, got {type(job).__name__}")
+        if (job.model is None) == (job.duration is None):
+            raise _fail("job", f"job {job.id} must give exactly one of model and duration (ddlwmp)")
         model = job.model
         if model is None:
             model = f"{job.gpus} GPUs for {job.duration!r} s"
@@ -147,18 +160,28 @@ class OnlineScheduler:
         self.policy.on_completion(job_id, now)
 
     def decide(self, now: float, cluster: ClusterView) -> list[Decision]:
-        """The policy's starts, by node id; ``cluster.free`` must name exactly this scheduler's
-        nodes."""
-        free = cluster.free
-        if len(free) != len(self.ids) or any(n not in free for n in self.ids):
-            raise _fail("cluster.free", f"must name exactly the scheduler's {len(self.ids)} nodes")
-        arr = np.fromiter((free[n] for n in self.ids), dtype=np.int64, count=len(self.ids))
+        """The policy's starts, by node id, each reserved in ``cluster`` (rule 6);
+        ``cluster.free`` must name exactly this scheduler's nodes."""
+        arr = cluster.free_array
+        if arr is None or not self._indexed or len(arr) != len(self.ids):
+            free = cluster.free
+            if len(free) != len(self.ids) or any(n not in free for n in self.ids):
+                raise _fail("cluster.free", f"must name exactly the scheduler's {len(self.ids)} nodes")
+            arr = np.fromiter((free[n] for n in self.ids), dtype=np.int64, count=len(self.ids))
+        else:
+            arr = arr.copy()  # the policy takes from its own copy; reserve takes from the view's
         ids = self.ids
         out = []
+        reserve = cluster.reserve
         for d in self.policy.decide(now, ClusterState(arr, self.cluster.gpus_per_server)):
             p = d.placement
-            out.append(Decision(d.job_id, {ids[m]: int(c) for m, c in zip(p.servers, p.counts)},
-                                [[ids[m] for m in row] for row in p.assignment], float(p.alpha)))
+            if self._indexed:
+                dec = Decision(d.job_id, dict(zip(p.servers, p.counts)), p.assignment, p.alpha)
+            else:
+                dec = Decision(d.job_id, {ids[m]: c for m, c in zip(p.servers, p.counts)},
+                               [[ids[m] for m in row] for row in p.assignment], p.alpha)
+            reserve(dec)
+            out.append(dec)
         return out
 
     def next_wakeup(self, now: float) -> float | None:

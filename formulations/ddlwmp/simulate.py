@@ -1,5 +1,12 @@
 """Drive an online policy over a :class:`DdlwmpInstance` and return the schedule.
 
+:func:`simulate` is a driver of the engine's online protocol (:mod:`optkit.online`, whose rules
+1-6 it keeps): it hands the policy :class:`optkit.online.Job` arrivals (``seq`` = the job's
+position in the instance), a :class:`~optkit.online.ClusterView` of servers 0..M-1 and reads
+its :class:`~optkit.online.Decision` starts. A ddlwmp policy object (:class:`.policies.Policy`:
+A-SRPT, a baseline) is put behind the protocol by :meth:`.online.OnlineScheduler.of_policy`;
+any other :class:`~optkit.online.OnlinePolicy` is driven as it is.
+
 The time rule is :mod:`.model`'s: decisions only at slot boundaries; a job released at r_i is
 handed to the policy at ``slot_ceil(r_i)`` (its :class:`JobSpec` keeps the real r_i); a job
 started at t_i on placement alpha_i completes at ``C_i = t_i + n_i·alpha_i`` (true n_i) and
@@ -23,8 +30,10 @@ from typing import Any
 
 import numpy as np
 
+from optkit.online import ClusterView, Job, OnlinePolicy
+
 from .model import DdlwmpInstance, free_time, slot_ceil
-from .policies import ClusterState, JobSpec, Policy
+from .policies import JobSpec, Policy
 
 __all__ = ["simulate", "job_specs", "SimulationTimeout"]
 
@@ -41,7 +50,23 @@ def job_specs(instance: DdlwmpInstance, *, perfect: bool = False) -> list[JobSpe
                     float(j.iterations) if perfect else j.predicted_iterations) for j in instance.jobs]
 
 
-def simulate(instance: DdlwmpInstance, policy: Policy, *, perfect: bool = False,
+def protocol_jobs(instance: DdlwmpInstance, *, perfect: bool = False) -> list[Job]:
+    """The jobs as the protocol delivers them (:class:`optkit.online.Job`, ``seq`` = position)."""
+    return [Job(j.id, float(j.release), instance.gpus(j), i, j.model,
+                float(j.iterations) if perfect else j.predicted_iterations) for i, j in enumerate(instance.jobs)]
+
+
+def as_online(policy: Policy | OnlinePolicy, instance: DdlwmpInstance) -> OnlinePolicy:
+    """``policy`` behind the protocol: a ddlwmp policy object (its ``decide`` takes a
+    :class:`.policies.ClusterState`) is wrapped; an :class:`~optkit.online.OnlinePolicy` is kept."""
+    from .online import OnlineScheduler  # a_srpt imports this module; online imports a_srpt
+
+    if isinstance(policy, OnlineScheduler) or getattr(policy, "protocol", None) == "optkit.online":
+        return policy  # type: ignore[return-value]
+    return OnlineScheduler.of_policy(policy, instance.cluster, instance.models)  # type: ignore[arg-type]
+
+
+def simulate(instance: DdlwmpInstance, policy: Policy | OnlinePolicy, *, perfect: bool = False,
              time_limit: float | None = None, stats: dict[str, Any] | None = None) -> dict[str, Any]:
     """Run ``policy`` on ``instance``; return the schedule dict. ``stats`` (optional dict) gets
     the number of instants visited and the wall time. Raises :class:`SimulationTimeout` when
@@ -56,7 +81,10 @@ def simulate(instance: DdlwmpInstance, policy: Policy, *, perfect: bool = False,
     cl = instance.cluster
     slot = cl.slot_seconds
     free = np.full(cl.servers, cl.gpus_per_server, dtype=np.int64)
-    specs = job_specs(instance, perfect=perfect)
+    size = free.copy()
+    specs = protocol_jobs(instance, perfect=perfect)
+    name = getattr(policy, "name", type(policy).__name__)
+    online = as_online(policy, instance)
     iterations = {j.id: j.iterations for j in instance.jobs}
     arrive_at = [slot_ceil(spec.release, slot) for spec in specs]
     arrivals = sorted(range(len(specs)), key=lambda i: (arrive_at[i], i))
@@ -67,9 +95,9 @@ def simulate(instance: DdlwmpInstance, policy: Policy, *, perfect: bool = False,
     started: dict[str, dict[str, Any]] = {}
     held: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = {}
     wake_pending: set[float] = set()
-    gps = cl.gpus_per_server
-    on_completion, on_arrival, decide, next_wakeup = (policy.on_completion, policy.on_arrival, policy.decide,
-                                                      policy.next_wakeup)
+    on_completion, on_arrival, decide, next_wakeup = (online.on_completion, online.on_arrival, online.decide,
+                                                      online.next_wakeup)
+    view = ClusterView.of_arrays(free, size)
     deadline = None if time_limit is None else t0 + time_limit
     ai = 0
     instants = 0
@@ -92,21 +120,25 @@ def simulate(instance: DdlwmpInstance, policy: Policy, *, perfect: bool = False,
         while heap and heap[0][0] == now:
             pop(heap)
             wake_pending.discard(now)
-        for d in decide(now, ClusterState(free.copy(), gps)):
-            p = d.placement
+        np.copyto(view.free_array, free)  # the view of this instant (one object, refilled)
+        for d in decide(now, view):
             jid = d.job_id
             if jid in started or jid not in iterations:
-                raise RuntimeError(f"policy {policy.name} started unknown or already started job {jid!r}")
-            servers = tuple(int(m) for m in p.servers)
-            counts = tuple(int(c) for c in p.counts)
+                raise RuntimeError(f"policy {name} started unknown or already started job {jid!r}")
+            servers = tuple(d.gpus)
+            counts = tuple(d.gpus.values())
             for m, c in zip(servers, counts):
-                if free[m] < c:
-                    raise RuntimeError(f"policy {policy.name} over-committed a server at t={now} (job {jid})")
+                if not 0 <= m < len(free) or free[m] < c:
+                    raise RuntimeError(f"policy {name} over-committed a server at t={now} (job {jid})")
             for m, c in zip(servers, counts):
                 free[m] -= c
-            completion = now + iterations[jid] * p.alpha
+            alpha = d.time_per_iteration
+            if alpha is None or d.replicas is None:
+                raise RuntimeError(f"policy {name} started job {jid!r} without its replicas' servers and "
+                                   "time per iteration")
+            completion = now + iterations[jid] * alpha
             started[jid] = {"id": jid, "start": now, "completion": completion,
-                            "alpha_s": p.alpha, "assignment": p.assignment}
+                            "alpha_s": alpha, "assignment": d.replicas}
             held[jid] = (servers, counts)
             push(heap, (free_time(completion, slot), _FREE, seq, jid))
             seq += 1
@@ -123,7 +155,7 @@ def simulate(instance: DdlwmpInstance, policy: Policy, *, perfect: bool = False,
         raise SimulationTimeout(f"time limit of {time_limit} s reached after {len(started)} starts")
     if len(started) != len(specs):
         missing = [s.id for s in specs if s.id not in started]
-        raise RuntimeError(f"policy {policy.name} never started {len(missing)} jobs: {', '.join(missing[:5])}")
+        raise RuntimeError(f"policy {name} never started {len(missing)} jobs: {', '.join(missing[:5])}")
     if stats is not None:
         stats.update(instants=instants, wall_time_s=_time.perf_counter() - t0)
     return {"jobs": [started[s.id] for s in specs]}

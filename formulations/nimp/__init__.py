@@ -4,6 +4,7 @@ The formulation and every reading of the paper: this package's ``README.md``. Im
 algorithm needs neither the harness nor a solver::
 
     from optkit.formulations.nimp import place, Job, Machine   # Titan by node id, with the reason
+    from optkit.formulations.nimp import OnlineScheduler       # Titan / baselines, optkit.online
     from optkit.formulations.nimp.titan import titan           # Algorithms 1-3, list positions
     from optkit.formulations.nimp.model import evaluate        # the referee
 
@@ -15,11 +16,13 @@ from __future__ import annotations
 from optkit.formulation import Algorithm, Formulation, LazyMapping, lazy_run
 
 from .model import OBJECTIVES, PROBLEM, Job, Machine, NimpInstance, evaluate
+from .online import OnlineScheduler
 from .place import WorkerPlacement, place
 from .readings import READINGS
 from .titan import titan
 
-__all__ = ["FORMULATION", "Job", "Machine", "NimpInstance", "WorkerPlacement", "evaluate", "place", "titan"]
+__all__ = ["FORMULATION", "Job", "Machine", "NimpInstance", "OnlineScheduler", "WorkerPlacement", "evaluate", "place",
+           "titan"]
 
 _ALGORITHMS = [
     Algorithm("titan", lazy_run(f"{__name__}.titan", "run_titan"), "heuristic",

@@ -52,21 +52,19 @@ that model (VGG/AlexNet consolidate).
 
 Queueing and policies
 =====================
-Strict FIFO: at every instant the head of the queue is placed while the idle GPUs of the
-cluster suffice; the first job that does not fit blocks the ones behind it. Policies are
-event-driven objects (``on_arrival``, ``on_completion``, ``decide``, ``next_wakeup``; the ddlwmp
-pattern) wrapping the phase-1 placement rules. ``decide(now, state)`` returns the started jobs'
-placements and calls ``state.commit(job, placement)`` for each as it goes, so the next placement
-of the same instant sees the GPUs and the traffic of the previous one; any simulator that
-provides a :class:`ClusterState`-like object can drive them. These policies never ask for a
-wake-up (``next_wakeup`` is ``None``): only arrivals and completions change their decisions. The
-driver is :mod:`optkit.simulation`'s event heap; at one instant completions are handled first,
-then arrivals, then ``decide`` once. Titan gets P (at most :data:`MAX_ATTEMPTS` placement attempts per pass); if
-it finds no placement that
-respects P but the idle GPUs suffice, it places with P relaxed (resource constraint only) and
-the replay counts the job in ``titan_bandwidth_relaxed`` -- so every policy starts a job at the
-same condition and the comparison is of placements, not of admission rules. The baselines ignore
-P, as the systems do (:mod:`.baselines`).
+The replay is a driver of the engine's online protocol (:mod:`optkit.online`, rules 1-6): the
+policies are :mod:`.online`'s (strict FIFO in front of Titan's or a baseline's placement rule),
+each job arrives as an :class:`optkit.online.Job` (``seq`` = its position in submit order, K and
+the collective with it), and each ``decide`` gets a :class:`~optkit.online.ClusterView` of the
+machines 0..M-1 whose pair capacity is P below and whose ``on_reserve`` hook starts the job
+(its traffic, completion and metrics), so the next placement of the same instant sees the GPUs
+and the bandwidth the previous one took. At one instant completions are handled first, then
+arrivals, then ``decide`` once (the policies never ask for a wake-up). Titan gets P (at most
+:data:`MAX_ATTEMPTS` placement attempts per pass); if it finds no placement that respects P but
+the idle GPUs suffice, it places with P relaxed (resource constraint only) and the replay counts
+the job in ``titan_bandwidth_relaxed`` -- so every policy starts a job at the same condition and
+the comparison is of placements, not of admission rules. The baselines ignore P, as the systems
+do (:mod:`.baselines`).
 
 Metrics (:func:`summarize`)
 ===========================
@@ -97,20 +95,21 @@ import math
 import time as _time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping, Protocol, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
 from optkit.errors import InputError
+from optkit.online import ClusterView, Decision, Job as OnlineJob, OnlinePolicy
 from optkit.simulation import EventQueue, drive
 
-from .baselines import elasticflow, hived, tiresias
 from .model import Job, halving_doubling_phases, is_placement_sensitive, ring_phases
-from .titan import _check_readings, place_unchecked
+from .online import (MAX_ATTEMPTS, POLICIES, ElasticflowPolicy, FifoPolicy, HivedPolicy, TiresiasPolicy,
+                     TitanPolicy)
 
-__all__ = ["FatTree", "ReplayJob", "ReplayConfig", "ClusterState", "Policy", "FifoPolicy", "TitanPolicy",
+__all__ = ["FatTree", "ReplayJob", "ReplayConfig", "ClusterState", "FifoPolicy", "TitanPolicy",
            "ElasticflowPolicy", "HivedPolicy", "TiresiasPolicy", "POLICIES", "MODEL_BYTES", "replay",
-           "summarize", "jobs_from_trace", "workload_from_dict", "generate_workload", "load_workload",
+           "summarize", "online_jobs", "jobs_from_trace", "workload_from_dict", "generate_workload", "load_workload",
            "simulate_cli", "traffic", "ReplayResult"]
 
 # float32 parameter bytes of well-known networks (synthetic assignment, see the module docstring)
@@ -121,13 +120,8 @@ MODEL_BYTES = {
     "inception3": 23.8e6 * 4,
     "bert-base": 110.0e6 * 4,
 }
-_FREE, _ARRIVE = 0, 1
+_FREE, _ARRIVE, _WAKE = 0, 1, 2
 RESIDUAL_FLOOR = 0.01
-# Titan's placement attempts per pass in the replay (each a placement and an Eq. (5) check); past
-# that it falls back to step 1's idle-only placement, else to P relaxed. Without it a job that no
-# non-idle selection can carry under a tight P tries every (idle count, machine count) pair of a
-# 512-machine cluster (minutes per replay); it never binds while P is slack.
-MAX_ATTEMPTS = 16
 
 
 # ----------------------------------------------------------------------------- topology
@@ -219,8 +213,8 @@ def _pattern(job: ReplayJob) -> _Pattern:
 
 # ----------------------------------------------------------------------------- cluster state
 class ClusterState:
-    """Idle GPUs per machine and the residual NIC / uplink bandwidth (module docstring). The
-    policy reads it and calls :meth:`commit` for each job it starts; the driver owns it."""
+    """The driver's idle GPUs per machine and residual NIC / uplink bandwidth (module
+    docstring); policies see them through the :class:`~optkit.online.ClusterView` it builds."""
 
     def __init__(self, topo: FatTree, config: ReplayConfig) -> None:
         self.topo = topo
@@ -233,7 +227,6 @@ class ClusterState:
         self.up_load = np.zeros(topo.racks)  # bytes/s through each rack uplink
         self._mat: np.ndarray | None = None  # P (bytes per phase) while traffic is placed
         self._dirty: set[int] = set()  # machines whose row of P is stale
-        self.on_commit: Callable[[ReplayJob, list[int]], None] | None = None
 
     @property
     def idle_total(self) -> int:
@@ -285,155 +278,6 @@ class ClusterState:
             for r in np.flatnonzero(up).tolist():
                 self._dirty.update(range(r * self.topo.machines_per_rack, (r + 1) * self.topo.machines_per_rack))
 
-    def commit(self, job: ReplayJob, machine_of_worker: Sequence[int]) -> None:
-        """Start ``job`` on the placement (the driver computes its traffic and completion)."""
-        if self.on_commit is None:  # pragma: no cover - set by the driver
-            raise RuntimeError("ClusterState.commit outside a replay")
-        self.on_commit(job, list(machine_of_worker))
-
-
-# ----------------------------------------------------------------------------- policies
-class Policy(Protocol):
-    name: str
-
-    def on_arrival(self, job: ReplayJob, now: float) -> None: ...
-
-    def on_completion(self, job_id: str, now: float) -> None: ...
-
-    def decide(self, now: float, state: ClusterState) -> list[tuple[str, list[int]]]: ...
-
-    def next_wakeup(self, now: float) -> float | None: ...
-
-
-class FifoPolicy:
-    """Strict FIFO admission; the subclass's :meth:`place` picks the machines."""
-
-    name = "fifo"
-
-    def __init__(self) -> None:
-        self.queue: list[ReplayJob] = []
-        self._head = 0
-
-    def on_arrival(self, job: ReplayJob, now: float) -> None:
-        self.queue.append(job)
-
-    def on_completion(self, job_id: str, now: float) -> None:
-        pass
-
-    def next_wakeup(self, now: float) -> float | None:
-        return None
-
-    def place(self, job: ReplayJob, state: ClusterState) -> list[int]:  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    def decide(self, now: float, state: ClusterState) -> list[tuple[str, list[int]]]:
-        out = []
-        while self._head < len(self.queue):
-            job = self.queue[self._head]
-            if state.idle_total < job.workers:
-                break
-            m = self.place(job, state)
-            state.commit(job, m)
-            out.append((job.id, m))
-            self._head += 1
-        if self._head > 4096:
-            del self.queue[:self._head]
-            self._head = 0
-        return out
-
-    @property
-    def waiting(self) -> int:
-        return len(self.queue) - self._head
-
-
-class TitanPolicy(FifoPolicy):
-    """Titan (Alg. 3) with P from the cluster state; relaxed to P = inf when it finds nothing.
-    Readings ``titan_algorithm``, ``titan_step2`` and ``titan_tie_break`` (:func:`.titan.titan`;
-    the arrays are the replay's own, so the unchecked entry is called). Counts the jobs for
-    which P changed the placement (``bandwidth_bound``: the placement without P differs and
-    violates P) in :attr:`bound`."""
-
-    name = "titan"
-
-    def __init__(self, *, titan_step2: str = "fix-idle-count", titan_tie_break: str = "least-traffic",
-                 max_attempts: int | None = MAX_ATTEMPTS, titan_algorithm: str = "pseudo-code") -> None:
-        super().__init__()
-        _check_readings(titan_algorithm, titan_step2, titan_tie_break)
-        self.relaxed = 0
-        self.bound = 0
-        self.multi = 0
-        self.kw: dict[str, Any] = {"titan_step2": titan_step2, "titan_tie_break": titan_tie_break,
-                                   "max_attempts": max_attempts, "titan_algorithm": titan_algorithm}
-        self._gpus: np.ndarray | None = None
-
-    def place(self, job: ReplayJob, state: ClusterState) -> list[int]:
-        idle = np.asarray(state.idle, dtype=np.int64)  # arrays go to titan without a copy
-        if self._gpus is None or len(self._gpus) != len(state.gpus):
-            self._gpus = np.asarray(state.gpus, dtype=np.int64)
-        gpus = self._gpus
-        phases = _pattern(job).phases
-        if job.workers == 1:
-            m = place_unchecked(gpus, idle, math.inf, phases, workers=1, **self.kw)
-            assert m is not None
-            return m
-        cap = state.pair_capacity_bytes()
-        m = place_unchecked(gpus, idle, cap, phases, workers=job.workers, **self.kw)
-        free = place_unchecked(gpus, idle, math.inf, phases, workers=job.workers, **self.kw)
-        assert free is not None  # the idle GPUs suffice
-        if len(set(free)) > 1:
-            self.multi += 1
-            if m != free:
-                self.bound += 1
-        if m is None:
-            self.relaxed += 1
-            m = free
-        return m
-
-
-class ElasticflowPolicy(FifoPolicy):
-    """Elasticflow's best fit; reading ``elasticflow_machines``."""
-
-    name = "elasticflow"
-
-    def __init__(self, *, elasticflow_machines: str = "any") -> None:
-        super().__init__()
-        self.machines = elasticflow_machines
-
-    def place(self, job: ReplayJob, state: ClusterState) -> list[int]:
-        m = elasticflow(state.idle, workers=job.workers, gpus=state.gpus,
-                        elasticflow_machines=self.machines)
-        assert m is not None
-        return m
-
-
-class HivedPolicy(FifoPolicy):
-    name = "hived"
-
-    def place(self, job: ReplayJob, state: ClusterState) -> list[int]:
-        m = hived(state.gpus, state.idle, workers=job.workers)
-        assert m is not None
-        return m
-
-
-class TiresiasPolicy(FifoPolicy):
-    """Tiresias; reading ``tiresias_spread``."""
-
-    name = "tiresias"
-
-    def __init__(self, *, tiresias_spread: str = "emptiest") -> None:
-        super().__init__()
-        self.spread = tiresias_spread
-
-    def place(self, job: ReplayJob, state: ClusterState) -> list[int]:
-        m = tiresias(state.idle.tolist(), workers=job.workers, placement_sensitive=job.sensitive,
-                     tiresias_spread=self.spread)
-        assert m is not None
-        return m
-
-
-POLICIES: dict[str, type[FifoPolicy]] = {p.name: p for p in (TitanPolicy, ElasticflowPolicy, HivedPolicy,
-                                                               TiresiasPolicy)}
-
 
 # ----------------------------------------------------------------------------- traffic of a placement
 def traffic(job: ReplayJob, m: np.ndarray, rack: np.ndarray, M: int, R: int
@@ -469,10 +313,19 @@ class ReplayResult:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-def replay(jobs: Sequence[ReplayJob], policy: FifoPolicy | Policy, *, topo: FatTree = FatTree(),
+def online_jobs(jobs: Sequence[ReplayJob]) -> list[OnlineJob]:
+    """The jobs as the protocol delivers them: N GPUs, K, the collective and the model name, and
+    ``seq`` = position (the tie order of simultaneous submissions, rule 2). The trace duration is
+    the driver's, not the policy's (rule 5)."""
+    return [OnlineJob(j.id, j.submit, j.workers, i, j.model, param_bytes=j.param_bytes, collective=j.collective)
+            for i, j in enumerate(jobs)]
+
+
+def replay(jobs: Sequence[ReplayJob], policy: OnlinePolicy, *, topo: FatTree = FatTree(),
            config: ReplayConfig = ReplayConfig(), time_limit: float | None = None) -> ReplayResult:
-    """Replay ``jobs`` (sorted by submit) under ``policy`` (module docstring); returns every job's
-    start, end, placement and costs, and the metric time series."""
+    """Replay ``jobs`` (sorted by submit) under ``policy``, any :class:`optkit.online.OnlinePolicy`
+    (module docstring); returns every job's start, end, placement and costs, and the metric time
+    series."""
     t0 = _time.perf_counter()
     for i, j in enumerate(jobs):
         if j.workers > topo.gpus:
@@ -481,8 +334,11 @@ def replay(jobs: Sequence[ReplayJob], policy: FifoPolicy | Policy, *, topo: FatT
     M, R, G = topo.machines, topo.racks, topo.gpus_per_machine
     rack = state.rack
     q = EventQueue()
-    for j in jobs:
-        q.push(j.submit, "arrive", j, priority=_ARRIVE)
+    by_id = {j.id: j for j in jobs}
+    for j in online_jobs(jobs):
+        q.push(j.release, "arrive", j, priority=_ARRIVE)
+    name = getattr(policy, "name", type(policy).__name__)
+    sizes = np.full(M, G, dtype=np.int64)
     rec: dict[str, dict[str, Any]] = {}
     load: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]] = {}
     running: dict[str, Any] = {"n": 0, "price": 0.0, "dur_h": 0.0, "cross": 0.0, "busy": 0, "used": 0}
@@ -490,7 +346,14 @@ def replay(jobs: Sequence[ReplayJob], policy: FifoPolicy | Policy, *, topo: FatT
                                                    "waiting", "arrival")}
     used_count = np.zeros(M, dtype=np.int64)  # busy GPUs per machine
 
-    def start(job: ReplayJob, mw: list[int]) -> None:
+    def start(d: Decision) -> None:
+        """The ``on_reserve`` hook: start the job on its placement (rule 6)."""
+        job = by_id.get(d.job_id)
+        if job is None or job.id in rec or d.replicas is None or len(d.replicas) != 1 \
+                or len(d.replicas[0]) != job.workers:
+            raise RuntimeError(f"policy {name} started unknown or already started job {d.job_id!r}, or not "
+                               "one machine per worker")
+        mw = [int(s) for s in d.replicas[0]]
         first = mw[0]
         if all(s == first for s in mw):  # one machine: no traffic
             machines = np.array([first], dtype=np.int64)
@@ -501,7 +364,7 @@ def replay(jobs: Sequence[ReplayJob], policy: FifoPolicy | Policy, *, topo: FatT
             machines, counts = np.unique(m, return_counts=True)
             cross, per_phase = traffic(job, m, rack, M, R)
         if np.any(counts > state.idle[machines]):
-            raise RuntimeError(f"policy {policy.name} over-committed a machine (job {job.id})")
+            raise RuntimeError(f"policy {name} over-committed a machine (job {job.id})")
         comm = 0.0
         nic_rate = up_rate = None
         if per_phase:
@@ -540,8 +403,9 @@ def replay(jobs: Sequence[ReplayJob], policy: FifoPolicy | Policy, *, topo: FatT
         running["cross"] += cross
         q.push(now + dur, "free", job.id, priority=_FREE)
 
-    state.on_commit = start
     cur = [0.0]
+    wakes: set[float] = set()
+    view = ClusterView.of_arrays(state.idle, sizes, pair_capacity=state.pair_capacity_bytes, on_reserve=start)
 
     def handle(now: float, batch: list[Any]) -> None:
         cur[0] = now
@@ -561,10 +425,20 @@ def replay(jobs: Sequence[ReplayJob], policy: FifoPolicy | Policy, *, topo: FatT
                 running["dur_h"] -= (r["end"] - r["start"]) / 3600.0
                 running["cross"] -= r["cross_bytes_per_sync"]
                 policy.on_completion(ev.payload, now)
-            else:
+            elif ev.kind == "arrive":
                 arrived = True
                 policy.on_arrival(ev.payload, now)
-        policy.decide(now, state)
+            else:
+                wakes.discard(now)
+        np.copyto(view.free_array, state.idle)  # the view of this instant (one object, refilled)
+        policy.decide(now, view)
+        w = policy.next_wakeup(now)  # rule 4 (no slots here: a wake-up must lie ahead)
+        if w is not None:
+            if not w > now:
+                raise RuntimeError(f"policy {name} asked to be woken at {w}, not after now ({now})")
+            if w not in wakes:
+                wakes.add(w)
+                q.push(w, "wake", None, priority=_WAKE)
         ser["t"].append(now)
         ser["used"].append(running["used"])
         ser["busy"].append(running["busy"])
@@ -583,12 +457,13 @@ def replay(jobs: Sequence[ReplayJob], policy: FifoPolicy | Policy, *, topo: FatT
     extra: dict[str, Any] = {}
     if q:
         extra["timed_out"] = True
-    if isinstance(policy, TitanPolicy):
-        extra["titan_bandwidth_relaxed"] = policy.relaxed
-        extra["titan_bandwidth_bound"] = policy.bound
-        extra["titan_multi_machine_placements"] = policy.multi
+    inner = getattr(policy, "policy", policy)  # an OnlineScheduler's policy
+    if isinstance(inner, TitanPolicy):
+        extra["titan_bandwidth_relaxed"] = inner.relaxed
+        extra["titan_bandwidth_bound"] = inner.bound
+        extra["titan_multi_machine_placements"] = inner.multi
     series = {k: np.asarray(v, dtype=float) for k, v in ser.items()}
-    return ReplayResult([rec[j.id] for j in jobs if j.id in rec], series, topo, config, policy.name,
+    return ReplayResult([rec[j.id] for j in jobs if j.id in rec], series, topo, config, name,
                         _time.perf_counter() - t0, extra)
 
 

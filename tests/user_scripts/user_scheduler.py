@@ -125,3 +125,12 @@ online.on_arrival(OnlineJob("j", 0.0, 2, duration=5.0), 0.0)
 online_starts: list[Decision] = online.decide(0.0, ClusterView({"n1": 4, "n2": 4}, {"n1": 4, "n2": 4}))
 online_wake: float | None = online.next_wakeup(0.0)
 assert online_starts or online_wake is not None
+
+# nimp through the same protocol: Titan behind a FIFO queue, machines of two sizes, P per pair.
+from optkit.formulations.nimp import OnlineScheduler as NimpOnline  # noqa: E402
+
+placer = NimpOnline("titan", nodes={"n1": 8, "n2": 4})
+placer.on_arrival(OnlineJob("w", 0.0, 6, param_bytes=100e6), 0.0)
+titan_starts: list[Decision] = placer.decide(
+    0.0, ClusterView({"n1": 8, "n2": 4}, {"n1": 8, "n2": 4}, pair_capacity={("n1", "n2"): 1e9}))
+assert [sum(d.gpus.values()) for d in titan_starts] == [6]

@@ -1,0 +1,356 @@
+"""Titan and the baselines as online placement policies (:mod:`optkit.online`), nodes by id.
+
+Each policy is a strict FIFO queue in front of one phase-1 placement rule (Fang et al., Sec. V:
+the replay's admission is the same for every policy, so a comparison is of placements): at each
+``decide`` the head job is placed while the idle GPUs of the cluster suffice; the first that
+does not fit blocks those behind it. Each placement is reserved in the view before the next
+(rule 6 of :mod:`optkit.online`), so the next placement of the same instant sees its GPUs and,
+where the driver models the network (:func:`.replay.replay`), its traffic in the pair capacity.
+None of them asks for a wake-up: only arrivals and completions change their decisions.
+
+* :class:`TitanPolicy`: Titan (Algorithm 3) with P from ``cluster.pair_capacity()``. When Titan
+  finds no placement that meets P but the idle GPUs suffice, it places with P relaxed (the
+  resource constraint only) and counts the job in :attr:`TitanPolicy.relaxed`, so that every
+  policy starts a job at the same condition. A view without a pair capacity is P = infinity.
+* :class:`ElasticflowPolicy`, :class:`HivedPolicy`, :class:`TiresiasPolicy`: the paper's
+  baselines (:mod:`.baselines`); they ignore P, as the systems do.
+
+A job is an :class:`optkit.online.Job`: ``gpus`` is N (one worker per GPU), ``param_bytes`` K
+(Titan needs it; the baselines ignore it), ``collective`` (``None``: halving-doubling when N is
+a power of two, else ring, as the replay's jobs), ``model`` a network name (Tiresias consolidates
+VGG and AlexNet). Machines may differ in size (the paper's K_s per machine).
+
+:class:`OnlineScheduler` is what a scheduler imports: one of these policies by name, with the
+cluster's node ids given once, every arrival and view checked against them.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Hashable, Mapping, Sequence
+
+import numpy as np
+
+from optkit.errors import InputError
+from optkit.online import ClusterView, Decision, Job, node_sizes
+
+from .baselines import elasticflow, hived, tiresias
+from .model import Job as NimpJob, Phase, halving_doubling_phases, is_placement_sensitive, ring_phases
+from .place import _capacity
+from .titan import _check_readings, place_unchecked
+
+__all__ = ["FifoPolicy", "TitanPolicy", "ElasticflowPolicy", "HivedPolicy", "TiresiasPolicy", "POLICIES",
+           "OnlineScheduler", "MAX_ATTEMPTS", "collective_of", "phases_of"]
+
+PROBLEM = "nimp"
+# Titan's placement attempts per pass in the replay (each a placement and an Eq. (5) check); past
+# that it falls back to step 1's idle-only placement, else to P relaxed. Without it a job that no
+# non-idle selection can carry under a tight P tries every (idle count, machine count) pair of a
+# 512-machine cluster (minutes per replay); it never binds while P is slack.
+MAX_ATTEMPTS = 16
+
+_PHASES: dict[tuple[int, str, float], list[Phase]] = {}
+
+
+def collective_of(job: Job) -> str:
+    """The job's collective: its own, else halving-doubling for N a power of two, else ring."""
+    if job.collective is not None:
+        return job.collective
+    n = job.gpus
+    return "halving-doubling" if n & (n - 1) == 0 else "ring"
+
+
+def phases_of(workers: int, collective: str, param_bytes: float) -> list[Phase]:
+    """The collective's phases (:mod:`.model`), cached per (N, collective, K)."""
+    key = (workers, collective, param_bytes)
+    p = _PHASES.get(key)
+    if p is None:
+        fn = halving_doubling_phases if collective == "halving-doubling" else ring_phases
+        p = _PHASES[key] = fn(workers, param_bytes)
+    return p
+
+
+def _fail(field: str, message: str) -> InputError:
+    return InputError(field, message, problem=PROBLEM)
+
+
+class FifoPolicy:
+    """Strict FIFO admission (module docstring); a subclass's :meth:`place` picks the machines.
+
+    ``decide`` reads the view by node id; from a view built with
+    :meth:`optkit.online.ClusterView.of_arrays` (nodes 0..M-1, P as an M x M array or a number)
+    it reads the arrays as they are.
+    """
+
+    protocol = "optkit.online"
+    name = "fifo"
+
+    def __init__(self) -> None:
+        self.queue: list[Job] = []
+        self._head = 0
+        self._seen: set[str] = set()
+        self._sizes: tuple[np.ndarray | None, list[int]] = (None, [])
+
+    def sizes_list(self, gpus: np.ndarray) -> list[int]:
+        """``gpus`` as a list, kept while the driver passes the same array (a driver reusing
+        its view passes one array for the whole run)."""
+        if self._sizes[0] is not gpus:
+            self._sizes = (gpus, gpus.tolist())
+        return self._sizes[1]
+
+    # ------------------------------------------------------------------ the protocol
+    def on_arrival(self, job: Job, now: float) -> None:
+        if not isinstance(job, Job):
+            raise _fail("job", f"must be an optkit.online.Job, got {type(job).__name__}")
+        if job.id in self._seen:
+            raise _fail("job.id", f"job {job.id} arrived twice")
+        self._seen.add(job.id)
+        self.queue.append(job)
+
+    def on_completion(self, job_id: str, now: float) -> None:
+        pass
+
+    def next_wakeup(self, now: float) -> float | None:
+        return None
+
+    def place(self, job: Job, idle: np.ndarray, gpus: np.ndarray,
+              cluster: ClusterView) -> list[int]:  # pragma: no cover - abstract
+        """Machine index of each worker (positions in ``idle``, which suffices); ``cluster`` for
+        what else a rule reads (Titan: the pair capacity)."""
+        raise NotImplementedError
+
+    def decide(self, now: float, cluster: ClusterView) -> list[Decision]:
+        idle = cluster.free_array
+        if idle is not None:
+            ids: Sequence[Hashable] | None = None
+            gpus = cluster.size_array
+            assert gpus is not None
+        else:
+            ids = list(cluster.free)
+            idle = np.fromiter((cluster.free[n] for n in ids), dtype=np.int64, count=len(ids))
+            gpus = np.fromiter((cluster.size[n] for n in ids), dtype=np.int64, count=len(ids))
+        total = int(idle.sum())
+        out: list[Decision] = []
+        queue = self.queue
+        while self._head < len(queue):
+            job = queue[self._head]
+            if total < job.gpus:
+                break
+            m = self.place(job, idle, gpus, cluster)
+            taken: dict[int, int] = {}
+            for s in m:  # a few machines: a dict beats numpy here
+                taken[s] = taken.get(s, 0) + 1
+            if ids is None:
+                d = Decision(job.id, taken, [m])
+            else:
+                d = Decision(job.id, {ids[s]: c for s, c in taken.items()}, [[ids[s] for s in m]])
+                for s, c in taken.items():  # the view's own counts are reserved below
+                    idle[s] -= c
+            cluster.reserve(d)
+            out.append(d)
+            total -= job.gpus
+            self._head += 1
+        if self._head > 4096:
+            del queue[:self._head]
+            self._head = 0
+        return out
+
+    @property
+    def waiting(self) -> int:
+        """Jobs queued, not yet started."""
+        return len(self.queue) - self._head
+
+
+def _matrix(cluster: ClusterView) -> float | np.ndarray:
+    """P from the view as Titan takes it: a number (none given: infinity) or a node x node matrix."""
+    cap = cluster.pair_capacity()
+    if cap is None:
+        return math.inf
+    if isinstance(cap, np.ndarray):
+        return cap
+    if isinstance(cap, Mapping):
+        return np.asarray(_capacity(cap, list(cluster.free)), dtype=float)
+    if isinstance(cap, bool) or not isinstance(cap, (int, float)) or not cap > 0:
+        raise _fail("cluster.pair_capacity", f"must be a number > 0, a pair mapping or an array, got {cap!r}")
+    return float(cap)
+
+
+class TitanPolicy(FifoPolicy):
+    """Titan (Alg. 3) with P from the view, relaxed to P = infinity when it finds nothing (module
+    docstring). Readings ``titan_algorithm``, ``titan_step2``, ``titan_tie_break``
+    (:func:`.titan.titan`). Counters: :attr:`relaxed` (jobs placed with P relaxed),
+    :attr:`bound` (jobs whose placement P changed: the placement without P differs and breaks P),
+    :attr:`multi` (multi-machine placements without P)."""
+
+    name = "titan"
+
+    def __init__(self, *, titan_step2: str = "fix-idle-count", titan_tie_break: str = "least-traffic",
+                 max_attempts: int | None = MAX_ATTEMPTS, titan_algorithm: str = "pseudo-code") -> None:
+        super().__init__()
+        _check_readings(titan_algorithm, titan_step2, titan_tie_break)
+        self.relaxed = 0
+        self.bound = 0
+        self.multi = 0
+        self.kw: dict[str, Any] = {"titan_step2": titan_step2, "titan_tie_break": titan_tie_break,
+                                   "max_attempts": max_attempts, "titan_algorithm": titan_algorithm}
+
+    def on_arrival(self, job: Job, now: float) -> None:
+        if isinstance(job, Job) and job.param_bytes is None and job.gpus > 1:
+            raise _fail("job.param_bytes", f"job {job.id}: Titan needs K, the bytes its {job.gpus} workers "
+                                           "synchronise (the pair traffic it checks against P)")
+        super().on_arrival(job, now)
+
+    def place(self, job: Job, idle: np.ndarray, gpus: np.ndarray, cluster: ClusterView) -> list[int]:
+        workers = job.gpus
+        phases = phases_of(workers, collective_of(job), job.param_bytes or 0.0)
+        if workers == 1:
+            m = place_unchecked(gpus, idle, math.inf, phases, workers=1, **self.kw)
+            assert m is not None
+            return m
+        cap = _matrix(cluster)
+        m = place_unchecked(gpus, idle, cap, phases, workers=workers, **self.kw)
+        free = place_unchecked(gpus, idle, math.inf, phases, workers=workers, **self.kw)
+        assert free is not None  # the idle GPUs suffice
+        if len(set(free)) > 1:
+            self.multi += 1
+            if m != free:
+                self.bound += 1
+        if m is None:
+            self.relaxed += 1
+            m = free
+        return m
+
+
+class ElasticflowPolicy(FifoPolicy):
+    """Elasticflow's best fit; reading ``elasticflow_machines``."""
+
+    name = "elasticflow"
+
+    def __init__(self, *, elasticflow_machines: str = "any") -> None:
+        super().__init__()
+        self.machines = elasticflow_machines
+
+    def place(self, job: Job, idle: np.ndarray, gpus: np.ndarray, cluster: ClusterView) -> list[int]:
+        m = elasticflow(idle, workers=job.gpus, gpus=self.sizes_list(gpus), elasticflow_machines=self.machines)
+        assert m is not None
+        return m
+
+
+class HivedPolicy(FifoPolicy):
+    """HiveD's fragments-first placement."""
+
+    name = "hived"
+
+    def place(self, job: Job, idle: np.ndarray, gpus: np.ndarray, cluster: ClusterView) -> list[int]:
+        m = hived(self.sizes_list(gpus), idle, workers=job.gpus)
+        assert m is not None
+        return m
+
+
+class TiresiasPolicy(FifoPolicy):
+    """Tiresias; reading ``tiresias_spread``; sensitivity from the job's ``model`` name."""
+
+    name = "tiresias"
+
+    def __init__(self, *, tiresias_spread: str = "emptiest") -> None:
+        super().__init__()
+        self.spread = tiresias_spread
+
+    def place(self, job: Job, idle: np.ndarray, gpus: np.ndarray, cluster: ClusterView) -> list[int]:
+        sensitive = is_placement_sensitive(NimpJob(job.gpus, collective_of(job), job.param_bytes or 1.0, None,
+                                                   job.model))
+        m = tiresias(idle.tolist(), workers=job.gpus, placement_sensitive=sensitive, tiresias_spread=self.spread)
+        assert m is not None
+        return m
+
+
+POLICIES: dict[str, type[FifoPolicy]] = {p.name: p for p in (TitanPolicy, ElasticflowPolicy, HivedPolicy,
+                                                               TiresiasPolicy)}
+
+
+class OnlineScheduler:
+    """One nimp policy (``titan`` or a baseline) as an :class:`optkit.online.OnlinePolicy`.
+
+    Parameters
+    ----------
+    policy
+        ``titan`` (Algorithm 3, P relaxed when it finds nothing), ``elasticflow``, ``hived`` or
+        ``tiresias``.
+    nodes
+        ``{node id: GPUs}`` of every machine; sizes may differ (K_s per machine, Sec. III).
+    **readings
+        The policy's readings (``titan_algorithm``, ``titan_step2``, ``titan_tie_break``,
+        ``max_attempts``; ``elasticflow_machines``; ``tiresias_spread``).
+
+    References
+    ----------
+    Fang et al., "Titan", Sec. IV (Algorithms 1-3), Sec. V-A (the baselines);
+    :mod:`optkit.online` (the protocol).
+
+    Notes
+    -----
+    Guarantee: Titan's Theorems 4-5 claim (1 - 1/e) per criterion for one job; none is proven
+    for the online replay, nor for the baselines.
+
+    Units: seconds (``now``); GPUs; bytes per phase (the view's pair capacity), bytes (K).
+
+    Each view passed to ``decide`` must name exactly the scheduler's nodes, with their sizes; its
+    pair capacity (:meth:`optkit.online.ClusterView.pair_capacity`) is Titan's P, a number or
+    ``{(a, b): bytes}`` per unordered pair; none means no bandwidth constraint.
+
+    Examples
+    --------
+    Two 8-GPU hosts, ``a`` with 2 GPUs busy; a 4-worker job of a 100 MB model goes to the
+    non-idle host, which Titan prefers to opening an idle one:
+
+    >>> from optkit.online import ClusterView, Job
+    >>> s = OnlineScheduler("titan", nodes={"a": 8, "b": 8})
+    >>> s.on_arrival(Job("j1", release=0.0, gpus=4, duration=3600.0, param_bytes=100e6), 0.0)
+    >>> s.decide(0.0, ClusterView({"a": 6, "b": 8}, {"a": 8, "b": 8}, pair_capacity=50e6))
+    [Decision(job_id='j1', gpus={'a': 4}, replicas=[['a', 'a', 'a', 'a']], time_per_iteration=None, extra={})]
+    """
+
+    protocol = "optkit.online"
+
+    def __init__(self, policy: str = "titan", *, nodes: Mapping[Hashable, int], **readings: Any) -> None:
+        if policy not in POLICIES:
+            raise _fail("policy", f"must be one of {', '.join(POLICIES)}, got {policy!r}")
+        self.size = node_sizes(nodes, problem=PROBLEM)
+        self.total_gpus = sum(self.size.values())
+        try:
+            self.policy = POLICIES[policy](**readings)
+        except TypeError as exc:
+            raise _fail("readings", f"{policy} does not take {sorted(readings)}: {exc}") from None
+        self.name = policy
+
+    def on_arrival(self, job: Job, now: float) -> None:
+        """Check ``job`` (its GPUs against the cluster's; the policy checks the rest) and queue it."""
+        if isinstance(job, Job) and job.gpus > self.total_gpus:
+            raise _fail("job.gpus", f"job {job.id} needs {job.gpus} GPUs but the cluster has {self.total_gpus}: "
+                                    "it could never start")
+        self.policy.on_arrival(job, now)
+
+    def on_completion(self, job_id: str, now: float) -> None:
+        self.policy.on_completion(job_id, now)
+
+    def decide(self, now: float, cluster: ClusterView) -> list[Decision]:
+        """The starts, by node id; the view must name exactly the scheduler's nodes and sizes,
+        with no more free GPUs than a node has."""
+        free, size = cluster.free, cluster.size
+        if len(free) != len(self.size) or any(n not in free for n in self.size):
+            raise _fail("cluster.free", f"must name exactly the scheduler's {len(self.size)} nodes")
+        for n, g in self.size.items():
+            if size.get(n) != g:
+                raise _fail(f"cluster.size[{n!r}]", f"must be the node's {g} GPUs, got {size.get(n)!r}")
+            f = free[n]
+            if isinstance(f, bool) or not isinstance(f, (int, np.integer)) or not 0 <= f <= g:
+                raise _fail(f"cluster.free[{n!r}]", f"must be an integer in [0, {g}], got {f!r}")
+        return self.policy.decide(now, cluster)
+
+    def next_wakeup(self, now: float) -> float | None:
+        return self.policy.next_wakeup(now)
+
+    @property
+    def waiting(self) -> int:
+        """Jobs queued, not yet started."""
+        return self.policy.waiting
