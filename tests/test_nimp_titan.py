@@ -18,8 +18,8 @@ from optkit.formulations.nimp.bounds import RATIO
 from optkit.formulations.nimp.exact import brute_force
 from optkit.formulations.nimp.model import NimpInstance, criteria, evaluate, halving_doubling_phases
 from optkit.formulations.nimp.generate import tiny
-from optkit.formulations.nimp.titan import (Collective, alg3_deployment, choose, feasible_worker_set, run_titan,
-                                              submodular_greedy, titan)
+from optkit.formulations.nimp.titan import (Collective, alg3_deployment, choose, feasible_worker_set, place_unchecked,
+                                              place_with_and_without_capacity, run_titan, submodular_greedy, titan)
 from optkit.solve import solve
 
 K = 1.0e8
@@ -604,3 +604,41 @@ def test_one_worker_closed_form_equals_the_pseudo_codes_greedy() -> None:
         full = np.asarray(_alg3(col, R, K, 1e9), dtype=np.int64)
         want = [int(full[0])] if _meets_eq1(col, full, R.tolist(), 1e9, M) else None
         assert _one_worker_pseudo_code(R, K) == want
+
+
+def test_one_run_for_both_capacities_equals_two_runs() -> None:
+    """``place_with_and_without_capacity`` (the replay's Titan, one run where its proof allows)
+    returns exactly what two runs of Titan return, under P and under P = infinity, on 400 seeded
+    instances with a binding P (scalar or per pair); both of its paths are taken."""
+    rng = np.random.default_rng(11)
+    shortcut = rerun = 0
+    for _ in range(400):
+        inst = NimpInstance.from_dict(random_instance(rng))
+        K = np.array([x.gpus for x in inst.machines], dtype=np.int64)
+        R = np.array([x.idle_gpus for x in inst.machines], dtype=np.int64)
+        if R.sum() < inst.N:
+            continue
+        cap = float(inst.capacity[0, 0]) if inst.capacity_is_scalar else inst.capacity
+        want = (place_unchecked(K, R, cap, inst.phases(), workers=inst.N),
+                place_unchecked(K, R, math.inf, inst.phases(), workers=inst.N))
+        got = place_with_and_without_capacity(K, R, cap, inst.phases(), workers=inst.N)
+        assert got == want
+        if want[1] is not None and want[0] == want[1]:
+            shortcut += 1
+        else:
+            rerun += 1
+    assert shortcut > 20 and rerun > 20
+
+
+def test_feasible_worker_set_under_infinite_capacity_takes_the_first_room_workers() -> None:
+    """P = infinity short-cuts Alg. 1's tests; a huge finite P runs them all: the same sets."""
+    rng = np.random.default_rng(5)
+    for _ in range(200):
+        inst = NimpInstance.from_dict(random_instance(rng))
+        col = Collective(inst.N, inst.phases())
+        machine_of = [int(rng.integers(-1, inst.M)) for _ in range(inst.N)]
+        available = [n for n in range(inst.N) if machine_of[n] < 0]
+        for s in range(inst.M):
+            room = int(rng.integers(0, 5))
+            assert feasible_worker_set(s, available, machine_of, room, math.inf, {}, col) == \
+                feasible_worker_set(s, available, machine_of, room, 1e300, {}, col)

@@ -37,7 +37,7 @@ from optkit.online import ClusterView, Decision, Job, node_sizes
 from .baselines import elasticflow, hived, tiresias
 from .model import Job as NimpJob, Phase, halving_doubling_phases, is_placement_sensitive, ring_phases
 from .place import _capacity
-from .titan import _check_readings, place_unchecked
+from .titan import _check_readings, place_unchecked, place_with_and_without_capacity
 
 __all__ = ["FifoPolicy", "TitanPolicy", "ElasticflowPolicy", "HivedPolicy", "TiresiasPolicy", "POLICIES",
            "OnlineScheduler", "MAX_ATTEMPTS", "collective_of", "phases_of"]
@@ -207,9 +207,7 @@ class TitanPolicy(FifoPolicy):
             m = place_unchecked(gpus, idle, math.inf, phases, workers=1, **self.kw)
             assert m is not None
             return m
-        cap = _matrix(cluster)
-        m = place_unchecked(gpus, idle, cap, phases, workers=workers, **self.kw)
-        free = place_unchecked(gpus, idle, math.inf, phases, workers=workers, **self.kw)
+        m, free = place_with_and_without_capacity(gpus, idle, _matrix(cluster), phases, workers=workers, **self.kw)
         assert free is not None  # the idle GPUs suffice
         if len(set(free)) > 1:
             self.multi += 1

@@ -111,7 +111,7 @@ from optkit.result import Result, Status
 
 from .model import REL_TOL, NimpInstance, Phase, solution_dict
 
-__all__ = ["titan", "run_titan", "Collective", "choose", "feasible_worker_set", "submodular_greedy",
+__all__ = ["titan", "run_titan", "place_with_and_without_capacity", "Collective", "choose", "feasible_worker_set", "submodular_greedy",
            "alg3_deployment"]
 
 
@@ -433,6 +433,8 @@ def feasible_worker_set(s: int, available: Sequence[int], machine_of: Sequence[i
     yet placed are not constrained yet; they are checked when those workers join a machine.
     The resource constraint of Eq. (1) bounds A(s) at ``room`` = R_s workers (Alg. 1 is silent on
     it; a set larger than R_s cannot be deployed on s)."""
+    if not isinstance(capacity, np.ndarray) and capacity == math.inf:
+        return list(available[:room])  # no pair can exceed an infinite P: every test passes
     out: list[int] = []
     added: dict[tuple[int, int], float] = {}  # (t, s') -> bytes the members of A(s) add
     for n in available:
@@ -485,7 +487,7 @@ def submodular_greedy(pool: Sequence[int], R: Sequence[int], is_idle: Sequence[b
     # Every set of Phi goes to a machine of its own, so a machine not used yet carries no existing
     # overhead C_{f,f'} (line 5) but that of the workers joining its A(s): Alg. 1 starts from none.
     no_overhead: dict[tuple[int, int, int], float] = {}
-    unused = sorted(pool, key=lambda s: (-(keep_idle and not is_idle[s]), -R[s], s))
+    unused = [s for _k, _r, s in sorted([(-(keep_idle and not is_idle[s]), -R[s], s) for s in pool])]
     for _ in range(len(pool) - 1):
         if not available:
             break
@@ -693,6 +695,31 @@ def place_unchecked(Ka: np.ndarray, Ra: np.ndarray, cap: float | np.ndarray, pha
 
     best = min(cands, key=lex)  # min is stable: step 2 wins ties
     return [int(s) for s in best]
+
+
+def place_with_and_without_capacity(Ka: np.ndarray, Ra: np.ndarray, cap: float | np.ndarray,
+                                    phases: Sequence[Phase], *, workers: int,
+                                    **readings: Any) -> tuple[list[int] | None, list[int] | None]:
+    """:func:`place_unchecked` under ``cap`` and under no bandwidth constraint (P = infinity), as
+    the replay needs both (to count the jobs whose placement P changed), with one run of Titan
+    instead of two where a proof allows it.
+
+    Under ``titan_algorithm="pseudo-code"``: if the placement found without P meets Eq. (1)
+    under ``cap``, it *is* the placement found under ``cap``. Proof: run both in lock step. In
+    Alg. 1 (:func:`feasible_worker_set`), a test for the machine the greedy then chooses adds up
+    bytes between workers that end on s and s' in the final placement, so it never exceeds that
+    placement's bytes on (t, s, s'), which meet P: the chosen machine gets the same set A(s)
+    under P. Any other machine's set under P is no larger than without it (at most ``room`` and
+    at most the available workers, which it reaches without P). So Alg. 2's argmax (largest key,
+    lowest index among ties) picks the same machine in each iteration, both in step 1 and in
+    step 2, line 18 deploys the same rest, and the final Eq. (1) check passes. Otherwise (or under
+    another reading) Titan runs again under ``cap``. Tested against two runs on seeded clusters
+    (tests/test_nimp_titan.py)."""
+    free = place_unchecked(Ka, Ra, math.inf, phases, workers=workers, **readings)
+    if free is not None and readings.get("titan_algorithm", "pseudo-code") == "pseudo-code":
+        if _feasible_bandwidth(Collective(workers, phases), np.asarray(free, dtype=np.int64), cap, len(Ra)):
+            return free, free
+    return place_unchecked(Ka, Ra, cap, phases, workers=workers, **readings), free
 
 
 def run_titan(instance: NimpInstance, *, objective: str = "lex", time_limit: float | None = None,
