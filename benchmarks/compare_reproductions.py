@@ -1,0 +1,84 @@
+"""Compare two `optkit reproduce` runs value by value: what a change of code changed.
+
+Reads the per-paper CSVs (experiment, claim, reading, seed, value) that `optkit reproduce ...
+--out DIR` writes in each of two folders and prints, for the (experiment, claim, reading, seed)
+rows both hold, how many are identical and every one that is not, with its relative change;
+the readings only one run measured; and, with ``--same-as NEW_READING=OLD_READING`` (repeatable),
+whether the rows of a reading in the new run equal those of another reading in the old one (a
+behaviour kept as a declared reading: ``titan_algorithm=pair-grouping=default``). Claims whose
+id matches ``--timing`` (a regular expression; default: Table II's computation-time claims,
+``-pct$``) are wall times and listed apart.
+
+Run: ``python benchmarks/compare_reproductions.py OLD_DIR NEW_DIR [--same-as ...]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import re
+import sys
+from pathlib import Path
+
+Key = tuple[str, str, str, str]
+
+
+def load(folder: Path) -> dict[Key, str]:
+    """``{(experiment, claim, reading, seed): value}`` of every CSV in ``folder``."""
+    files = sorted(folder.glob("*.csv"))
+    if not files:
+        raise SystemExit(f"compare_reproductions: {folder} holds no reproduce CSV")
+    out: dict[Key, str] = {}
+    for f in files:
+        with f.open(newline="") as fh:
+            for r in csv.DictReader(fh):
+                out[(r["experiment"], r["claim"], r["reading"], r["seed"])] = r["value"]
+    return out
+
+
+def _rel(a: str, b: str) -> str:
+    try:
+        x, y = float(a), float(b)
+    except ValueError:
+        return "not numbers"
+    return f"{abs(x - y) / max(abs(x), 1e-300):.2e}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("old", type=Path)
+    ap.add_argument("new", type=Path)
+    ap.add_argument("--same-as", action="append", default=[], metavar="NEW_READING=OLD_READING")
+    ap.add_argument("--timing", default=r"-pct$", help="claims that are wall times (regular expression)")
+    args = ap.parse_args(argv)
+    old, new = load(args.old), load(args.new)
+    timing = re.compile(args.timing)
+    common = sorted(set(old) & set(new))
+    changed = [k for k in common if old[k] != new[k]]
+    values = [k for k in changed if not timing.search(k[1])]
+    print(f"rows: old {len(old)}, new {len(new)}, in both {len(common)}, identical "
+          f"{len(common) - len(changed)}, changed {len(values)} (+ {len(changed) - len(values)} wall-time rows)")
+    by_reading: dict[tuple[str, str], int] = {}
+    for k in values:
+        by_reading[(k[0], k[2])] = by_reading.get((k[0], k[2]), 0) + 1
+    for (exp, reading), n in sorted(by_reading.items()):
+        print(f"  changed: {exp} [{reading}]: {n} rows")
+    for k in values:
+        print(f"    {k[0]} {k[1]} [{k[2]}] seed {k[3]}: {old[k]} -> {new[k]} (relative {_rel(old[k], new[k])})")
+    only_new = sorted({(k[0], k[2]) for k in set(new) - set(old)})
+    only_old = sorted({(k[0], k[2]) for k in set(old) - set(new)})
+    print("readings only in the new run:", ", ".join(f"{e} [{r}]" for e, r in only_new) or "none")
+    print("readings only in the old run:", ", ".join(f"{e} [{r}]" for e, r in only_old) or "none")
+    for spec in args.same_as:
+        if spec.count("=") < 2:
+            raise SystemExit(f"compare_reproductions: --same-as wants NEW_READING=OLD_READING, got {spec!r}")
+        cut = spec.index("=", spec.index("=") + 1)
+        nr, orr = spec[:cut], spec[cut + 1:]
+        rows = [k for k in new if k[2] == nr]
+        same = sum(1 for k in rows if old.get((k[0], k[1], orr, k[3])) == new[k])
+        print(f"new [{nr}] against old [{orr}]: {same} of {len(rows)} rows identical")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
