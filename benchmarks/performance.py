@@ -99,8 +99,9 @@ HELD_BACK = {
         "event loop, plain-loop GPU accounting, placement fast paths (simulate 25.3 -> ~10 s), evaluate with "
         "alpha cached per count pattern and one vectorised capacity sort (22.9 -> ~2 s), compact trees and one "
         "copy of the jobs during generation (629 -> 467 MiB)"),
-    "itp_replay": "Titan's pseudo-code greedy (Alg. 2 over every machine of the pool, twice per job, with and "
-                  "without P); one-worker jobs take a closed form, the multi-worker ones the full greedy",
+    "itp_replay": "Titan's pseudo-code greedy (Alg. 2 over every machine of the pool per multi-worker job; "
+                  "a second run under P only where the placement found without P breaks it; one-worker jobs "
+                  "take a closed form)",
     "rar_exact": "",
     "sjf_bco": "",
     "titan": "Titan's pseudo-code greedy (Alg. 1's feasible set per machine of the pool in each of its "

@@ -407,11 +407,6 @@ def _checked(gpus: Sequence[int], idle_gpus: Sequence[int], capacity: Any,
     return Ra.astype(np.int64), Ka.astype(np.int64), cap
 
 
-def _cap(capacity: float | np.ndarray, s: int, u: int) -> float:
-    """P_{s,s'}: the scalar, or the matrix entry."""
-    return float(capacity[s, u]) if isinstance(capacity, np.ndarray) else float(capacity)
-
-
 def feasible_worker_set(s: int, available: Sequence[int], machine_of: Sequence[int], room: int,
                         capacity: float | np.ndarray, load: Mapping[tuple[int, int, int], float],
                         col: Collective) -> list[int]:
@@ -437,18 +432,22 @@ def feasible_worker_set(s: int, available: Sequence[int], machine_of: Sequence[i
         return list(available[:room])  # no pair can exceed an infinite P: every test passes
     out: list[int] = []
     added: dict[tuple[int, int], float] = {}  # (t, s') -> bytes the members of A(s) add
+    row = capacity[s] if isinstance(capacity, np.ndarray) else None  # P_{s,.}
+    limit = 0.0 if row is not None else float(capacity) * (1.0 + REL_TOL)
+    partners = col.partners
     for n in available:
         if len(out) >= room:
             break
         mine: dict[tuple[int, int], float] = {}
-        for t, n2, v in col.partners[n]:
+        for t, n2, v in partners[n]:
             s2 = machine_of[n2]
             if s2 >= 0 and s2 != s:
                 mine[(t, s2)] = mine.get((t, s2), 0.0) + v
         ok = True
         for (t, s2), v in mine.items():
             key = (t, s, s2) if s < s2 else (t, s2, s)
-            if load.get(key, 0.0) + added.get((t, s2), 0.0) + v > _cap(capacity, s, s2) * (1.0 + REL_TOL):
+            if load.get(key, 0.0) + added.get((t, s2), 0.0) + v > (
+                    limit if row is None else float(row[s2]) * (1.0 + REL_TOL)):
                 ok = False  # "We stop searching if there exists one communication pair that exceeds"
                 break
         if ok:
@@ -492,8 +491,10 @@ def submodular_greedy(pool: Sequence[int], R: Sequence[int], is_idle: Sequence[b
         if not available:
             break
         best: tuple[tuple[int, int], int, list[int]] | None = None
+        nav = len(available)
         for s in unused:
-            rank = (int(keep_idle and not is_idle[s]), min(R[s], len(available)))  # an upper bound of s's
+            r = R[s]
+            rank = (int(keep_idle and not is_idle[s]), r if r < nav else nav)  # an upper bound of s's
             if best is not None and rank < best[0]:
                 break  # ``unused`` comes by decreasing bound: no later machine can win
             if best is not None and rank == best[0] and s > best[1]:
@@ -653,6 +654,22 @@ def titan(gpus: Sequence[int], idle_gpus: Sequence[int], capacity: float | np.nd
                            titan_tie_break=titan_tie_break, titan_algorithm=titan_algorithm)
 
 
+_COLLECTIVES: dict[tuple[int, int], tuple[Sequence[Phase], Collective]] = {}
+
+
+def _collective(workers: int, phases: Sequence[Phase]) -> Collective:
+    """``Collective(workers, phases)``, kept while the caller passes the same phase list (the
+    replay caches one list per (N, collective, K), so each job of a trace reuses it)."""
+    key = (workers, id(phases))
+    hit = _COLLECTIVES.get(key)
+    if hit is not None and hit[0] is phases:
+        return hit[1]
+    if len(_COLLECTIVES) > 1024:
+        _COLLECTIVES.clear()
+    col = _COLLECTIVES[key] = (phases, Collective(workers, phases))
+    return col[1]
+
+
 def place_unchecked(Ka: np.ndarray, Ra: np.ndarray, cap: float | np.ndarray, phases: Sequence[Phase], *,
                     workers: int, max_attempts: int | None = None, titan_step2: str = "fix-idle-count",
                     titan_tie_break: str = "least-traffic", titan_algorithm: str = "pseudo-code") -> list[int] | None:
@@ -663,7 +680,7 @@ def place_unchecked(Ka: np.ndarray, Ra: np.ndarray, cap: float | np.ndarray, pha
     if titan_algorithm == "pseudo-code":
         if workers == 1:
             return _one_worker_pseudo_code(Ra, Ka)
-        col = Collective(workers, phases)
+        col = _collective(workers, phases)
         m = np.asarray(_alg3(col, Ra, Ka, cap), dtype=np.int64)
         ok = _meets_eq1(col, m, Ra.tolist(), cap, len(Ra))
         return [int(s) for s in m] if ok else None
@@ -671,7 +688,7 @@ def place_unchecked(Ka: np.ndarray, Ra: np.ndarray, cap: float | np.ndarray, pha
         return _one_worker(Ra, Ka, titan_step2, titan_tie_break)
     R = Ra.tolist()
     M = len(R)
-    col = Collective(workers, phases)
+    col = _collective(workers, phases)
     order = np.lexsort((np.arange(M), -Ra))  # most idle GPUs first, ties by index
     ro, is_idle = Ra[order], (Ra == Ka)[order]
     idle = order[(ro > 0) & is_idle].tolist()
@@ -717,7 +734,7 @@ def place_with_and_without_capacity(Ka: np.ndarray, Ra: np.ndarray, cap: float |
     (tests/test_nimp_titan.py)."""
     free = place_unchecked(Ka, Ra, math.inf, phases, workers=workers, **readings)
     if free is not None and readings.get("titan_algorithm", "pseudo-code") == "pseudo-code":
-        if _feasible_bandwidth(Collective(workers, phases), np.asarray(free, dtype=np.int64), cap, len(Ra)):
+        if _feasible_bandwidth(_collective(workers, phases), np.asarray(free, dtype=np.int64), cap, len(Ra)):
             return free, free
     return place_unchecked(Ka, Ra, cap, phases, workers=workers, **readings), free
 
