@@ -28,6 +28,7 @@ Run: ``python benchmarks/ddlwmp_scale.py [--jobs 150000] [--servers 250]``.
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
 import os
 import platform
@@ -86,12 +87,22 @@ def child(path: str, out: str) -> None:
     res = {"load_s": load_s, "sim_s": stats["wall_time_s"], "instants": stats["instants"],
            "jobs": len(inst.jobs), "started": len(schedule["jobs"]), "delayed": policy.delayed,
            "improved": policy.improved, "heavy_edge_maps": len(policy.placer._maps),
+           "tau": policy.tau, "comm_heavy": policy.comm_heavy,
            "rss_before_mib": rss_before, "rss_sim_mib": rss_sim,
            "rss_now_before_mib": rss_now_before, "rss_now_after_mib": rss_now_after, "rss_end_mib": _maxrss_mib(),
            "eval_s": eval_s, "feasible": ev.feasible, "objectives": ev.objectives, "metrics": ev.metrics,
            "violations": ev.violations[:3]}
     with open(out, "w") as f:
         json.dump(res, f)
+
+
+def _commit() -> str:
+    """The checkout's commit (``unknown`` outside a git checkout)."""
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                              cwd=Path(__file__).parent, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
 
 
 def main() -> None:
@@ -132,12 +143,14 @@ def main() -> None:
     lines = [
         "# ddlwmp scale: A-SRPT on the paper's largest simulation setting",
         "",
-        f"Measured on {platform.machine()} with {os.cpu_count()} cores, Python {platform.python_version()}. "
+        f"Measured on {datetime.date.today().isoformat()} at commit {_commit()} on {platform.machine()} with "
+        f"{os.cpu_count()} cores, Python {platform.python_version()} (load average {os.getloadavg()[0]:.1f} at the "
+        "end). "
         f"Instance: `generate(jobs={n}, servers={args.servers}, single_gpu_share=0.8, seed={args.seed})` "
         "(the `paper-sim` generator: synthetic workload, 80% single-GPU jobs as in the paper's trace, "
         "8 GPUs per server, NIC 10 Gbps = 1.25e9 B/s, intra-server 300 GB/s, random-forest predictions "
         f"trained on the first 80% of jobs, held-out MAE {meta['prediction']['mae']:.1f} iterations; measured "
-        f"single-GPU job share {meta['single_gpu_job_share']:.3f}). A-SRPT defaults (comm_heavy 1.5, tau 1.0), "
+        f"single-GPU job share {meta['single_gpu_job_share']:.3f}). A-SRPT defaults (comm_heavy {r['comm_heavy']:g}, tau {r['tau']:g}), "
         "Heavy-Edge on every placement.",
         "",
         "| target (issue) | measured | met |",
