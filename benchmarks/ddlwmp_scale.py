@@ -28,16 +28,16 @@ Run: ``python benchmarks/ddlwmp_scale.py [--jobs 150000] [--servers 250]``.
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import os
-import platform
 import resource
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from _page import run_line
 
 TARGET_S = 60.0
 TARGET_MIB = 2048.0
@@ -96,15 +96,6 @@ def child(path: str, out: str) -> None:
         json.dump(res, f)
 
 
-def _commit() -> str:
-    """The checkout's commit (``unknown`` outside a git checkout)."""
-    try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                              cwd=Path(__file__).parent, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--jobs", type=int, default=150_000)
@@ -143,9 +134,7 @@ def main() -> None:
     lines = [
         "# ddlwmp scale: A-SRPT on the paper's largest simulation setting",
         "",
-        f"Measured on {datetime.date.today().isoformat()} at commit {_commit()} on {platform.machine()} with "
-        f"{os.cpu_count()} cores, Python {platform.python_version()} (load average {os.getloadavg()[0]:.1f} at the "
-        "end). "
+        run_line() + " "
         f"Instance: `generate(jobs={n}, servers={args.servers}, single_gpu_share=0.8, seed={args.seed})` "
         "(the `paper-sim` generator: synthetic workload, 80% single-GPU jobs as in the paper's trace, "
         "8 GPUs per server, NIC 10 Gbps = 1.25e9 B/s, intra-server 300 GB/s, random-forest predictions "
