@@ -98,9 +98,9 @@ class Job:
     collective: str | None = None
 
     def __post_init__(self) -> None:
-        r = self.release
+        r, n = self.release, self.predicted_iterations
         if (type(self.id) is str and self.id and type(self.gpus) is int and self.gpus >= 1 and type(self.seq) is int
-                and type(r) is float and 0.0 <= r < _INF and self.predicted_iterations is None
+                and type(r) is float and 0.0 <= r < _INF and (n is None or type(n) is float and 0.0 <= n < _INF)
                 and self.duration is None and self.collective in _FAST_COLLECTIVES
                 and (self.param_bytes is None or type(self.param_bytes) is float and 0.0 <= self.param_bytes < _INF)
                 and (self.model is None or type(self.model) is str and self.model)):
