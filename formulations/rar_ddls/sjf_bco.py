@@ -131,7 +131,7 @@ def plan_theta(instance: RarInstance, theta: int, *, kappa: int, lam: float = 1.
     or ``None`` if some job gets no GPUs. For tests and the Fig. 5 sweep."""
     est = est or Estimates(instance, u=u, rho_hat=rho_hat)
     rules = _rules(instance, kappa, _fa_ffp(fa_ffp), pick_lbsgf(_check_lam(lam)))
-    return build_plan(est, ClusterIndex.of(instance.servers), sjf_bco_order(instance), theta, rules.__getitem__,
+    return build_plan(est, ClusterIndex.for_instance(instance), sjf_bco_order(instance), theta, rules.__getitem__,
                       available=available)
 
 
@@ -214,7 +214,7 @@ def sjf_bco(instance: RarInstance | Mapping[str, Any], *, lam: float = 1.0, u: f
         kappas = [int(kappa)]
         shown = {int(kappa): int(kappa)}
     est = Estimates(instance, u=u, rho_hat=rho_hat)
-    cluster = ClusterIndex.of(instance.servers)
+    cluster = ClusterIndex.for_instance(instance)
     order = sjf_bco_order(instance)
     small, lbsgf = _fa_ffp(fa_ffp), pick_lbsgf(lam)
     feasibility = theta_search == "minimum-feasible"
