@@ -558,7 +558,8 @@ def evaluate(instance: RarInstance, solution: Mapping[str, Any]) -> Evaluation:
         t = int(times[order[row]])
         busy_now = sum(1 for r in instance.busy_slots(s) if r > t) if instance.busy_until else 0
         if busy_now:
-            violations.append(f"server {s} holds {int(load[row, s]) - busy_now} GPUs in slot {t} while {busy_now} "
+            jobs_now = int(y[(out.start <= t) & (out.completion > t), s].sum())
+            violations.append(f"server {s} holds {jobs_now} GPUs in slot {t} while {busy_now} "
                               f"of its GPUs are busy until a later slot (busy_until[{s}]): "
                               f"{int(cap[s]) - busy_now} are free (capacity O_s = {int(cap[s])})")
         else:
