@@ -339,19 +339,3 @@ def test_schedule_batch_bad_input(what: str, kw: dict[str, Any], field: str, wor
     with pytest.raises(InputError) as err:
         schedule_batch(jobs, servers, NET, **args)
     assert err.value.field == field and words in err.value.message and err.value.problem == "rar-ddls", what
-
-
-@pytest.mark.parametrize("slot", [-1, 2.5, 10 ** 30, True])
-def test_file_typed_and_by_name_paths_give_the_same_message(slot: Any) -> None:
-    """One bad busy slot, three ways in: the same message; the field names the same GPU (by
-    position in the file and the typed instance, by node id and GPU index by name)."""
-    base = _inst([2, 2], [_job("a", 1)])
-    with pytest.raises(InputError) as from_file:
-        RarInstance.from_dict({**base.to_dict(), "busy_until": [[0, slot], []]})
-    with pytest.raises(InputError) as typed:
-        RarInstance(base.servers, base.network, base.slot_seconds, base.horizon, base.jobs, ((0, slot), ()))
-    with pytest.raises(InputError) as by_name:
-        schedule_batch([_job("a", 1)], {"n1": 2, "n2": 2}, NET, busy_until={("n1", 1): slot})
-    assert from_file.value.field == typed.value.field == "busy_until[0][1]"
-    assert by_name.value.field == "busy_until[('n1', 1)]"
-    assert from_file.value.message == typed.value.message == by_name.value.message

@@ -243,12 +243,13 @@ def schedule_batch(jobs: Sequence[Job | Mapping[str, Any]], servers: Mapping[N, 
     if not batch:
         return BatchSchedule(True, {}, 0, 0.0, busy_until=given)
     total = sum(int(servers[n]) for n in nodes)
-    too_big = [(i, j) for i, j in enumerate(batch) if j.gpus > total]
+    too_big = [(i, job) for i, job in enumerate(batch) if job.gpus > total]
     if too_big:
-        i, j = too_big[0]
+        i, big = too_big[0]
         more = f" (and {len(too_big) - 1} more jobs)" if len(too_big) > 1 else ""
         return BatchSchedule(False, reason="job-larger-than-cluster", busy_until=given,
-                             detail=f"jobs[{i}].gpus: job {j.id} asks for {j.gpus} GPUs but the cluster has {total}{more}")
+                             detail=f"jobs[{i}].gpus: job {big.id} asks for {big.gpus} GPUs but the cluster has "
+                                    f"{total}{more}")
     try:  # the checks across jobs and the cluster (duplicate ids, an iteration longer than a slot)
         inst = RarInstance.from_dict(d)
     except InputError as err:
