@@ -183,6 +183,8 @@ def sjf_bco(instance: RarInstance | Mapping[str, Any], *, lam: float = 1.0, u: f
     job's GPUs, phi the largest ratio of one job's execution times under two schedules, [l, u]
     the range of the estimate rho_hat / rho); the bound is evaluated per instance by
     :mod:`optkit.formulations.rar_ddls.bounds` and checked against the exact optimum in the tests.
+    It is proven for an idle cluster; with GPUs busy at the start (``busy_until``, U initialised
+    to the busy slot) none is proven: the paper's proof starts from U = 0.
 
     Units: time in slots of ``instance.slot_seconds`` seconds (theta_u, the plan's makespan);
     GPUs per server in ``y``.
