@@ -123,8 +123,9 @@ def _rename(err: InputError, nodes: list[Any]) -> InputError:
 
 
 def _busy_rows(busy_until: Mapping[tuple[N, int], int] | None, nodes: list[N],
-               servers: Mapping[N, Any]) -> list[list[Any]]:
-    """``{(node, gpu): slot}`` as the file's per-server lists (values checked by from_dict)."""
+               sizes: Sequence[int]) -> list[list[Any]]:
+    """``{(node, gpu): slot}`` as the file's per-server lists (``sizes``: the checked O_s in
+    node order; the slots are checked by :func:`.model.cluster_fields`)."""
     rows: list[list[Any]] = [[] for _ in nodes]
     if busy_until is None:
         return rows
@@ -137,10 +138,10 @@ def _busy_rows(busy_until: Mapping[tuple[N, int], int] | None, nodes: list[N],
             raise InputError(f"busy_until[{key!r}]", "must be a key (node id, GPU index) naming a node of "
                              "`servers`", problem=PROBLEM)
         node, g = key
-        cap = servers[node]
-        if isinstance(g, bool) or not isinstance(g, (int, np.integer)) or not 0 <= g < (cap if isinstance(cap, int) else 0):
+        cap = sizes[index[node]]
+        if isinstance(g, bool) or not isinstance(g, (int, np.integer)) or not 0 <= g < cap:
             raise InputError(f"busy_until[{key!r}]", f"names GPU {g!r} of node {node!r}, which has GPUs "
-                             f"0..{cap - 1 if isinstance(cap, int) else '?'}", problem=PROBLEM)
+                             f"0..{cap - 1}", problem=PROBLEM)
         row = rows[index[node]]
         row.extend([0] * (int(g) + 1 - len(row)))
         row[int(g)] = slot
@@ -230,9 +231,10 @@ def schedule_batch(jobs: Sequence[Job | Mapping[str, Any]], servers: Mapping[N, 
     nodes = list(servers)
     job_dicts: list[Any] = [j.to_dict() if isinstance(j, Job) else j for j in jobs]
     d: dict[str, Any] = {"problem": PROBLEM, "servers": [servers[n] for n in nodes], "network": network.to_dict(),
-                         "slot_seconds": slot_seconds, "horizon": horizon,
-                         "busy_until": _busy_rows(busy_until, nodes, servers), "jobs": job_dicts}
+                         "slot_seconds": slot_seconds, "horizon": horizon, "jobs": job_dicts}
     try:  # the file path's checks, in its order: the cluster, then each job's own fields
+        sizes, _ = cluster_fields(d)
+        d["busy_until"] = _busy_rows(busy_until, nodes, sizes)
         _, busy = cluster_fields(d)
         batch = [Job.from_dict(jd, f"jobs[{i}]") for i, jd in enumerate(job_dicts)]
         number(d, "slot_seconds", "instance", positive=True)

@@ -425,8 +425,8 @@ def simulate(instance: RarInstance, y: np.ndarray, *, starts: Sequence[int] | No
                 else:
                     still.append(j)
             waiting = still
-        # the next release of a job whose predecessors are done (with release=None: none)
-        ready = [int(rel[j]) for j in waiting if not blockers[j]] if fixed is None else []  # type: ignore[index]
+        # the releases still ahead of jobs whose predecessors are done (none without ``release``)
+        ready = [int(rel[j]) for j in waiting if not blockers[j]] if release is not None else []  # type: ignore[index]
         act = np.flatnonzero(active)
         if len(act) == 0:
             if fixed is not None and pi < n:
