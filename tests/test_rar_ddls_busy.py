@@ -71,12 +71,11 @@ def test_two_busy_gpus_hand_worked() -> None:
 
 
 def test_gang_waits_for_the_busy_gpus_hand_worked() -> None:
-    """The same servers, n1's GPUs busy until slot 5; a of 2 GPUs and b of 4 GPUs. b needs all
-    four GPUs at once, so it starts at slot 5 (not before n1 is released, not later: a has
-    completed at 5), split over both servers, 12 slots: completion 17 = the makespan. Without the
-    busy GPUs a starts at 0 on one server (completion 5) and b after it: the makespan is 17 too,
-    but b can only start at 5 because a ends there; with n1 busy until 8 instead, b starts at 8,
-    completion 20."""
+    """The same servers, n1's GPUs busy until slot 5; a of 2 GPUs and b of 4 GPUs. a runs on n2
+    in slots 0..4. b needs all four GPUs at once: it starts at slot 5, when both n1 (released)
+    and n2 (a completed) are free, split over both servers, 12 slots: completion 17 = the
+    makespan. With n1 busy until 8 instead, a still completes at 5 but b must wait for n1: it
+    starts at 8 and completes at 20."""
     r = schedule_batch([_job("a", 2), _job("b", 4)], {"n1": 2, "n2": 2}, NET,
                        busy_until={("n1", 0): 5, ("n1", 1): 5})
     assert [(j, s.start, s.completion) for j, s in r.jobs.items()] == [("a", 0, 5), ("b", 5, 17)]
