@@ -313,6 +313,37 @@ def test_schedule_batch_reasons() -> None:
     assert isinstance(big, BatchSchedule)
 
 
+def test_schedule_batch_stuck_and_no_plan() -> None:
+    """The Lemma 3 pair (``test_rar_ddls_lemmas.lemma3_pair``: two 2-GPU jobs on servers of 1, 2,
+    1 GPUs) with degradation 10: split over the shared middle server, p = 2, f(2) = 2 + 10·1 = 12,
+    and an iteration takes longer than a slot (phi = 0, eq. 9) for both, for good. Under
+    fa_ffp = least-loaded every plan splits both jobs that way: with kappa_select = estimate SJF-BCO
+    keeps such a plan (``stuck``); with the simulated selection it never accepts one
+    (``no-plan``). The packing reading avoids the split and schedules the pair."""
+    from tests.test_rar_ddls_lemmas import lemma3_pair
+
+    d = lemma3_pair()
+    d["network"]["degradation"] = 10.0
+    inst = RarInstance.from_dict(d)
+    nodes = {"x": 1, "y": 2, "z": 1}
+    stuck = schedule_batch(list(inst.jobs), nodes, inst.network, fa_ffp="least-loaded", kappa_select="estimate")
+    assert (stuck.ok, stuck.reason, stuck.jobs) == (False, "stuck", {})
+    assert stuck.detail.startswith("jobs a, b never complete")
+    none = schedule_batch(list(inst.jobs), nodes, inst.network, fa_ffp="least-loaded")
+    assert (none.ok, none.reason) == (False, "no-plan") and "gives a plan of every job" in none.detail
+    assert schedule_batch(list(inst.jobs), nodes, inst.network).ok
+
+
+def test_schedule_batch_time_limit() -> None:
+    """A zero time limit stops the theta search after its first trial; here that trial (theta =
+    5 on [1, 10]) fails, both GPUs being busy until 50 (U = 50 > 5), so nothing is planned."""
+    r = schedule_batch([_job("a", 2)], {"n": 2}, NET, busy_until={("n", 0): 50, ("n", 1): 50}, horizon=10,
+                       time_limit=0.0)
+    assert (r.ok, r.reason) == (False, "time-limit")
+    assert schedule_batch([_job("a", 2)], {"n": 2}, NET, busy_until={("n", 0): 50, ("n", 1): 50},
+                          horizon=10).jobs["a"].start == 50
+
+
 BAD_BATCH = [
     ("unknown node", {"busy_until": {("n9", 0): 3}}, "busy_until[('n9', 0)]", "naming a node of `servers`"),
     ("GPU index past the node", {"busy_until": {("n1", 2): 3}}, "busy_until[('n1', 2)]",

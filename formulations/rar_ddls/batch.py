@@ -19,8 +19,10 @@ from an instance file, each documented here and tested:
   scheduled (a partial plan would make the makespan of a different batch). Drop the job and call
   again.
 * **Stuck jobs** (phi = 0 under the contention of the planned schedule, eq. 9): ``ok=False``,
-  ``reason="stuck"``. **No plan** (only under a time limit; without one SJF-BCO always finds a
-  plan, extending its search past the horizon): ``reason="time-limit"``.
+  ``reason="stuck"``. **No plan**: ``reason="no-plan"`` when no execution-time limit, even past
+  the horizon, gives SJF-BCO a plan it accepts (under ``kappa_select="simulated"`` a plan whose
+  schedule leaves jobs stuck is never accepted), ``reason="time-limit"`` when ``time_limit`` ran
+  out first.
 * **Busy work is outside the model**: it holds its GPUs until its slot but adds no contention
   (eq. 6) to the batch, and the batch does not slow it (:mod:`.model`).
 
@@ -72,8 +74,8 @@ class BatchSchedule(Generic[N]):
     makespan_slots, makespan: the batch's makespan, max_j (T_j + 1), in slots and in seconds,
     measured by :func:`.model.evaluate` (``None`` when not scheduled).
     past_horizon: the makespan exceeds the horizon given.
-    reason: ``None`` when scheduled, else ``job-larger-than-cluster``, ``stuck`` or ``time-limit``
-    (module docstring); detail: the reason in words.
+    reason: ``None`` when scheduled, else ``job-larger-than-cluster``, ``stuck``, ``no-plan`` or
+    ``time-limit`` (module docstring); detail: the reason in words.
     info: SJF-BCO's diagnostics (``theta_u``, ``kappa``, ...; :meth:`.plan.PlanResult.info`).
     busy_until: the busy map the call was given, as ``{(node, gpu): slot}`` (slots > 0 only).
     """
@@ -262,7 +264,8 @@ def schedule_batch(jobs: Sequence[Job | Mapping[str, Any]], servers: Mapping[N, 
                          theta_search=theta_search, fa_ffp=fa_ffp, kappa_tie=kappa_tie, rho_hat=rho_hat,
                          deadline=deadline)
     except NoPlanError as exc:
-        return BatchSchedule(False, reason="time-limit", detail=str(exc), busy_until=given)
+        return BatchSchedule(False, reason="time-limit" if exc.timed_out else "no-plan", detail=str(exc),
+                             busy_until=given)
     if res.outcome.stuck:
         return BatchSchedule(False, reason="stuck", info=res.info(), busy_until=given,
                              detail=f"jobs {', '.join(res.outcome.stuck[:5])} never complete under the contention "
