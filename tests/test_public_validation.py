@@ -17,6 +17,7 @@ from optkit.formulations.nimp.titan import titan
 from optkit.formulations.rar_ddls.generate import tiny as rar_tiny
 from optkit.formulations.rar_ddls.model import Job as RarJob, Network, RarInstance
 from optkit.formulations.rar_ddls.sjf_bco import sjf_bco
+from optkit.formulations.rar_ddls import schedule_batch
 from optkit.formulations.ddlwmp.a_srpt import ASRPT
 from optkit.formulations.ddlwmp.baselines import SPJF
 from optkit.formulations.ddlwmp.model import DdlwmpCluster
@@ -89,6 +90,28 @@ ROWS: list[tuple[str, Callable[[], Any], str, str]] = [
     ("a job larger than the cluster", lambda: RarInstance((2,), NET, 1.0, 100, (_rar_job(gpus=4),)), "rar-ddls",
      "jobs[0].gpus"),
     ("no jobs (SJF-BCO on a dict)", lambda: sjf_bco({**RAR.to_dict(), "jobs": []}), "rar-ddls", "jobs"),
+    ("busy GPUs for a server that does not exist",
+     lambda: RarInstance(RAR.servers, NET, 1.0, 100, RAR.jobs, ((1,), (1,), (1,))), "rar-ddls", "busy_until"),
+    ("a busy GPU the server does not have",
+     lambda: RarInstance(RAR.servers, NET, 1.0, 100, RAR.jobs, ((1,) * (RAR.servers[0] + 1), ())), "rar-ddls",
+     "busy_until[0]"),
+    ("a negative busy slot", lambda: RarInstance(RAR.servers, NET, 1.0, 100, RAR.jobs, ((0, -3), ())), "rar-ddls",
+     "busy_until[0][1]"),
+    ("a fractional busy slot", lambda: RarInstance(RAR.servers, NET, 1.0, 100, RAR.jobs, ((2.5,), ())), "rar-ddls",
+     "busy_until[0][0]"),
+    ("a busy slot that overflows", lambda: RarInstance(RAR.servers, NET, 1.0, 100, RAR.jobs, ((2 ** 70,), ())),
+     "rar-ddls", "busy_until[0][0]"),
+    ("busy GPU of an unknown node (schedule_batch)",
+     lambda: schedule_batch(RAR.jobs, {"a": 2, "b": 3}, NET, busy_until={("nope", 0): 4}), "rar-ddls",
+     "busy_until[('nope', 0)]"),
+    ("busy GPU index past the node (schedule_batch)",
+     lambda: schedule_batch(RAR.jobs, {"a": 2, "b": 3}, NET, busy_until={("a", 2): 4}), "rar-ddls",
+     "busy_until[('a', 2)]"),
+    ("a negative busy slot (schedule_batch)",
+     lambda: schedule_batch(RAR.jobs, {"a": 2, "b": 3}, NET, busy_until={("b", 1): -1}), "rar-ddls",
+     "busy_until[('b', 1)]"),
+    ("a node of no GPUs (schedule_batch)", lambda: schedule_batch(RAR.jobs, {"a": 2, "b": 0}, NET), "rar-ddls",
+     "servers['b']"),
 ]
 
 
@@ -111,6 +134,23 @@ def test_typed_messages_equal_the_file_paths() -> None:
     with pytest.raises(InputError) as typed:
         Network(**{**NET.to_dict(), "xi1": 2.0})
     assert typed.value.message == from_file.value.message and typed.value.field == from_file.value.field
+
+
+@pytest.mark.parametrize("slot", [-3, 2.5, 2 ** 70, True])
+def test_busy_slot_messages_equal_the_file_paths(slot: Any) -> None:
+    """A bad busy slot (below 0, fractional, past the limit, a boolean), as a file, typed and by
+    node id: the same words; the field names the GPU by position, or by node id and GPU index."""
+    d = {**RAR.to_dict(), "busy_until": [[0, slot], []]}
+    with pytest.raises(InputError) as from_file:
+        RarInstance.from_dict(d)
+    with pytest.raises(InputError) as typed:
+        RarInstance(RAR.servers, NET, RAR.slot_seconds, RAR.horizon, RAR.jobs, ((0, slot), ()))
+    with pytest.raises(InputError) as by_name:
+        schedule_batch(RAR.jobs, {"a": RAR.servers[0], "b": RAR.servers[1]}, NET, busy_until={("a", 1): slot})
+    assert from_file.value.field == typed.value.field == "busy_until[0][1]"
+    assert by_name.value.field == "busy_until[('a', 1)]"
+    assert from_file.value.message == typed.value.message == by_name.value.message
+    assert by_name.value.problem == typed.value.problem == "rar-ddls"
 
 
 def test_valid_typed_objects_are_unchanged() -> None:

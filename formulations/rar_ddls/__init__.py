@@ -4,6 +4,7 @@ The formulation, the contention model and every reading of the paper: this packa
 ``README.md`` and :mod:`optkit.formulations.rar_ddls.model`. Importing one algorithm needs neither the
 harness nor a solver::
 
+    from optkit.formulations.rar_ddls import schedule_batch, Job, Network   # a batch, by node id
     from optkit.formulations.rar_ddls.sjf_bco import sjf_bco     # plan + schedule
     from optkit.formulations.rar_ddls.model import evaluate       # the referee
 
@@ -14,10 +15,11 @@ from __future__ import annotations
 
 from optkit.formulation import Algorithm, Formulation, LazyMapping, lazy_run
 
-from .model import OBJECTIVES, PROBLEM, RarInstance, evaluate
+from .batch import BatchSchedule, JobSlots, schedule_batch
+from .model import OBJECTIVES, PROBLEM, Job, Network, RarInstance, evaluate
 from .readings import READINGS
 
-__all__ = ["FORMULATION", "RarInstance", "evaluate"]
+__all__ = ["FORMULATION", "BatchSchedule", "Job", "JobSlots", "Network", "RarInstance", "evaluate", "schedule_batch"]
 
 _ALGORITHMS = [
     Algorithm("sjf-bco", lazy_run(f"{__name__}.sjf_bco", "run_sjf_bco"), "heuristic",

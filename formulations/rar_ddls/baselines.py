@@ -54,7 +54,7 @@ def plan_baseline(instance: RarInstance, theta: float, rule: PickRule, *, u: flo
                   available: str = DEFAULTS["available"], rho_hat: str = DEFAULTS["rho_hat"]) -> Plan | None:
     """One trial: the jobs in instance order under ``theta`` with ``rule``, from an empty cluster."""
     est = est or Estimates(instance, u=u, rho_hat=rho_hat)
-    return build_plan(est, ClusterIndex.of(instance.servers), range(len(instance.jobs)), theta,
+    return build_plan(est, ClusterIndex.for_instance(instance), range(len(instance.jobs)), theta,
                       lambda j: rule, rng=rng, available=available)
 
 
@@ -63,7 +63,7 @@ def _bisected(instance: RarInstance | Mapping[str, Any], rule: PickRule, name: s
     instance = as_instance(instance)
     feasibility = check_choice("theta_search", theta_search, THETA_SEARCH) == "minimum-feasible"
     est = Estimates(instance, u=u, rho_hat=rho_hat)
-    cluster = ClusterIndex.of(instance.servers)
+    cluster = ClusterIndex.for_instance(instance)
     order = range(len(instance.jobs))
 
     def trial(theta: int, horizon: int) -> tuple[Plan, None] | None:

@@ -16,23 +16,33 @@ servers, in each active slot it makes ``phi_j(n, p_j[t]) <= phi_j(n, 1)`` iterat
 counts itself, p >= 1; phi is nonincreasing in p because f(k) grows with k; on one server phi
 does not depend on p), so reaching F_j takes >= ``ceil(F_j / phi_j(n, 1)) >= rho_j^min`` slots.
 
+Busy GPUs (``busy_until``): ``r_g`` is the slot until which GPU g is busy (0 when free) and
+``r_(k)`` the k-th smallest r_g over all N GPUs. Lemma 1: job j starts at a slot >= ``r_(G_j)``
+(it holds G_j GPUs from its start, eq. 1, and a GPU busy in slot t holds no job, so at least G_j
+GPUs have ``r_g <= a_j``). With no busy GPU every r is 0 and each bound below is the one it was
+before the field existed.
+
 Lower bounds on the makespan (:func:`lower_bounds`, seconds = slots × slot_seconds)
 ==================================================================================
-* ``LB_job = max_j rho_j^min``: every job starts at slot >= 0 and runs >= rho_j^min slots
-  (Lemma 0).
-* ``LB_area = ceil(sum_j G_j rho_j^min / N)``: job j holds G_j GPUs in each of its >= rho_j^min
-  active slots (gang scheduling) and at most N GPUs are held in any slot (eq. 2), so
-  ``N·makespan >= sum_j G_j rho_j^min``; the makespan is an integer number of slots.
-* ``LB_conflict = max over sets K of pairwise conflicting jobs of sum_{j in K} rho_j^min``: two
-  jobs with ``G_j + G_j' > N`` can never be active in the same slot (eq. 2 summed over the
-  servers), so the jobs of K run one after another and the makespan is >= the sum of their
+* ``LB_job = max_j (r_(G_j) + rho_j^min)``: every job starts at slot >= r_(G_j) (Lemma 1) and
+  runs >= rho_j^min slots (Lemma 0).
+* ``LB_area`` = the least integer M with ``sum_g max(0, M - r_g) >= sum_j G_j rho_j^min``: job j
+  holds G_j GPUs in each of its >= rho_j^min active slots (gang scheduling), all before the
+  makespan M, and GPU g can hold a job only in slots r_g..M-1 (eq. 2 per GPU). With no busy
+  GPU: ``ceil(sum_j G_j rho_j^min / N)``.
+* ``LB_conflict = max over sets K of pairwise conflicting jobs of min_{j in K} r_(G_j) +
+  sum_{j in K} rho_j^min``: two jobs with ``G_j + G_j' > N`` can never be active in the same slot
+  (eq. 2 summed over the servers), so the jobs of K run one after another, the first starting
+  no earlier than min_K r_(G_j) (Lemma 1), and the makespan is >= that plus the sum of their
   active times (Lemma 0). The conflict graph is a threshold graph, so the best K is found
   exactly in O(J^2): rank jobs by non-increasing G (ties by index); if a and b are the two
   lowest-ranked members of K (G_a >= G_b, G_a + G_b > N), every job ranked at or above a has
   G >= G_a and conflicts with every other such job and with b, so the heaviest K with those two
-  is {every job ranked at or above a} ∪ {b}. (The jobs with G_j > N/2 are one such K.)
+  is {every job ranked at or above a} ∪ {b}; its least r_(G) is r_(G_b) (r_(k) grows with k).
+(The jobs with G_j > N/2 are one such K.)
 
-``total_completion``: ``sum_j rho_j^min`` (each job completes at >= its active time, Lemma 0).
+``total_completion``: ``sum_j (r_(G_j) + rho_j^min)`` (each job completes at >= its earliest
+start plus its active time, Lemmas 0 and 1).
 
 :func:`lower_bound` returns the largest bound of the objective.
 
@@ -57,6 +67,11 @@ two schedules, ``rho-hat_j in [l·rho_j, u·rho_j]``. optkit's definitions, per 
   under any two schedules.
 * ``n_g = max_j G_j``; ratio ``n_g·phi·u/l``.
 
+Busy GPUs: the paper proves Theorem 5 for Alg. 1 started from ``U = 0`` (line 2) on an idle
+cluster; nothing in it covers GPUs busy at the start. :func:`theorem5` computes the same
+expression for such an instance (``phi``, ``l`` and ``n_g`` do not read ``busy_until``) and says
+``proven: False``; it is then a reference number, not a guarantee.
+
 If ``phi_j(n, p_max) = 0`` for some job and feasible n (enough contention stalls the job, the
 "phi = 0" reading of :mod:`.model`), no finite rho^worst exists: ``phi`` and the ratio are
 ``math.inf``, ``l = 0`` and ``reason`` says which job.
@@ -71,7 +86,7 @@ from optkit.errors import InputError
 
 from .model import OBJECTIVES, Job, RarInstance, fastest_servers, min_servers, rate_table, solo_slots
 
-__all__ = ["feasible_server_counts", "rho_min", "lower_bounds", "lower_bound", "contention_cap", "theorem5",
+__all__ = ["feasible_server_counts", "rho_min", "earliest_starts", "lower_bounds", "lower_bound", "contention_cap", "theorem5",
            "lemma_checks"]
 
 
@@ -93,7 +108,33 @@ def rho_min(instance: RarInstance, job: Job) -> int:
     return int(min(_solo(instance, job, n) for n in feasible_server_counts(instance, job)))
 
 
-def _conflict_bound(instance: RarInstance, rmin: list[int]) -> int:
+def earliest_starts(instance: RarInstance) -> list[int]:
+    """``r_(G_j)`` per job (module docstring, Lemma 1): the slot before which fewer than G_j GPUs
+    are free of ``busy_until``; 0 for every job when no GPU is busy."""
+    if not instance.busy_until:
+        return [0] * len(instance.jobs)
+    r = sorted(b for s in range(len(instance.servers)) for b in instance.busy_slots(s))
+    return [r[job.gpus - 1] for job in instance.jobs]
+
+
+def _area_bound(instance: RarInstance, work: int) -> int:
+    """LB_area (module docstring): the least M with ``sum_g max(0, M - r_g) >= work``."""
+    N = instance.total_gpus
+    if not instance.busy_until:
+        return -(-work // N)
+    r = sorted(b for s in range(len(instance.servers)) for b in instance.busy_slots(s))
+    # f(M) = sum_g max(0, M - r_g) grows with M and is k·M - (r_(1) + ... + r_(k)) on the piece
+    # r_(k) <= M <= r_(k+1): the first piece whose end reaches ``work`` holds the least M.
+    lo = 0
+    for k in range(1, N + 1):
+        lo += r[k - 1]
+        m = -(-(work + lo) // k)
+        if k == N or m <= r[k]:
+            return m
+    raise AssertionError("unreachable: the last piece is unbounded")  # pragma: no cover
+
+
+def _conflict_bound(instance: RarInstance, rmin: list[int], first: list[int]) -> int:
     """LB_conflict (module docstring): heaviest set of pairwise conflicting jobs, in slots."""
     N = instance.total_gpus
     G = [job.gpus for job in instance.jobs]
@@ -104,7 +145,7 @@ def _conflict_bound(instance: RarInstance, rmin: list[int]) -> int:
         prefix += rmin[a]  # every job ranked at or above a
         for b in rank[ia + 1:]:
             if G[a] + G[b] > N:
-                best = max(best, prefix + rmin[b])
+                best = max(best, prefix + rmin[b] + first[b])
     return best
 
 
@@ -114,11 +155,12 @@ def lower_bounds(instance: RarInstance, objective: str = "makespan") -> dict[str
         raise InputError("objective", f"must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
     slot = instance.slot_seconds
     rmin = [rho_min(instance, job) for job in instance.jobs]
+    first = earliest_starts(instance)
     if objective == "total_completion":
-        return {"LB_sum": float(sum(rmin)) * slot}
-    area = -(-sum(job.gpus * r for job, r in zip(instance.jobs, rmin)) // instance.total_gpus)
-    return {"LB_job": float(max(rmin)) * slot, "LB_area": float(area) * slot,
-            "LB_conflict": float(_conflict_bound(instance, rmin)) * slot}
+        return {"LB_sum": float(sum(rmin) + sum(first)) * slot}
+    area = _area_bound(instance, sum(job.gpus * r for job, r in zip(instance.jobs, rmin)))
+    return {"LB_job": float(max(f + r for f, r in zip(first, rmin))) * slot, "LB_area": float(area) * slot,
+            "LB_conflict": float(_conflict_bound(instance, rmin, first)) * slot}
 
 
 def lower_bound(instance: RarInstance, objective: str = "makespan") -> float:
@@ -141,7 +183,8 @@ def contention_cap(instance: RarInstance, j: int) -> int:
 
 def theorem5(instance: RarInstance, *, u: float = 1.0) -> dict[str, Any]:
     """Theorem 5's ``n_g``, ``phi``, ``u``, ``l`` and ``ratio = n_g·phi·u/l`` for ``instance``
-    (definitions in the module docstring), plus ``p_max`` and, for an infinite ratio, ``reason``."""
+    (definitions in the module docstring), plus ``p_max``, ``proven`` (False when some GPU is
+    busy: the paper's proof does not cover it) and, for an infinite ratio, ``reason``."""
     if isinstance(u, bool) or not isinstance(u, (int, float)) or not math.isfinite(u) or u < 1:
         raise InputError("u", f"must be a finite number >= 1 (rho-hat <= u·rho), got {u!r}")
     jobs = instance.jobs
@@ -156,6 +199,7 @@ def theorem5(instance: RarInstance, *, u: float = 1.0) -> dict[str, Any]:
             rate = int(rate_table(instance, job, n)[p])
             if rate < 1:
                 return {"n_g": n_g, "phi": math.inf, "u": float(u), "l": 0.0, "ratio": math.inf, "p_max": p_max,
+                        "proven": not instance.busy_until,
                         "reason": f"job {job.id} makes no progress on {n} servers at contention p = {p} "
                                   "(eq. 9 gives phi = 0), so its worst-case execution time is unbounded"}
             rw = -(-job.iterations // rate)
@@ -163,7 +207,7 @@ def theorem5(instance: RarInstance, *, u: float = 1.0) -> dict[str, Any]:
             l_min = min(l_min, _solo(instance, job, n) / rw)
         phi_ratio = max(phi_ratio, worst / r_min)
     return {"n_g": n_g, "phi": phi_ratio, "u": float(u), "l": l_min, "ratio": n_g * phi_ratio * u / l_min,
-            "p_max": p_max}
+            "p_max": p_max, "proven": not instance.busy_until}
 
 
 def lemma_checks(instance: RarInstance, result: Any, *, optimum: float | None = None,

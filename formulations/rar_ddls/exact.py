@@ -116,12 +116,24 @@ re-solved with ``presolve=off`` before it is believed. Whenever the greedy sched
 horizon, the model is feasible by construction, and an "infeasible" from either solver becomes
 status ``error``.
 
+Busy GPUs (``busy_until``)
+==========================
+A GPU busy until slot r is held in slots 0..r-1. Both models take it as it is, a capacity that
+grows as GPUs are released: CP-SAT adds one fixed interval [0, r) of demand 1 per busy GPU to its
+server's cumulative and to the whole cluster's; the MILP's capacity rows read
+``sum_j L[j,s,t] <= O_s - #{g of s busy in t}`` (and the cluster's likewise). Fact 2's proof is
+unchanged (capacity is a per-slot bound that the re-simulation only lowers the load against).
+Servers are symmetric only when they have the same O_s and the same multiset of busy-until
+slots. The greedy sequential schedule starts when every GPU is free (the latest busy-until
+slot), and the packing pass also tries each busy-until slot as a start. Brute force drops its
+pruning (a) (a whole schedule shifted one slot earlier may use a GPU while it is busy).
+
 Brute force (:func:`brute_force`)
 =================================
 Every (option, start) per job, starts in ``[0, horizon - rho_j^min]``, each combination measured
 by :func:`.model.evaluate` (the referee); the best makespan. Pruning, each exact: (a) some job
 starts at slot 0 (shifting a whole schedule one slot earlier shifts every event and lowers the
-makespan by one), (b) a branch with ``a_j + ceil(F_j / phi_j[n][1]) >= best`` cannot improve
+makespan by one; only without busy GPUs), (b) a branch with ``a_j + ceil(F_j / phi_j[n][1]) >= best`` cannot improve
 (a job never runs faster than alone, Fact 1). It does not use the models' relaxation or the
 greedy schedule: an independent referee. It refuses (``InputError``) instances whose search
 would visit more than :data:`BRUTE_FORCE_MAX_NODES` partial assignments.
@@ -238,7 +250,8 @@ def greedy_schedule(instance: RarInstance, opts: list[list[Option]] | None = Non
     n, S = len(instance.jobs), len(instance.servers)
     best_opt = [min(lst, key=lambda o: (o.solo, -max(o.y))) for lst in opts]
     y_seq = np.array([o.y for o in best_opt], dtype=np.int64).reshape(n, S)
-    starts_seq, t = [], 0
+    releases = sorted({r for row in instance.busy_until for r in row if r > 0})
+    starts_seq, t = [], max(releases, default=0)  # every GPU free from the latest busy-until slot
     for o in best_opt:
         starts_seq.append(t)
         t += o.solo
@@ -258,7 +271,7 @@ def greedy_schedule(instance: RarInstance, opts: list[list[Option]] | None = Non
         sub_inst = _sub_instance(instance, sub)
         rmin = min(o.solo for o in opts[j])
         choice = None
-        for a in sorted({0} | set(comps)):
+        for a in sorted({0} | set(comps) | set(releases)):
             if choice is not None and choice[0][0] <= a + rmin:
                 break  # a later start cannot lower the makespan
             for o in opts[j]:
@@ -307,7 +320,7 @@ def _sub_instance(instance: RarInstance, jobs: Sequence[int]) -> RarInstance:
     because eq. (6)-(9) read only the jobs present."""
     with trusted():  # derived from a checked instance
         return RarInstance(instance.servers, instance.network, instance.slot_seconds, 10**9,
-                           tuple(instance.jobs[k] for k in jobs))
+                           tuple(instance.jobs[k] for k in jobs), instance.busy_until)
 
 
 def heuristic_incumbent(instance: RarInstance) -> tuple[list[int], np.ndarray, int, str] | None:
@@ -361,8 +374,7 @@ def canonical_schedule(instance: RarInstance, starts: Sequence[int], y: np.ndarr
     weights = _lex_weights(len(instance.jobs), max(instance.servers) + 1, 2**40)
     col = [sum(wt * int(y[j, s]) for j, wt in enumerate(weights)) for s in range(len(instance.servers))]
     out = y.copy()
-    for cap in sorted(set(instance.servers)):
-        idx = [s for s, o in enumerate(instance.servers) if o == cap]
+    for idx in _server_classes(instance):
         order = sorted(idx, key=lambda s: (-col[s], s))
         out[:, idx] = y[:, order]
     return starts, out
@@ -381,13 +393,24 @@ def _lex_weights(n_jobs: int, base: int, limit: int) -> list[int]:
     return [base ** (L - 1 - j) for j in range(L)]
 
 
+def _server_classes(instance: RarInstance) -> list[list[int]]:
+    """Servers that are interchangeable: equal O_s and equal multisets of busy-until slots
+    (index order inside a class)."""
+    classes: dict[tuple[Any, ...], list[int]] = {}
+    for s, o in enumerate(instance.servers):
+        classes.setdefault((o, tuple(sorted(instance.busy_slots(s)))), []).append(s)
+    return [classes[k] for k in sorted(classes)]
+
+
 def _symmetric_pairs(instance: RarInstance) -> list[tuple[int, int]]:
-    """Consecutive (s, s') of equal capacity, s < s', in index order."""
-    pairs = []
-    for cap in sorted(set(instance.servers)):
-        idx = [s for s, o in enumerate(instance.servers) if o == cap]
-        pairs += list(zip(idx, idx[1:]))
-    return pairs
+    """Consecutive (s, s') of one class of :func:`_server_classes`, s < s', in index order."""
+    return [pair for idx in _server_classes(instance) for pair in zip(idx, idx[1:])]
+
+
+def _busy_count(instance: RarInstance, s: int | None, t: int) -> int:
+    """GPUs of server ``s`` (of the cluster when ``None``) busy in slot ``t`` (``busy_until``)."""
+    servers = range(len(instance.servers)) if s is None else (s,)
+    return sum(instance.servers[k] - instance.free_gpus_at(k, t) for k in servers)
 
 
 def _max_contention(instance: RarInstance, opts: list[list[Option]]) -> list[int]:
@@ -644,10 +667,13 @@ def run_cpsat(instance: RarInstance, *, objective: str = "makespan", time_limit:
                     per_server[s][0].append(iv)
                     per_server[s][1].append(o.y[s])
         whole.append(m.NewIntervalVar(Sv[j], size[j], Ev[j], f"job{j}"))
+    busy_iv: list[Any] = []  # one fixed interval [0, r) per busy GPU (busy_until)
     for s in range(S):
+        fixed = [m.NewIntervalVar(0, r, r, f"busy{s}_{g}") for g, r in enumerate(instance.busy_slots(s)) if r > 0]
+        busy_iv += fixed
         if per_server[s][0]:
-            m.AddCumulative(per_server[s][0], per_server[s][1], instance.servers[s])
-    m.AddCumulative(whole, [job.gpus for job in instance.jobs], instance.total_gpus)
+            m.AddCumulative(per_server[s][0] + fixed, per_server[s][1] + [1] * len(fixed), instance.servers[s])
+    m.AddCumulative(whole + busy_iv, [job.gpus for job in instance.jobs] + [1] * len(busy_iv), instance.total_gpus)
 
     if symmetry:
         weights = _lex_weights(J, max(instance.servers) + 1, 2**40)
@@ -914,9 +940,10 @@ def _run_highs(instance: RarInstance, *, objective: str = "makespan", time_limit
     for s in range(S):
         tick()
         for t in T:
-            m.c_cap.add(sum(m.L[j, s, t] for j in range(J)) <= instance.servers[s])
+            m.c_cap.add(sum(m.L[j, s, t] for j in range(J)) <= instance.free_gpus_at(s, t))
     for t in T:  # redundant: the whole cluster
-        m.c_cap.add(sum(instance.jobs[j].gpus * m.act[j, t] for j in range(J)) <= instance.total_gpus)
+        m.c_cap.add(sum(instance.jobs[j].gpus * m.act[j, t] for j in range(J))
+                    <= instance.total_gpus - _busy_count(instance, None, t))
     if symmetry:
         weights = _lex_weights(J, max(instance.servers) + 1, 10**4)
 
@@ -1010,8 +1037,8 @@ def brute_force(instance: RarInstance, objective: str = "makespan") -> tuple[flo
             raise InputError("instance", f"is too large for brute force: more than {BRUTE_FORCE_MAX_NODES} "
                              "partial (option, start) assignments; use cpsat or highs")
         if j == J:
-            if not zero:
-                return
+            if not zero and not instance.busy_until:
+                return  # pruning (a), only valid with no busy GPU
             sol = schedule_dict(instance, y, simulate(instance, y, starts=starts))
             ev = evaluate(instance, sol)
             if ev.feasible and ev.metrics["makespan_slots"] < best[0]:

@@ -42,6 +42,18 @@ bisects its execution-time limit over [1, T]. ``evaluate`` measures a schedule t
 too (heuristics' makespans are always measured) and reports ``within_horizon`` and
 ``past_horizon``.
 
+Busy GPUs (optional ``busy_until``, not in the paper): GPU g of server s is busy until slot
+``busy_until[s][g]`` (slot 0 = now), with work outside the instance, so no job of the instance may
+hold it in a slot before that. GPUs of a server are interchangeable in eqs. (1)-(9), so the model
+reads only the multiset: in slot t server s offers ``O_s - #{g : busy_until[s][g] > t}`` GPUs
+(eq. 2 with a capacity that grows as GPUs are released), and that count condition is also
+sufficient for a GPU-by-GPU assignment (the busy intervals all start at slot 0, so the interval
+graph of busy and job intervals can be coloured with the capacity's colours, busy intervals on
+their own GPUs). The work that keeps a GPU busy is outside the contention model: it adds nothing
+to p_j (eq. 6) and the instance's jobs do not slow it. The makespan is still the instance's jobs'
+(max_j (T_j + 1)): a GPU released after every job completed does not lengthen it. With nothing
+busy every result is what it was without the field.
+
 Simulation is event-driven (:func:`simulate`): the contention state changes only when a job
 starts or completes, so between two such events every active job's phi is constant and the next
 completion is computed in closed form; no loop over slots.
@@ -60,14 +72,15 @@ from optkit.formulation import Evaluation
 from optkit.validation import MAX_COUNT, check_typed, instance_object, integer, known_keys, mapping, number, trusted
 
 __all__ = [
-    "PROBLEM", "OBJECTIVES", "FLOOR_SLACK", "Network", "Job", "RarInstance", "iteration_time",
-    "iterations_per_slot", "rate_table", "solo_slots", "min_servers", "fastest_servers", "SimOutcome", "simulate", "evaluate",
+    "PROBLEM", "OBJECTIVES", "FLOOR_SLACK", "MAX_BUSY_SLOT", "Network", "Job", "RarInstance", "iteration_time",
+    "iterations_per_slot", "rate_table", "cluster_fields", "solo_slots", "min_servers", "fastest_servers", "SimOutcome", "simulate", "evaluate",
     "schedule_dict",
 ]
 
 PROBLEM = "rar-ddls"
 OBJECTIVES = ("makespan", "total_completion")
 FLOOR_SLACK = 1e-12  # relative slack of the floor in eq. (9)
+MAX_BUSY_SLOT = 10 ** 12  # largest busy_until slot: far past any horizon, int64 arithmetic stays exact
 MAX_PER_SLOT = 2.0 ** 50  # most iterations per slot (eq. 9) counted exactly in floats; beyond: bad input
 _NETWORK_FIELDS = ("inter_bandwidth", "intra_bandwidth", "compute_speed", "xi1", "xi2", "degradation")
 _JOB_FIELDS = ("id", "gpus", "iterations", "grad_bytes", "batch", "fwd_time_per_sample", "bwd_time")
@@ -157,35 +170,80 @@ def iterations_per_slot(tau: float, slot_seconds: float) -> int:
     return int(math.floor(slot_seconds / tau * (1.0 + FLOOR_SLACK)))
 
 
+def _busy_rows(value: Any, servers: Sequence[int]) -> tuple[tuple[int, ...], ...]:
+    """``busy_until`` checked (field ``busy_until[s][g]``) and in its normal form: per server the
+    slots of its GPUs 0, 1, ... with trailing zeros dropped, ``()`` when no GPU is busy."""
+    if not isinstance(value, (list, tuple)) or len(value) != len(servers):
+        got = f"{len(value)} entries" if isinstance(value, (list, tuple)) else type(value).__name__
+        raise InputError("busy_until", f"must be a list with one list per server ({len(servers)}): the slot "
+                         f"until which each of the server's GPUs is busy, got {got}")
+    rows = []
+    for s, (row, cap) in enumerate(zip(value, servers)):
+        if not isinstance(row, (list, tuple)):
+            raise InputError(f"busy_until[{s}]", f"must be a list of slots (one per GPU of server {s}), "
+                             f"got {type(row).__name__}")
+        if len(row) > cap:
+            raise InputError(f"busy_until[{s}]", f"lists {len(row)} GPUs, server {s} has O_s = {cap} "
+                             f"(GPUs 0..{cap - 1})")
+        slots = [integer(v, f"busy_until[{s}][{g}]", low=0, high=MAX_BUSY_SLOT) for g, v in enumerate(row)]
+        while slots and slots[-1] == 0:
+            slots.pop()
+        rows.append(tuple(slots))
+    return tuple(rows) if any(rows) else ()
+
+
+def cluster_fields(d: Mapping[str, Any]) -> tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]:
+    """An instance object's ``servers`` and ``busy_until`` (normal form), checked as
+    :meth:`RarInstance.from_dict` checks them."""
+    srv = d["servers"]
+    if not isinstance(srv, list) or not srv:
+        raise InputError("servers", "must be a non-empty list of GPU counts O_s")
+    if len(srv) > MAX_COUNT:
+        raise InputError("servers", f"lists {len(srv)} servers; at most {MAX_COUNT} are supported")
+    servers = tuple(integer(o, f"servers[{s}]", low=1, high=MAX_COUNT) for s, o in enumerate(srv))
+    return servers, (_busy_rows(d["busy_until"], servers) if "busy_until" in d else ())
+
+
 @dataclass(frozen=True)
 class RarInstance:
-    """Servers' GPU counts O_s, the network, the slot length (s), the horizon T (slots), jobs."""
+    """Servers' GPU counts O_s, the network, the slot length (s), the horizon T (slots), jobs,
+    and optionally ``busy_until``: per server, the slot until which each of its GPUs is busy
+    (GPU g of server s in ``busy_until[s][g]``; a shorter list leaves the rest free; ``()``, the
+    default, leaves every GPU free; module docstring)."""
 
     servers: tuple[int, ...]
     network: Network
     slot_seconds: float
     horizon: int
     jobs: tuple[Job, ...]
+    busy_until: tuple[tuple[int, ...], ...] = ()
 
     def __post_init__(self) -> None:
         """A typed instance gets the file path's checks (duplicate ids, a job larger than the
-        cluster, an iteration longer than a slot, ...) and messages."""
+        cluster, an iteration longer than a slot, ...) and messages; ``busy_until`` is kept in
+        its normal form (trailing free GPUs dropped, ``()`` when none is busy)."""
         check_typed(lambda: RarInstance.from_dict(self.to_dict()), PROBLEM)
+        if self.busy_until:
+            object.__setattr__(self, "busy_until", _busy_rows(self.busy_until, self.servers))
 
     @property
     def total_gpus(self) -> int:
         return sum(self.servers)
 
+    def busy_slots(self, server: int) -> tuple[int, ...]:
+        """The busy-until slot of every GPU of ``server`` (0 = free now), GPU order."""
+        row = self.busy_until[server] if self.busy_until else ()
+        return tuple(row) + (0,) * (self.servers[server] - len(row))
+
+    def free_gpus_at(self, server: int, slot: int) -> int:
+        """GPUs of ``server`` not busy in ``slot``: ``O_s - #{g : busy_until[s][g] > slot}``."""
+        return self.servers[server] - sum(1 for r in self.busy_slots(server) if r > slot)
+
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "RarInstance":
         d = instance_object(d, PROBLEM, ("servers", "network", "jobs"))
-        known_keys(d, ("problem", "servers", "network", "jobs", "slot_seconds", "horizon"))
-        srv = d["servers"]
-        if not isinstance(srv, list) or not srv:
-            raise InputError("servers", "must be a non-empty list of GPU counts O_s")
-        if len(srv) > MAX_COUNT:
-            raise InputError("servers", f"lists {len(srv)} servers; at most {MAX_COUNT} are supported")
-        servers = tuple(integer(o, f"servers[{s}]", low=1, high=MAX_COUNT) for s, o in enumerate(srv))
+        known_keys(d, ("problem", "servers", "network", "jobs", "slot_seconds", "horizon", "busy_until"))
+        servers, busy = cluster_fields(d)
         net = Network.from_dict(d["network"])
         slot = number(d, "slot_seconds", "instance", positive=True) if "slot_seconds" in d else 1.0
         horizon = integer(d["horizon"], "horizon", low=1) if "horizon" in d else 1200
@@ -212,11 +270,18 @@ class RarInstance:
                                  f"takes {tau:.6g} s >= slot_seconds {slot:g} (eq. 9 gives 0 iterations per slot)")
             jobs.append(job)
         with trusted():
-            return cls(servers, net, slot, horizon, tuple(jobs))
+            return cls(servers, net, slot, horizon, tuple(jobs), busy)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"problem": PROBLEM, "servers": list(self.servers), "network": self.network.to_dict(),
-                "slot_seconds": self.slot_seconds, "horizon": self.horizon, "jobs": [j.to_dict() for j in self.jobs]}
+        """The instance file's object; ``busy_until`` only when some GPU is busy (so an instance
+        without busy GPUs has the file, and the content hash, it had before the field existed)."""
+        d = {"problem": PROBLEM, "servers": list(self.servers), "network": self.network.to_dict(),
+             "slot_seconds": self.slot_seconds, "horizon": self.horizon, "jobs": [j.to_dict() for j in self.jobs]}
+        busy = self.busy_until
+        if busy:  # a typed value not yet checked goes to from_dict as it is, to get the file's message
+            d["busy_until"] = ([list(r) if isinstance(r, (list, tuple)) else r for r in busy]
+                               if isinstance(busy, (list, tuple)) else busy)
+        return d
 
 
 def min_servers(servers: Sequence[int], gpus: int) -> int:
@@ -287,14 +352,16 @@ class SimOutcome:
 
 
 def simulate(instance: RarInstance, y: np.ndarray, *, starts: Sequence[int] | None = None,
-             predecessors: Sequence[Sequence[int]] | None = None,
+             predecessors: Sequence[Sequence[int]] | None = None, release: Sequence[int] | None = None,
              rate_cache: dict[tuple[int, int], np.ndarray] | None = None) -> SimOutcome:
     """Run the contention model of eqs. (6)-(9) over placements ``y`` (jobs × servers).
 
     Exactly one of ``starts`` (a start slot per job) and ``predecessors`` (per job, the jobs that
-    must have completed before it starts; it then starts at the first event slot at which they all
-    have, slot 0 when it has none) is given. The second turns a plan (an order of jobs on each
-    GPU) into a schedule under gang scheduling; the predecessor relation must be acyclic.
+    must have completed before it starts; it then starts at the first slot, not before its
+    ``release`` slot (default 0), at which they all have) is given. The second turns a plan (an
+    order of jobs on each GPU) into a schedule under gang scheduling; the predecessor relation
+    must be acyclic. ``release`` (with ``predecessors`` only) is the slot at which the job's
+    GPUs that are busy outside the instance (``busy_until``) are all free.
 
     ``rate_cache`` (optional, reused across calls on the same instance) keeps
     :func:`rate_table` per (job index, servers used).
@@ -306,6 +373,8 @@ def simulate(instance: RarInstance, y: np.ndarray, *, starts: Sequence[int] | No
     """
     if (starts is None) == (predecessors is None):
         raise ValueError("give exactly one of starts and predecessors")
+    if release is not None and starts is not None:
+        raise ValueError("release goes with predecessors (given starts are the schedule)")
     n = len(instance.jobs)
     y = np.asarray(y, dtype=np.int64)
     used = y > 0
@@ -335,6 +404,7 @@ def simulate(instance: RarInstance, y: np.ndarray, *, starts: Sequence[int] | No
         pending = []
         blockers = [set(p) for p in predecessors]  # type: ignore[union-attr]
         waiting = list(range(n))
+        rel = np.zeros(n, dtype=np.int64) if release is None else np.asarray(release, dtype=np.int64)
     t = 0
     pi = 0
     finished = 0
@@ -349,16 +419,21 @@ def simulate(instance: RarInstance, y: np.ndarray, *, starts: Sequence[int] | No
         else:
             still = []
             for j in waiting:
-                if not blockers[j]:  # type: ignore[index]
+                if not blockers[j] and rel[j] <= t:  # type: ignore[index]
                     start[j] = t
                     active[j] = True
                 else:
                     still.append(j)
             waiting = still
+        # the releases still ahead of jobs whose predecessors are done (none without ``release``)
+        ready = [int(rel[j]) for j in waiting if not blockers[j]] if release is not None else []  # type: ignore[index]
         act = np.flatnonzero(active)
         if len(act) == 0:
             if fixed is not None and pi < n:
                 t = int(fixed[pending[pi]])
+                continue
+            if ready:
+                t = min(ready)
                 continue
             break  # nothing active and nothing can start: blocked predecessors (a cycle)
         # eq. (6): split jobs per server among the active ones, then the max over own servers.
@@ -371,6 +446,8 @@ def simulate(instance: RarInstance, y: np.ndarray, *, starts: Sequence[int] | No
             dur = np.where(phi > 0, -(-remaining // np.maximum(phi, 1)), np.iinfo(np.int64).max)
         next_done = int(dur.min())
         next_start = int(fixed[pending[pi]]) - t if fixed is not None and pi < n else None
+        if ready:
+            next_start = min(ready) - t
         if next_done == np.iinfo(np.int64).max and next_start is None:
             stuck = [instance.jobs[j].id for j in act]
             return SimOutcome(start, completion, max_p, stuck)
@@ -404,7 +481,9 @@ def evaluate(instance: RarInstance, solution: Mapping[str, Any]) -> Evaluation:
     one nonnegative integer per server summing to G_j (eq. 1, gang size); the contention model
     re-simulated (:func:`simulate`) to recompute every completion (a ``completion`` the schedule
     states must agree); no job stuck for good (phi = 0); server capacity O_s in every slot
-    (eq. 2), a job holding its GPUs in slots a_j..T_j. Objectives: ``makespan`` = max_j (T_j + 1)
+    (eq. 2), a job holding its GPUs in slots a_j..T_j and a GPU busy until slot r
+    (``busy_until``) counted as held in slots 0..r-1 (a job that uses it earlier is named by
+    the server, the slot and the busy GPUs). Objectives: ``makespan`` = max_j (T_j + 1)
     and ``total_completion`` = sum_j (T_j + 1), in seconds. Metrics: the same in slots, mean job
     completion time, ``within_horizon`` and its negation ``past_horizon`` (the makespan
     exceeds the instance's horizon T), split jobs and the largest contention p seen.
@@ -460,16 +539,32 @@ def evaluate(instance: RarInstance, solution: Mapping[str, Any]) -> Evaluation:
                               f"{int(out.completion[j])} recomputed by the contention model")
     # eq. (2): capacity in every slot. Sweep the starts (+y_j) and frees (-y_j) in time order,
     # frees first at equal slots; a server's prefix sums peak at the ends of start groups.
+    # A GPU busy until slot r (busy_until) is held from slot 0 to r like a job's.
     cap = np.array(instance.servers, dtype=np.int64)
-    times = np.concatenate([out.completion, out.start])
-    kind = np.concatenate([np.zeros(n, dtype=np.int64), np.ones(n, dtype=np.int64)])  # 0 free, 1 start
+    b_srv = [s for s in range(S) for r in instance.busy_slots(s) if r > 0] if instance.busy_until else []
+    b_end = [r for s in range(S) for r in instance.busy_slots(s) if r > 0] if instance.busy_until else []
+    yb = np.zeros((len(b_srv), S), dtype=np.int64)
+    yb[np.arange(len(b_srv)), b_srv] = 1
+    ends = np.concatenate([out.completion, np.asarray(b_end, dtype=np.int64)])
+    begins = np.concatenate([out.start, np.zeros(len(b_srv), dtype=np.int64)])
+    held = np.concatenate([y, yb])
+    times = np.concatenate([ends, begins])
+    kind = np.concatenate([np.zeros(len(ends), dtype=np.int64), np.ones(len(ends), dtype=np.int64)])  # 0 free, 1 start
     order = np.lexsort((kind, times))
-    load = np.cumsum(np.concatenate([-y, y])[order], axis=0)
+    load = np.cumsum(np.concatenate([-held, held])[order], axis=0)
     over = np.argwhere(load > cap[None, :])
     if len(over):
         row, s = (int(v) for v in over[0])
-        violations.append(f"server {s} holds {int(load[row, s])} GPUs in slot {int(times[order[row]])} "
-                          f"(capacity O_s = {int(cap[s])})")
+        t = int(times[order[row]])
+        busy_now = sum(1 for r in instance.busy_slots(s) if r > t) if instance.busy_until else 0
+        if busy_now:
+            jobs_now = int(y[(out.start <= t) & (out.completion > t), s].sum())
+            violations.append(f"server {s} holds {jobs_now} GPUs in slot {t} while {busy_now} "
+                              f"of its GPUs are busy until a later slot (busy_until[{s}]): "
+                              f"{int(cap[s]) - busy_now} are free (capacity O_s = {int(cap[s])})")
+        else:
+            violations.append(f"server {s} holds {int(load[row, s])} GPUs in slot {t} "
+                              f"(capacity O_s = {int(cap[s])})")
     if violations:
         return Evaluation(False, violations=violations)
     slot = instance.slot_seconds

@@ -15,7 +15,8 @@ iteration per slot (eq. 9 gives phi = 0) has ``rho_hat = inf``: never eligible.
 **The plan state.** Per GPU g of server s (one flat numpy array over all GPUs, in server order
 then GPU order, with a server-index array) the accumulated busy time ``U_s^g`` (slots, float)
 and a *planned free time* (the planned completion of the last job planned on it). Each
-(theta_u, kappa) trial plans from an empty cluster: U is re-initialised to 0 per trial.
+(theta_u, kappa) trial plans from an empty cluster: U is re-initialised to 0 per trial (to the
+busy-until slot on a busy GPU, below).
 (Alg. 1 line 2 initialises once, before the bisection, but a trial that kept the U of the
 previous trial would charge every job twice; each trial is a fresh answer to Problem (14).)
 
@@ -72,8 +73,15 @@ which every GPU can take every job: a failure there is final). The schedule is t
 ``PlanResult.search_horizon`` > T, and ``past_horizon`` when its makespan exceeds T
 (``evaluate`` reports ``past_horizon`` from the makespan alone, for every algorithm).
 
+**Busy GPUs** (``busy_until`` of :class:`.model.RarInstance`). Alg. 1 line 2 initialises
+``U_s^g``; optkit initialises it, and the GPU's planned free time, to the slot until which the GPU
+is busy (0 on a free GPU; every trial starts from there): the work already on the GPU counts as
+its accumulated execution time, so it counts against theta_u and in Alg. 3's server order, and
+under ``idle-now`` the GPU is not idle before that slot (the wait of lines 8-9 can wait for it).
+
 **Plan -> schedule.** Each GPU runs its planned jobs in plan order. A job starts at the first
-slot at which every job planned before it on any of its GPUs has completed
+slot at which every job planned before it on any of its GPUs has completed and its busy GPUs are
+released
 (:func:`.model.simulate` with ``predecessors``; listing the immediate predecessor on each GPU is
 equivalent, since that job itself started after its own predecessors completed). So gang
 scheduling holds (all G_j GPUs start together), no GPU holds two jobs at once (capacity holds),
@@ -119,19 +127,37 @@ def as_instance(instance: RarInstance | Mapping[str, Any]) -> RarInstance:
 
 @dataclass(frozen=True)
 class ClusterIndex:
-    """All GPUs as one flat index: GPU ``g`` is GPU ``local[g]`` of server ``server_of[g]``."""
+    """All GPUs as one flat index: GPU ``g`` is GPU ``local[g]`` of server ``server_of[g]``;
+    ``busy[g]`` is the slot until which it is busy outside the instance (``busy_until``; 0 for
+    a free GPU, and for every GPU when ``busy`` is not given)."""
 
     capacity: np.ndarray   # O_s per server
     server_of: np.ndarray  # server of each flat GPU
     local: np.ndarray      # GPU index inside its server
+    busy: np.ndarray | None = None  # busy-until slot per flat GPU (None: none busy)
 
     @classmethod
-    def of(cls, servers: Sequence[int]) -> "ClusterIndex":
+    def of(cls, servers: Sequence[int], busy_until: Sequence[Sequence[int]] = ()) -> "ClusterIndex":
+        """The index of ``servers``; ``busy_until`` in :class:`.model.RarInstance`'s form."""
         cap = np.asarray(servers, dtype=np.int64)
         server_of = np.repeat(np.arange(len(cap)), cap)
         offsets = np.concatenate([[0], np.cumsum(cap)[:-1]])
         local = np.arange(len(server_of)) - offsets[server_of]
-        return cls(cap, server_of, local)
+        busy = None
+        if busy_until:
+            busy = np.zeros(len(server_of), dtype=np.int64)
+            for s, row in enumerate(busy_until):
+                busy[offsets[s]:offsets[s] + len(row)] = row
+        return cls(cap, server_of, local, busy)
+
+    @classmethod
+    def for_instance(cls, instance: RarInstance) -> "ClusterIndex":
+        """The index of the instance's servers and busy GPUs."""
+        return cls.of(instance.servers, instance.busy_until)
+
+    def release(self, gpus: np.ndarray) -> int:
+        """The slot at which all of ``gpus`` (flat indices) are free of outside work."""
+        return 0 if self.busy is None or len(gpus) == 0 else int(self.busy[gpus].max())
 
     @property
     def n_gpus(self) -> int:
@@ -205,9 +231,14 @@ class Plan:
     @classmethod
     def empty(cls, cluster: ClusterIndex, rng: np.random.Generator | None = None,
               available: str = "accumulated") -> "Plan":
-        """U = 0, free time 0 and ``now`` = 0 on every GPU (the start of every trial)."""
+        """The start of every trial: ``now`` = 0, and on every GPU U and the planned free time
+        both equal to its busy-until slot (Alg. 1 line 2's initialisation of U_s^g; 0 on a free
+        GPU). A busy GPU is then a GPU running a job that exits at that slot: under ``idle-now``
+        it is not idle before it, and "waiting for some job to exit" (Alg. 2 lines 8-9) waits for
+        it; its load counts in Alg. 3's server order and against theta_u."""
         n = cluster.n_gpus
-        return cls(cluster, np.zeros(n), np.zeros(n), np.full(n, -1, dtype=np.int64), rng,
+        start = np.zeros(n) if cluster.busy is None else cluster.busy.astype(float)
+        return cls(cluster, start.copy(), start.copy(), np.full(n, -1, dtype=np.int64), rng,
                    check_choice("available", available, AVAILABLE))
 
     def copy(self) -> "Plan":
@@ -493,10 +524,12 @@ def bisect_theta(horizon: int, trial: Trial, *, deadline: float | None = None,
 
 
 def theta_cap(est: Estimates) -> float:
-    """A limit under which every GPU can take every job: the sum over jobs of their largest
-    finite estimate (U never exceeds it, so ``U + w <= theta`` always holds)."""
+    """A limit under which every GPU can take every job: the latest busy-until slot plus the
+    sum over jobs of their largest finite estimate (U never exceeds it, so ``U + w <= theta``
+    always holds)."""
     w = np.where(np.isfinite(est.w), est.w, 0.0)
-    return float(w.max(axis=1).sum()) + 1.0
+    busy = max((max(row, default=0) for row in est.instance.busy_until), default=0)
+    return float(busy) + float(w.max(axis=1).sum()) + 1.0
 
 
 def search_theta(horizon: int, trial: Trial, *, cap: float, deadline: float | None = None,
@@ -567,7 +600,10 @@ def plan_to_schedule(instance: RarInstance, plan: Plan) -> tuple[np.ndarray, Sim
     n = len(instance.jobs)
     y = plan.y(n)
     if plan.outcome is None:
-        plan.outcome = simulate(instance, y, predecessors=plan.predecessors(n), rate_cache=_rate_cache(instance))
+        c = plan.cluster
+        release = None if c.busy is None else [c.release(plan.gpus[j]) if j in plan.gpus else 0 for j in range(n)]
+        plan.outcome = simulate(instance, y, predecessors=plan.predecessors(n), release=release,
+                                rate_cache=_rate_cache(instance))
     return y, plan.outcome
 
 

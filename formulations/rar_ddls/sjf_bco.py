@@ -131,7 +131,7 @@ def plan_theta(instance: RarInstance, theta: int, *, kappa: int, lam: float = 1.
     or ``None`` if some job gets no GPUs. For tests and the Fig. 5 sweep."""
     est = est or Estimates(instance, u=u, rho_hat=rho_hat)
     rules = _rules(instance, kappa, _fa_ffp(fa_ffp), pick_lbsgf(_check_lam(lam)))
-    return build_plan(est, ClusterIndex.of(instance.servers), sjf_bco_order(instance), theta, rules.__getitem__,
+    return build_plan(est, ClusterIndex.for_instance(instance), sjf_bco_order(instance), theta, rules.__getitem__,
                       available=available)
 
 
@@ -183,6 +183,8 @@ def sjf_bco(instance: RarInstance | Mapping[str, Any], *, lam: float = 1.0, u: f
     job's GPUs, phi the largest ratio of one job's execution times under two schedules, [l, u]
     the range of the estimate rho_hat / rho); the bound is evaluated per instance by
     :mod:`optkit.formulations.rar_ddls.bounds` and checked against the exact optimum in the tests.
+    It is proven for an idle cluster; with GPUs busy at the start (``busy_until``, U initialised
+    to the busy slot) none is proven: the paper's proof starts from U = 0.
 
     Units: time in slots of ``instance.slot_seconds`` seconds (theta_u, the plan's makespan);
     GPUs per server in ``y``.
@@ -214,7 +216,7 @@ def sjf_bco(instance: RarInstance | Mapping[str, Any], *, lam: float = 1.0, u: f
         kappas = [int(kappa)]
         shown = {int(kappa): int(kappa)}
     est = Estimates(instance, u=u, rho_hat=rho_hat)
-    cluster = ClusterIndex.of(instance.servers)
+    cluster = ClusterIndex.for_instance(instance)
     order = sjf_bco_order(instance)
     small, lbsgf = _fa_ffp(fa_ffp), pick_lbsgf(lam)
     feasibility = theta_search == "minimum-feasible"

@@ -95,6 +95,13 @@ print("rar-ddls", [plan.plan_makespan for _, plan in plans])
 check_optimal(rar_ddls_exact.run_cpsat(rar, time_limit=60.0, seed=0))
 check_optimal(rar_ddls_exact.run_highs(rar, time_limit=60.0))
 check_optimal(rar_ddls_exact.run_brute_force(rar))
+# rar-ddls by node id: a batch with GPUs still busy, then the next batch 3 slots later.
+batch: rar_ddls.BatchSchedule[str] = rar_ddls.schedule_batch(
+    list(rar.jobs), {"n1": rar.servers[0], "n2": rar.servers[1]}, rar.network, busy_until={("n1", 0): 4})
+assert batch.ok and batch.makespan_slots is not None
+later: dict[tuple[str, int], int] = batch.busy_at(3)
+assert rar_ddls.schedule_batch(list(rar.jobs), {"n1": rar.servers[0], "n2": rar.servers[1]}, rar.network,
+                               busy_until=later).ok
 
 # nimp: Titan and the paper's baselines on plain lists, then the exact solvers.
 ni = nimp.NimpInstance.from_dict(read("nimp/tiny/tiny-00.json"))
