@@ -67,9 +67,11 @@ _SUBPROCESS_ENTRY = "import sys; from optkit.harness.worker import _subprocess_m
 ROW_FIELDS = (
     "key", "problem", "instance_name", "instance_hash", "source", "algorithm", "objective_name",
     "params", "seed", "time_limit", "status", "objective", "bound", "wall_time_s", "solution",
-    "metrics", "info", "message", "finished_at",
+    "metrics", "info", "message", "finished_at", "anytime",
 )
-"""The keys of every row :func:`run_task` returns (and the columns of the result store)."""
+"""The keys of every row :func:`run_task` returns (and the columns of the result store).
+``anytime`` is the run's trajectory (:mod:`optkit.anytime`), ``None`` where the run recorded
+none (a crash, a killed child, a measurement)."""
 
 _live_lock = threading.Lock()
 _live: set[Any] = set()  # multiprocessing.Process or subprocess.Popen objects still running
@@ -127,6 +129,7 @@ def make_row(
     metrics: Mapping[str, Any] | None = None,
     info: Mapping[str, Any] | None = None,
     message: str = "",
+    anytime: Any = None,
 ) -> dict[str, Any]:
     """The row (a plain JSON-ready dict with :data:`ROW_FIELDS`) recording one finished task."""
     return {
@@ -149,6 +152,7 @@ def make_row(
         "info": _json_safe(dict(info or {})),
         "message": str(message or ""),
         "finished_at": _now(),
+        "anytime": None if anytime is None else _json_safe(anytime),
     }
 
 
@@ -216,7 +220,7 @@ def execute_task(task: Task | Mapping[str, Any], *, formulation_targets: str | N
     info["harness"] = harness
     return make_row(task, status=result.status.value, objective=result.objective, bound=result.bound,
                     wall_time_s=result.wall_time_s, solution=result.solution, metrics=result.metrics,
-                    info=info, message=result.message)
+                    info=info, message=result.message, anytime=result.anytime)
 
 
 def _execute_measure(task: Task) -> dict[str, Any]:
