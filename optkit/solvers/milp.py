@@ -208,6 +208,8 @@ def solve_pyomo_model(
 
 def _subscribe_highs(opt: Any, model: Any, trajectory: list[tuple[float, float | None, float | None]]) -> None:
     """Build Pyomo's HiGHS instance now and subscribe the recording callbacks (module docstring)."""
+    if not callable(getattr(opt, "set_instance", None)):  # a wrapper without it: final point only
+        return
     opt.set_instance(model)
     highs = getattr(opt, "_solver_model", None)
     if highs is None or not hasattr(highs, "cbMipImprovingSolution"):  # pragma: no cover - old highspy
