@@ -64,6 +64,7 @@ PAIR_COLUMNS = ("problem", "objective", "a", "b", "measure", "n", "n_finite", "w
                 "median_diff", "ci_low", "ci_high", "p_value")
 PROFILE_COLUMNS = ("problem", "objective", "measure", "algorithm", "instance_name", "instance_hash", "cost", "ratio")
 _SOLVED = ("optimal", "infeasible")
+_STYLES = ("-", "--", "-.", ":")
 _CHARGED_AT_LIMIT = ("time_limit", "error")
 _NO_OBJECTIVE = ("error", "infeasible", "no_solution")
 
@@ -266,12 +267,15 @@ def write_profile(data: Mapping[str, Any], problem: str, objective: str, png: Pa
     for ax, measure in zip(axes, _MEASURES):
         finite = [r for lab in data["labels"] for r in data["ratios"][measure][lab] if math.isfinite(r)]
         tau_max = max(finite, default=1.0) * 1.05 + 1e-9
-        for lab in data["labels"]:
+        for k, lab in enumerate(data["labels"]):
             pts = profile_curve(data["ratios"][measure][lab])
             xs = [1.0] + [p[0] for p in pts] + [tau_max]
             ys = [0.0] + [p[1] for p in pts] + [pts[-1][1] if pts else 0.0]
-            ax.step(xs, ys, where="post", label=_one_line(lab))
-        ax.set_xscale("log", base=2)
+            # curves often coincide (every exact solver at rho = 1): styles and widths keep each visible
+            ax.step(xs, ys, where="post", label=_one_line(lab), linestyle=_STYLES[k % len(_STYLES)],
+                    linewidth=2.4 - 1.6 * k / max(1, len(data["labels"]) - 1))
+        if tau_max > 4:
+            ax.set_xscale("log", base=2)
         ax.set_xlim(1.0, max(tau_max, 1.1))
         ax.set_ylim(-0.02, 1.02)
         ax.set_xlabel("tau (ratio to the best algorithm)")
@@ -286,7 +290,8 @@ def write_profile(data: Mapping[str, Any], problem: str, objective: str, png: Pa
 def plot_anytime(rows: Sequence[Mapping[str, Any]], pool: Sequence[Mapping[str, Any]], label: Label,
                  problem: str, objective: str, png: Path) -> bool:
     """Gap over time of one (problem, objective): per (algorithm, reading) the median over its
-    runs (band: 25th-75th percentile) of the primal gap (left) and of the primal-dual gap (right).
+    runs (band: 25th-75th percentile) of the primal gap (left) and of the primal-dual gap (right; only
+    curves whose runs report a bound: a heuristic proves none, its gap there would stay at 100 %).
     Returns ``False`` (nothing drawn) when no run has an anytime record."""
     import matplotlib
 
@@ -307,17 +312,23 @@ def plot_anytime(rows: Sequence[Mapping[str, Any]], pool: Sequence[Mapping[str, 
     t_min = max(min(TIME_FLOOR_S, t_max / 1e3), min((p[0] for r in runs for p in r["anytime"] if p[0] > 0),
                                                      default=TIME_FLOOR_S) / 2)
     grid = np.geomspace(t_min, t_max, 200)
-    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8), layout="constrained", sharey=True)
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4.2), layout="constrained", sharey=True)
     for lab in dict.fromkeys(label(r) for r in runs):
         grp = [r for r in runs if label(r) == lab]
         primal = np.array([[primal_gap(step_value(r["anytime"], t, 1), best.get((r["instance_hash"], r["objective_name"])))
                             for t in grid] for r in grp])
         pd = np.array([[_pd_gap(r["anytime"], t) for t in grid] for r in grp])
+        has_bound = any(p[2] is not None for r in grp for p in r["anytime"])
+        color = None
         for ax, data in zip(axes, (primal, pd)):
+            if data is pd and not has_bound:  # a heuristic proves nothing: its curve would sit at 100 %
+                continue
             med = np.median(data, axis=0)
-            line = ax.step(grid, 100 * med, where="post", label=f"{_one_line(lab)} (n={len(grp)})")[0]
+            line = ax.step(grid, 100 * med, where="post", color=color,
+                           label=f"{_one_line(lab)} (n={len(grp)})" if data is primal else None)[0]
+            color = line.get_color()
             lo, hi = np.percentile(data, [25, 75], axis=0)
-            ax.fill_between(grid, 100 * lo, 100 * hi, step="post", alpha=0.15, color=line.get_color())
+            ax.fill_between(grid, 100 * lo, 100 * hi, step="post", alpha=0.15, color=color)
     axes[0].set_title(f"{problem} [{objective}]: primal gap to the best known objective", fontsize=9)
     axes[1].set_title(f"{problem} [{objective}]: gap between the run's incumbent and bound", fontsize=9)
     for ax in axes:
@@ -325,7 +336,7 @@ def plot_anytime(rows: Sequence[Mapping[str, Any]], pool: Sequence[Mapping[str, 
         ax.set_xlabel("time since the run started [s]")
         ax.grid(alpha=0.3)
     axes[0].set_ylabel("gap [%] (median, 25-75% band)")
-    axes[1].legend(fontsize=7, loc="upper right")
+    fig.legend(loc="outside lower center", ncols=min(5, len(axes[0].lines)), fontsize=7)
     fig.savefig(png, dpi=110)
     plt.close(fig)
     return True
