@@ -109,13 +109,16 @@ def build_report(db: Any, *, problem: str | None = None, keys: Iterable[str] | N
             by_pair.setdefault((r["problem"], r["objective_name"]), []).append(r)
         compared: list[dict[str, Any]] = []
         profiles: dict[tuple[str, str], dict[str, Any]] = {}
+        summary = summarize(annotated)
         for key, grp in by_pair.items():
             label = lambda r: _group_label(r, varying)  # noqa: E731
+            order = {_summary_label(s): i for i, s in enumerate(summary)}  # the summary's (registry) order
+            grp.sort(key=lambda r: order.get(label(r), len(order)))
             compared += pair_rows(grp, label, notes)
             data = profile_data(grp, label, notes)
             if data is not None:
                 profiles[key] = data
-        return Report(rows=annotated, summary=summarize(annotated), conflicts=conflicts,
+        return Report(rows=annotated, summary=summary, conflicts=conflicts,
                       notes=list(dict.fromkeys(notes)), db=store.path, pairs=compared, profiles=profiles)
     finally:
         if own:

@@ -82,17 +82,23 @@ def _num(v: Any) -> float | None:
     return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) else None
 
 
-def annotate_runs(rows: Sequence[dict[str, Any]], pool: Sequence[Mapping[str, Any]]) -> None:
-    """Add ``charged_time_s``, ``solved``, ``anytime_horizon_s``, ``primal_integral_s`` and
-    ``primal_dual_integral_s`` to each of ``rows`` (in place); the best known objective of each
-    (instance, objective) is taken over ``pool``. Integrals are ``None`` for a run without an
-    anytime record."""
+def _best_known(pool: Iterable[Mapping[str, Any]]) -> dict[tuple[str, str], float]:
+    """The lowest objective of each (instance, objective) over ``pool`` (Berthold's reference)."""
     best: dict[tuple[str, str], float] = {}
     for r in pool:
         v = _scalar(r)
         key = (r["instance_hash"], r["objective_name"])
         if v is not None and (key not in best or v < best[key]):
             best[key] = v
+    return best
+
+
+def annotate_runs(rows: Sequence[dict[str, Any]], pool: Sequence[Mapping[str, Any]]) -> None:
+    """Add ``charged_time_s``, ``solved``, ``anytime_horizon_s``, ``primal_integral_s`` and
+    ``primal_dual_integral_s`` to each of ``rows`` (in place); the best known objective of each
+    (instance, objective) is taken over ``pool``. Integrals are ``None`` for a run without an
+    anytime record."""
+    best = _best_known(pool)
     for r in rows:
         wall, limit = _num(r.get("wall_time_s")), _num(r.get("time_limit"))
         charged = wall
@@ -302,12 +308,7 @@ def plot_anytime(rows: Sequence[Mapping[str, Any]], pool: Sequence[Mapping[str, 
     runs = [r for r in rows if r.get("anytime") is not None and r.get("anytime_horizon_s")]
     if not runs:
         return False
-    best: dict[tuple[str, str], float] = {}
-    for r in pool:
-        v = _scalar(r)
-        key = (r["instance_hash"], r["objective_name"])
-        if v is not None and (key not in best or v < best[key]):
-            best[key] = v
+    best = _best_known(pool)
     t_max = max(r["anytime_horizon_s"] for r in runs)
     t_min = max(min(TIME_FLOOR_S, t_max / 1e3), min((p[0] for r in runs for p in r["anytime"] if p[0] > 0),
                                                      default=TIME_FLOOR_S) / 2)

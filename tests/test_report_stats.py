@@ -258,3 +258,14 @@ def test_report_pairs_and_profiles_from_the_store(tmp_path: Path) -> None:
     gap = next(p for p in rep.pairs if p["measure"] == "gap")
     assert (gap["a"], gap["b"], gap["wins"], gap["losses"]) == ("exact", "heur", 2, 0)
     assert gap["median_diff"] == pytest.approx(-(2 / 12 + 2 / 22) / 2)
+
+
+def test_readme_report_figures_are_committed() -> None:
+    """README use 1 shows a report's gap-over-time plot and performance profile: committed PNGs."""
+    import re
+
+    readme = (REPO / "README.md").read_text()
+    images = re.findall(r"!\[[^\]]*\]\((docs/img/report-example/[^)]+\.png)\)", readme)
+    assert {Path(p).name for p in images} == {"anytime_gpu-mapping_alpha.png", "profile_gpu-mapping_alpha.png"}
+    for p in images:
+        assert (REPO / p).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
