@@ -110,10 +110,13 @@ def build_report(db: Any, *, problem: str | None = None, keys: Iterable[str] | N
         compared: list[dict[str, Any]] = []
         profiles: dict[tuple[str, str], dict[str, Any]] = {}
         summary = summarize(annotated)
+
+        def label(r: Mapping[str, Any]) -> str:
+            return _group_label(r, varying)
+
         for key, grp in by_pair.items():
-            label = lambda r: _group_label(r, varying)  # noqa: E731
-            order = {_summary_label(s): i for i, s in enumerate(summary)}  # the summary's (registry) order
-            grp.sort(key=lambda r: order.get(label(r), len(order)))
+            order = {_summary_label(s): i for i, s in enumerate(summary) if (s["problem"], s["objective"]) == key}
+            grp.sort(key=lambda r: order.get(label(r), len(order)))  # the summary's (registry) order
             compared += pair_rows(grp, label, notes)
             data = profile_data(grp, label, notes)
             if data is not None:

@@ -94,7 +94,12 @@ def finish_result(
             result.bound = key
     result.gap = relative_gap(key, result.bound)
     bound = result.bound if result.status not in (Status.INFEASIBLE, Status.ERROR) else None
-    result.anytime = finish_trajectory(solver_points or [], wall_time_s, key, bound)
+    points = list(solver_points or [])
+    if result.status == Status.ERROR:  # a rejected or missing solution: no solver value is evidence
+        points = []
+    elif key is None:  # no solution returned: the solver's bounds stand, its incumbents do not
+        points = [(t, None, b) for t, _, b in points]
+    result.anytime = finish_trajectory(points, wall_time_s, key, bound)
     return result
 
 
