@@ -18,7 +18,9 @@ of ``[t, incumbent, bound]`` triples: ``t`` in seconds since the algorithm start
 ``wall_time_s``), ``incumbent`` and ``bound`` in the formulation's objective units (``None``
 when there is none yet), made monotone (the best incumbent and best bound so far), the last
 point being the run's final one. A heuristic's trajectory is that one final point: heuristics
-count as a point at their finishing time. ``None`` (not ``[]``) means "not recorded": rows
+count as a point at their finishing time. A run whose solution ``evaluate`` rejected keeps no
+solver value (its trajectory is the final point without incumbent or bound); a run that returned
+no solution keeps the solver's bounds only. ``None`` (not ``[]``) means "not recorded": rows
 written before optkit recorded anytime evidence.
 
 Lexicographic objectives (nimp's ``lex`` and ``lex_cross``) are recorded on their scalar key

@@ -291,7 +291,14 @@ def to_markdown(report: Report, plots: Sequence[Path] = ()) -> str:
     if report.notes:
         lines += ["", "## Notes", ""] + [f"- {n}" for n in report.notes]
     if plots:
-        lines += ["", "## Plots", ""] + [f"![{p.stem}]({p.name})" for p in plots]
+        lines += ["", "## Plots", "",
+                  "gap_* and time_*: box plots of each run's gap and wall time. anytime_*: per algorithm, the median "
+                  "(band: quartiles) over its runs of the primal gap to the best known objective (left) and of the gap "
+                  "between the run's incumbent and its own bound (right) against time; a heuristic is one step at its "
+                  "finish. profile_*: Dolan-Moré performance profiles over the instances every algorithm ran, of the "
+                  "time to a proven optimum (left; anything else is a failure) and of 1 + gap to the best bound "
+                  "(right); profile_*.csv holds every cost and ratio.", ""]
+        lines += [f"![{p.stem}]({p.name})" for p in plots]
     return "\n".join(lines) + "\n"
 
 
