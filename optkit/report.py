@@ -5,7 +5,10 @@ report is made, so gaps always use the best proven bound known at that moment (s
 :func:`optkit.harness.gaps.annotate_gaps`). Per problem, objective, algorithm and reading the
 summary gives the number of runs, how many ended optimal / feasible / infeasible / no_solution /
 time_limit / error, how many schedules are flagged as ending past the instance's horizon
-(``metrics["past_horizon"]``), the median and maximum gap, and the median and maximum wall time.
+(``metrics["past_horizon"]``), the median and maximum gap, and the median and maximum wall time;
+beside them, the standard table of the optimisation literature: the runs solved within the
+limit, the shifted geometric mean of wall time (shift 10 s, timeouts charged at the limit) and
+the medians of the primal and primal-dual integrals (:mod:`optkit.report_analysis` defines each).
 
 Readings side by side: the ``reading`` column names the parameter values of a row's group, for
 the parameters that take more than one value among the problem's rows (a sweep such as
@@ -15,7 +18,10 @@ the label (``rows.csv`` has every row's full parameters). Plots draw one box per
 
 A report folder holds ``summary.md``, ``summary.csv``, ``rows.csv`` (every row, with its best
 bound and gap) and, per problem and objective, ``gap_<problem>_<objective>.png`` and
-``time_<problem>_<objective>.png`` (box plots with the runs drawn over them; time on a log scale).
+``time_<problem>_<objective>.png`` (box plots with the runs drawn over them; time on a log scale),
+``anytime_<problem>_<objective>.png`` (gap over time), ``profile_<problem>_<objective>.png`` and
+``.csv`` (Dolan-Moré performance profiles and the costs and ratios behind them), and
+``pairs.csv`` (every two algorithms compared on the instances both ran).
 Bound conflicts (a proven bound above a feasible objective) are listed in the terminal output
 and in ``summary.md``: they are bug findings.
 """
@@ -43,11 +49,13 @@ STATUSES = ("optimal", "feasible", "infeasible", "no_solution", "time_limit", "e
 SUMMARY_COLUMNS = (
     "problem", "objective", "algorithm", "reading", "runs", *STATUSES, "past_horizon",
     "gap_median", "gap_max", "wall_time_median_s", "wall_time_max_s",
+    "solved", "time_sgm_s", "primal_integral_median_s", "primal_dual_integral_median_s",
 )
 ROWS_COLUMNS = (
     "key", "problem", "instance_name", "instance_hash", "source", "algorithm", "objective_name", "params",
     "seed", "time_limit", "status", "objective", "bound", "best_bound", "best_bound_source", "gap",
     "wall_time_s", "message", "finished_at", "metrics", "info", "solution",
+    "charged_time_s", "solved", "anytime_horizon_s", "primal_integral_s", "primal_dual_integral_s", "anytime",
 )
 
 
@@ -60,6 +68,8 @@ class Report:
     conflicts: list[Any] = field(default_factory=list)  # optkit.harness.gaps.BoundConflict
     notes: list[str] = field(default_factory=list)
     db: str = ""
+    pairs: list[dict[str, Any]] = field(default_factory=list)  # optkit.report_analysis.PAIR_COLUMNS
+    profiles: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)  # report_analysis.profile_data
 
 
 # ----------------------------------------------------------------------------- building
@@ -72,6 +82,7 @@ def build_report(db: Any, *, problem: str | None = None, keys: Iterable[str] | N
     """
     from optkit.harness.gaps import annotate_gaps
     from optkit.harness.store import ResultStore
+    from optkit.report_analysis import annotate_runs, missing_anytime_note, pair_rows, profile_data
 
     own = not isinstance(db, ResultStore)
     if own:
@@ -88,8 +99,30 @@ def build_report(db: Any, *, problem: str | None = None, keys: Iterable[str] | N
         annotated, conflicts = annotate_gaps(rows, store.instances(problem), gap_rows=all_rows, notes=notes)
         pairs = {(r["instance_hash"], r["objective_name"]) for r in rows}
         conflicts = [c for c in conflicts if (c.instance_hash, c.objective_name) in pairs]
-        return Report(rows=annotated, summary=summarize(annotated), conflicts=conflicts,
-                      notes=list(dict.fromkeys(notes)), db=store.path)
+        annotate_runs(annotated, all_rows)
+        missing = missing_anytime_note(annotated)
+        if missing:
+            notes.append(missing)
+        varying = varying_params(annotated)
+        by_pair: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        for r in annotated:
+            by_pair.setdefault((r["problem"], r["objective_name"]), []).append(r)
+        compared: list[dict[str, Any]] = []
+        profiles: dict[tuple[str, str], dict[str, Any]] = {}
+        summary = summarize(annotated)
+
+        def label(r: Mapping[str, Any]) -> str:
+            return _group_label(r, varying)
+
+        for key, grp in by_pair.items():
+            order = {_summary_label(s): i for i, s in enumerate(summary) if (s["problem"], s["objective"]) == key}
+            grp.sort(key=lambda r: order.get(label(r), len(order)))  # the summary's (registry) order
+            compared += pair_rows(grp, label, notes)
+            data = profile_data(grp, label, notes)
+            if data is not None:
+                profiles[key] = data
+        return Report(rows=annotated, summary=summary, conflicts=conflicts,
+                      notes=list(dict.fromkeys(notes)), db=store.path, pairs=compared, profiles=profiles)
     finally:
         if own:
             store.close()
@@ -115,8 +148,11 @@ def summarize(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     Gaps are taken from the rows' ``gap`` (see ``annotate_gaps``); rows without one (errors,
     no bound known) do not enter the gap statistics. Every row with a wall time enters the
     time statistics, killed runs included (with the time they were given). ``reading`` is
-    :func:`reading_label` of the group's rows.
+    :func:`reading_label` of the group's rows. ``solved``, ``time_sgm_s`` and the integral
+    medians come from :func:`optkit.report_analysis.summary_extras`.
     """
+    from optkit.report_analysis import summary_extras
+
     varying = varying_params(rows)
     groups: dict[tuple[str, str, str, str], list[Mapping[str, Any]]] = {}
     for r in rows:
@@ -142,6 +178,7 @@ def summarize(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
         d["gap_max"] = max(gaps) if gaps else None
         d["wall_time_median_s"] = statistics.median(times) if times else None
         d["wall_time_max_s"] = max(times) if times else None
+        d.update(summary_extras(grp))
         out.append(d)
     return out
 
@@ -168,7 +205,7 @@ def _fmt(col: str, v: Any) -> str:
         return "-"
     if col.startswith("gap"):
         return "inf" if math.isinf(v) else f"{100 * v:.2f}%"
-    if col.startswith("wall_time"):
+    if col.startswith(("wall_time", "time_sgm", "primal")):
         return f"{v:.3g}"
     return str(v)
 
@@ -178,7 +215,8 @@ _HEADERS = {
     "optimal": "opt", "feasible": "feas", "infeasible": "infeas", "no_solution": "nosol", "time_limit": "tlim",
     "error": "err", "past_horizon": "past T",
     "gap_median": "gap med", "gap_max": "gap max", "wall_time_median_s": "time med [s]",
-    "wall_time_max_s": "time max [s]",
+    "wall_time_max_s": "time max [s]", "solved": "solved", "time_sgm_s": "time sgm10 [s]",
+    "primal_integral_median_s": "PI med [s]", "primal_dual_integral_median_s": "PDI med [s]",
 }
 
 
@@ -231,7 +269,12 @@ def to_markdown(report: Report, plots: Sequence[Path] = ()) -> str:
         "feas = feasible, infeas = infeasible (proven), nosol = no_solution (a heuristic found nothing; nothing "
         "proven), tlim = time_limit, err = error (a crash). past T: schedules ending past the instance's horizon. "
         "reading: the parameter values that differ between runs of the problem. Times are wall-clock seconds "
-        "of the algorithm alone (killed runs: until the kill).", "",
+        "of the algorithm alone (killed runs: until the kill). solved: runs that ended optimal or infeasible "
+        "(proven) within their time limit. time sgm10: shifted geometric mean of wall time, shift 10 s, "
+        "timeouts and errors charged at the time limit. PI / PDI: primal integral (Berthold 2013: the primal "
+        "gap to the best known objective, 1 before the first incumbent, integrated over [0, time limit]) and "
+        "primal-dual integral (the gap between the run's own incumbent and bound), seconds; their median over "
+        "the runs with an anytime record.", "",
     ]
     if body:
         lines.append("| " + " | ".join(headers) + " |")
@@ -239,6 +282,7 @@ def to_markdown(report: Report, plots: Sequence[Path] = ()) -> str:
         lines += ["| " + " | ".join(row) + " |" for row in body]
     else:
         lines.append("(no rows)")
+    lines += _pairs_markdown(report)
     if report.conflicts:
         lines += ["", f"## Bound conflicts ({len(report.conflicts)})", "",
                   "A proven bound exceeds a feasible objective of the same instance and objective: "
@@ -247,8 +291,41 @@ def to_markdown(report: Report, plots: Sequence[Path] = ()) -> str:
     if report.notes:
         lines += ["", "## Notes", ""] + [f"- {n}" for n in report.notes]
     if plots:
-        lines += ["", "## Plots", ""] + [f"![{p.stem}]({p.name})" for p in plots]
+        lines += ["", "## Plots", "",
+                  "gap_* and time_*: box plots of each run's gap and wall time. anytime_*: per algorithm, the median "
+                  "(band: quartiles) over its runs of the primal gap to the best known objective (left) and of the gap "
+                  "between the run's incumbent and its own bound (right) against time; a heuristic is one step at its "
+                  "finish. profile_*: Dolan-Moré performance profiles over the instances every algorithm ran, of the "
+                  "time to a proven optimum (left; anything else is a failure) and of 1 + gap to the best bound "
+                  "(right); profile_*.csv holds every cost and ratio.", ""]
+        lines += [f"![{p.stem}]({p.name})" for p in plots]
     return "\n".join(lines) + "\n"
+
+
+def _pairs_markdown(report: Report) -> list[str]:
+    if not report.pairs:
+        return []
+    lines = ["", "## Paired comparisons", "",
+             "Each two algorithms (a, b) on the instances both ran (several seeds: their median per instance; "
+             "a failure is +inf). gap: the gap to the best bound; time: wall time, timeouts and errors charged at "
+             "the limit. W/T/L: instances where a is lower / equal / higher. Median a - b with a bootstrap 95% "
+             "interval (seed 0, 10,000 resamples) over the instances where both have a value (n fin); p: "
+             "Wilcoxon signed-rank, two-sided (scipy.stats.wilcoxon).", "",
+             "| problem | objective | a | b | measure | n | n fin | W/T/L | median a-b | 95% CI | p |",
+             "|---|---|---|---|---|---:|---:|---:|---:|---:|---:|"]
+
+    def num(v: Any, measure: str) -> str:
+        if v is None:
+            return "-"
+        return f"{100 * v:+.3g} pp" if measure == "gap" else f"{v:+.3g} s"
+
+    for p in report.pairs:
+        ci = "-" if p["ci_low"] is None else f"[{num(p['ci_low'], p['measure'])}, {num(p['ci_high'], p['measure'])}]"
+        pv = "-" if p["p_value"] is None else f"{p['p_value']:.3g}"
+        lines.append(f"| {p['problem']} | {p['objective']} | {p['a']} | {p['b']} | {p['measure']} | {p['n']} | "
+                     f"{p['n_finite']} | {p['wins']}/{p['ties']}/{p['losses']} | {num(p['median_diff'], p['measure'])} | "
+                     f"{ci} | {pv} |")
+    return lines
 
 
 # ----------------------------------------------------------------------------- files
@@ -319,7 +396,11 @@ def _group_label(row: Mapping[str, Any], varying: Mapping[str, set[str]]) -> str
 
 
 def write_report(report: Report, out_dir: str | Path) -> list[Path]:
-    """Write ``summary.md``, ``summary.csv``, ``rows.csv`` and the PNG plots; return their paths."""
+    """Write ``summary.md``, ``summary.csv``, ``rows.csv``, ``pairs.csv``, the profile CSVs and the
+    PNG plots; return their paths."""
+    from optkit.report_analysis import PAIR_COLUMNS, plot_anytime, write_profile
+
+    data_files: list[Path] = []
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     plots: list[Path] = []
@@ -336,10 +417,20 @@ def write_report(report: Report, out_dir: str | Path) -> list[Path]:
         time_png = out / f"time_{stem}.png"
         _plot(rows, algorithms, "wall_time_s", time_png, f"{problem} [{objective}]: wall time", "wall time [s]", log=True, varying=varying)
         plots += [gap_png, time_png]
+        anytime_png = out / f"anytime_{stem}.png"
+        if plot_anytime(rows, report.rows, lambda r: _group_label(r, varying), problem, objective, anytime_png):
+            plots.append(anytime_png)
+        if (problem, objective) in report.profiles:
+            profile_png, profile_csv = out / f"profile_{stem}.png", out / f"profile_{stem}.csv"
+            write_profile(report.profiles[(problem, objective)], problem, objective, profile_png, profile_csv)
+            plots.append(profile_png)
+            data_files.append(profile_csv)
     md = out / "summary.md"
     md.write_text(to_markdown(report, plots))
     summary_csv = out / "summary.csv"
     _write_csv(summary_csv, SUMMARY_COLUMNS, report.summary)
     rows_csv = out / "rows.csv"
     _write_csv(rows_csv, ROWS_COLUMNS, report.rows)
-    return [md, summary_csv, rows_csv, *plots]
+    pairs_csv = out / "pairs.csv"
+    _write_csv(pairs_csv, PAIR_COLUMNS, report.pairs)
+    return [md, summary_csv, rows_csv, pairs_csv, *data_files, *plots]

@@ -95,6 +95,10 @@ class Result:
     message: free text: a solver's own status string, or the error of a failed run.
     info: the algorithm's own diagnostics (a solver's status name, whether METIS needed a
         repair, ...); never an objective value, which only ``evaluate`` supplies.
+    anytime: the run's incumbent and bound over time, ``[[seconds, incumbent, bound], ...]`` in
+        the objective's units (the scalar key for a lexicographic objective), ending with the
+        run's final ``[wall_time_s, objective, bound]`` (:mod:`optkit.anytime`); ``None`` when
+        not recorded.
     """
 
     status: Status
@@ -111,6 +115,7 @@ class Result:
     seed: int | None = None
     message: str = ""
     info: dict[str, Any] = field(default_factory=dict)
+    anytime: list[list[float | None]] | None = None
 
     def __post_init__(self) -> None:
         self.status = Status(self.status)

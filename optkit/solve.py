@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Any
+from typing import Any, Sequence
 
 from optkit import registry
+from optkit.anytime import Point, finish_trajectory, recording
 from optkit.errors import InputError
 from optkit.formulation import Formulation
 from optkit.readings import resolve_params
@@ -58,8 +59,11 @@ def finish_result(
     params: dict[str, Any],
     seed: int | None,
     wall_time_s: float,
+    solver_points: Sequence[Point] | None = None,
 ) -> Result:
-    """Fill in what the engine owns: name, parameters, time, and ``evaluate``'s verdict."""
+    """Fill in what the engine owns: name, parameters, time, ``evaluate``'s verdict, and the
+    anytime trajectory (``solver_points`` closed by the run's final point, see
+    :func:`optkit.anytime.finish_trajectory`)."""
     result.algorithm = algorithm
     result.problem = formulation.name
     result.objective_name = objective
@@ -89,6 +93,13 @@ def finish_result(
         if result.bound is None or result.bound > key:
             result.bound = key
     result.gap = relative_gap(key, result.bound)
+    bound = result.bound if result.status not in (Status.INFEASIBLE, Status.ERROR) else None
+    points = list(solver_points or [])
+    if result.status == Status.ERROR:  # a rejected or missing solution: no solver value is evidence
+        points = []
+    elif key is None:  # no solution returned: the solver's bounds stand, its incumbents do not
+        points = [(t, None, b) for t, _, b in points]
+    result.anytime = finish_trajectory(points, wall_time_s, key, bound)
     return result
 
 
@@ -125,9 +136,10 @@ def solve(
     if callable(target):  # a lazy_run entry: import its module (a solver library: ~1 s) before the clock
         target()  # starts, so the time limit and wall time are the algorithm's own
     start = time.perf_counter()
-    result = algo.run(instance, objective=objective, time_limit=time_limit, seed=seed, **params)
+    with recording(start) as points:
+        result = algo.run(instance, objective=objective, time_limit=time_limit, seed=seed, **params)
     elapsed = time.perf_counter() - start
     return finish_result(
         formulation, instance, result, algorithm=algorithm, objective=objective,
-        params=params, seed=seed, wall_time_s=elapsed,
+        params=params, seed=seed, wall_time_s=elapsed, solver_points=points,
     )

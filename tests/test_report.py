@@ -116,8 +116,9 @@ def test_report_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     printed = capsys.readouterr().out
     assert "heur" in printed and "gap med" in printed
     names = {p.name for p in out.iterdir()}
-    assert names == {"summary.md", "summary.csv", "rows.csv", "gap_sleepy_cost.png", "time_sleepy_cost.png",
-                     "gap_sleepy_x.png", "time_sleepy_x.png"}
+    assert names == {"summary.md", "summary.csv", "rows.csv", "pairs.csv"} | {
+        f"{kind}_sleepy_{o}.png" for kind in ("gap", "time", "anytime", "profile") for o in ("cost", "x")} | {
+        "profile_sleepy_cost.csv", "profile_sleepy_x.csv"}
     for png in out.glob("*.png"):
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 2000
     with (out / "summary.csv").open() as fh:
@@ -131,7 +132,8 @@ def test_report_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     assert {r["status"] for r in all_rows} == {"feasible", "optimal", "time_limit", "error"}
     assert json.loads(next(r for r in all_rows if r["solution"])["solution"]) == {"x": 0}
     md = (out / "summary.md").read_text()
-    assert md.count("| sleepy |") == 4 and "![gap_sleepy_cost](gap_sleepy_cost.png)" in md
+    # 4 summary rows and 4 paired comparisons (exact/heur on gap and time, per objective)
+    assert md.count("| sleepy |") == 8 and "![gap_sleepy_cost](gap_sleepy_cost.png)" in md
 
 
 def test_report_on_a_missing_store_is_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -199,9 +199,19 @@ def test_pyomo_time_limit_is_passed_to_the_solver(monkeypatch: pytest.MonkeyPatc
             seen.update(kw)
             return self.opt.solve(model, **kw)
 
-    monkeypatch.setattr(milp, "_factory", lambda name: Spy(real_factory(name)))
+        def __getattr__(self, name):  # set_instance and the highspy object of the anytime callbacks
+            return getattr(self.opt, name)
+
+    real_factory_instance: list = []
+    monkeypatch.setattr(milp, "_factory", lambda name: Spy(real_factory_instance.append(real_factory(name))
+                                                           or real_factory_instance[-1]))
     out = solve_pyomo_model(_tiny_pyomo(), time_limit=2.5, seed=0)
+    # with the anytime callbacks subscribed, the limit and seed still reach the solve, and HiGHS
+    # holds them (Pyomo sets them on the very highspy object the callbacks are subscribed to)
     assert seen["timelimit"] == 2.5 and seen["options"]["random_seed"] == 0
+    highs = real_factory_instance[0]._solver_model
+    assert highs.getOptionValue("time_limit")[1] == 2.5 and highs.getOptionValue("random_seed")[1] == 0
+    assert highs.cbMipImprovingSolution.callbacks and highs.cbMipLogging.callbacks
     assert out.status == Status.OPTIMAL and out.objective == pytest.approx(15.5)
 
 

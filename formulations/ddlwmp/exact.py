@@ -116,6 +116,7 @@ from optkit.formulations.ddlwmp.model import OBJECTIVES, DdlwmpInstance, evaluat
 from optkit.formulations.gpu_mapping.model import (
     GpuMappingInstance, PipelineJob, alpha_from_counts, stage_counts,
 )
+from optkit.anytime import add_solver_points
 from optkit.errors import InputError
 from optkit.result import Result, Status, relative_gap
 
@@ -471,6 +472,7 @@ def run_cpsat(instance: DdlwmpInstance, *, objective: str = "total_completion", 
         "resolution_s": delta, "upper_bound_greedy": w.ub,
     }
     offset = sum(j.release for j in instance.jobs) if objective == "total_flow" else 0.0
+    add_solver_points(out.trajectory, lambda v: delta * v - offset)  # slots -> seconds (anytime record)
     bound = None
     if out.bound is not None:
         bound = max(0.0, delta * out.bound - offset)
@@ -563,6 +565,7 @@ def run_highs(instance: DdlwmpInstance, *, objective: str = "total_completion", 
     else:
         m.obj = pyo.Objective(expr=sum(cost[key] * m.w[key] for key in keys) - offset, sense=pyo.minimize)
     out = solve_pyomo_model(m, solver=solver, time_limit=time_limit, seed=seed)
+    add_solver_points(out.trajectory)  # the objective is in seconds, its offset included
     info: dict[str, Any] = {
         "solver_status": out.solver_status, "solver_time_s": out.wall_time_s,
         "variables": m.nvariables(), "constraints": m.nconstraints(),

@@ -167,6 +167,7 @@ from typing import Any, Iterator, Sequence
 
 import numpy as np
 
+from optkit.anytime import add_solver_points
 from optkit.errors import InputError
 from optkit.result import Result, Status
 
@@ -570,6 +571,7 @@ def run_cpsat(instance: GpuMappingInstance, *, objective: str = "cut", time_limi
     }
     # both objectives are sums/maxima of nonnegative terms, so 0 is always a valid bound
     bound = max(0.0, cm.delta * out.bound) if out.bound is not None else None
+    add_solver_points(out.trajectory, lambda v: cm.delta * v)  # rounded-down coefficients: within delta
     assignment: list[list[int]] | None = None
     if out.has_solution:
         solver = out.raw
@@ -739,6 +741,7 @@ def run_highs(instance: GpuMappingInstance, *, objective: str = "cut", time_limi
         "objective_unit": "ms" if objective == "alpha" else "MB", "symmetry_breaking": symmetry,
     }
     bound = max(0.0, out.bound / pm.scale) if out.bound is not None else None
+    add_solver_points(out.trajectory, lambda v: v / pm.scale)
     S, M = len(instance.job.stages), len(instance.servers)
     co_upper = [[min(instance.job.stages[s].replicas, instance.servers[m]) for m in range(M)] for s in range(S)]
     assignment: list[list[int]] | None = None

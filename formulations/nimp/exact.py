@@ -58,6 +58,7 @@ from typing import Any
 
 import numpy as np
 
+from optkit.anytime import add_solver_points
 from optkit.errors import InputError
 from optkit.result import Result, Status
 
@@ -325,6 +326,7 @@ def run_cpsat(instance: NimpInstance, *, objective: str = "lex", time_limit: flo
                             "symmetric_pairs": n_pairs, "build_s": time.perf_counter() - t0,
                             "weights": [wi, wu]}
     out = solve_cp_model(mdl, time_limit=time_limit, workers=workers, seed=seed, hint=hint_vals, log=log)
+    add_solver_points(out.trajectory, lambda v: _key_bound(instance, objective, d, v))  # model units -> key
     info["solver_status"] = out.solver_status
     info["solve_s"] = out.wall_time_s
     info["model_objective"] = out.objective
@@ -438,6 +440,7 @@ def run_highs(instance: NimpInstance, *, objective: str = "lex", time_limit: flo
     info: dict[str, Any] = {"usable_machines": len(U), "bandwidth_constraints": len(d.cons), "z_vars": len(zkeys),
                             "symmetric_pairs": n_pairs, "build_s": time.perf_counter() - t0, "weights": [wi, wu]}
     out = solve_pyomo_model(mdl, solver=solver, time_limit=time_limit, seed=seed)
+    add_solver_points(out.trajectory, lambda v: _key_bound(instance, objective, d, v))  # model units -> key
     info["solver_status"] = out.solver_status
     info["solve_s"] = out.wall_time_s
     info["model_objective"] = out.objective

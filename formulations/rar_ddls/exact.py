@@ -148,6 +148,7 @@ from typing import Any, Iterator, Sequence
 
 import numpy as np
 
+from optkit.anytime import add_solver_points
 from optkit.errors import InputError
 from optkit.result import Result, Status, relative_gap
 from optkit.validation import trusted
@@ -703,6 +704,7 @@ def run_cpsat(instance: RarInstance, *, objective: str = "makespan", time_limit:
     info.update({"solver_status": out.solver_status, "solver_time_s": out.wall_time_s,
                  "variables": len(proto.variables), "constraints": len(proto.constraints)})
     bound = out.bound * slot if out.bound is not None else None
+    add_solver_points(out.trajectory, lambda v: v * slot)  # slots -> seconds
     info["build_and_solve_s"] = time.perf_counter() - t0
     info["model_objective_s"] = out.objective * slot if out.objective is not None else None
     if out.status == Status.INFEASIBLE:
@@ -976,6 +978,7 @@ def _run_highs(instance: RarInstance, *, objective: str = "makespan", time_limit
                  "variables": m.nvariables(), "constraints": m.nconstraints()})
     info["build_and_solve_s"] = time.perf_counter() - t0
     info["model_objective_s"] = out.objective * slot if out.objective is not None else None
+    add_solver_points(out.trajectory, lambda v: v * slot)  # slots -> seconds (the kept solve only)
     if out.status == Status.INFEASIBLE:
         return _infeasible(instance, ub, H, info, solver)
     bound = out.bound * slot if out.bound is not None else None

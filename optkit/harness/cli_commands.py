@@ -273,12 +273,15 @@ def run_reproduce(args: argparse.Namespace) -> int:
 
 
 def run_report(args: argparse.Namespace) -> int:
-    """Handler of ``optkit report``; returns the exit status (0)."""
+    """Handler of ``optkit report``; returns the exit status (0; a store without runs is bad input)."""
     from optkit import report as report_mod
 
     if args.problem is not None:
         registry.get(args.problem)
     rep = report_mod.build_report(args.db, problem=args.problem)
+    if not rep.rows:  # nothing to report: the one case that makes a report unusable (optkit.report_analysis)
+        raise InputError("db", f"{args.db} holds no runs" + (f" of {args.problem}" if args.problem else "")
+                         + f" (run `optkit compare --db {args.db}` first)")
     report_mod.print_report(rep)
     if args.out:
         written = report_mod.write_report(rep, args.out)

@@ -24,11 +24,15 @@ from optkit.harness.worker import ROW_FIELDS
 
 __all__ = ["ResultStore", "SCHEMA_VERSION", "FAILED_STATUSES"]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""1: the first schema; 2: ``rows.anytime`` (a JSON trajectory, :mod:`optkit.anytime`). A
+version-1 store is migrated in place when opened (the column is added, ``NULL`` in its old rows:
+"not recorded", which the report names)."""
 FAILED_STATUSES = ("time_limit", "error")
 """Statuses a ``--retry-failed`` run redoes (a plain re-run skips them like any finished row)."""
 
-_JSON_COLUMNS = ("params", "solution", "metrics", "info")
+_JSON_COLUMNS = ("params", "solution", "metrics", "info", "anytime")
+_NULLABLE_JSON = ("solution", "anytime")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS instances (
@@ -56,7 +60,8 @@ CREATE TABLE IF NOT EXISTS rows (
     metrics        TEXT NOT NULL DEFAULT '{}',
     info           TEXT NOT NULL DEFAULT '{}',
     message        TEXT NOT NULL DEFAULT '',
-    finished_at    TEXT NOT NULL
+    finished_at    TEXT NOT NULL,
+    anytime        TEXT
 );
 CREATE INDEX IF NOT EXISTS rows_problem ON rows (problem, objective_name, algorithm);
 CREATE INDEX IF NOT EXISTS rows_instance ON rows (instance_hash, objective_name);
@@ -113,10 +118,12 @@ class ResultStore:
         except sqlite3.DatabaseError as exc:  # e.g. "file is not a database"
             self._conn.close()
             raise InputError("db", f"{self.path} is not an optkit result store (SQLite): {exc}") from None
-        if version not in (0, SCHEMA_VERSION):
+        if version not in (0, 1, SCHEMA_VERSION):
             self._conn.close()
             raise RuntimeError(f"{self.path} has result-store schema {version}; this optkit writes {SCHEMA_VERSION}")
         self._conn.executescript(_SCHEMA)
+        if "anytime" not in {r[1] for r in self._conn.execute("PRAGMA table_info(rows)")}:  # schema 1
+            self._conn.execute("ALTER TABLE rows ADD COLUMN anytime TEXT")
         columns = {r[1] for r in self._conn.execute("PRAGMA table_info(lower_bounds)")}
         if "code" not in columns:  # a cache written before outcomes were tagged: start it afresh
             self._conn.execute("DROP TABLE lower_bounds")
@@ -190,7 +197,7 @@ class ResultStore:
         for f in ROW_FIELDS:
             v = row.get(f)
             if f in _JSON_COLUMNS:
-                v = None if (v is None and f == "solution") else _dump(v if v is not None else {})
+                v = None if (v is None and f in _NULLABLE_JSON) else _dump(v if v is not None else {})
             elif f in ("objective", "bound"):
                 v = _encode_number(v)
             elif f in ("source", "message"):

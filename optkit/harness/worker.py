@@ -67,9 +67,12 @@ _SUBPROCESS_ENTRY = "import sys; from optkit.harness.worker import _subprocess_m
 ROW_FIELDS = (
     "key", "problem", "instance_name", "instance_hash", "source", "algorithm", "objective_name",
     "params", "seed", "time_limit", "status", "objective", "bound", "wall_time_s", "solution",
-    "metrics", "info", "message", "finished_at",
+    "metrics", "info", "message", "finished_at", "anytime",
 )
-"""The keys of every row :func:`run_task` returns (and the columns of the result store)."""
+"""The keys of every row :func:`run_task` returns (and the columns of the result store).
+``anytime`` is the run's trajectory (:mod:`optkit.anytime`); a row whose run recorded none (a
+killed child, a crash, a measurement) gets its final point, or ``[]`` without objective and bound.
+Only rows stored before the store's schema 2 have none (``NULL``)."""
 
 _live_lock = threading.Lock()
 _live: set[Any] = set()  # multiprocessing.Process or subprocess.Popen objects still running
@@ -127,6 +130,7 @@ def make_row(
     metrics: Mapping[str, Any] | None = None,
     info: Mapping[str, Any] | None = None,
     message: str = "",
+    anytime: Any = None,
 ) -> dict[str, Any]:
     """The row (a plain JSON-ready dict with :data:`ROW_FIELDS`) recording one finished task."""
     return {
@@ -149,7 +153,26 @@ def make_row(
         "info": _json_safe(dict(info or {})),
         "message": str(message or ""),
         "finished_at": _now(),
+        "anytime": _json_safe(anytime) if anytime is not None else _final_point(task, status, objective, bound,
+                                                                                 wall_time_s, metrics),
     }
+
+
+def _final_point(task: Task, status: Any, objective: Any, bound: Any, wall_time_s: float | None,
+                 metrics: Mapping[str, Any] | None) -> list[list[float | None]]:
+    """The trajectory of a row whose run recorded none (a heuristic's own row, a killed or failed
+    run, a measurement): its final point, or ``[]`` (nothing found, nothing proven)."""
+    from optkit.result import scalar_objective
+
+    st = str(getattr(status, "value", status))
+    if st in ("error", "infeasible", "no_solution"):
+        objective, bound = None, (None if st != "infeasible" else bound)
+    key = scalar_objective(_json_safe(objective), dict(metrics or {}), task.objective)
+    b = _number_or_none(bound)
+    b = b if isinstance(b, float) and math.isfinite(b) else None
+    if key is None and b is None:
+        return []
+    return [[float(wall_time_s or 0.0), key, b]]
 
 
 def _as_task(task: Task | Mapping[str, Any]) -> Task:
@@ -216,7 +239,7 @@ def execute_task(task: Task | Mapping[str, Any], *, formulation_targets: str | N
     info["harness"] = harness
     return make_row(task, status=result.status.value, objective=result.objective, bound=result.bound,
                     wall_time_s=result.wall_time_s, solution=result.solution, metrics=result.metrics,
-                    info=info, message=result.message)
+                    info=info, message=result.message, anytime=result.anytime)
 
 
 def _execute_measure(task: Task) -> dict[str, Any]:

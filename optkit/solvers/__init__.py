@@ -33,6 +33,10 @@ class SolverOutcome:
     has_solution: whether an incumbent exists (its values are readable through ``raw``
         for CP-SAT, loaded into the Pyomo model's variables for a MILP).
     raw: the solver object (``CpSolver``) or results object (Pyomo ``SolverResults``).
+    trajectory: ``(time.perf_counter() reading, incumbent, bound)`` at each improving solution
+        and bound the solver reported, in model units, ending with the final outcome (see
+        :mod:`optkit.anytime`; a formulation hands it on with
+        :func:`optkit.anytime.add_solver_points`).
     """
 
     status: Status
@@ -42,3 +46,4 @@ class SolverOutcome:
     solver_status: str = ""
     has_solution: bool = False
     raw: Any = field(default=None, repr=False)
+    trajectory: list[tuple[float, float | None, float | None]] = field(default_factory=list, repr=False)

@@ -15,6 +15,12 @@ Status mapping (CP-SAT ``CpSolverStatus`` -> :class:`optkit.result.Status`):
 
 The bound is CP-SAT's ``BestObjectiveBound`` (a lower bound when minimising), in the model's
 own (integer) objective units; scaling back to physical units is the caller's business.
+
+Anytime evidence: every solve with an objective runs under a ``CpSolverSolutionCallback`` that
+records ``(time, ObjectiveValue, BestObjectiveBound)`` at each improving solution, and sets
+``CpSolver.best_bound_callback`` to record each bound improvement; the outcome's ``trajectory``
+ends with the final objective and bound. The callbacks only read; parameters (time limit,
+seed, workers) are set as without them.
 """
 
 from __future__ import annotations
@@ -90,11 +96,22 @@ def solve_cp_model(
     for name, value in WORK_LIMITS.items():
         setattr(params, name, value)
 
+    has_objective = bool(model.HasObjective())
+    trajectory: list[tuple[float, float | None, float | None]] = []
+    callback = None
+    if has_objective:
+        class _Record(cp_model.CpSolverSolutionCallback):  # type: ignore[misc]
+            def on_solution_callback(self) -> None:
+                trajectory.append((time.perf_counter(), float(self.ObjectiveValue()),
+                                   float(self.BestObjectiveBound())))
+
+        callback = _Record()
+        solver.best_bound_callback = lambda b: trajectory.append((time.perf_counter(), None, float(b)))
+
     start = time.perf_counter()
-    code = solver.Solve(model)
+    code = solver.Solve(model, callback)
     wall = time.perf_counter() - start
     name = solver.StatusName(code)
-    has_objective = bool(model.HasObjective())
 
     has_solution = code in (cp_model.OPTIMAL, cp_model.FEASIBLE)
     if code == cp_model.OPTIMAL:
@@ -113,7 +130,9 @@ def solve_cp_model(
     bound: float | None = None
     if has_objective and code in (cp_model.OPTIMAL, cp_model.FEASIBLE, cp_model.UNKNOWN):
         bound = solver.BestObjectiveBound()
+    if has_objective:
+        trajectory.append((start + wall, objective, bound))
     return SolverOutcome(
         status=status, objective=objective, bound=bound, wall_time_s=wall, solver_status=name,
-        has_solution=has_solution, raw=solver,
+        has_solution=has_solution, raw=solver, trajectory=sorted(trajectory, key=lambda p: p[0]),
     )

@@ -34,6 +34,21 @@ stops at the same point on any machine instead of racing a wall-clock limit.
 
 The bound is the solver's proven bound (``results.problem.lower_bound`` when minimising, the
 MIP dual bound for HiGHS), ``None`` when the solver reports none (``±inf``).
+
+Anytime evidence
+----------------
+With ``highs`` and ``appsi_highs`` the adapter calls the Pyomo interface's ``set_instance``
+itself before ``solve`` (which then only updates the instance it already holds), so the
+``highspy.Highs`` object Pyomo solves with (its ``_solver_model``) exists before the solve
+starts, and subscribes two highspy callbacks to it: ``cbMipImprovingSolution``
+(``kCallbackMipImprovingSolution``: the new incumbent's ``objective_function_value`` and the
+``mip_dual_bound`` at that moment) and ``cbMipLogging`` (``kCallbackMipLogging``, at each line
+of HiGHS' MIP log: ``mip_primal_bound`` and ``mip_dual_bound``). Pyomo hands HiGHS the
+objective's constant as HiGHS' objective offset, so these values are in the Pyomo objective's
+units. The callbacks reach HiGHS through Pyomo, so no log is parsed. Options (time limit, seed,
+gaps) are passed exactly as without them. Other solvers (through ``SolverFactory``, in a
+separate process) record only the final point. ``trajectory`` ends with the final objective
+and bound.
 """
 
 from __future__ import annotations
@@ -153,6 +168,10 @@ def solve_pyomo_model(
     if opts:
         kwargs["options"] = opts
 
+    trajectory: list[tuple[float, float | None, float | None]] = []
+    if solver in ("highs", "appsi_highs"):
+        _subscribe_highs(opt, model, trajectory)
+
     start = time.perf_counter()
     results = opt.solve(model, **kwargs)
     wall = time.perf_counter() - start
@@ -180,10 +199,32 @@ def solve_pyomo_model(
     bound = _finite(results.problem.lower_bound if minimise else results.problem.upper_bound)
     if status == Status.INFEASIBLE:
         bound = None
+    trajectory.append((start + wall, objective, bound))
     return SolverOutcome(
         status=status, objective=objective, bound=bound, wall_time_s=wall, solver_status=condition,
-        has_solution=has_solution, raw=results,
+        has_solution=has_solution, raw=results, trajectory=sorted(trajectory, key=lambda p: p[0]),
     )
+
+
+def _subscribe_highs(opt: Any, model: Any, trajectory: list[tuple[float, float | None, float | None]]) -> None:
+    """Build Pyomo's HiGHS instance now and subscribe the recording callbacks (module docstring)."""
+    if not callable(getattr(opt, "set_instance", None)):  # a wrapper without it: final point only
+        return
+    opt.set_instance(model)
+    highs = getattr(opt, "_solver_model", None)
+    if highs is None or not hasattr(highs, "cbMipImprovingSolution"):  # pragma: no cover - old highspy
+        return
+
+    def improving(event: Any) -> None:
+        out = event.data_out
+        trajectory.append((time.perf_counter(), _finite(out.objective_function_value), _finite(out.mip_dual_bound)))
+
+    def logging(event: Any) -> None:
+        out = event.data_out
+        trajectory.append((time.perf_counter(), _finite(out.mip_primal_bound), _finite(out.mip_dual_bound)))
+
+    highs.cbMipImprovingSolution.subscribe(improving)
+    highs.cbMipLogging.subscribe(logging)
 
 
 def _load(model: Any, results: Any) -> None:
