@@ -68,4 +68,5 @@ FORMULATION = Formulation(
     predictors=("rf", "mean", "median", "perfect", "rf-columns"),
     readings=READINGS,
     experiments=LazyMapping.of(f"{__name__}.claims", "EXPERIMENTS"),
+    run_policy=lazy_run(f"{__name__}.simulate", "run_online_policy"),
 )
