@@ -207,6 +207,10 @@ class Formulation:
     # holding its schedule: ``run_policy(instance, policy, *, time_limit) -> Result``. Lets a
     # plug-in online policy (OnlinePolicyPlugin) run as an algorithm of this problem.
     run_policy: Callable[..., Result] | None = None
+    # The papers' proven guarantees (optkit.testing.guarantees.Guarantee) by algorithm name,
+    # usually a LazyMapping to the formulation's bounds.GUARANTEES; an algorithm absent here has
+    # no proven guarantee.
+    guarantees: Mapping[str, Any] = field(default_factory=dict)
 
     def reading(self, name: str) -> Any:
         """The declared reading ``name`` (``KeyError`` if there is none)."""

@@ -68,5 +68,6 @@ FORMULATION = Formulation(
     predictors=("rf", "mean", "median", "perfect", "rf-columns"),
     readings=READINGS,
     experiments=LazyMapping.of(f"{__name__}.claims", "EXPERIMENTS"),
+    guarantees=LazyMapping.of(f"{__name__}.bounds", "GUARANTEES"),
     run_policy=lazy_run(f"{__name__}.simulate", "run_online_policy"),
 )

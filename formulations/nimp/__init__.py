@@ -57,4 +57,5 @@ FORMULATION = Formulation(
     simulate=lazy_run(f"{__name__}.replay", "simulate_cli"),
     readings=READINGS,
     experiments=LazyMapping.of(f"{__name__}.claims", "EXPERIMENTS"),
+    guarantees=LazyMapping.of(f"{__name__}.bounds", "GUARANTEES"),
 )

@@ -107,3 +107,25 @@ def approximation_check(instance: NimpInstance, heuristic: Sequence[int], optimu
         # 1.5e-12 of 1 - 1/e, so neither edit changes a verdict on a cluster of < 10^6 machines.
         out[f"holds_{name}"] = ratio >= RATIO - 1e-12
     return out
+
+
+# ----------------------------------------------------------------------------- guarantees as data
+def _remaining_ratio(instance: NimpInstance, heuristic: Any, optimum: Any) -> float:
+    """The worse of Theorems 4-5's two ratios O_heur / O_opt (Eq. 3) of ``lex`` values."""
+    check = approximation_check(instance, heuristic[:2], optimum[:2])
+    return float(min(check["ratio_o1"], check["ratio_o2"]))
+
+
+def _guarantees() -> dict[str, Any]:
+    from optkit.testing.guarantees import Guarantee
+
+    return {"titan": Guarantee("titan", "lex", lambda instance, params: RATIO,
+                               "Fang et al., Titan paper, Theorems 4-5",
+                               "O_k(Titan) >= (1 - 1/e) O_k(OPT) for O_1 = C_max - idle machines used and O_2 = "
+                               "C_max - machines used (Eq. 3); optkit finds instances where it fails (README)",
+                               sense="at_least", measure=_remaining_ratio)}
+
+
+GUARANTEES = _guarantees()
+"""Titan's claimed (1 - 1/e) of Theorems 4-5 in the remaining-machines form, for
+:func:`optkit.testing.assert_within`; the baselines have none."""

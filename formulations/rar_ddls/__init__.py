@@ -47,4 +47,5 @@ FORMULATION = Formulation(
     lower_bound=lazy_run(f"{__name__}.bounds", "lower_bound"),
     readings=READINGS,
     experiments=LazyMapping.of(f"{__name__}.claims", "EXPERIMENTS"),
+    guarantees=LazyMapping.of(f"{__name__}.bounds", "GUARANTEES"),
 )
