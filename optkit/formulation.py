@@ -211,6 +211,10 @@ class Formulation:
     # usually a LazyMapping to the formulation's bounds.GUARANTEES; an algorithm absent here has
     # no proven guarantee.
     guarantees: Mapping[str, Any] = field(default_factory=dict)
+    # Build an instance dict from integer draws, for property tests (optkit.testing.strategies):
+    # ``sample(draw, **size_limits) -> dict`` with ``draw(lo, hi) -> int`` (smallest = simplest);
+    # a bad limit is an InputError naming it.
+    sample: Callable[..., dict[str, Any]] | None = None
 
     def reading(self, name: str) -> Any:
         """The declared reading ``name`` (``KeyError`` if there is none)."""

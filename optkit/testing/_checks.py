@@ -17,7 +17,7 @@ from optkit.result import Result, Status, scalar_objective
 from optkit.solve import solve
 
 __all__ = ["CHECKS", "CheckResult", "CheckReport", "AlgorithmCheckError", "RunCache", "check_algorithm",
-           "default_instances"]
+           "default_instances", "reference_optimum"]
 
 CHECKS = ("solution_passes_evaluate", "same_seed_same_result", "never_beats_optimum", "status_discipline",
           "bad_parameter_is_input_error")
@@ -102,6 +102,16 @@ class RunCache:
         self.raw: dict[tuple[Any, ...], Result | None] = {}
 
 
+def reference_optimum(problem: str | Formulation, instances: Sequence[Any], index: int, objective: str, *,
+                      cache: RunCache | None = None, seed: int = 0) -> tuple[float | None, bool, str, list[str]]:
+    """``(optimum, proven_infeasible, who, disagreements)`` of ``instances[index]`` from every
+    available exact algorithm of the problem (the references of :func:`check_algorithm`)."""
+    f = problem if isinstance(problem, Formulation) else registry.get(problem)
+    probe = Algorithm("", lambda *a, **k: None, "heuristic", "", (objective,))  # type: ignore[arg-type,return-value]
+    ctx = _Context(f, probe, list(instances), (seed,), (objective,), None, cache or RunCache())
+    return ctx.reference(index, objective, exclude="")
+
+
 def default_instances(problem: str | Formulation, n: int = DEFAULT_INSTANCES) -> list[Any]:
     """The first ``n`` instances of the problem's first suite (by convention its smallest,
     exact-solvable one), as instance objects: seeded, so the same in every run."""
@@ -181,14 +191,16 @@ class _Context:
             for objective in self.objectives:
                 yield i, self.names[i], objective, self.run(self.algo.name, i, objective, seed)
 
-    def reference(self, i: int, objective: str) -> tuple[float | None, bool, str, list[str]]:
+    def reference(self, i: int, objective: str, exclude: str | None = None) -> tuple[float | None, bool, str, list[str]]:
         """``(optimum, proven_infeasible, who, disagreements)`` from every available exact
-        algorithm supporting ``objective`` other than the one under test."""
-        key = (self.f.name, self.hashes[i], objective)
+        algorithm supporting ``objective`` other than ``exclude`` (default: the one under test,
+        so that an exact algorithm is checked against the others)."""
+        exclude = self.algo.name if exclude is None else exclude
+        exact = [n for n, a in self.f.algorithms.items() if a.kind == "exact" and not a.plugin
+                 and objective in a.objectives and a.available() and n != exclude]
+        key = (self.f.name, self.hashes[i], objective, tuple(exact))
         if key in self.cache.references:
             return self.cache.references[key]
-        exact = [n for n, a in self.f.algorithms.items() if a.kind == "exact" and not a.plugin
-                 and objective in a.objectives and a.available() and n != self.algo.name]
         values: dict[str, float] = {}
         infeasible: list[str] = []
         trouble: list[str] = []
