@@ -194,7 +194,8 @@ TITAN_TWO_MACHINES = {
 (shrunk by Hypothesis): two workers, an idle 2-GPU machine and a non-idle one with one free
 GPU. Titan uses the idle machine and the non-idle one, [1, 2]; the optimum puts both workers on
 the idle machine, [1, 1]. C_max = 2, so O_2 = 2 - 2 = 0 against 2 - 1 = 1: ratio 0, below
-Theorems 4-5's 1 - 1/e."""
+Theorems 4-5's 1 - 1/e. Under the default reading ``titan_algorithm=pseudo-code`` (every
+``titan_step2`` and ``titan_tie_break``); ``titan_algorithm=pair-grouping`` finds the optimum."""
 
 
 def test_titan_theorems_4_5_fail_on_two_machines() -> None:
@@ -203,6 +204,8 @@ def test_titan_theorems_4_5_fail_on_two_machines() -> None:
     text = str(info.value)
     assert "ratio 0 < the guaranteed 0.632121" in text and "Theorems 4-5" in text
     assert "algorithm: feasible, objective [1, 2]" in text and "optimum: [1, 1] (cpsat)" in text
+    within = assert_within("nimp", "titan", TITAN_TWO_MACHINES, params={"titan_algorithm": "pair-grouping"})
+    assert within.measured == 1.0
 
 
 A_SRPT_SHORT_JOB = {
