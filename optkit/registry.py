@@ -113,7 +113,7 @@ def _as_algorithms(obj: Any, source: str) -> list[Algorithm]:
     elif isinstance(obj, Algorithm):
         algo = obj
     else:
-        raise InputError("algorithm", f"{source} is a {type(obj).__name__}, not an optkit Algorithm or "
+        raise InputError("algorithm", f"{source} is of type {type(obj).__name__}, not an optkit Algorithm or "
                                       "OnlinePolicyPlugin")
     if not algo.problem:
         raise InputError("algorithm", f"{algo.name!r} of {source} does not say its problem: set Algorithm(problem=...)")
@@ -164,12 +164,20 @@ def algorithm_targets(value: str | None) -> list[str]:
     return [t.strip() for t in (value or "").split(",") if t.strip()]
 
 
+def _resolve_plugin(target: str) -> Any:
+    """The object an ``OPTKIT_ALGORITHMS`` target names; an import failure is bad input."""
+    try:
+        return _resolve(target, "ALGORITHM")
+    except (ImportError, AttributeError) as exc:
+        raise InputError(ALGORITHMS_ENV, f"names {target!r}, which cannot be loaded: {type(exc).__name__}: {exc}") from None
+
+
 def load_algorithm_targets(value: str | None) -> None:
     """Register the plug-ins named by an ``OPTKIT_ALGORITHMS``-style value (worker processes:
     the parent passes its current value, which a forkserver started earlier did not see)."""
     _load()
     for target in algorithm_targets(value):
-        for algo in _as_algorithms(_resolve(target, "ALGORITHM"), f"{ALGORITHMS_ENV} {target}"):
+        for algo in _as_algorithms(_resolve_plugin(target), f"{ALGORITHMS_ENV} {target}"):
             if _plugins.get(algo.problem or "", {}).get(algo.name) is None:
                 _add(algo)
 
@@ -192,7 +200,7 @@ def _load() -> None:
             for algo in _as_algorithms(ep.load(), f"entry point {ep.name} = {ep.value}"):
                 _add(algo)
         for target in algorithm_targets(os.environ.get(ALGORITHMS_ENV)):
-            for algo in _as_algorithms(_resolve(target, "ALGORITHM"), f"{ALGORITHMS_ENV} {target}"):
+            for algo in _as_algorithms(_resolve_plugin(target), f"{ALGORITHMS_ENV} {target}"):
                 _add(algo)
     except InputError as exc:
         _load_error = exc
