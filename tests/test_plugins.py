@@ -168,3 +168,39 @@ def test_an_online_policy_plug_in_needs_a_driver(restore_registry: None) -> None
     p = OnlinePolicyPlugin("rar-ddls", "pol", lambda instance, *, seed=None: None, "a policy")
     with pytest.raises(InputError, match="no policy driver"):
         registry.register_algorithm(p)
+
+
+def test_reproduce_adds_the_plug_in_as_an_extra_series(package: Path, tmp_path: Path) -> None:
+    """``optkit reproduce sjf-bco-fig4`` measures the rar-ddls plug-in in Fig. 4's setting beside
+    the paper's algorithms: a separate measurement (task ``sjf-bco-fig4:longest-first``) and an
+    "Extra series" table on the page; the claims' verdicts are the paper's algorithms' alone."""
+    out = _run(["reproduce", "sjf-bco-fig4", "--seeds", "1", "--readings", "default", "--out", "rep",
+                "--no-progress"], tmp_path, package)
+    assert out.returncode == 0, out.stderr
+    page = (tmp_path / "rep" / "sjf-bco.md").read_text()
+    table = page.split("#### Extra series: plug-in algorithms", 1)[1]
+    rows = {ln.split("|")[3].strip(): ln for ln in table.splitlines() if ln.startswith("| longest-first |")}
+    assert set(rows) == {"makespan_slots", "mean_jct_slots", "sjf_bco_makespan_over_it", "sjf_bco_jct_over_it"}
+    with sqlite3.connect(tmp_path / "rep" / "measurements.sqlite") as db:
+        names = sorted(n for (n,) in db.execute("select instance_name from rows where status = 'feasible'"))
+    assert names == ["sjf-bco-fig4", "sjf-bco-fig4:longest-first"]
+
+
+def test_reproduce_series_tasks_follow_the_plug_ins(restore_registry: None) -> None:
+    """Every experiment declaring ``series`` gets one task per plug-in, reading setting and seed;
+    ``plugins=False`` (``--no-plugins``) and an experiment without ``series`` get none."""
+    from optkit import reproduce as rep
+
+    registry.register_algorithm(Algorithm("mine", lambda *a, **k: None, "heuristic", "mine", (), problem="rar-ddls"))
+    f = registry.get("rar-ddls")
+    exps = dict(f.experiments)
+    fig4, fig5 = exps["sjf-bco-fig4"], exps["sjf-bco-fig5"]
+    assert rep.plugin_series(f, fig4) == ["mine"] and rep.plugin_series(f, fig5) == []
+    tasks = rep.measurement_tasks(f, fig4, [{}], [0, 1], "ci", rep.plugin_series(f, fig4))
+    extra = [t for t in tasks if t.instance_name == "sjf-bco-fig4:mine"]
+    assert len(tasks) == 4 and len(extra) == 2 and {t.params["algorithm"] for t in extra} == {"mine"}
+    assert extra[0].algorithm == fig4.series and len({t.key for t in tasks}) == 4
+    assert len(rep.measurement_tasks(f, fig4, [{}], [0, 1], "ci")) == 2
+    series = {e.id for e in rep.experiments().values() for e in [e[1]] if e.series}
+    assert series == {"a-srpt-sec5-fig6", "a-srpt-sec5-tau", "a-srpt-sec5-fig7", "a-srpt-sec5-fig8", "sjf-bco-fig4",
+                      "sjf-bco-fig6"}

@@ -203,6 +203,11 @@ def execute_task(task: Task | Mapping[str, Any], *, formulation_targets: str | N
     """
     task = _as_task(task)
     if task.kind == "measure":
+        if isinstance(task.params.get("algorithm"), str) and algorithm_targets:  # an extra series of a plug-in
+            try:
+                _ensure_algorithm(task.problem, task.params["algorithm"], algorithm_targets)
+            except InputError as exc:
+                return make_row(task, status="error", message=f"InputError: {exc}")
         return _execute_measure(task)
     start = time.perf_counter()
     harness = {"host": socket.gethostname(), "pid": os.getpid()}
