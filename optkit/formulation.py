@@ -95,12 +95,18 @@ class OnlinePolicyPlugin:
     problem's own driver (:attr:`Formulation.run_policy`), so ``solve``, ``compare`` and
     ``simulate`` run it like the problem's own policies and ``evaluate`` scores its schedule.
 
-    problem: an existing problem with a policy driver (ddlwmp).
-    name: the algorithm name (must not clash with one of the problem's own).
-    make: ``make(instance, *, seed, **params) -> policy`` with ``on_arrival``, ``on_completion``,
-        ``decide`` and ``next_wakeup`` (:class:`optkit.online.OnlinePolicy`); its keyword
+    Attributes
+    ----------
+    problem
+        An existing problem with a policy driver (ddlwmp).
+    name
+        The algorithm name (must not clash with one of the problem's own).
+    make
+        ``make(instance, *, seed, **params) -> policy`` with ``on_arrival``, ``on_completion``,
+        ``decide`` and ``next_wakeup`` (:class:`optkit.online.OnlinePolicy`); its keyword-only
         parameters are the ``--param`` keys the algorithm accepts.
-    summary, kind, randomized: as in :class:`Algorithm`.
+    summary, kind, randomized
+        As in :class:`Algorithm`.
     """
 
     problem: str

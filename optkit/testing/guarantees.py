@@ -26,16 +26,23 @@ class Guarantee:
 
     Attributes
     ----------
-    algorithm: the registered algorithm it is about.
-    objective: the objective it bounds.
-    ratio: ``ratio(instance, params) -> float | None``: the guaranteed ratio on this instance
-        under the run's parameters (``None``: the theorem's assumptions fail on it, so it says
+    algorithm
+        The registered algorithm it is about.
+    objective
+        The objective it bounds.
+    ratio
+        ``ratio(instance, params) -> float | None``: the guaranteed ratio on this instance under
+        the run's parameters (``None``: the theorem's assumptions fail on it, so it says
         nothing; ``math.inf``: it holds trivially).
-    citation: the paper and the theorem (``"Luo et al., A-SRPT paper, Theorem 1"``).
-    statement: the inequality in words or symbols, with the assumptions.
-    sense: ``at_most`` (the measured ratio must not exceed ``ratio``: a minimisation's
-        ALG / OPT) or ``at_least`` (it must reach ``ratio``: a maximisation form).
-    measure: ``measure(instance, algorithm_objective, optimum_objective) -> float``: the ratio
+    citation
+        The paper and the theorem (``"Luo et al., A-SRPT paper, Theorem 1"``).
+    statement
+        The inequality in words or symbols, with the assumptions.
+    sense
+        ``at_most`` (the measured ratio must not exceed ``ratio``: a minimisation's ALG / OPT)
+        or ``at_least`` (it must reach ``ratio``: a maximisation form).
+    measure
+        ``measure(instance, algorithm_objective, optimum_objective) -> float``: the ratio
         measured from the two ``evaluate`` values; ``None``: ALG / OPT of the scalar keys
         (``1.0`` when both are 0).
     """

@@ -36,14 +36,22 @@ PREFERENCE = ("cpsat", "brute-force")
 class Optimum:
     """What :func:`optimum` found. Unpacks as ``value, proven, source``.
 
-    value: the optimum's scalar key (``proven``), or the best proven lower bound (not
-        ``proven``); ``None`` when the instance is infeasible or nothing is known.
-    proven: whether ``value`` is the proven optimum (or ``infeasible`` is proven).
-    source: who proved it (``cpsat``, ``brute-force``, ``lower_bound``...).
-    objective: the optimum's objective value as ``evaluate`` gives it (a list for a
-        lexicographic objective); ``None`` without a proven solution.
-    infeasible: the instance is proven infeasible.
-    result: the exact solver's :class:`~optkit.result.Result` (``None`` if none ran).
+    Attributes
+    ----------
+    value
+        The optimum's scalar key (``proven``), or the best proven lower bound (not ``proven``);
+        ``None`` when the instance is infeasible or nothing is known.
+    proven
+        Whether ``value`` is the proven optimum (or ``infeasible`` is proven).
+    source
+        Who proved it (``cpsat``, ``brute-force``, ``lower_bound``...).
+    objective
+        The optimum's objective value as ``evaluate`` gives it (a list for a lexicographic
+        objective); ``None`` without a proven solution.
+    infeasible
+        The instance is proven infeasible.
+    result
+        The exact solver's :class:`~optkit.result.Result` (``None`` if none ran).
     """
 
     value: float | None

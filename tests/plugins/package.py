@@ -61,12 +61,16 @@ class LargestFirst:
         from optkit.formulations.gpu_mapping import place
 
         started = []
+        free = sum(cluster.free.values())
         for job in sorted(self.waiting, key=lambda j: (-j.gpus, j.seq)):
+            if job.gpus > free:
+                continue
             p = place(self.models[job.model], dict(cluster.free), cluster=self.cluster, seed=self.seed)
             if p.ok:
                 decision = Decision(job.id, p.gpus, p.assignment, p.alpha)
                 cluster.reserve(decision)
                 started.append(decision)
+                free -= job.gpus
         ids = {d.job_id for d in started}
         self.waiting = [j for j in self.waiting if j.id not in ids]
         return started
