@@ -129,10 +129,10 @@ def optimum(problem: str | Formulation, instance: Any, *, objective: str | None 
 
     Examples
     --------
-    >>> from optkit.testing.oracle import optimum
     Two workers on one idle 2-GPU machine, or on one GPU of each of two non-idle machines
     (the lexicographic optimum: no idle machine, two machines; key ``0·(M+1) + 2``):
 
+    >>> from optkit.testing.oracle import optimum
     >>> value, proven, source = optimum("nimp", {"problem": "nimp",
     ...     "job": {"workers": 2, "collective": "ring", "param_bytes": 1e8},
     ...     "machines": [{"gpus": 2, "idle_gpus": 2}, {"gpus": 2, "idle_gpus": 1}, {"gpus": 2, "idle_gpus": 1}],
