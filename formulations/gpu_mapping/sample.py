@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from optkit.generators import draw_sizes
 from optkit.validation import MAX_COUNT, integer
 
 __all__ = ["sample", "stages", "BYTES"]
@@ -56,14 +57,7 @@ def sample(draw: Draw, *, max_replicas: int = 8, max_stages: int = 3, max_server
     max_servers = integer(max_servers, "max_servers", low=1, high=MAX_COUNT)
     max_gpus_per_server = integer(max_gpus_per_server, "max_gpus_per_server", low=1, high=MAX_COUNT)
     g = draw(1, max_gpus_per_server)
-    free: list[int] = []
-    budget = max_replicas
-    for _ in range(draw(1, max_servers)):
-        if budget == 0:
-            break
-        c = draw(1, min(g, budget))
-        free.append(c)
-        budget -= c
+    free = draw_sizes(draw, max_servers, g, max_replicas)
     total = sum(free)
     reps = split(draw, total, draw(1, min(max_stages, total)))
     return {"problem": "gpu-mapping",

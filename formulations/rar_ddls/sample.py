@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from optkit.generators import draw_sizes
 from optkit.validation import MAX_COUNT, integer
 
 from .generate import B_INTER, _network
@@ -29,14 +30,7 @@ def sample(draw: Callable[[int, int], int], *, max_jobs: int = 3, max_gpus: int 
     max_servers = integer(max_servers, "max_servers", low=1, high=MAX_COUNT)
     max_gpus_per_server = integer(max_gpus_per_server, "max_gpus_per_server", low=1, high=MAX_COUNT)
     max_iterations = integer(max_iterations, "max_iterations", low=1, high=MAX_COUNT)
-    caps: list[int] = []
-    budget = max_gpus
-    for _ in range(draw(1, max_servers)):
-        if budget == 0:
-            break
-        c = draw(1, min(max_gpus_per_server, budget))
-        caps.append(c)
-        budget -= c
+    caps = draw_sizes(draw, max_servers, max_gpus_per_server, max_gpus)
     n = sum(caps)
     jobs = []
     for k in range(draw(1, max_jobs)):
