@@ -203,4 +203,4 @@ def test_reproduce_series_tasks_follow_the_plug_ins(restore_registry: None) -> N
     assert len(rep.measurement_tasks(f, fig4, [{}], [0, 1], "ci")) == 2
     series = {e.id for e in rep.experiments().values() for e in [e[1]] if e.series}
     assert series == {"a-srpt-sec5-fig6", "a-srpt-sec5-tau", "a-srpt-sec5-fig7", "a-srpt-sec5-fig8", "sjf-bco-fig4",
-                      "sjf-bco-fig6"}
+                      "sjf-bco-fig6", "a-srpt-table2-vgg19", "a-srpt-table2-gpt175b", "titan-fig1"}
