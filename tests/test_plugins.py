@@ -223,3 +223,30 @@ def test_a_series_run_on_the_papers_algorithm_gives_the_claims_values() -> None:
     fig4 = rar_claims.series_fig4("ls", readings={}, seed=0, scale="ci")
     assert fig4["makespan_slots"] == rar_claims.measure_fig4(readings={}, seed=0, scale="ci")[
         "_details"]["policies"]["ls"]["makespan"]
+
+
+def test_simulate_nimp_replays_a_plug_in_algorithm(tmp_path: Path) -> None:
+    """``optkit simulate nimp`` (the cluster replay) places each job with a plug-in algorithm
+    (:class:`optkit.formulations.nimp.online.AlgorithmPolicy`): HiveD's placement as a plug-in
+    gives HiveD's replay; a keyword the plug-in does not take is one line, exit 2."""
+    (tmp_path / "nimpplug.py").write_text(
+        "from optkit import Algorithm\n"
+        "from optkit.formulations.nimp.baselines import run_hived\n"
+        "def again(instance, *, objective, time_limit, seed):\n"
+        "    return run_hived(instance, objective=objective, time_limit=time_limit, seed=seed)\n"
+        "ALGORITHM = Algorithm('hived-again', again, 'heuristic', 'HiveD again', (), problem='nimp')\n")
+    env = {"OPTKIT_ALGORITHMS": "nimpplug:ALGORITHM", "PYTHONPATH": os.pathsep.join([str(REPO), str(tmp_path)])}
+    assert _run(["generate", "nimp", "--param", "kind=replay", "--param", "jobs=60", "--param", "racks=2",
+                 "--param", "machines_per_rack=2", "--seed", "1", "--out", "wl.json"], tmp_path, None).returncode == 0
+    got = {}
+    for policy in ("hived", "hived-again"):
+        out = _run(["simulate", "nimp", "wl.json", "-p", policy, "--json", "--out", f"{policy}.json"], tmp_path, None,
+                   **env)
+        assert out.returncode == 0, out.stderr
+        got[policy] = json.loads(out.stdout)
+    keys = ("jobs", "used_machines_avg", "machine_hours", "fragmentation_rate_avg", "total_cross_bytes")
+    assert got["hived-again"]["policy"] == "hived-again"
+    assert [got["hived-again"][k] for k in keys] == [got["hived"][k] for k in keys]
+    assert json.loads((tmp_path / "hived-again.json").read_text()) == json.loads((tmp_path / "hived.json").read_text())
+    out = _run(["simulate", "nimp", "wl.json", "-p", "hived-again", "--param", "foo=1"], tmp_path, None, **env)
+    assert out.returncode == 2 and "--param foo is not a parameter of nimp/hived-again" in out.stderr
