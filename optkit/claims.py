@@ -104,6 +104,13 @@ class Experiment:
     seeded: False when the measurement is deterministic (it then runs once, with seed 0).
     time_limit: seconds one measurement may take, per scale (it is killed after that).
     notes: what the page says about this experiment (setup, deviations from the paper).
+    series: ``"module:function"`` for an experiment that compares algorithms: it measures ONE
+        more algorithm of the problem (by its registered name: a plug-in, :mod:`optkit.registry`)
+        in the experiment's setting, ``series(algorithm, *, readings, seed, scale) -> {name:
+        value, ..., "_details": ...}`` (every objective from ``evaluate``), beside the paper's
+        algorithms. ``optkit reproduce`` runs it for every plug-in algorithm of the problem and
+        shows the values as an extra series on the page, without a verdict (the paper made no
+        claim about them). Empty: the experiment compares no algorithms (or not yet).
     """
 
     id: str
@@ -117,8 +124,11 @@ class Experiment:
     seeded: bool = True
     time_limit: Mapping[str, float] = field(default_factory=lambda: {"ci": 60.0, "paper": 3600.0})
     notes: str = ""
+    series: str = ""
 
     def __post_init__(self) -> None:
+        if self.series and ":" not in self.series:
+            raise ValueError(f"experiment {self.id}: series must be 'module:function', got {self.series!r}")
         if ":" not in self.measure:
             raise ValueError(f"experiment {self.id}: measure must be 'module:function', got {self.measure!r}")
         if not self.claims:

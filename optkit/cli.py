@@ -58,6 +58,7 @@ def cmd_list(args: argparse.Namespace) -> int:
         print("  algorithms:")
         for a in f.algorithms.values():
             flag = "" if a.available() else f"  [needs {', '.join(a.requires)}: pip install optkit[peers]]"
+            flag += f"  [plug-in: {a.plugin}]" if a.plugin else ""
             print(f"    {a.name:<18} {a.kind:<9} {a.summary}{flag}")
         if f.generate is not None:
             print("  generate --param keys (KEY=default; no default: required):")

@@ -23,7 +23,7 @@ from typing import Any, Callable, Protocol
 
 from optkit.result import Result
 
-__all__ = ["Algorithm", "Evaluation", "Formulation", "LazyMapping", "Suite", "lazy_run"]
+__all__ = ["Algorithm", "Evaluation", "Formulation", "LazyMapping", "OnlinePolicyPlugin", "Suite", "lazy_run"]
 
 
 @dataclass
@@ -73,11 +73,48 @@ class Algorithm:
     params: tuple[str, ...] = ()
     """Tuning keywords accepted beside the function's own keyword-only parameters and the
     problem's readings (see :mod:`optkit.readings`); needed for a function taking ``**params``."""
+    problem: str | None = None
+    """The problem a plug-in algorithm belongs to (entry point group ``optkit.algorithms``,
+    :mod:`optkit.registry`); ``None`` for an algorithm a formulation declares itself."""
+    plugin: str = ""
+    """Where a plug-in came from (``entry point NAME`` or ``OPTKIT_ALGORITHMS module:attr``);
+    set by the registry, empty for a formulation's own algorithms."""
 
     def available(self) -> bool:
         import importlib.util
 
         return all(importlib.util.find_spec(m) is not None for m in self.requires)
+
+
+@dataclass(frozen=True)
+class OnlinePolicyPlugin:
+    """An online policy (:mod:`optkit.online` protocol) registered for an existing problem.
+
+    The registry turns it into an :class:`Algorithm` of ``problem`` whose run builds the policy
+    with ``make(instance, seed=seed, **params)`` and drives it over the instance with the
+    problem's own driver (:attr:`Formulation.run_policy`), so ``solve``, ``compare`` and
+    ``simulate`` run it like the problem's own policies and ``evaluate`` scores its schedule.
+
+    Attributes
+    ----------
+    problem
+        An existing problem with a policy driver (ddlwmp).
+    name
+        The algorithm name (must not clash with one of the problem's own).
+    make
+        ``make(instance, *, seed, **params) -> policy`` with ``on_arrival``, ``on_completion``,
+        ``decide`` and ``next_wakeup`` (:class:`optkit.online.OnlinePolicy`); its keyword-only
+        parameters are the ``--param`` keys the algorithm accepts.
+    summary, kind, randomized
+        As in :class:`Algorithm`.
+    """
+
+    problem: str
+    name: str
+    make: Callable[..., Any]
+    summary: str
+    kind: str = "heuristic"
+    randomized: bool = False
 
 
 @dataclass(frozen=True)
@@ -172,6 +209,18 @@ class Formulation:
     # (optkit.claims.Experiment objects, each holding one or more Claim), usually a LazyMapping
     # from experiment id to Experiment so that measuring code loads only when asked.
     experiments: Mapping[str, Any] = field(default_factory=dict)
+    # Drive an online policy (optkit.online protocol) over one instance and return a Result
+    # holding its schedule: ``run_policy(instance, policy, *, time_limit) -> Result``. Lets a
+    # plug-in online policy (OnlinePolicyPlugin) run as an algorithm of this problem.
+    run_policy: Callable[..., Result] | None = None
+    # The papers' proven guarantees (optkit.testing.guarantees.Guarantee) by algorithm name,
+    # usually a LazyMapping to the formulation's bounds.GUARANTEES; an algorithm absent here has
+    # no proven guarantee.
+    guarantees: Mapping[str, Any] = field(default_factory=dict)
+    # Build an instance dict from integer draws, for property tests (optkit.testing.strategies):
+    # ``sample(draw, **size_limits) -> dict`` with ``draw(lo, hi) -> int`` (smallest = simplest);
+    # a bad limit is an InputError naming it.
+    sample: Callable[..., dict[str, Any]] | None = None
 
     def reading(self, name: str) -> Any:
         """The declared reading ``name`` (``KeyError`` if there is none)."""

@@ -17,7 +17,7 @@ from typing import Any, Callable, Mapping
 
 from optkit.errors import InputError
 
-__all__ = ["generator_keys", "describe", "check_params"]
+__all__ = ["generator_keys", "describe", "check_params", "draw_sizes"]
 
 Keys = list[tuple[str, str | None]]  # (name, default as text, or None when required)
 
@@ -81,3 +81,17 @@ def check_params(problem: str, generate: Callable[..., Any], params: Mapping[str
             close = difflib.get_close_matches(key, valid, n=1)
             hint = f"; did you mean {close[0]!r}?" if close else ""
             raise InputError(f"--param {key}", f"is not a key of {what}{hint} (keys: {', '.join(valid)})")
+
+
+def draw_sizes(draw: Callable[[int, int], int], count: int, per: int, budget: int) -> list[int]:
+    """At most ``count`` (at least one) sizes of ``1..per`` summing to at most ``budget``, from
+    integer draws ``draw(lo, hi)`` (a formulation's ``sample``: servers' free GPUs, machines'
+    GPUs); the smallest draws give one size of 1."""
+    sizes: list[int] = []
+    for _ in range(draw(1, count)):
+        if budget == 0:
+            break
+        c = draw(1, min(per, budget))
+        sizes.append(c)
+        budget -= c
+    return sizes

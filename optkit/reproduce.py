@@ -12,6 +12,15 @@ per reading as mean and min-max over seeds, and a verdict per reading
 (:func:`optkit.claims.verdict`) and over all readings (:func:`optkit.claims.overall_verdict`).
 
 Pages are generated, never edited by hand.
+
+Plug-in algorithms (:mod:`optkit.registry`, entry point group ``optkit.algorithms``) join every
+experiment that compares algorithms automatically: an experiment declaring ``series``
+(:class:`optkit.claims.Experiment`) gets one more measurement per plug-in algorithm of its
+problem, reading setting and seed (task ``EXPERIMENT:ALGORITHM``), and its page a table "Extra
+series" beside the paper's algorithms, without a verdict. Automatic, because a researcher who
+installs a plug-in wants it beside the paper's algorithms wherever they are compared, with
+nothing to name; ``--no-plugins`` (``plugins=False``) measures the papers' algorithms only. The
+plug-in's measurements are separate tasks: they never change, re-run or lose the claims' own.
 """
 
 from __future__ import annotations
@@ -150,9 +159,18 @@ class _Unit:
         return {"problem": self.problem, "experiment": self.experiment, "scale": self.scale}
 
 
+def plugin_series(f: Formulation, exp: Experiment) -> list[str]:
+    """The plug-in algorithms of ``f`` that ``exp`` measures as extra series (none without ``series``)."""
+    if not exp.series:
+        return []
+    return [n for n, a in f.algorithms.items() if a.plugin and a.available()]
+
+
 def measurement_tasks(f: Formulation, exp: Experiment, settings: Sequence[Mapping[str, Any]],
-                      seeds: Sequence[int], scale: str) -> list[Any]:
-    """One harness task (kind ``measure``) per reading setting and seed."""
+                      seeds: Sequence[int], scale: str, plugins: Sequence[str] = ()) -> list[Any]:
+    """One harness task (kind ``measure``) per reading setting and seed, and one more per plug-in
+    algorithm in ``plugins`` (the experiment's ``series`` function, instance name
+    ``EXPERIMENT:ALGORITHM``)."""
     from optkit.harness.tasks import Task
 
     if scale not in SCALES:
@@ -161,10 +179,15 @@ def measurement_tasks(f: Formulation, exp: Experiment, settings: Sequence[Mappin
     h = instance_hash(unit)
     limit = float(exp.time_limit.get(scale, 3600.0))
     run_seeds = list(seeds) if exp.seeded else [0]
-    return [Task(problem=f.name, instance_name=exp.id, instance=unit, instance_hash=h, algorithm=exp.measure,
-                 objective="claims", params={"readings": dict(s), "scale": scale}, seed=seed, time_limit=limit,
-                 source=exp.paper, kind="measure")
-            for s in settings for seed in run_seeds]
+    tasks = [Task(problem=f.name, instance_name=exp.id, instance=unit, instance_hash=h, algorithm=exp.measure,
+                  objective="claims", params={"readings": dict(s), "scale": scale}, seed=seed, time_limit=limit,
+                  source=exp.paper, kind="measure")
+             for s in settings for seed in run_seeds]
+    tasks += [Task(problem=f.name, instance_name=f"{exp.id}:{name}", instance=unit, instance_hash=h,
+                   algorithm=exp.series, objective="series", params={"readings": dict(s), "scale": scale, "algorithm": name},
+                   seed=seed, time_limit=limit, source=exp.paper, kind="measure")
+              for name in plugins for s in settings for seed in run_seeds]
+    return tasks
 
 
 @dataclass
@@ -191,8 +214,12 @@ def reproduce(
     rerun: bool = False,
     progress: bool = True,
     log: Callable[[str], None] | None = None,
+    plugins: bool = True,
 ) -> Measurements:
     """Measure the claims named by ``targets`` for every reading setting and seed.
+
+    ``plugins``: also measure every plug-in algorithm as an extra series of each experiment that
+    compares algorithms (module docstring).
 
     Measurements already in ``db`` are reused (a killed run resumes) unless ``rerun``; failed ones
     (``error``, ``time_limit``) are always measured again.
@@ -210,7 +237,8 @@ def reproduce(
     selection = select(targets)
     tasks = []
     for f, exp, _ in selection:
-        tasks += measurement_tasks(f, exp, reading_settings(f, exp, readings), seed_list, scale)
+        tasks += measurement_tasks(f, exp, reading_settings(f, exp, readings), seed_list, scale,
+                                   plugin_series(f, exp) if plugins else ())
     start = time.perf_counter()
     failures: list[str] = []
     with ResultStore(db) as store:
@@ -425,12 +453,43 @@ def _paper_page(m: Measurements, paper: str, items: Sequence[tuple[Formulation, 
                 text = text[:6000] + "\n... (truncated; the full record is in the measurement store)"
             lines += [f"<details><summary>Details, default reading, seed {details[0]['seed']}</summary>", "",
                       "```json", text, "```", "", "</details>", ""]
+        lines += _series_lines(m, f, exp)
         failed = [r for r in m.rows if r["instance_name"] == exp.id and r["status"] != "feasible"]
         if failed:
             lines += ["Failed measurements:", ""] + [
                 f"- {format_params(r['params'].get('readings'))}, seed {r['seed']}: {r['status']}: {r['message']}"
                 for r in failed] + [""]
     return "\n".join(lines) + "\n", csv_rows, pngs
+
+
+def _series_lines(m: Measurements, f: Formulation, exp: Experiment) -> list[str]:
+    """The page's "Extra series" table of an experiment: per plug-in algorithm, reading and
+    value, the mean [min, max] over seeds (no verdict: the paper claims nothing about it)."""
+    prefix = exp.id + ":"
+    rows = [r for r in m.rows if r["instance_name"].startswith(prefix)]
+    if not rows:
+        return []
+    table: dict[tuple[str, str, str], list[float | None]] = {}
+    failed: list[str] = []
+    for r in rows:
+        name = r["instance_name"][len(prefix):]
+        label = reading_label(f, exp, r["params"].get("readings"))
+        if r["status"] != "feasible":
+            failed.append(f"- {name}, {label}, seed {r['seed']}: {r['status']}: {r['message']}")
+            continue
+        for key, value in (r.get("metrics") or {}).items():
+            if not key.startswith("_"):
+                table.setdefault((name, label, key), []).append(_num(value))
+    lines = ["#### Extra series: plug-in algorithms", "",
+             "Measured by the experiment's series function in the same setting; no verdict (the paper makes no "
+             "claim about these algorithms).", "",
+             "| algorithm | reading | value | mean [min, max] | seeds |", "|---|---|---|---:|---:|"]
+    for (name, label, key), vals in sorted(table.items()):
+        got = [v for v in vals if v is not None]
+        mean = statistics.fmean(got) if got else None
+        spread = f" [{_fmt(min(got))}, {_fmt(max(got))}]" if len(got) > 1 else ""
+        lines.append(f"| {name} | {label} | {key} | {_fmt(mean)}{spread} | {len(got)} |")
+    return lines + [""] + (["Failed extra-series measurements:", "", *failed, ""] if failed else [])
 
 
 def _plot_experiment(exp: Experiment, claims: Sequence[Claim], vals: Mapping[str, Mapping[str, list[tuple[int, Any]]]],

@@ -104,7 +104,7 @@ def finish_result(
 
 
 def solve(
-    problem: str,
+    problem: str | Formulation,
     instance: Any,
     algorithm: str,
     *,
@@ -122,8 +122,12 @@ def solve(
 
     Exceptions other than :class:`InputError` propagate; the harness turns them into ``error``
     rows, the CLI into exit status 1.
+
+    ``problem`` is a registered problem's name, or a :class:`Formulation` object (what
+    :func:`optkit.testing.check_algorithm` passes to run an algorithm it was handed directly).
     """
-    formulation = registry.get(problem)
+    formulation = problem if isinstance(problem, Formulation) else registry.get(problem)
+    problem = formulation.name
     if isinstance(instance, dict):
         try:
             instance = formulation.instance_from_dict(instance)

@@ -1,8 +1,8 @@
 """Property tests (hypothesis) over arbitrary valid gpu-mapping instances.
 
-The instances are drawn here, independently of ``generate.py``: any number of stages and
-replicas, ring or tree, byte sizes spanning orders of magnitude, and any split of the replicas
-over servers. Every algorithm must return a mapping ``evaluate`` accepts; no heuristic may beat
+The instances are drawn by :func:`optkit.testing.strategies.instances` (the formulation's
+``sample.py``), independently of ``generate.py``: any number of stages and replicas, ring or
+tree, byte sizes spanning orders of magnitude, and any split of the replicas over servers. Every algorithm must return a mapping ``evaluate`` accepts; no heuristic may beat
 the proven optimum; the instance survives a JSON round trip unchanged.
 """
 
@@ -17,35 +17,15 @@ from hypothesis import strategies as st
 from optkit.formulations.gpu_mapping import FORMULATION, GpuMappingInstance
 from optkit.result import Status
 from optkit.solve import solve
+from optkit.testing import strategies
 
 
-@st.composite
-def instances(draw: st.DrawFn, max_replicas: int = 10) -> dict:
-    g = draw(st.integers(1, 8))
-    n_stages = draw(st.integers(1, 4))
-    reps = [draw(st.integers(1, 4)) for _ in range(n_stages)]
-    while sum(reps) > max_replicas:
-        reps[reps.index(max(reps))] -= 1
-    size = st.sampled_from([0.0, 1e3, 3.3e5, 1e6, 2.5e7, 4e8])
-    stages = []
-    for s, k in enumerate(reps):
-        out = 0.0 if s == n_stages - 1 else draw(size)
-        in_bytes = 0.0 if s == 0 else stages[-1]["out_bytes"] * reps[s - 1] / k
-        stages.append({"replicas": k, "fwd_time": draw(st.floats(1e-4, 0.2)), "bwd_time": draw(st.floats(1e-4, 0.4)),
-                       "in_bytes": in_bytes, "out_bytes": out, "param_bytes": draw(size)})
-    n = sum(reps)
-    servers = []
-    left = n
-    while left:
-        c = draw(st.integers(1, min(g, left)))
-        servers.append(c)
-        left -= c
-    servers = draw(st.permutations(servers))
-    return {"problem": "gpu-mapping",
-            "cluster": {"gpus_per_server": g, "inter_bandwidth": draw(st.sampled_from([1.25e8, 1.25e9, 1.25e10])),
-                        "intra_bandwidth": draw(st.sampled_from([3e10, 3e11]))},
-            "job": {"allreduce": draw(st.sampled_from(["ring", "tree"])), "stages": stages},
-            "servers": list(servers)}
+def instances(max_replicas: int = 10) -> st.SearchStrategy[dict]:
+    """gpu-mapping instance dicts from :func:`optkit.testing.strategies.instances` (any number of
+    stages and replicas up to ``max_replicas``, ring or tree, bytes over orders of magnitude, any
+    split of the replicas over servers of 1-8 GPUs)."""
+    return strategies.instances("gpu-mapping", as_dict=True, max_replicas=max_replicas, max_stages=4,
+                                max_servers=max_replicas)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -68,4 +68,7 @@ FORMULATION = Formulation(
     predictors=("rf", "mean", "median", "perfect", "rf-columns"),
     readings=READINGS,
     experiments=LazyMapping.of(f"{__name__}.claims", "EXPERIMENTS"),
+    sample=lazy_run(f"{__name__}.sample", "sample"),
+    guarantees=LazyMapping.of(f"{__name__}.bounds", "GUARANTEES"),
+    run_policy=lazy_run(f"{__name__}.simulate", "run_online_policy"),
 )

@@ -238,3 +238,39 @@ def guarantees(instance: DdlwmpInstance, *, gamma: float | None = None, opt: flo
         out["ratio"] = gamma / opt
         out["theorem1_holds"] = bool(gamma / opt <= out["theorem1_ratio"] * (1 + 1e-12))
     return out
+
+
+# ----------------------------------------------------------------------------- guarantees as data
+def _theorem1_ratio(instance: DdlwmpInstance, params: Any) -> float | None:
+    """Theorem 1's ratio for A-SRPT with the instance's predictions and the run's ``tau``."""
+    from .readings import TAU_DEFAULT
+
+    return guarantees(instance, tau=float(params.get("tau", TAU_DEFAULT)))["theorem1_ratio"]
+
+
+def _theorem1_perfect_ratio(instance: DdlwmpInstance, params: Any) -> float | None:
+    """Theorem 1 with exact predictions (eps = 0): ``(2 + tau + rho G / (G - g_max)) rho``."""
+    from .readings import TAU_DEFAULT
+
+    g = guarantees(instance, tau=float(params.get("tau", TAU_DEFAULT)))
+    if g["G"] <= g["g_max"]:
+        return None
+    return (2 + g["tau"] + g["rho"] * g["G"] / (g["G"] - g["g_max"])) * g["rho"]
+
+
+def _guarantees() -> dict[str, Any]:
+    from optkit.testing.guarantees import Guarantee
+
+    statement = ("Gamma_A / OPT_A <= (2 + tau + rho G/(G - g_max)) rho + 2 rho g_max rho_bar (1 + tau + (1 + rho) "
+                 "G/(G - g_max)) eps_bar, for G > g_max (module docstring; None otherwise)")
+    return {
+        "a-srpt": Guarantee("a-srpt", "total_completion", _theorem1_ratio, "Luo et al., A-SRPT paper, Theorem 1",
+                            statement + "; needs every job's prediction"),
+        "a-srpt-perfect": Guarantee("a-srpt-perfect", "total_completion", _theorem1_perfect_ratio,
+                                    "Luo et al., A-SRPT paper, Theorem 1 with eps = 0", statement),
+    }
+
+
+GUARANTEES = _guarantees()
+"""A-SRPT's proven competitive ratio (Theorem 1) per instance, for :func:`optkit.testing.assert_within`;
+the baselines have none."""

@@ -47,7 +47,8 @@ from .sec5 import PAPER_BASELINES, compare, instance_of, reductions, run_policy_
 from .workloads import sec5_workload, trace_records
 
 __all__ = ["EXPERIMENTS", "measure_fig6", "measure_fig7", "measure_fig8", "measure_fig9", "measure_tau",
-           "measure_prediction", "scale_setting", "fig6_jobs"]
+           "measure_prediction", "scale_setting", "fig6_jobs", "series_fig6", "series_tau", "series_fig7",
+           "series_fig8"]
 
 PAPER = "a-srpt"
 PROBLEM = "ddlwmp"
@@ -222,6 +223,61 @@ def _c(cid: str, where: str, value: float, statistic: str, tolerance: float, com
     return Claim(cid, where, value, unit, statistic, tolerance, comparison, note, scales=("paper",))
 
 
+# ----------------------------------------------------------------------------- extra series (plug-ins)
+def _series(algorithm: str, cases: list[tuple[str, dict[str, Any]]], r: Mapping[str, Any], seed: int) -> dict[str, Any]:
+    """One more algorithm (a plug-in, run through ``solve``: its TCT is ``evaluate``'s) on each
+    workload of ``cases``, beside A-SRPT: its TCT and A-SRPT's reduction against it, in percent
+    (the paper's measure against each baseline), min and max over the cases."""
+    from optkit.solve import solve
+
+    reds, details = [], []
+    for label, data in cases:
+        inst = instance_of(data)
+        res = solve(PROBLEM, inst, algorithm, objective="total_completion", seed=seed)
+        ta = run_policy_readout(inst, "a-srpt", r, seed)["total_completion"]
+        tb = res.objective if res.solution is not None else None
+        red = None if tb is None or tb <= 0 else 100.0 * (tb - ta) / tb
+        details.append({"case": label, "status": res.status.value, "total_completion": tb,
+                        "a_srpt_total_completion": ta, "a_srpt_reduction_pct": red})
+        if red is not None:
+            reds.append(red)
+    return {"a_srpt_min_reduction_pct": min(reds) if reds else None,
+            "a_srpt_max_reduction_pct": max(reds) if reds else None, "_details": {"cases": details}}
+
+
+def series_fig6(algorithm: str, *, readings: dict[str, Any], seed: int, scale: str) -> dict[str, Any]:
+    """Fig. 6's workloads (every job count) for one more algorithm (:func:`_series`)."""
+    r = _r(readings)
+    records = None if r["workload"] == "synthetic" else trace_records(r["workload"])
+    counts = fig6_jobs(r["workload"], scale, None if records is None else len(records))
+    return _series(algorithm, [(f"{n} jobs", _workload(r, jobs=n, scale=scale, seed=seed, records=records))
+                               for n in counts], r, seed)
+
+
+def series_tau(algorithm: str, *, readings: dict[str, Any], seed: int, scale: str) -> dict[str, Any]:
+    """Fig. 6's largest workload for one more algorithm (:func:`_series`)."""
+    r = _r(readings)
+    records = None if r["workload"] == "synthetic" else trace_records(r["workload"])
+    n = _jobs(FIG6_JOBS[-1], scale)
+    return _series(algorithm, [(f"{n} jobs", _workload(r, jobs=n, scale=scale, seed=seed, records=records))], r, seed)
+
+
+def series_fig7(algorithm: str, *, readings: dict[str, Any], seed: int, scale: str) -> dict[str, Any]:
+    """Fig. 7's workloads (every single-GPU share) for one more algorithm (:func:`_series`)."""
+    r = dict(_r(readings), workload="synthetic")
+    return _series(algorithm, [(f"single-GPU share {share:g}", _workload(r, jobs=_jobs(75_000, scale), scale=scale,
+                                                                           seed=seed, single_gpu_share=share))
+                               for share in SHARES], r, seed)
+
+
+def series_fig8(algorithm: str, *, readings: dict[str, Any], seed: int, scale: str) -> dict[str, Any]:
+    """Fig. 8's job set at every NIC bandwidth for one more algorithm (:func:`_series`)."""
+    r = dict(_r(readings), workload="synthetic")
+    data = _workload(r, jobs=_jobs(75_000, scale), scale=scale, seed=seed, single_gpu_share=0.0)
+    return _series(algorithm, [(f"{gbps} Gbps", dict(data, cluster=dict(data["cluster"], inter_bandwidth=gbps * 1.25e8)))
+                               for gbps in GBPS], r, seed)
+
+
 _RED = "(TCT_b - TCT_A-SRPT) / TCT_b over the five baselines"
 _SEC5_READINGS = ("tau", "comm_heavy", "workload", "load", "consolidate")
 
@@ -242,7 +298,8 @@ EXPERIMENTS = {e.id: e for e in [
         time_limit={"ci": 60.0, "paper": _TIME["paper"]},
         notes="Paper scale: 250 x 8 GPUs; synthetic jobs 37,500-150,000, trace jobs 5-20% of the trace. The sweep "
               "keeps tau at 10 (default) and 1, load at 0.3 (not saturated) and 0.8, and both baseline placements "
-              "(consolidate); the full tau sweep is a-srpt-sec5-tau."),
+              "(consolidate); the full tau sweep is a-srpt-sec5-tau.",
+        series=f"{__name__}:series_fig6"),
     Experiment(
         "a-srpt-sec5-tau", PROBLEM, PAPER, "Fig. 6 at 150,000 jobs over the delay factor tau",
         f"{__name__}:measure_tau",
@@ -258,7 +315,8 @@ EXPERIMENTS = {e.id: e for e in [
                                         "load": (0.8,), "consolidate": (True,)},
         time_limit={"ci": 60.0, "paper": 1800.0},
         notes="The paper gives no tau for its simulations (0 on its testbed); at G = 2,000 a wait of "
-              "tau·(g_i/G)·ñ_i·α̃_i^min is a few seconds per unit of tau."),
+              "tau·(g_i/G)·ñ_i·α̃_i^min is a few seconds per unit of tau.",
+        series=f"{__name__}:series_tau"),
     Experiment(
         "a-srpt-sec5-fig7", PROBLEM, PAPER, "Fig. 7: total completion time vs share of single-GPU jobs",
         f"{__name__}:measure_fig7",
@@ -273,7 +331,8 @@ EXPERIMENTS = {e.id: e for e in [
         ),
         readings=("tau", "comm_heavy", "load"), sweep={"tau": (1, 10), "comm_heavy": (1.5,), "load": (0.3, 0.8)},
         time_limit={"ci": 60.0, "paper": _TIME["paper"]},
-        notes="Synthetic workload only (the share is a property of the generator); 75,000 jobs at paper scale."),
+        notes="Synthetic workload only (the share is a property of the generator); 75,000 jobs at paper scale.",
+        series=f"{__name__}:series_fig7"),
     Experiment(
         "a-srpt-sec5-fig8", PROBLEM, PAPER, "Fig. 8: total completion time vs server NIC bandwidth",
         f"{__name__}:measure_fig8",
@@ -285,7 +344,8 @@ EXPERIMENTS = {e.id: e for e in [
         ),
         readings=("tau", "comm_heavy", "load"), sweep={"tau": (1, 10), "comm_heavy": (1.5,), "load": (0.3, 0.8)},
         time_limit={"ci": 60.0, "paper": _TIME["paper"]},
-        notes="0% single-GPU jobs, 75,000 jobs at paper scale, one job set replayed at 1, 5, 10, 25, 50 Gbps."),
+        notes="0% single-GPU jobs, 75,000 jobs at paper scale, one job set replayed at 1, 5, 10, 25, 50 Gbps.",
+        series=f"{__name__}:series_fig8"),
     Experiment(
         "a-srpt-sec5-fig9", PROBLEM, PAPER, "Fig. 9: A-SRPT with different prediction models",
         f"{__name__}:measure_fig9",

@@ -173,3 +173,22 @@ def run_policy(instance: DdlwmpInstance, policy: Policy, *, perfect: bool = Fals
     except SimulationTimeout as exc:
         return Result(Status.TIME_LIMIT, message=str(exc))
     return Result(Status.FEASIBLE, solution=schedule, info={"instants": stats.get("instants")})
+
+
+class _Protocol:
+    """Marks any :class:`~optkit.online.OnlinePolicy` as speaking the protocol (for :func:`as_online`)."""
+
+    protocol = "optkit.online"
+
+    def __init__(self, policy: Any) -> None:
+        self.policy = policy
+        self.name = getattr(policy, "name", type(policy).__name__)
+        self.on_arrival, self.on_completion = policy.on_arrival, policy.on_completion
+        self.decide, self.next_wakeup = policy.decide, policy.next_wakeup
+
+
+def run_online_policy(instance: DdlwmpInstance, policy: OnlinePolicy, *, time_limit: float | None = None) -> Any:
+    """Engine glue for a plug-in policy (:class:`optkit.formulation.OnlinePolicyPlugin`): drive
+    ``policy``, any :class:`~optkit.online.OnlinePolicy` naming servers 0..M-1, over ``instance``
+    with the instance's predictions, as :func:`run_policy` does for the paper's policies."""
+    return run_policy(instance, _Protocol(policy), time_limit=time_limit)  # type: ignore[arg-type]

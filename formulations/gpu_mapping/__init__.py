@@ -75,4 +75,5 @@ FORMULATION = Formulation(
     lower_bound=lazy_run(f"{__name__}.bounds", "lower_bound"),
     readings=_readings.READINGS,
     experiments=LazyMapping.of(f"{__name__}.claims", "EXPERIMENTS"),
+    sample=lazy_run(f"{__name__}.sample", "sample"),
 )

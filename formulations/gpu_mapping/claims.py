@@ -53,7 +53,8 @@ from optkit.claims import Claim, Experiment
 
 from .readings import GPT175B_LAYOUTS, VGG19_LAYOUTS
 
-__all__ = ["EXPERIMENTS", "PAPER", "measure_vgg19", "measure_gpt175b", "measure_table2"]
+__all__ = ["EXPERIMENTS", "PAPER", "measure_vgg19", "measure_gpt175b", "measure_table2", "series_table2",
+           "series_vgg19", "series_gpt175b"]
 
 PAPER = {  # Table II (ms)
     "vgg19": {"he_pitt": 88.11, "he_pct": 1.94, "opt_pitt": 82.96, "opt_pct": 55318.86},
@@ -160,17 +161,12 @@ def _alpha_min_ratio(instance: Any, he_kw: Mapping[str, str], sc: Mapping[str, A
             "ratio": None if opt is None else est / opt}
 
 
-def measure_table2(model: str, *, readings: Mapping[str, Any], seed: int, scale: str) -> dict[str, Any]:
-    """Table II for ``model`` (``vgg19`` or ``gpt-175b``) under ``readings`` (module docstring)."""
-    from optkit.errors import InputError
-
+def _table2_setting(model: str, readings: Mapping[str, Any], seed: int) -> tuple[dict[str, Any], str, Any,
+                                                                                 dict[str, Any], list[Any]]:
+    """Table II's readings (defaults filled), layout key and layout, Heavy-Edge keywords and cases."""
     from .generate import table2_cases
-    from .model import GpuMappingInstance
     from .readings import READINGS
 
-    if scale not in _SCALES:
-        raise InputError("scale", f"must be one of {', '.join(_SCALES)}, got {scale!r}")
-    sc = _SCALES[scale]
     r = {x.name: x.default for x in READINGS}
     r.update(readings)
     layout_key = "vgg19_layout" if model == "vgg19" else "gpt175b_layout"
@@ -178,6 +174,53 @@ def measure_table2(model: str, *, readings: Mapping[str, Any], seed: int, scale:
     config = layouts[r[layout_key]]
     he_kw = {k: r[k] for k in _HEAVY_EDGE_READINGS}
     cases = table2_cases(model, config, seed=seed, free_gpu_cases=r["table2_free_gpus"], **{k: r[k] for k in _JOB_READINGS})
+    return r, layout_key, config, he_kw, cases
+
+
+def series_table2(model: str, algorithm: str, *, readings: Mapping[str, Any], seed: int, scale: str) -> dict[str, Any]:
+    """Table II's cases for one more algorithm (a plug-in, through ``solve``): its mean PITT
+    (``evaluate``'s alpha, ms) beside Heavy-Edge's, and the ratio of the two means (the exact
+    optimum is the claims' measurement; it is not solved again here)."""
+    from optkit.solve import solve
+
+    from .heavy_edge import heavy_edge_job
+    from .model import GpuMappingInstance
+
+    _, _, _, he_kw, cases = _table2_setting(model, readings, seed)
+    mine, he, rows = [], [], []
+    for data in cases:
+        inst = GpuMappingInstance.from_dict(data)
+        res = solve("gpu-mapping", inst, algorithm, objective="alpha", seed=seed)
+        h, _ = _bottleneck(inst, {"assignment": heavy_edge_job(inst.job, inst.servers, seed=seed, **he_kw)})
+        rows.append({"name": data["name"], "status": res.status.value, "pitt_ms": None if res.objective is None
+                     else res.objective * 1e3, "he_pitt_ms": h * 1e3})
+        if res.objective is not None:
+            mine.append(res.objective * 1e3)
+            he.append(h * 1e3)
+    return {"pitt_ms": _mean(mine) if mine else None, "heavy_edge_pitt_ms": _mean(he) if he else None,
+            "over_heavy_edge": _mean(mine) / _mean(he) if mine else None, "_details": {"cases": rows}}
+
+
+def series_vgg19(algorithm: str, *, readings: Mapping[str, Any], seed: int, scale: str) -> dict[str, Any]:
+    """Table II, VGG19 cases (:func:`series_table2`)."""
+    return series_table2("vgg19", algorithm, readings=readings, seed=seed, scale=scale)
+
+
+def series_gpt175b(algorithm: str, *, readings: Mapping[str, Any], seed: int, scale: str) -> dict[str, Any]:
+    """Table II, GPT-175B cases (:func:`series_table2`)."""
+    return series_table2("gpt-175b", algorithm, readings=readings, seed=seed, scale=scale)
+
+
+def measure_table2(model: str, *, readings: Mapping[str, Any], seed: int, scale: str) -> dict[str, Any]:
+    """Table II for ``model`` (``vgg19`` or ``gpt-175b``) under ``readings`` (module docstring)."""
+    from optkit.errors import InputError
+
+    from .model import GpuMappingInstance
+
+    if scale not in _SCALES:
+        raise InputError("scale", f"must be one of {', '.join(_SCALES)}, got {scale!r}")
+    sc = _SCALES[scale]
+    r, layout_key, config, he_kw, cases = _table2_setting(model, readings, seed)
     rows: list[dict[str, Any]] = []
     notes: list[str] = []
     from .heavy_edge import heavy_edge_job
@@ -255,7 +298,7 @@ def _experiment(model: str, readings: tuple[str, ...], note: str) -> Experiment:
         id=f"a-srpt-table2-{tag}", problem="gpu-mapping", paper="a-srpt",
         summary=f"Table II, {name}: Heavy-Edge vs the exact optimum of eq. (7) over 20 free-GPU cases",
         measure=f"{__name__}:measure_{tag}", claims=_claims(model), readings=readings,
-        time_limit={"ci": 60, "paper": 3600}, notes=f"{_NOTES} {note}")
+        time_limit={"ci": 60, "paper": 3600}, notes=f"{_NOTES} {note}", series=f"{__name__}:series_{tag}")
 
 
 EXPERIMENTS = {e.id: e for e in [

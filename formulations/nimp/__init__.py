@@ -57,4 +57,6 @@ FORMULATION = Formulation(
     simulate=lazy_run(f"{__name__}.replay", "simulate_cli"),
     readings=READINGS,
     experiments=LazyMapping.of(f"{__name__}.claims", "EXPERIMENTS"),
+    sample=lazy_run(f"{__name__}.sample", "sample"),
+    guarantees=LazyMapping.of(f"{__name__}.bounds", "GUARANTEES"),
 )

@@ -107,3 +107,30 @@ def approximation_check(instance: NimpInstance, heuristic: Sequence[int], optimu
         # 1.5e-12 of 1 - 1/e, so neither edit changes a verdict on a cluster of < 10^6 machines.
         out[f"holds_{name}"] = ratio >= RATIO - 1e-12
     return out
+
+
+# ----------------------------------------------------------------------------- guarantees as data
+def _submodular_ratio(instance: NimpInstance, heuristic: Any, optimum: Any) -> float:
+    """The worse of Theorems 4-5's two ratios, measured as the project's claim measures them:
+    the submodular values the greedy maximises, with no constant added
+    (:func:`.approximation.ratios`; the C_max form of Eq. 3 cannot fail on a large cluster)."""
+    from .approximation import ratios
+
+    r = ratios(instance, heuristic[:2], optimum[:2])
+    return float(min(r["ratio_theorem4"], r["ratio_theorem5"]))
+
+
+def _guarantees() -> dict[str, Any]:
+    from optkit.testing.guarantees import Guarantee
+
+    return {"titan": Guarantee("titan", "lex", lambda instance, params: RATIO,
+                               "Fang et al., Titan paper, Theorems 4-5",
+                               "|S_n| - idle machines used (Theorem 4) and N - machines used (Theorem 5) of Titan "
+                               "are each >= (1 - 1/e) times the optimum's (formulations/nimp/approximation.py; "
+                               "optkit finds instances where it fails: the titan-approximation claim)",
+                               sense="at_least", measure=_submodular_ratio)}
+
+
+GUARANTEES = _guarantees()
+"""Titan's claimed (1 - 1/e) of Theorems 4-5 in the remaining-machines form, for
+:func:`optkit.testing.assert_within`; the baselines have none."""

@@ -28,7 +28,8 @@ from typing import Any, Mapping
 
 from optkit.claims import Claim, Experiment
 
-__all__ = ["EXPERIMENTS", "measure_fig1", "measure_replay", "measure_approximation", "window"]
+__all__ = ["EXPERIMENTS", "measure_fig1", "measure_replay", "measure_approximation", "window", "series_fig1",
+           "series_approximation", "FIG1_INSTANCE"]
 
 _M = "optkit.formulations.nimp.claims"
 _T1 = "Sec. V-B; trace 1 (Microsoft), as optkit replays it"
@@ -41,6 +42,29 @@ def _pct(id_: str, where: str, value: float, statistic: str, tol: float, note: s
 
 
 # ----------------------------------------------------------------------------- Fig. 1
+FIG1_K = 1.0e8
+FIG1_INSTANCE = {"problem": "nimp", "machines": [{"gpus": 4, "idle_gpus": r} for r in (4, 3, 2, 1)],
+                 "pair_capacity_bytes": 100e9 / 8 * 0.05,
+                 "job": {"workers": 4, "collective": "halving-doubling", "param_bytes": FIG1_K}}
+"""Fig. 1's cluster: machines of 4 GPUs with 4, 3, 2, 1 idle, and a 4-worker HD job of K bytes."""
+
+
+def series_fig1(algorithm: str, *, readings: Mapping[str, Any], seed: int, scale: str) -> dict[str, Any]:
+    """Fig. 1 for one more algorithm (a plug-in, through ``solve``): its cross traffic (in K),
+    the machines launched, and its cross traffic over Titan's."""
+    from optkit.solve import solve
+
+    res = solve("nimp", dict(FIG1_INSTANCE), algorithm, seed=seed)
+    if res.solution is None:
+        return {"cross_K": None, "launched_machines": None, "_details": {"status": res.status.value}}
+    titan = measure_fig1(readings=readings, seed=seed, scale=scale)["titan-fig1-titan-cross"]
+    busy = {s for s, m in enumerate(FIG1_INSTANCE["machines"]) if m["idle_gpus"] < m["gpus"]}
+    cross = res.metrics["cross_bytes"] / FIG1_K
+    return {"cross_K": cross, "launched_machines": len(busy | set(res.solution["machine_of_worker"])),
+            "cross_over_titan": cross / titan if titan else None,
+            "_details": {"machine_of_worker": res.solution["machine_of_worker"], "status": res.status.value}}
+
+
 def measure_fig1(*, readings: Mapping[str, Any], seed: int, scale: str) -> dict[str, Any]:
     """Fig. 1: machines of 4 GPUs with 4, 3, 2, 1 idle, a 4-worker HD job of K bytes. Cross
     traffic (in K) of each placement and the machines launched (with a busy GPU) afterwards."""
@@ -48,11 +72,8 @@ def measure_fig1(*, readings: Mapping[str, Any], seed: int, scale: str) -> dict[
     from .model import NimpInstance, evaluate
     from .titan import run_titan
 
-    K = 1.0e8
-    inst = NimpInstance.from_dict({
-        "problem": "nimp", "machines": [{"gpus": 4, "idle_gpus": r} for r in (4, 3, 2, 1)],
-        "pair_capacity_bytes": 100e9 / 8 * 0.05, "job": {"workers": 4, "collective": "halving-doubling",
-                                                         "param_bytes": K}})
+    K = FIG1_K
+    inst = NimpInstance.from_dict(FIG1_INSTANCE)
     runs = {"titan": run_titan(inst, titan_step2=readings.get("titan_step2", "fix-idle-count"),
                                titan_tie_break=readings.get("titan_tie_break", "least-traffic"),
                                titan_algorithm=readings.get("titan_algorithm", "pseudo-code")),
@@ -96,6 +117,7 @@ FIG1 = Experiment(
     notes="Deterministic. P = 100 Gbps x 0.05 s (slack). Under titan_tie_break=best-fit Titan takes machines "
           "2 and 4 (3 + 1 idle GPUs, the fewest left) and crosses 3K/2: the paper's drawing follows "
           "least-traffic or worst-fit.",
+    series=f"{_M}:series_fig1",
 )
 
 
@@ -316,6 +338,36 @@ def measure_approximation(*, readings: Mapping[str, Any], seed: int, scale: str)
                        f"{out['without_bandwidth']['violations_theorem5']}."]}
 
 
+def series_approximation(algorithm: str, *, readings: Mapping[str, Any], seed: int, scale: str) -> dict[str, Any]:
+    """Theorems 4-5's measurement for one more algorithm (a plug-in, through ``solve``): its worst
+    ratios of the submodular values against the exhaustive optimum, on the instances Titan's
+    measurement draws (:func:`.approximation.random_instance`, the same seed and count)."""
+    import numpy as np
+
+    from optkit.solve import solve
+
+    from .approximation import random_instance, ratios
+    from .exact import brute_force
+    from .model import NimpInstance
+
+    rng = np.random.default_rng(1000 + seed)
+    worst4 = worst5 = 1.0
+    compared = placed = 0
+    for _ in range(150 if scale == "ci" else 2000):
+        inst = NimpInstance.from_dict(random_instance(rng))
+        best = brute_force(inst)
+        if best is None:
+            continue
+        compared += 1
+        res = solve("nimp", inst, algorithm, seed=seed)
+        heur = None if res.objective is None else res.objective[:2]
+        placed += heur is not None
+        r = ratios(inst, heur, (int(best[1][0]), int(best[1][1])))
+        worst4, worst5 = min(worst4, r["ratio_theorem4"]), min(worst5, r["ratio_theorem5"])
+    return {"worst_ratio_theorem4": worst4, "worst_ratio_theorem5": worst5,
+            "_details": {"compared": compared, "placed": placed}}
+
+
 APPROX = Experiment(
     id="titan-approximation", problem="nimp", paper="titan",
     summary="Theorems 4-5: Titan within (1 - 1/e) of the optimum on both objectives",
@@ -332,6 +384,7 @@ APPROX = Experiment(
     time_limit={"ci": 60.0, "paper": 3600.0},
     notes="Small instances (3-6 machines of 4 GPUs, HD jobs of 2-8 workers, P in {1/8, 1/4, 1/2} K) against an "
           "exhaustive search; paper scale adds the medium suite against CP-SAT.",
+    series=f"{_M}:series_approximation",
 )
 
 EXPERIMENTS = {e.id: e for e in [FIG1, REPLAY, APPROX]}

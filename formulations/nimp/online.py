@@ -40,7 +40,7 @@ from .place import _capacity
 from .titan import _check_readings, place_unchecked, place_with_and_without_capacity
 
 __all__ = ["FifoPolicy", "TitanPolicy", "ElasticflowPolicy", "HivedPolicy", "TiresiasPolicy", "POLICIES",
-           "OnlineScheduler", "MAX_ATTEMPTS", "collective_of", "phases_of"]
+           "OnlineScheduler", "MAX_ATTEMPTS", "collective_of", "phases_of", "AlgorithmPolicy"]
 
 PROBLEM = "nimp"
 # Titan's placement attempts per pass in the replay (each a placement and an Eq. (5) check); past
@@ -217,6 +217,43 @@ class TitanPolicy(FifoPolicy):
             self.relaxed += 1
             m = free
         return m
+
+
+class AlgorithmPolicy(FifoPolicy):
+    """Any registered nimp algorithm (a plug-in: :mod:`optkit.registry`) behind the FIFO queue.
+
+    Each job's placement is the algorithm's solution (through :func:`optkit.solve.solve`, so
+    ``evaluate`` checks it) of the nimp instance the view describes at that instant: the
+    machines' sizes and idle GPUs, and P from the view (negative remainders read as 0). Where it
+    finds nothing, P is relaxed to ``2NK + 1`` bytes (more than all of a phase's pairs exchange:
+    no bandwidth limit), as :class:`TitanPolicy` relaxes to infinity, so every policy starts a
+    job at the same condition. Counter: :attr:`relaxed`.
+    """
+
+    def __init__(self, algorithm: str, *, seed: int | None = None, params: Mapping[str, Any] | None = None) -> None:
+        super().__init__()
+        self.name = algorithm
+        self.seed = seed
+        self.params = dict(params or {})
+        self.relaxed = 0
+
+    def place(self, job: Job, idle: np.ndarray, gpus: np.ndarray, cluster: ClusterView) -> list[int]:
+        from optkit.solve import solve
+
+        k = float(job.param_bytes or 0.0)
+        cap = _matrix(cluster)
+        relaxed = 2.0 * job.gpus * max(k, 1.0) + 1.0  # above a whole phase's bytes: no limit
+        given: Any = (np.maximum(cap, 0.0).tolist() if isinstance(cap, np.ndarray)
+                      else (cap if math.isfinite(cap) else relaxed))
+        data = {"problem": "nimp", "machines": [{"gpus": int(g), "idle_gpus": int(i)} for g, i in zip(gpus, idle)],
+                "job": {"workers": job.gpus, "collective": collective_of(job), "param_bytes": k}}
+        for attempt, p in enumerate((given, relaxed)):
+            res = solve("nimp", dict(data, pair_capacity_bytes=p), self.name, seed=self.seed, params=self.params)
+            if res.solution is not None:
+                self.relaxed += attempt
+                return [int(s) for s in res.solution["machine_of_worker"]]
+        raise RuntimeError(f"policy {self.name} found no placement for job {job.id} ({job.gpus} workers) even with "
+                           f"P relaxed, though {int(idle.sum())} GPUs are idle: {res.status.value} {res.message}")
 
 
 class ElasticflowPolicy(FifoPolicy):

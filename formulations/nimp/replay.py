@@ -104,7 +104,7 @@ from optkit.online import ClusterView, Decision, Job as OnlineJob, OnlinePolicy
 from optkit.simulation import EventQueue, drive
 
 from .model import Job, halving_doubling_phases, is_placement_sensitive, ring_phases
-from .online import (MAX_ATTEMPTS, POLICIES, ElasticflowPolicy, FifoPolicy, HivedPolicy, TiresiasPolicy,
+from .online import (MAX_ATTEMPTS, POLICIES, AlgorithmPolicy, ElasticflowPolicy, FifoPolicy, HivedPolicy, TiresiasPolicy,
                      TitanPolicy)
 
 __all__ = ["FatTree", "ReplayJob", "ReplayConfig", "ClusterState", "FifoPolicy", "TitanPolicy",
@@ -690,21 +690,33 @@ def simulate_cli(path: str, *, policy: str, seed: int | None = None, time_limit:
     the summary; ``out`` gets the per-job schedule JSON. ``params``: ``limit`` (jobs per file)."""
     import json
 
-    if policy not in POLICIES:
-        raise InputError("--policy", f"is unknown for the nimp replay: {policy!r} (known: {', '.join(POLICIES)})")
+    from optkit import registry
+
+    plugins = [n for n, a in registry.get("nimp").algorithms.items() if a.plugin]
+    if policy not in POLICIES and policy not in plugins:
+        raise InputError("--policy", f"is unknown for the nimp replay: {policy!r} (known: "
+                                     f"{', '.join([*POLICIES, *plugins])})")
     from .readings import READINGS
 
     params = dict(params or {})
     limit = params.pop("limit", None)
-    takes = {r.name: r for r in READINGS if r.takes(policy)}
-    kw = {k: takes[k].validate(params.pop(k), where=f"--param {k}") for k in list(params) if k in takes}
-    if params:
-        raise InputError("--param", f"unknown for the nimp replay under {policy}: {', '.join(sorted(params))} "
-                                    f"(known: limit{''.join(', ' + k for k in sorted(takes))})")
+    if policy in plugins:  # a plug-in algorithm places each job (AlgorithmPolicy); its keywords are checked
+        from optkit.readings import check_params
+
+        check_params(registry.get("nimp"), policy, params)
+        kw: dict[str, Any] = {}
+        make = lambda: AlgorithmPolicy(policy, seed=seed, params=params)  # noqa: E731
+    else:
+        takes = {r.name: r for r in READINGS if r.takes(policy)}
+        kw = {k: takes[k].validate(params.pop(k), where=f"--param {k}") for k in list(params) if k in takes}
+        if params:
+            raise InputError("--param", f"unknown for the nimp replay under {policy}: {', '.join(sorted(params))} "
+                                        f"(known: limit{''.join(', ' + k for k in sorted(takes))})")
+        make = lambda: POLICIES[policy](**kw)  # noqa: E731
     if limit is not None:
         limit = _int(limit, "--param limit", low=1)
     jobs, topo, cfg = load_workload(path, seed=seed or 0, limit=limit)
-    res = replay(jobs, POLICIES[policy](**kw), topo=topo, config=cfg, time_limit=time_limit)
+    res = replay(jobs, make(), topo=topo, config=cfg, time_limit=time_limit)
     summary = summarize(res)
     summary.update({"problem": "nimp", "readings": kw, "status": "time_limit" if res.extra.get("timed_out") else "feasible",
                     "workload": str(path), "cluster": topo.to_dict(),

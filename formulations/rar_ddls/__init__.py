@@ -49,4 +49,6 @@ FORMULATION = Formulation(
     lower_bound=lazy_run(f"{__name__}.bounds", "lower_bound"),
     readings=READINGS,
     experiments=LazyMapping.of(f"{__name__}.claims", "EXPERIMENTS"),
+    sample=lazy_run(f"{__name__}.sample", "sample"),
+    guarantees=LazyMapping.of(f"{__name__}.bounds", "GUARANTEES"),
 )

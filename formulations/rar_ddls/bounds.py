@@ -252,3 +252,22 @@ def lemma_checks(instance: RarInstance, result: Any, *, optimum: float | None = 
             "theorem5_reference": ref, "theorem5_reference_is_optimum": optimum is not None,
             "theorem5_holds": bool(holds5), "theorem5_conclusive": bool(holds5 or optimum is not None),
             "realised_ratio": makespan / ref if ref > 0 else math.inf}
+
+
+# ----------------------------------------------------------------------------- guarantees as data
+def _theorem5_ratio(instance: RarInstance, params: Any) -> float | None:
+    """Theorem 5's ``n_g·phi·u/l`` (u = 1) for ``instance`` (:func:`theorem5`)."""
+    return float(theorem5(instance)["ratio"])
+
+
+def _guarantees() -> dict[str, Any]:
+    from optkit.testing.guarantees import Guarantee
+
+    return {"sjf-bco": Guarantee("sjf-bco", "makespan", _theorem5_ratio, "Yu et al., SJF-BCO paper, Theorem 5",
+                                 "makespan(SJF-BCO) / OPT <= n_g·phi·u/l with u = 1 (module docstring; inf when "
+                                 "contention can stall a job)")}
+
+
+GUARANTEES = _guarantees()
+"""SJF-BCO's proven ratio (Theorem 5) per instance, for :func:`optkit.testing.assert_within`;
+FF, LS and Rand have none."""

@@ -33,7 +33,7 @@ from optkit.claims import Claim, Experiment
 from .readings import READINGS
 
 __all__ = ["EXPERIMENTS", "measure_fig4", "measure_fig5", "measure_fig6", "measure_fig7", "measure_bounds",
-           "run_policy", "turning_points"]
+           "run_policy", "turning_points", "series_fig4", "series_fig6"]
 
 PAPER = "sjf-bco"
 PROBLEM = "rar-ddls"
@@ -202,6 +202,43 @@ def measure_bounds(*, readings: Mapping[str, Any], seed: int, scale: str) -> dic
                        "small instances)."]}
 
 
+# ----------------------------------------------------------------------------- extra series (plug-ins)
+def _run_any(algorithm: str, data: Mapping[str, Any], seed: int) -> dict[str, Any]:
+    """Any registered algorithm (a plug-in) on ``data`` through ``solve``; its makespan and mean
+    JCT in slots from ``evaluate``."""
+    from optkit.solve import solve
+
+    res = solve(PROBLEM, dict(data), algorithm, objective="makespan", seed=seed)
+    if res.solution is None:
+        return {"makespan": None, "jct": None, "status": res.status.value}
+    slot = float(data.get("slot_seconds", 1.0))
+    return {"makespan": float(res.metrics["makespan_slots"]), "jct": res.metrics["mean_jct_s"] / slot,
+            "status": res.status.value}
+
+
+def series_fig4(algorithm: str, *, readings: Mapping[str, Any], seed: int, scale: str) -> dict[str, Any]:
+    """Fig. 4's setting for one more algorithm: its makespan and mean JCT (slots), and SJF-BCO's
+    over its (below 1: SJF-BCO is better)."""
+    data = _sec7(seed)
+    mine = _run_any(algorithm, data, seed)
+    sjf = run_policy("sjf-bco", data, readings, seed)
+    return {"makespan_slots": mine["makespan"], "mean_jct_slots": mine["jct"],
+            "sjf_bco_makespan_over_it": _ratio(sjf["makespan"], mine["makespan"]),
+            "sjf_bco_jct_over_it": _ratio(sjf["jct"], mine["jct"]), "_details": {"status": mine["status"]}}
+
+
+def series_fig6(algorithm: str, *, readings: Mapping[str, Any], seed: int, scale: str) -> dict[str, Any]:
+    """Fig. 6's setting for one more algorithm: its makespan on the fewest and the most servers
+    and its relative reduction (the statistic of the paper's three)."""
+    counts = FIG6_SERVERS[scale]
+    full = _sec7(seed, horizon=1500)
+    curve = [_run_any(algorithm, dict(full, servers=full["servers"][:n]), seed)["makespan"] for n in counts]
+    a, b = curve[0], curve[-1]
+    return {f"makespan_slots_{counts[0]}_servers": a, f"makespan_slots_{counts[-1]}_servers": b,
+            "reduction": None if a is None or b is None else (a - b) / a, "_details": {"servers": list(counts),
+                                                                                     "makespan": curve}}
+
+
 # ----------------------------------------------------------------------------- the experiments
 _NOTE_SHAPE = ("The paper gives Fig. {n} as a plot without numbers; the claims encode the shape its text "
                "states.")
@@ -218,7 +255,7 @@ EXPERIMENTS = {e.id: e for e in [
             Claim("sjf-bco-fig4-jct-vs-best-baseline", "Sec. 7, Fig. 4: '... and average job completion times'", 1.0,
                   "ratio", "SJF-BCO's mean JCT over the smallest baseline mean JCT, per seed", 0.0, "at_most"),
         ),
-        readings=SWEPT, notes=_NOTE_SHAPE.format(n=4)),
+        readings=SWEPT, notes=_NOTE_SHAPE.format(n=4), series=f"{__name__}:series_fig4"),
     Experiment(
         id="sjf-bco-fig5", problem=PROBLEM, paper=PAPER,
         summary="Fig. 5: SJF-BCO's makespan as kappa goes from 1 to 32 (two turning points)",
@@ -248,7 +285,8 @@ EXPERIMENTS = {e.id: e for e in [
                   0.0, "slots", "FF's makespan reduction minus the larger of LS's and SJF-BCO's", 0.0, "at_least"),
         ),
         readings=SWEPT, notes=_NOTE_SHAPE.format(n=6) + " The first n servers of each seed's 20-server cluster, "
-                                                        "same jobs; ci: 10 and 20 servers, paper: 10, 12, ..., 20."),
+                                                        "same jobs; ci: 10 and 20 servers, paper: 10, 12, ..., 20.",
+        series=f"{__name__}:series_fig6"),
     Experiment(
         id="sjf-bco-fig7", problem=PROBLEM, paper=PAPER,
         summary="Fig. 7: SJF-BCO with kappa = 1, lambda = 1, 2, 4, 8: makespan falls monotonically",

@@ -212,6 +212,9 @@ def add_reproduce_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--jobs", type=int, default=None, metavar="N", help="measurements at a time (default: CPUs)")
     p.add_argument("--rerun", action="store_true", help="measure again even what the store already holds")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--no-plugins", action="store_true",
+                   help="measure the papers' algorithms only (default: every plug-in algorithm of optkit.algorithms "
+                        "is an extra series of each experiment that compares algorithms)")
     p.set_defaults(func=run_reproduce)
     return p
 
@@ -260,7 +263,7 @@ def run_reproduce(args: argparse.Namespace) -> int:
     db = args.db or str(out / "measurements.sqlite")
     m = rep.reproduce(args.targets, seeds=_reproduce_seeds(args.seeds), readings=_reproduce_readings(args.readings),
                       scale=args.scale, db=db, jobs=args.jobs, rerun=args.rerun, progress=not args.no_progress,
-                      log=_stderr)
+                      log=_stderr, plugins=not args.no_plugins)
     written = rep.write_pages(m, out)
     for f, exp, claim_ids in m.selection:
         for claim_id, (per, overall) in rep.claim_verdicts(m, f, exp).items():

@@ -9,7 +9,7 @@ caller (:func:`optkit.harness.compare.compare`) writes each row to the store as 
 * :class:`DaskExecutor`: ``distributed.Client(address)``; ``run_task`` runs inside the Dask
   workers (so the hard limit holds there too) and each worker's thread count bounds its
   concurrency. Workers need optkit and the formulation installed (and
-  ``OPTKIT_FORMULATIONS`` set where plug-ins are used). No cluster code of our own.
+  ``OPTKIT_FORMULATIONS`` and ``OPTKIT_ALGORITHMS`` set where plug-ins are used). No cluster code of our own.
   A worker under a nanny is a daemonic process, which may not start ``multiprocessing``
   children, so each task then runs in a fresh interpreter (about a second of imports per task);
   start workers with ``DASK_DISTRIBUTED__WORKER__DAEMON=False`` to use the fast forkserver.

@@ -179,6 +179,15 @@ def _as_task(task: Task | Mapping[str, Any]) -> Task:
     return task if isinstance(task, Task) else Task.from_dict(task)
 
 
+def _ensure_algorithm(problem: str, algorithm: str, targets: str | None) -> None:
+    """Make the plug-in ``algorithm`` of ``problem`` known in this process, loading the parent's
+    ``OPTKIT_ALGORITHMS`` value ``targets`` (a forkserver keeps the environment it started with)."""
+    from optkit import registry
+
+    if targets and algorithm not in registry.get(problem).algorithms:
+        registry.load_algorithm_targets(targets)
+
+
 def _ensure_registered(problem: str, targets: str | None) -> None:
     """Make ``problem`` known in this process, loading ``OPTKIT_FORMULATIONS``-style targets.
 
@@ -208,7 +217,8 @@ def _ensure_registered(problem: str, targets: str | None) -> None:
     registry.get(problem)  # raises the registry's InputError naming the known problems
 
 
-def execute_task(task: Task | Mapping[str, Any], *, formulation_targets: str | None = None) -> dict[str, Any]:
+def execute_task(task: Task | Mapping[str, Any], *, formulation_targets: str | None = None,
+                 algorithm_targets: str | None = None) -> dict[str, Any]:
     """Run ``task`` in this process (no time limit enforced) and return its row.
 
     This is what the child process of :func:`run_task` does; it never raises for a failing
@@ -216,6 +226,11 @@ def execute_task(task: Task | Mapping[str, Any], *, formulation_targets: str | N
     """
     task = _as_task(task)
     if task.kind == "measure":
+        if isinstance(task.params.get("algorithm"), str) and algorithm_targets:  # an extra series of a plug-in
+            try:
+                _ensure_algorithm(task.problem, task.params["algorithm"], algorithm_targets)
+            except InputError as exc:
+                return make_row(task, status="error", message=f"InputError: {exc}")
         return _execute_measure(task)
     start = time.perf_counter()
     harness = {"host": socket.gethostname(), "pid": os.getpid()}
@@ -223,6 +238,7 @@ def execute_task(task: Task | Mapping[str, Any], *, formulation_targets: str | N
         from optkit.solve import solve
 
         _ensure_registered(task.problem, formulation_targets)
+        _ensure_algorithm(task.problem, task.algorithm, algorithm_targets)
         result = solve(task.problem, task.instance, task.algorithm, objective=task.objective,
                        time_limit=task.time_limit, seed=task.seed, params=task.params)
     except InputError as exc:
@@ -291,6 +307,8 @@ def preload_modules() -> list[str]:
         pass
     candidates = [ep.module for ep in entry_points(group=registry.ENTRY_POINT_GROUP)]
     candidates += [t.strip().partition(":")[0] for t in os.environ.get("OPTKIT_FORMULATIONS", "").split(",") if t.strip()]
+    candidates += [ep.module for ep in entry_points(group=registry.ALGORITHM_ENTRY_POINT_GROUP)]
+    candidates += [t.partition(":")[0] for t in registry.algorithm_targets(os.environ.get(registry.ALGORITHMS_ENV))]
     mods += [m for m in candidates if m in sys.modules]
     extra = os.environ.get("OPTKIT_HARNESS_PRELOAD")
     mods += list(DEFAULT_SOLVER_PRELOAD) if extra is None else [m.strip() for m in extra.split(",") if m.strip()]
@@ -346,12 +364,13 @@ def _watch_parent(alive: Any) -> None:
     threading.Thread(target=watch, name="optkit-parent-watch", daemon=True).start()
 
 
-def _child_main(task_dict: dict[str, Any], result_conn: Any, alive: Any, targets: str) -> None:
+def _child_main(task_dict: dict[str, Any], result_conn: Any, alive: Any, targets: str,
+                algorithm_targets: str = "") -> None:
     """Entry point of the child process (multiprocessing start methods)."""
     _detach_group()
     _set_parent_death_signal()
     _watch_parent(alive)
-    row = execute_task(task_dict, formulation_targets=targets)
+    row = execute_task(task_dict, formulation_targets=targets, algorithm_targets=algorithm_targets or None)
     try:
         result_conn.send(row)
     except Exception as exc:  # noqa: BLE001 - e.g. a solution that cannot be pickled
@@ -426,7 +445,8 @@ def _run_multiprocessing(task: Task, limit: float | None, method: str,
     recv_conn, send_conn = ctx.Pipe(duplex=False)
     alive_r, alive_w = ctx.Pipe(duplex=False)
     targets = os.environ.get("OPTKIT_FORMULATIONS", "")
-    proc = ctx.Process(target=_child_main, args=(task.to_dict(), send_conn, alive_r, targets),
+    proc = ctx.Process(target=_child_main, args=(task.to_dict(), send_conn, alive_r, targets,
+                                                 os.environ.get("OPTKIT_ALGORITHMS", "")),
                        name=f"optkit-{task.algorithm}-{task.key[:8]}", daemon=False)
     try:
         proc.start()
@@ -485,8 +505,8 @@ def _run_multiprocessing(task: Task, limit: float | None, method: str,
 def _run_subprocess(task: Task, limit: float | None, cancel: threading.Event | None = None) -> dict[str, Any]:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([p for p in sys.path if p] + [env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
-    payload = json.dumps({"task": task.to_dict(), "targets": os.environ.get("OPTKIT_FORMULATIONS", "")},
-                         allow_nan=True).encode()
+    payload = json.dumps({"task": task.to_dict(), "targets": os.environ.get("OPTKIT_FORMULATIONS", ""),
+                          "algorithm_targets": os.environ.get("OPTKIT_ALGORITHMS", "")}, allow_nan=True).encode()
     proc = subprocess.Popen([sys.executable, "-c", _SUBPROCESS_ENTRY], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, env=env, start_new_session=True)
     with _live_lock:
@@ -587,7 +607,8 @@ def _subprocess_main() -> int:
     sys.stdout = sys.stderr
     _set_parent_death_signal()
     payload = json.loads(sys.stdin.read())
-    row = execute_task(payload["task"], formulation_targets=payload.get("targets") or None)
+    row = execute_task(payload["task"], formulation_targets=payload.get("targets") or None,
+                       algorithm_targets=payload.get("algorithm_targets") or None)
     real_stdout.write(json.dumps(row, allow_nan=True) + "\n")
     real_stdout.flush()
     return 0

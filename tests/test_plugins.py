@@ -1,0 +1,252 @@
+"""Algorithm plug-ins (issue 24 item 1): a real plug-in package, end to end.
+
+``tests/plugins/package.py`` writes the package ``greedyalgos`` with a ``.dist-info`` whose
+``entry_points.txt`` declares the group ``optkit.algorithms`` into a temporary folder; with that
+folder on ``PYTHONPATH`` :mod:`importlib.metadata` finds it like an installed distribution. The
+CLI runs as a subprocess (``python -m optkit``), so the registry, the harness's worker processes
+and the reports see the plug-in exactly as a user's would.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from optkit import registry
+from optkit.errors import InputError
+from optkit.formulation import Algorithm, OnlinePolicyPlugin
+from optkit.result import Result, Status
+from optkit.testing import check_algorithm, default_instances
+from tests.plugins.package import write_package
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def package(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_package(tmp_path_factory.mktemp("site"))
+
+
+def _run(args: list[str], cwd: Path, site: Path | None, **env: str) -> subprocess.CompletedProcess[str]:
+    e = dict(os.environ)
+    e.pop("OPTKIT_ALGORITHMS", None)
+    e["PYTHONPATH"] = os.pathsep.join([str(REPO)] + ([str(site)] if site else []))
+    e.update(env)
+    return subprocess.run([sys.executable, "-m", "optkit", *args], cwd=cwd, env=e, capture_output=True, text=True,
+                          timeout=600)
+
+
+@pytest.fixture
+def restore_registry(monkeypatch: pytest.MonkeyPatch) -> None:
+    """In-process registrations are undone after the test."""
+    registry.all_formulations()
+    monkeypatch.setattr(registry, "_registered", dict(registry._registered))
+    monkeypatch.setattr(registry, "_plugins", {p: dict(a) for p, a in registry._plugins.items()})
+
+
+def test_list_shows_the_plug_ins_with_their_source(package: Path, tmp_path: Path) -> None:
+    out = _run(["list"], tmp_path, package)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    rar = next(ln for ln in lines if ln.strip().startswith("longest-first"))
+    assert "heuristic" in rar and "[plug-in: entry point longest-first = greedyalgos:LONGEST_FIRST]" in rar
+    ddl = next(ln for ln in lines if ln.strip().startswith("largest-first"))
+    assert "[plug-in: entry point largest-first = greedyalgos:LARGEST_FIRST]" in ddl
+    # each under its own problem
+    assert lines.index(rar) > lines.index(next(ln for ln in lines if ln.startswith("rar-ddls:")))
+    assert lines.index(ddl) < lines.index(next(ln for ln in lines if ln.startswith("gpu-mapping:")))
+    assert "longest-first" not in _run(["list"], tmp_path, None).stdout  # without the package: gone
+
+
+def test_solve_compare_and_simulate_run_the_plug_ins(package: Path, tmp_path: Path) -> None:
+    """solve and compare (worker processes) run the rar-ddls plug-in; simulate drives the ddlwmp
+    online policy; every objective is evaluate's; the stored rows carry the plug-in's name."""
+    assert _run(["generate", "rar-ddls", "--suite", "tiny", "--out", "rar"], tmp_path, package).returncode == 0
+    assert _run(["generate", "ddlwmp", "--suite", "tiny", "--out", "ddl"], tmp_path, package).returncode == 0
+    rar = sorted((tmp_path / "rar").glob("*.json"))[:3]
+    out = _run(["solve", "rar-ddls", str(rar[1]), "-a", "longest-first", "--json"], tmp_path, package)
+    assert out.returncode == 0, out.stderr
+    solved = json.loads(out.stdout)
+    from optkit.formulations.rar_ddls.model import RarInstance, evaluate
+    inst = RarInstance.from_dict(json.loads(rar[1].read_text()))
+    ev = evaluate(inst, solved["solution"])
+    assert solved["status"] == "feasible" and ev.feasible and solved["objective"] == ev.objectives["makespan"]
+
+    out = _run(["compare", *map(str, rar), "--algorithms", "sjf-bco,longest-first,cpsat", "--db", "r.sqlite",
+                "--no-progress", "--jobs", "2", "--time-limit", "60", "--report", "rep"], tmp_path, package)
+    assert out.returncode == 0, out.stderr
+    row = next(ln for ln in out.stdout.splitlines() if " longest-first " in ln)
+    assert row.split()[:5] == ["rar-ddls", "makespan", "longest-first", "-", "3"]
+    with sqlite3.connect(tmp_path / "r.sqlite") as db:
+        rows = db.execute("select algorithm, status from rows").fetchall()
+    assert sorted(s for a, s in rows if a == "longest-first") == ["feasible"] * 3
+    assert any("longest-first" in p.read_text() for p in (tmp_path / "rep").rglob("*.md"))
+
+    ddl = sorted((tmp_path / "ddl").glob("*.json"))[0]
+    out = _run(["simulate", "ddlwmp", str(ddl), "-p", "largest-first", "--json", "--out", "s.json"], tmp_path, package)
+    assert out.returncode == 0, out.stderr
+    summary = json.loads(out.stdout)
+    from optkit.formulations.ddlwmp.model import DdlwmpInstance, evaluate as ddl_evaluate
+    dinst = DdlwmpInstance.from_dict(json.loads(ddl.read_text()))
+    schedule = json.loads((tmp_path / "s.json").read_text())
+    dev = ddl_evaluate(dinst, schedule)
+    assert summary["status"] == "feasible" and dev.feasible
+    assert summary["objective"] == pytest.approx(dev.objectives["total_completion"])
+
+
+def test_the_environment_variable_registers_unpackaged_code(tmp_path: Path) -> None:
+    """``OPTKIT_ALGORITHMS=module:attr``: the module need not be a distribution; a list of
+    algorithms is accepted; compare's worker processes find them too."""
+    (tmp_path / "mine.py").write_text(
+        "from optkit import Algorithm\n"
+        "from optkit.formulations.rar_ddls.baselines import run_ls\n"
+        "def again(instance, *, objective, time_limit, seed):\n"
+        "    return run_ls(instance, objective=objective, time_limit=time_limit, seed=seed)\n"
+        "ALGORITHMS = [Algorithm('ls-again', again, 'heuristic', 'LS again', ('makespan',), problem='rar-ddls')]\n")
+    env = {"OPTKIT_ALGORITHMS": "mine:ALGORITHMS", "PYTHONPATH": os.pathsep.join([str(REPO), str(tmp_path)])}
+    assert _run(["generate", "rar-ddls", "--suite", "tiny", "--out", "rar"], tmp_path, None).returncode == 0
+    out = _run(["compare", "rar", "--algorithms", "ls,ls-again", "--db", "r.sqlite", "--no-progress", "--jobs", "2"],
+               tmp_path, None, **env)
+    assert out.returncode == 0, out.stderr
+    with sqlite3.connect(tmp_path / "r.sqlite") as db:
+        got = dict(db.execute("select algorithm, count(*) from rows where status = 'feasible' group by algorithm"))
+    assert got["ls-again"] == got["ls"] > 0
+
+
+@pytest.mark.parametrize("source,needle", [
+    ("ALGORITHM = Algorithm('ls', run, 'heuristic', 'clash', ('makespan',), problem='rar-ddls')",
+     "rar-ddls: algorithm 'ls' of the plug-in OPTKIT_ALGORITHMS bad:ALGORITHM clashes with an algorithm of "
+     "rar-ddls of the same name; rename the plug-in"),
+    ("ALGORITHM = Algorithm('x', run, 'heuristic', 'no problem', ('makespan',))",
+     "algorithm 'x' of OPTKIT_ALGORITHMS bad:ALGORITHM does not say its problem"),
+    ("ALGORITHM = Algorithm('x', run, 'heuristic', 'unknown', ('makespan',), problem='tsp')",
+     "is for the unknown problem 'tsp'"),
+    ("ALGORITHM = 42", "OPTKIT_ALGORITHMS bad:ALGORITHM is of type int, not an optkit Algorithm"),
+    ("OTHER = 1", "OPTKIT_ALGORITHMS names 'bad:ALGORITHM', which cannot be loaded: AttributeError"),
+])
+def test_bad_plug_ins_are_one_line_exit_2(tmp_path: Path, source: str, needle: str) -> None:
+    (tmp_path / "bad.py").write_text("from optkit import Algorithm\n"
+                                     "def run(instance, *, objective, time_limit, seed): pass\n" + source + "\n")
+    out = _run(["list"], tmp_path, None, OPTKIT_ALGORITHMS="bad:ALGORITHM",
+               PYTHONPATH=os.pathsep.join([str(REPO), str(tmp_path)]))
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr.count("\n") == 1 and needle in out.stderr, out.stderr
+
+
+def test_register_algorithm_in_process(restore_registry: None) -> None:
+    """A plug-in registered at run time is an algorithm of its problem for solve and for
+    check_algorithm; registering another of the same name is an InputError."""
+    from optkit.formulations.rar_ddls.baselines import run_ls
+    from optkit.solve import solve
+
+    def mine(instance: Any, *, objective: str, time_limit: float | None, seed: int | None) -> Result:
+        return run_ls(instance, objective=objective, time_limit=time_limit, seed=seed)
+
+    algo = Algorithm("mine", mine, "heuristic", "mine", (), problem="rar-ddls")
+    registry.register_algorithm(algo)
+    f = registry.get("rar-ddls")
+    assert f.algorithms["mine"].objectives == f.objectives and f.algorithms["mine"].plugin == "register_algorithm"
+    inst = default_instances("rar-ddls", 1)[0]
+    assert solve("rar-ddls", inst, "mine").status is Status.FEASIBLE
+    assert check_algorithm("rar-ddls", "mine", instances=[inst], seeds=(0,), objectives=["makespan"]).passed
+    registry.register_algorithm(algo)  # the same plug-in again: no error
+    with pytest.raises(InputError, match="'mine' is registered twice for rar-ddls"):
+        registry.register_algorithm(Algorithm("mine", run_ls, "heuristic", "other", (), problem="rar-ddls"))
+    with pytest.raises(InputError, match="clashes with an algorithm of rar-ddls"):
+        registry.register_algorithm(Algorithm("sjf-bco", mine, "heuristic", "clash", (), problem="rar-ddls"))
+
+
+def test_an_online_policy_plug_in_needs_a_driver(restore_registry: None) -> None:
+    """A policy for a problem without a policy driver (rar-ddls) is refused, naming the way out."""
+    p = OnlinePolicyPlugin("rar-ddls", "pol", lambda instance, *, seed=None: None, "a policy")
+    with pytest.raises(InputError, match="no policy driver"):
+        registry.register_algorithm(p)
+
+
+def test_reproduce_adds_the_plug_in_as_an_extra_series(package: Path, tmp_path: Path) -> None:
+    """``optkit reproduce sjf-bco-fig4`` measures the rar-ddls plug-in in Fig. 4's setting beside
+    the paper's algorithms: a separate measurement (task ``sjf-bco-fig4:longest-first``) and an
+    "Extra series" table on the page; the claims' verdicts are the paper's algorithms' alone."""
+    out = _run(["reproduce", "sjf-bco-fig4", "--seeds", "1", "--readings", "default", "--out", "rep",
+                "--no-progress"], tmp_path, package)
+    assert out.returncode == 0, out.stderr
+    page = (tmp_path / "rep" / "sjf-bco.md").read_text()
+    table = page.split("#### Extra series: plug-in algorithms", 1)[1]
+    rows = {ln.split("|")[3].strip(): ln for ln in table.splitlines() if ln.startswith("| longest-first |")}
+    assert set(rows) == {"makespan_slots", "mean_jct_slots", "sjf_bco_makespan_over_it", "sjf_bco_jct_over_it"}
+    with sqlite3.connect(tmp_path / "rep" / "measurements.sqlite") as db:
+        names = sorted(n for (n,) in db.execute("select instance_name from rows where status = 'feasible'"))
+    assert names == ["sjf-bco-fig4", "sjf-bco-fig4:longest-first"]
+
+
+def test_reproduce_series_tasks_follow_the_plug_ins(restore_registry: None) -> None:
+    """Every experiment declaring ``series`` gets one task per plug-in, reading setting and seed;
+    ``plugins=False`` (``--no-plugins``) and an experiment without ``series`` get none."""
+    from optkit import reproduce as rep
+
+    registry.register_algorithm(Algorithm("mine", lambda *a, **k: None, "heuristic", "mine", (), problem="rar-ddls"))
+    f = registry.get("rar-ddls")
+    exps = dict(f.experiments)
+    fig4, fig5 = exps["sjf-bco-fig4"], exps["sjf-bco-fig5"]
+    assert rep.plugin_series(f, fig4) == ["mine"] and rep.plugin_series(f, fig5) == []
+    tasks = rep.measurement_tasks(f, fig4, [{}], [0, 1], "ci", rep.plugin_series(f, fig4))
+    extra = [t for t in tasks if t.instance_name == "sjf-bco-fig4:mine"]
+    assert len(tasks) == 4 and len(extra) == 2 and {t.params["algorithm"] for t in extra} == {"mine"}
+    assert extra[0].algorithm == fig4.series and len({t.key for t in tasks}) == 4
+    assert len(rep.measurement_tasks(f, fig4, [{}], [0, 1], "ci")) == 2
+    series = {e.id for e in rep.experiments().values() for e in [e[1]] if e.series}
+    assert series == {"a-srpt-sec5-fig6", "a-srpt-sec5-tau", "a-srpt-sec5-fig7", "a-srpt-sec5-fig8", "sjf-bco-fig4",
+                      "sjf-bco-fig6", "a-srpt-table2-vgg19", "a-srpt-table2-gpt175b", "titan-fig1",
+                      "titan-approximation"}
+
+
+def test_a_series_run_on_the_papers_algorithm_gives_the_claims_values() -> None:
+    """The series functions run an algorithm through ``solve``; run on the paper's own algorithm
+    they measure what the claim's function measures by calling it directly."""
+    from optkit.formulations.nimp import claims as nimp_claims
+    from optkit.formulations.rar_ddls import claims as rar_claims
+
+    series = nimp_claims.series_approximation("titan", readings={}, seed=0, scale="ci")
+    claim = nimp_claims.measure_approximation(readings={}, seed=0, scale="ci")
+    assert series["worst_ratio_theorem4"] == claim["titan-theorem4-ratio"]
+    assert series["worst_ratio_theorem5"] == claim["titan-theorem5-ratio"]
+    assert series["_details"]["compared"] == claim["_details"]["compared"]
+    fig1 = nimp_claims.series_fig1("hived", readings={}, seed=0, scale="ci")
+    assert fig1["cross_K"] == nimp_claims.measure_fig1(readings={}, seed=0, scale="ci")["titan-fig1-hived-cross"]
+    fig4 = rar_claims.series_fig4("ls", readings={}, seed=0, scale="ci")
+    assert fig4["makespan_slots"] == rar_claims.measure_fig4(readings={}, seed=0, scale="ci")[
+        "_details"]["policies"]["ls"]["makespan"]
+
+
+def test_simulate_nimp_replays_a_plug_in_algorithm(tmp_path: Path) -> None:
+    """``optkit simulate nimp`` (the cluster replay) places each job with a plug-in algorithm
+    (:class:`optkit.formulations.nimp.online.AlgorithmPolicy`): HiveD's placement as a plug-in
+    gives HiveD's replay; a keyword the plug-in does not take is one line, exit 2."""
+    (tmp_path / "nimpplug.py").write_text(
+        "from optkit import Algorithm\n"
+        "from optkit.formulations.nimp.baselines import run_hived\n"
+        "def again(instance, *, objective, time_limit, seed):\n"
+        "    return run_hived(instance, objective=objective, time_limit=time_limit, seed=seed)\n"
+        "ALGORITHM = Algorithm('hived-again', again, 'heuristic', 'HiveD again', (), problem='nimp')\n")
+    env = {"OPTKIT_ALGORITHMS": "nimpplug:ALGORITHM", "PYTHONPATH": os.pathsep.join([str(REPO), str(tmp_path)])}
+    assert _run(["generate", "nimp", "--param", "kind=replay", "--param", "jobs=60", "--param", "racks=2",
+                 "--param", "machines_per_rack=2", "--seed", "1", "--out", "wl.json"], tmp_path, None).returncode == 0
+    got = {}
+    for policy in ("hived", "hived-again"):
+        out = _run(["simulate", "nimp", "wl.json", "-p", policy, "--json", "--out", f"{policy}.json"], tmp_path, None,
+                   **env)
+        assert out.returncode == 0, out.stderr
+        got[policy] = json.loads(out.stdout)
+    keys = ("jobs", "used_machines_avg", "machine_hours", "fragmentation_rate_avg", "total_cross_bytes")
+    assert got["hived-again"]["policy"] == "hived-again"
+    assert [got["hived-again"][k] for k in keys] == [got["hived"][k] for k in keys]
+    assert json.loads((tmp_path / "hived-again.json").read_text()) == json.loads((tmp_path / "hived.json").read_text())
+    out = _run(["simulate", "nimp", "wl.json", "-p", "hived-again", "--param", "foo=1"], tmp_path, None, **env)
+    assert out.returncode == 2 and "--param foo is not a parameter of nimp/hived-again" in out.stderr
