@@ -362,8 +362,12 @@ def write_pages(m: Measurements, out_dir: str | Path) -> list[Path]:
              f"({len(m.rows)} measurements, {sum(r.get('wall_time_s') or 0 for r in m.rows):.0f} s of measurement "
              f"time in all, {m.elapsed_s:.0f} s of it in the run that wrote this page). "
              "A claim reproduces under a reading when the mean over seeds lies within the claim's tolerance of "
-             "the paper's value (bounds: when every seed satisfies the bound). \"Does not reproduce\" is said only "
-             "when no reading measured reproduces it. Readings measured: " + _mode_text(m.readings) + ".", "",
+             "the paper's value (bounds: when every seed satisfies the bound); tolerances follow the one rule of "
+             "optkit/claims.py. \"Does not reproduce\" is said only when no reading measured reproduces it, and "
+             "lists the readings it covered; claims measured by the paper on its testbed, other hardware, another "
+             "solver or a trace we do not have are \"not comparable\". A reading label marked"
+             f"{POST_HOC_MARK} sets a post-hoc reading away from its default. Readings measured: "
+             + _mode_text(m.readings) + ".", "",
              "| paper | claim | where | paper | ours (default reading) | verdict over readings |",
              "|---|---|---|---:|---:|---|"]
     for paper, items in by_paper.items():
@@ -531,7 +535,8 @@ def list_lines() -> list[str]:
             readings = ", ".join(e.readings) or "none"
             lines.append(f"  {exp_id} ({f.name}; readings: {readings}): {e.summary}")
             for c in e.claims:
-                lines.append(f"    {c.id:<40} {c.where}: paper {_fmt(c.paper_value, c.unit)} ({c.statistic})")
+                lines.append(f"    {c.id:<40} {c.where}: paper {_fmt(c.paper_value, c.unit)} ({c.statistic})"
+                             + (f" [not comparable: {c.incomparable.split(':')[0]}]" if c.incomparable else ""))
     return lines or ["(no claims registered)"]
 
 
