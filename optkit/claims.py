@@ -116,7 +116,8 @@ class Claim:
         :data:`INCOMPARABLE_KINDS` and a colon (keyword only; empty: comparable).
     absolute: ids of the claims (same experiment) that hold the absolute values this claim is a
         ratio of; the page says beside a verdict when the ratio reproduces and they do not.
-    tolerance: derived, never given: :func:`rule_tolerance` of the above.
+
+    The tolerance is derived, never given: the property :attr:`tolerance`.
     """
 
     id: str
