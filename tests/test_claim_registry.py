@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from optkit.claims import INCOMPARABLE_KINDS, REL_TOLERANCE, Claim, overall_verdict, range_claims, rule_tolerance, verdict
+from optkit.claims import (INCOMPARABLE_KINDS, REL_TOLERANCE, Claim, overall_verdict, range_claims, rule_tolerance,
+                           verdict)
 from optkit.reproduce import experiments
 
 REGISTERED = {
@@ -96,7 +97,8 @@ def test_every_tolerance_follows_the_one_rule() -> None:
             assert c.tolerance == c.resolution, cid
     assert rule_tolerance(4.0, precision=0.5) == 0.5 and rule_tolerance(174, precision=0.5) == pytest.approx(17.4)
     with pytest.raises(TypeError):
-        Claim("c", "w", 1.0, "%", "s", "approx", "", ("ci", "paper"), 0.5)  # type: ignore[misc]  # no tolerance argument
+        # no tolerance argument any more: a ninth positional value is refused
+        Claim("c", "w", 1.0, "%", "s", "approx", "", ("ci", "paper"), 0.5)  # type: ignore[misc]
 
 
 def test_a_range_is_two_approx_ends_in_every_paper() -> None:

@@ -100,7 +100,8 @@ def test_layout_defaults_are_the_planners_choice_on_idle_gpus() -> None:
     defaults = {r.name: r.default for r in READINGS}
     vgg, alphas = planner_layout("vgg19")
     assert vgg == defaults["vgg19_layout"] == "4-4-4-4"
-    assert alphas["4-4-4-4"] == pytest.approx(0.05188, abs=1e-4) and alphas["8-4-2-1-1"] == pytest.approx(0.07416, abs=1e-4)
+    assert alphas["4-4-4-4"] == pytest.approx(0.05188, abs=1e-4)
+    assert alphas["8-4-2-1-1"] == pytest.approx(0.07416, abs=1e-4)
     assert planner_layout("gpt-175b")[0] == defaults["gpt175b_layout"] == "8x4"
     gap = next(c for c in EXPERIMENTS["a-srpt-table2-vgg19"].claims if c.id.endswith("-gap"))
     assert gap.absolute == ("a-srpt-table2-vgg19-he-pitt", "a-srpt-table2-vgg19-opt-pitt")

@@ -262,15 +262,16 @@ _SEC5_SWEEP = {"tau": (0, 10), "comm_heavy": (1.5,), "load": (0.3, 0.8)}
 _NOT_TRACES = {**_SEC5_SWEEP, "workload": ("synthetic",)}
 _WHY_SYNTHETIC = (" The workload stays synthetic: the single-GPU share and the NIC are properties of the generated "
                   "job set, which a trace (its own share, its own arrivals) does not have.")
-_PAI = "unavailable trace: the paper's iteration counts come from its PAI jobs and unpublished profiles; ours from the " \
-       "synthetic generator, on another scale"
+_PAI = ("unavailable trace: the paper's iteration counts come from its PAI jobs and unpublished profiles; ours "
+        "from the synthetic generator, on another scale")
 
 EXPERIMENTS = {e.id: e for e in [
     Experiment(
         "a-srpt-sec5-fig6", PROBLEM, PAPER, "Fig. 6: total completion time vs number of jobs",
         f"{__name__}:measure_fig6",
         claims=(
-            *_range("a-srpt-fig6-min-reduction", "a-srpt-fig6-max-reduction", "Sec. V-B-2-a, Fig. 6: 'reducing total job completion times by 31% to 91%'",
+            *_range("a-srpt-fig6-min-reduction", "a-srpt-fig6-max-reduction",
+                    "Sec. V-B-2-a, Fig. 6: 'reducing total job completion times by 31% to 91%'",
                     31.0, 91.0, f"min of {_RED} and the four job counts", f"max of {_RED} and the four job counts"),
             _c("a-srpt-fig6-spjf-worst", "Sec. V-B-2-a: 'SPJF performs the worst'", 1.0,
                "share of the job counts at which SPJF has the largest TCT of the five baselines", "at_least",
@@ -301,7 +302,8 @@ EXPERIMENTS = {e.id: e for e in [
         "a-srpt-sec5-fig7", PROBLEM, PAPER, "Fig. 7: total completion time vs share of single-GPU jobs",
         f"{__name__}:measure_fig7",
         claims=(
-            *_range("a-srpt-fig7-reduction-80", "a-srpt-fig7-reduction-0", "Sec. V-B-2-b, Fig. 7: 'reducing total job completion time by 16% to 57%'",
+            *_range("a-srpt-fig7-reduction-80", "a-srpt-fig7-reduction-0",
+                    "Sec. V-B-2-b, Fig. 7: 'reducing total job completion time by 16% to 57%'",
                     16.0, 57.0, f"min of {_RED} (i.e. vs the best baseline) at 80% single-GPU jobs",
                     f"min of {_RED} at 0% single-GPU jobs"),
             _c("a-srpt-fig7-gain-grows", "Sec. V-B-2-b: 'A-SRPT increasingly outperforms baselines'", 0.0,

@@ -97,7 +97,8 @@ class Placer:
     def alpha_min(self, model: str) -> float:
         a = self._alpha_min.get(model)
         if a is None:
-            a = self._alpha_min[model] = alpha_min_estimate(self.models[model], self._mc, seed=self.seed, **self.heavy_edge)
+            a = self._alpha_min[model] = alpha_min_estimate(self.models[model], self._mc, seed=self.seed,
+                                                            **self.heavy_edge)
         return a
 
     def alpha_max(self, model: str) -> float:

@@ -146,7 +146,8 @@ class QueuePolicy:
     WORK_CONSERVING: bool = False
 
     def __init__(self, cluster: DdlwmpCluster, models: Mapping[str, PipelineJob], *,
-                 work_conserving: bool | None = None, placer: Placer | None = None, consolidate: bool = CONSOLIDATE_DEFAULT,
+                 work_conserving: bool | None = None, placer: Placer | None = None,
+                 consolidate: bool = CONSOLIDATE_DEFAULT,
                  seed: int | None = None) -> None:
         self.cluster = cluster
         self.placer = placer or Placer(cluster, models, seed=seed)

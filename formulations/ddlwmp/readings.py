@@ -41,7 +41,8 @@ from dataclasses import replace
 from optkit.formulations.gpu_mapping.readings import READINGS as _GPU_MAPPING_READINGS
 from optkit.readings import Reading
 
-__all__ = ["READINGS", "TAU_DEFAULT", "COMM_HEAVY_DEFAULT", "CONSOLIDATE_DEFAULT", "FIG8_JOBS_DEFAULT", "A_SRPT", "BASELINE_NAMES", "WORKLOADS"]
+__all__ = ["READINGS", "TAU_DEFAULT", "COMM_HEAVY_DEFAULT", "CONSOLIDATE_DEFAULT", "FIG8_JOBS_DEFAULT",
+           "A_SRPT", "BASELINE_NAMES", "WORKLOADS"]
 
 A_SRPT = ("a-srpt", "a-srpt-perfect")
 BASELINE_NAMES = ("spjf", "spwf", "wcs-duration", "wcs-workload", "wcs-subtime", "fifo")

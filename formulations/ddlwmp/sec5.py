@@ -30,7 +30,8 @@ from .placement import Placer
 from .readings import COMM_HEAVY_DEFAULT, CONSOLIDATE_DEFAULT, TAU_DEFAULT
 from .simulate import simulate
 
-__all__ = ["PAPER_BASELINES", "A_SRPT_READINGS", "HEAVY_EDGE_READINGS", "instance_of", "run_policy_readout", "compare", "reductions"]
+__all__ = ["PAPER_BASELINES", "A_SRPT_READINGS", "HEAVY_EDGE_READINGS",
+           "instance_of", "run_policy_readout", "compare", "reductions"]
 
 PAPER_BASELINES = ("spjf", "spwf", "wcs-duration", "wcs-workload", "wcs-subtime")
 """The paper's five baselines (Sec. V-A-1-d)."""

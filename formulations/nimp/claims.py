@@ -91,7 +91,8 @@ FIG1 = Experiment(
         Claim("titan-fig1-hived-cross", "Sec. II-B, Fig. 1(c) HiveD", 1.5, "K", "cross-machine bytes / K"),
         Claim("titan-fig1-elasticflow-cross", "Sec. II-B, Fig. 1(b)", 0.0, "K", "cross-machine bytes / K"),
         _pct("titan-fig1-titan-vs-hived-cross", "Sec. II-C: 'reduce the cross-machine traffic by 33.3%'", -33.3,
-             "(Titan - HiveD) / HiveD cross bytes", 0.05, absolute=("titan-fig1-titan-cross", "titan-fig1-hived-cross")),
+             "(Titan - HiveD) / HiveD cross bytes", 0.05,
+             absolute=("titan-fig1-titan-cross", "titan-fig1-hived-cross")),
         _pct("titan-fig1-titan-vs-elasticflow-launched", "Sec. II-C: 'reduce the number of launched machines by "
              "25%'", -25.0, "(Titan - Elasticflow) / Elasticflow machines with a busy GPU after placing", 0.5),
     ),

@@ -156,7 +156,8 @@ PHASE_BUDGET = Reading(
             "links'); no time per phase is given",
     reason="Eq. (1) compares bytes per phase with a bandwidth, so P needs a time per phase: P = residual pair "
            "bandwidth x phase_budget_s (formulations/nimp/replay.py). The paper reports no job refused or moved for "
-           "bandwidth on its 100 Gbps links, so the literal reading is a P that does not bind: 0.05 s (the default, optkit <= 0.1) gives "
+           "bandwidth on its 100 Gbps links, so the literal reading is a P that does not bind: 0.05 s (the "
+           "default, optkit <= 0.1) gives "
            "625 MB per phase on a free 100 Gbps link, above every synthetic model's per-pair volume, so P "
            "almost never binds; 0.005 s (62.5 MB) is a contention regime in which it binds for most "
            "multi-machine placements, which is where Titan's bandwidth awareness can show.",
