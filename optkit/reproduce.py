@@ -344,7 +344,7 @@ def claim_verdicts(m: Measurements, f: Formulation, exp: Experiment) -> dict[str
             overall += (f"; the ratio reproduces but the absolute values ({', '.join(c.absolute)}) do not under "
                         f"{'; '.join(label + marks.get(label, '') for label in ratio_only)}")
         if marks and POST_HOC_MARK in overall:
-            overall += f" ({POST_HOC_MARK.strip()}: rests on a post-hoc reading)"
+            overall += f" ({POST_HOC_MARK.strip()}: sets a post-hoc reading away from its default)"
         out[c.id] = (per, overall)
     return out
 
@@ -448,14 +448,14 @@ def _paper_page(m: Measurements, paper: str, items: Sequence[tuple[Formulation, 
                       f"±{c.tolerance:g}{'' if c.unit in ('', 'ratio', 'count') else ' ' + c.unit} by the rule of "
                       f"optkit/claims.py). **Verdict: {overall}.**" + (f" {c.note}" if c.note else ""), ""]
             if per:
-                per_claim = {x.id: verdicts[x.id][0] for x in exp.claims}
+                per_all = {x.id: verdicts[x.id][0] for x in exp.claims}
                 lines += ["| reading | ours: mean [min, max] | seeds | verdict |", "|---|---:|---:|---|"]
                 for label in sorted(per, key=lambda x: (x != default, x)):
                     v = per[label]
                     star = " *" if label == default else ""
                     spread = f" [{_fmt(v.low)}, {_fmt(v.high)}]" if v.seeds > 1 else ""
                     text = v.text
-                    missing = _ratio_only(exp, c, label, per_claim) if v.reproduces else []
+                    missing = _ratio_only(exp, c, label, per_all) if v.reproduces else []
                     if missing:
                         text += f"; ratio only: {', '.join(missing)} do not reproduce under this reading"
                     lines.append(f"| {label}{star}{marks.get(label, '')} | {_fmt(v.mean, c.unit)}{spread} | "

@@ -157,7 +157,8 @@ def measure_fig7(*, readings: dict[str, Any], seed: int, scale: str) -> dict[str
     """Fig. 7: single-GPU share 80% -> 0% at 75,000 jobs (synthetic workload; readings
     ``fig7_load`` and ``single_gpu_draw``: :func:`fig7_job_set`)."""
     r = dict(_r(readings), workload="synthetic")
-    best, details = {}, {"readings": r, "cases": []}
+    best: dict[float, float] = {}
+    details: dict[str, Any] = {"readings": r, "cases": []}
     for share in SHARES:
         data = fig7_job_set(r, jobs=_jobs(75_000, scale), scale=scale, seed=seed, share=share)
         runs = compare(instance_of(data), r, seed)
