@@ -55,7 +55,7 @@ TITAN_STEP2 = Reading(
            "runs the greedy over the pool 'non-idle first, then Phi_n' and takes its shortest prefix: once it "
            "needs an idle machine it has already taken every non-idle one, e.g. (1 idle, 4 machines) where "
            "(1, 3) is optimal; kept because 'run Alg. 2 over S'' can be read that way.",
-    algorithms=("titan",), rule="literal", post_hoc=True,
+    algorithms=("titan",), rule="literal", post_hoc=False,
     option_notes={"fix-idle-count": "fewest idle machines, then fewest machines (lexicographically optimal "
                                     "without bandwidth)",
                   "pool-prefix": "shortest prefix of (non-idle by most idle GPUs, then Phi_n); old behaviour"},

@@ -38,7 +38,7 @@ READINGS: tuple[Reading, ...] = (
                 "lines 8-9 dead code; it was optkit's earlier reading."),
         algorithms=PLANNERS,
         rule="literal",
-        post_hoc=True,
+        post_hoc=False,
         option_notes={"idle-now": "idle at the planning clock and U + rho_hat/u <= theta_u; wait for the next "
                                   "planned exit when too few (head of line)",
                       "accumulated": "U + rho_hat/u <= theta_u only; the job queues behind each GPU's jobs"},
