@@ -470,6 +470,16 @@ def _paper_page(m: Measurements, paper: str, items: Sequence[tuple[Formulation, 
         if _plot_experiment(exp, [c for c in exp.claims if c.id in claim_ids], vals, default, png):
             pngs.append(png)
             lines += [f"![{exp.id}]({png.name})", ""]
+        axes_png = out / f"{_slug(paper)}_{_slug(exp.id)}_paper-axes.png"
+        default_details = [r["metrics"]["_details"] for r in m.rows
+                           if r["instance_name"] == exp.id and r["status"] == "feasible"
+                           and reading_label(f, exp, r["params"].get("readings")) == default
+                           and isinstance((r.get("metrics") or {}).get("_details"), dict)]
+        axes_title = plot_paper_axes(exp, default_details, axes_png)
+        if axes_title:
+            pngs.append(axes_png)
+            lines += [f"The paper's figure in its own axes, from our measurements (default reading, mean over "
+                      f"{len(default_details)} seeds): {axes_title}.", "", f"![{exp.id} paper axes]({axes_png.name})", ""]
         notes = sorted({n for r in m.rows if r["instance_name"] == exp.id and r["status"] == "feasible"
                         for n in (r.get("metrics") or {}).get("_notes", []) or []})
         if notes:
@@ -521,6 +531,90 @@ def _plot_experiment(exp: Experiment, claims: Sequence[Claim], vals: Mapping[str
     fig.savefig(path, dpi=100)
     plt.close(fig)
     return True
+
+
+_X_AXES = {"jobs": "number of jobs", "single_gpu_share": "share of single-GPU jobs (%)",
+           "gbps": "server NIC bandwidth (Gbps)"}
+_CURVES = {"kappa": "kappa", "lambda": "lambda", "servers": "number of servers"}
+
+
+def paper_axes_series(details: Sequence[Mapping[str, Any]]) -> tuple[str, str, str, dict[str, list[tuple[float, float]]]] | None:
+    """The paper's figure of an experiment from its measurements' ``_details`` (one per seed):
+    ``(title, x label, y label, {series: [(x, mean y over seeds)]})``, or ``None`` when the
+    details have no shape a paper figure has. Recognised: ``cases`` with a swept ``jobs`` /
+    ``single_gpu_share`` / ``gbps`` and every policy's ``runs`` (A-SRPT Figs. 6-8: total
+    completion time per policy); ``kappa`` or ``lambda`` with one ``makespan`` curve, ``servers``
+    with a curve per policy (SJF-BCO Figs. 5-7); ``policies`` with each one's ``makespan`` (SJF-BCO
+    Fig. 4)."""
+    if not details:
+        return None
+    acc: dict[str, dict[float, list[float]]] = {}
+
+    def add(series: str, x: float, y: Any) -> None:
+        if _num(y) is not None:
+            acc.setdefault(series, {}).setdefault(float(x), []).append(float(y))
+
+    first = details[0]
+    cases = first.get("cases")
+    key = next((k for k in _X_AXES if isinstance(cases, list) and cases and isinstance(cases[0], Mapping)
+                and k in cases[0] and "runs" in cases[0]), None)
+    if key is not None:
+        for d in details:
+            for case in d.get("cases", []):
+                for policy, run in case["runs"].items():
+                    add(policy, 100 * case[key] if key == "single_gpu_share" else case[key], run.get("total_completion"))
+        title, xlabel, ylabel = f"total job completion time vs {_X_AXES[key]}", _X_AXES[key], "total completion time (s)"
+    elif (ck := next((k for k in _CURVES if isinstance(first.get(k), list)), None)) and (
+            isinstance(first.get("makespan"), list)
+            or (isinstance(first.get("makespan"), Mapping) and all(isinstance(v, list) for v in first["makespan"].values()))):
+        for d in details:
+            curves = d["makespan"] if isinstance(d["makespan"], Mapping) else {"sjf-bco": d["makespan"]}
+            for policy, ys in curves.items():
+                for x, y in zip(d[ck], ys):
+                    add(policy, x, y)
+        title, xlabel, ylabel = f"makespan vs {_CURVES[ck]}", _CURVES[ck], "makespan (slots)"
+    elif isinstance(first.get("policies"), Mapping) and all(isinstance(v, Mapping) and "makespan" in v
+                                                             for v in first["policies"].values()):
+        for d in details:
+            for i, (policy, run) in enumerate(sorted(d["policies"].items())):
+                add(policy, i, run.get("makespan"))
+        title, xlabel, ylabel = "makespan per policy", "policy", "makespan (slots)"
+    else:
+        return None
+    if not acc:
+        return None
+    return title, xlabel, ylabel, {s: sorted((x, statistics.fmean(ys)) for x, ys in pts.items())
+                                   for s, pts in sorted(acc.items())}
+
+
+def plot_paper_axes(exp: Experiment, details: Sequence[Mapping[str, Any]], path: Path) -> str:
+    """Draw :func:`paper_axes_series` of ``details`` to ``path``; returns its title ("" when the
+    experiment has no figure of that kind)."""
+    got = paper_axes_series(details)
+    if got is None:
+        return ""
+    title, xlabel, ylabel, series = got
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.0, 3.6), layout="constrained")
+    if xlabel == "policy":
+        names = list(series)
+        ax.bar(range(len(names)), [series[n][0][1] for n in names], color="tab:blue")
+        ax.set_xticks(range(len(names)), names)
+    else:
+        for name, pts in series.items():
+            ax.plot([x for x, _ in pts], [y for _, y in pts], marker="o", label=name)
+        ax.legend(fontsize=7)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(f"{exp.id}: {title}", fontsize=9)
+    ax.grid(alpha=0.3)
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return title
 
 
 def list_lines() -> list[str]:

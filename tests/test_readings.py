@@ -330,3 +330,30 @@ def test_a_claim_gets_no_verdict_at_a_scale_it_is_not_comparable_at() -> None:
     assert overall_verdict({"default": v}) == "no verdict at scale ci (comparable at paper only)"
     with pytest.raises(ValueError, match="scales"):
         Claim("c", "w", 1.0, "ratio", "mean", scales=("huge",))
+
+
+def test_paper_axes_draw_the_papers_figure_from_the_details(tmp_path: Path) -> None:
+    """Fig. 6's axes (total completion time per policy against the number of jobs) and SJF-BCO's
+    (makespan against kappa; per policy against servers; per policy) come from the measurements'
+    details, averaged over seeds; details of another shape draw nothing."""
+    from optkit.reproduce import paper_axes_series, plot_paper_axes
+
+    def fig6(seed_shift: float) -> dict:
+        return {"cases": [{"jobs": n, "runs": {"a-srpt": {"total_completion": n + seed_shift},
+                                                "spjf": {"total_completion": 3 * n}}} for n in (900, 1800)]}
+
+    title, x, y, series = paper_axes_series([fig6(0.0), fig6(10.0)])
+    assert (title, x) == ("total job completion time vs number of jobs", "number of jobs")
+    assert series == {"a-srpt": [(900.0, 905.0), (1800.0, 1805.0)], "spjf": [(900.0, 2700.0), (1800.0, 5400.0)]}
+    share = paper_axes_series([{"cases": [{"single_gpu_share": 0.8, "runs": {"a": {"total_completion": 1.0}}}]}])
+    assert share is not None and share[3] == {"a": [(80.0, 1.0)]}
+    kappa = paper_axes_series([{"kappa": [1, 2], "makespan": [10.0, 8.0]}, {"kappa": [1, 2], "makespan": [12.0, 6.0]}])
+    assert kappa is not None and kappa[3] == {"sjf-bco": [(1.0, 11.0), (2.0, 7.0)]}
+    servers = paper_axes_series([{"servers": [10, 20], "makespan": {"ff": [9.0, 5.0], "ls": [8.0, 4.0]}}])
+    assert servers is not None and servers[0] == "makespan vs number of servers" and servers[3]["ls"] == [(10.0, 8.0),
+                                                                                                   (20.0, 4.0)]
+    assert paper_axes_series([{"lemma2_gap": 0, "servers": [1, 2], "makespan": 3.0}]) is None
+    assert paper_axes_series([]) is None
+    exp = coin.EXPERIMENTS["coin-half"]
+    assert plot_paper_axes(exp, [fig6(0.0)], tmp_path / "f.png") and (tmp_path / "f.png").stat().st_size > 0
+    assert plot_paper_axes(exp, [{"n": 3}], tmp_path / "g.png") == "" and not (tmp_path / "g.png").exists()
