@@ -64,9 +64,12 @@ READINGS: tuple[Reading, ...] = (
         default="unassigned",
         passage="Luo et al., Sec. IV-B: 'for single-GPU servers, we assign the vertex with the minimum "
                 "total edge weight'",
-        reason="edges to vertices already placed are cut whichever vertex is chosen, so only the edges "
-               "to unassigned vertices tell the choices apart; both readings give the paper's Fig. 2 "
-               "example (tests/test_gpu_mapping_model.py)",
+        reason="the same paragraph's case 1 ('if |V| equals m's GPU count, all replicas are assigned to "
+               "it') uses V for the vertices still to be assigned, so the graph Heavy-Edge works on loses each "
+               "vertex it places, and a vertex's 'total edge weight' in it is the weight of its edges to "
+               "unassigned vertices: the literal reading in the paragraph's own terms. 'total' (every edge of "
+               "the full job graph) is the other literal reading; edges to placed vertices are cut whichever "
+               "vertex is chosen. Both give the paper's Fig. 2 example (tests/test_gpu_mapping_model.py)",
         rule="literal", post_hoc=True,
         algorithms=("heavy-edge",),
         scope="experiments a-srpt-table2-*",
