@@ -479,7 +479,8 @@ def _paper_page(m: Measurements, paper: str, items: Sequence[tuple[Formulation, 
         if axes_title:
             pngs.append(axes_png)
             lines += [f"The paper's figure in its own axes, from our measurements (default reading, mean over "
-                      f"{len(default_details)} seeds): {axes_title}.", "", f"![{exp.id} paper axes]({axes_png.name})", ""]
+                      f"{len(default_details)} seeds): {axes_title}.", "",
+                      f"![{exp.id} paper axes]({axes_png.name})", ""]
         notes = sorted({n for r in m.rows if r["instance_name"] == exp.id and r["status"] == "feasible"
                         for n in (r.get("metrics") or {}).get("_notes", []) or []})
         if notes:
@@ -538,7 +539,11 @@ _X_AXES = {"jobs": "number of jobs", "single_gpu_share": "share of single-GPU jo
 _CURVES = {"kappa": "kappa", "lambda": "lambda", "servers": "number of servers"}
 
 
-def paper_axes_series(details: Sequence[Mapping[str, Any]]) -> tuple[str, str, str, dict[str, list[tuple[float, float]]]] | None:
+Series = dict[str, list[tuple[float, float]]]
+"""Named curves of (x, y) points."""
+
+
+def paper_axes_series(details: Sequence[Mapping[str, Any]]) -> tuple[str, str, str, Series] | None:
     """The paper's figure of an experiment from its measurements' ``_details`` (one per seed):
     ``(title, x label, y label, {series: [(x, mean y over seeds)]})``, or ``None`` when the
     details have no shape a paper figure has. Recognised: ``cases`` with a swept ``jobs`` /
@@ -562,11 +567,14 @@ def paper_axes_series(details: Sequence[Mapping[str, Any]]) -> tuple[str, str, s
         for d in details:
             for case in d.get("cases", []):
                 for policy, run in case["runs"].items():
-                    add(policy, 100 * case[key] if key == "single_gpu_share" else case[key], run.get("total_completion"))
-        title, xlabel, ylabel = f"total job completion time vs {_X_AXES[key]}", _X_AXES[key], "total completion time (s)"
+                    x = 100 * case[key] if key == "single_gpu_share" else case[key]
+                    add(policy, x, run.get("total_completion"))
+        title, xlabel, ylabel = (f"total job completion time vs {_X_AXES[key]}", _X_AXES[key],
+                                 "total completion time (s)")
     elif (ck := next((k for k in _CURVES if isinstance(first.get(k), list)), None)) and (
             isinstance(first.get("makespan"), list)
-            or (isinstance(first.get("makespan"), Mapping) and all(isinstance(v, list) for v in first["makespan"].values()))):
+            or (isinstance(first.get("makespan"), Mapping)
+                and all(isinstance(v, list) for v in first["makespan"].values()))):
         for d in details:
             curves = d["makespan"] if isinstance(d["makespan"], Mapping) else {"sjf-bco": d["makespan"]}
             for policy, ys in curves.items():
