@@ -16,13 +16,16 @@ from optkit.reproduce import experiments
 
 REGISTERED = {
     "a-srpt": {
+        "Sec. IV-C-3 (the PAI trace, the forest's training)": [
+            "a-srpt-pai-recurring-share", "a-srpt-prediction-train-time-pai"],
         "Sec. V-A (testbed, Fig. 4, Fig. 5)": [
             "a-srpt-testbed-vs-perfect", "a-srpt-testbed-max-reduction", "a-srpt-testbed-overhead",
             "a-srpt-prediction-correct-share", "a-srpt-prediction-train-time"],
         "Sec. V-B-2-a, Fig. 6": [
             "a-srpt-fig6-min-reduction", "a-srpt-fig6-max-reduction", "a-srpt-fig6-spjf-worst",
             "a-srpt-tau-min-reduction", "a-srpt-tau-max-reduction", "a-srpt-tau-spjf-worst"],
-        "Sec. V-B-2-b, Fig. 7": ["a-srpt-fig7-reduction-80", "a-srpt-fig7-reduction-0", "a-srpt-fig7-gain-grows"],
+        "Sec. V-B-2-b, Fig. 7": ["a-srpt-fig7-reduction-80", "a-srpt-fig7-reduction-0", "a-srpt-fig7-gain-grows",
+                                 "a-srpt-pai-single-gpu-share"],
         "Sec. V-B-2-c, Fig. 8": ["a-srpt-fig8-vs-wcs-duration-50g", "a-srpt-fig8-max-reduction-1g"],
         "Sec. V-B-2-d, Fig. 9": [
             "a-srpt-fig9-rf-vs-perfect", "a-srpt-fig9-mean-vs-rf", "a-srpt-fig9-mae-rf", "a-srpt-fig9-mae-median",
