@@ -18,6 +18,31 @@ a minute on 2 cores) or ``"paper"`` (the paper's own setting). ``seed`` selects 
 instances (or trace windows); the same seed gives the same value. Every objective value in it
 comes from the formulation's ``evaluate``.
 
+The tolerance rule (:func:`rule_tolerance`), one for every claim
+----------------------------------------------------------------
+A claim's tolerance is not chosen per claim; it follows from what the paper prints:
+
+* ``approx`` (the paper states a value): ``max(10% of |paper value|, precision, resolution)``.
+  ``precision`` is half a unit of the last digit the paper prints for the number (``"6%"``:
+  0.5 points; ``"47.9%"``: 0.05; ``"88.11 ms"``: 0.005 ms; for a number the paper derives from
+  printed ones, what their last digits allow, said in the claim's note); ``resolution`` is the
+  grain of the measured quantity (an integer count: 0.5), zero for a continuous one. The 10% is
+  relative, so a 4% claim gets 0.5 points (its printing), a 91% one 9.1 points, 174 machines 17.4.
+* ``at_most`` / ``at_least`` (the paper bounds the value: a guarantee, "outperforms", "decreases"):
+  no slack beyond the measured quantity's ``resolution`` (Lemma 2's integer theta: 1 slot); every
+  seed must satisfy the bound.
+
+A range "a% to b%" is registered the same way in every paper (:func:`range_claims`): two
+``approx`` claims, the low end and the high end, each under the rule above.
+
+Claims that cannot be compared
+------------------------------
+A claim measured by the paper on other hardware (its testbed, its laptop's timings), with another
+solver (Table II's Gurobi ILP) or on a trace we do not have (Titan's trace 2, A-SRPT's PAI jobs) is
+registered all the same, with ``incomparable`` giving the reason (``"testbed: ..."``,
+``"hardware: ..."``, ``"solver: ..."``, ``"private trace: ..."``, ``"unavailable trace: ..."``): its verdict is ``not
+comparable: <reason>``, and the page still shows the paper's value and ours where we measure one.
+
 Verdicts (:func:`verdict`)
 --------------------------
 Per reading combination, the mean over seeds is compared with the paper's value:
@@ -27,8 +52,9 @@ Per reading combination, the mean over seeds is compared with the paper's value:
   value is ``<= paper + tolerance``;
 * ``at_least``: holds when every seed's value is ``>= paper - tolerance``.
 
-A claim "does not reproduce" only when no plausible reading reproduces it
-(:func:`overall_verdict`); otherwise the page names the readings that do and those that do not.
+A claim "does not reproduce" only when no reading measured reproduces it
+(:func:`overall_verdict`), and the sentence lists the readings it covered; otherwise the page
+names the readings that do and those that do not.
 """
 
 from __future__ import annotations
@@ -38,10 +64,31 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
-__all__ = ["Claim", "Experiment", "COMPARISONS", "SCALES", "verdict", "overall_verdict", "Verdict"]
+__all__ = ["Claim", "Experiment", "COMPARISONS", "SCALES", "REL_TOLERANCE", "INCOMPARABLE_KINDS", "rule_tolerance",
+           "range_claims", "verdict", "overall_verdict", "Verdict"]
 
 COMPARISONS = ("approx", "at_most", "at_least")
 SCALES = ("ci", "paper")
+REL_TOLERANCE = 0.10
+"""The relative part of the tolerance rule (module docstring)."""
+INCOMPARABLE_KINDS = ("testbed", "hardware", "solver", "private trace", "unavailable trace")
+"""What :attr:`Claim.incomparable` may start with: why the paper's number cannot be compared."""
+
+
+def rule_tolerance(paper_value: float, comparison: str = "approx", *, precision: float = 0.0,
+                   resolution: float = 0.0) -> float:
+    """The tolerance of a claim under the one rule of this module (module docstring).
+
+    Examples
+    --------
+    >>> rule_tolerance(4.0, precision=0.5), rule_tolerance(91.0, precision=0.5)
+    (0.5, 9.1)
+    >>> rule_tolerance(0.0, "at_most", resolution=1.0)
+    1.0
+    """
+    if comparison == "approx":
+        return max(REL_TOLERANCE * abs(float(paper_value)), float(precision), float(resolution))
+    return float(resolution)
 
 
 @dataclass(frozen=True)
@@ -57,10 +104,20 @@ class Claim:
     statistic: how the paper computes it, in words
         (``"ratio of the mean PITTs over 20 cases, minus 1"``); the measuring function must
         compute the same.
-    tolerance: absolute, in ``unit``: how far the mean over seeds may lie from ``paper_value``
-        and still count as reproduced (for ``at_most``/``at_least``: the slack of the bound).
     comparison: ``approx``, ``at_most`` or ``at_least`` (see the module docstring).
     note: what a reader should know (the paper's value read off a figure, say).
+    scales: the scales at which our value is comparable with the paper's (an absolute count over
+        a whole trace is not comparable on a ci-scale window); at other scales the value is
+        reported without a verdict.
+    precision: half a unit of the last digit the paper prints for the number, in ``unit``
+        (keyword only; the tolerance rule).
+    resolution: the grain of the measured quantity, in ``unit`` (keyword only; 0: continuous).
+    incomparable: why the paper's number cannot be compared with ours, starting with one of
+        :data:`INCOMPARABLE_KINDS` and a colon (keyword only; empty: comparable).
+    absolute: ids of the claims (same experiment) that hold the absolute values this claim is a
+        ratio of; the page says beside a verdict when the ratio reproduces and they do not.
+
+    The tolerance is derived, never given: the property :attr:`tolerance`.
     """
 
     id: str
@@ -68,21 +125,40 @@ class Claim:
     paper_value: float
     unit: str
     statistic: str
-    tolerance: float
     comparison: str = "approx"
     note: str = ""
     scales: tuple[str, ...] = SCALES
-    """The scales at which our value is comparable with the paper's (an absolute count over a
-    whole trace is not comparable on a ci-scale window); at other scales the value is reported
-    without a verdict."""
+    precision: float = field(default=0.0, kw_only=True)
+    resolution: float = field(default=0.0, kw_only=True)
+    incomparable: str = field(default="", kw_only=True)
+    absolute: tuple[str, ...] = field(default=(), kw_only=True)
 
     def __post_init__(self) -> None:
         if not self.scales or any(x not in SCALES for x in self.scales):
             raise ValueError(f"claim {self.id}: scales must be a non-empty subset of {SCALES}")
         if self.comparison not in COMPARISONS:
             raise ValueError(f"claim {self.id}: comparison must be one of {COMPARISONS}, got {self.comparison!r}")
-        if not (self.tolerance >= 0 and math.isfinite(self.tolerance)):
-            raise ValueError(f"claim {self.id}: tolerance must be a finite number >= 0")
+        for name in ("precision", "resolution"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not (v >= 0 and math.isfinite(v)):
+                raise ValueError(f"claim {self.id}: {name} must be a finite number >= 0")
+        if self.incomparable and self.incomparable.split(":")[0] not in INCOMPARABLE_KINDS:
+            raise ValueError(f"claim {self.id}: incomparable must start with one of {INCOMPARABLE_KINDS} and a "
+                             f"colon, got {self.incomparable!r}")
+
+    @property
+    def tolerance(self) -> float:
+        """The tolerance under the rule (:func:`rule_tolerance`)."""
+        return rule_tolerance(self.paper_value, self.comparison, precision=self.precision, resolution=self.resolution)
+
+
+def range_claims(low_id: str, high_id: str, where: str, low: float, high: float, unit: str, low_statistic: str,
+                 high_statistic: str, *, precision: float, **kw: Any) -> tuple[Claim, Claim]:
+    """A range the paper states ("31% to 91%"): two ``approx`` claims, its low and its high end,
+    each under the tolerance rule; the same in every paper (module docstring)."""
+    text = f"range '{low:g}{unit if unit == '%' else ''} to {high:g}{unit if unit == '%' else ''}'"
+    return (Claim(low_id, f"{where} (low end of the {text})", low, unit, low_statistic, precision=precision, **kw),
+            Claim(high_id, f"{where} (high end of the {text})", high, unit, high_statistic, precision=precision, **kw))
 
 
 @dataclass(frozen=True)
@@ -165,10 +241,13 @@ def verdict(claim: Claim, values: Sequence[float | None], scale: str | None = No
     at ``scale`` (no verdict, ``reproduces=None``, at a scale the claim is not comparable at)."""
     got = [float(v) for v in values if v is not None and isinstance(v, (int, float)) and math.isfinite(v)]
     if not got:
-        return Verdict(None, None, None, None, 0, "not measured")
+        return Verdict(None, None, None, None, 0,
+                       f"not comparable: {claim.incomparable}" if claim.incomparable else "not measured")
     mean = statistics.fmean(got)
     low, high = min(got), max(got)
     unit = "" if claim.unit in ("", "ratio", "count") else f" {claim.unit}"
+    if claim.incomparable:
+        return Verdict(None, mean, low, high, len(got), f"not comparable: {claim.incomparable}")
     if scale is not None and scale not in claim.scales:
         return Verdict(None, mean, low, high, len(got),
                        f"no verdict at scale {scale} (comparable at {', '.join(claim.scales)} only)")
@@ -188,12 +267,22 @@ def verdict(claim: Claim, values: Sequence[float | None], scale: str | None = No
     return Verdict(ok, mean, low, high, len(got), text)
 
 
-def overall_verdict(per_reading: Mapping[str, Verdict]) -> str:
+def overall_verdict(per_reading: Mapping[str, Verdict], marks: Mapping[str, str] | None = None,
+                    claim: Claim | None = None) -> str:
     """One sentence over every reading combination (keys are ``format_params`` strings).
 
-    "reproduces under every reading", "does not reproduce under any of the N readings measured",
-    or which readings reproduce and which do not.
+    "reproduces under every reading measured", "does not reproduce under any of the N readings
+    measured (LIST)", or which readings reproduce and which do not. ``marks`` appends a mark to a
+    reading's name (a post-hoc reading, say); ``claim``: an incomparable claim's sentence is
+    "not comparable: <reason>" whatever was measured.
     """
+    if claim is not None and claim.incomparable:
+        return f"not comparable: {claim.incomparable}"
+    marks = marks or {}
+
+    def name(k: str) -> str:
+        return k + marks.get(k, "")
+
     measured = {k: v for k, v in per_reading.items() if v.reproduces is not None}
     if not measured:
         texts = {v.text for v in per_reading.values()} - {"not measured"}
@@ -201,9 +290,10 @@ def overall_verdict(per_reading: Mapping[str, Verdict]) -> str:
     yes = [k for k, v in measured.items() if v.reproduces]
     no = [k for k, v in measured.items() if not v.reproduces]
     if not no:
-        return "reproduces under every reading measured" if len(yes) > 1 else f"reproduces ({yes[0]})"
+        return (f"reproduces under every reading measured ({'; '.join(map(name, yes))})" if len(yes) > 1
+                else f"reproduces ({name(yes[0])}; the only reading measured)")
     if not yes:
         n = len(no)
-        return ("does not reproduce under any of the " + str(n) + " readings measured") if n > 1 else \
-            f"does not reproduce ({no[0]}; the only reading measured)"
-    return f"reproduces under {'; '.join(yes)} — not under {'; '.join(no)}"
+        return (f"does not reproduce under any of the {n} readings measured ({'; '.join(map(name, no))})" if n > 1
+                else f"does not reproduce ({name(no[0])}; the only reading measured)")
+    return f"reproduces under {'; '.join(map(name, yes))} — not under {'; '.join(map(name, no))}"

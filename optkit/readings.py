@@ -19,6 +19,32 @@ and the algorithm's docstring names it.
 Non-reading keyword parameters (solver tuning such as ``workers`` or ``symmetry``) are accepted
 too: every keyword-only parameter of the algorithm's function, plus the names an algorithm lists
 in :attr:`optkit.formulation.Algorithm.params` (for a function that takes ``**params``).
+
+The rule for a reading's default
+--------------------------------
+A reading's default comes from the paper's text, never from a result. In order:
+
+1. ``stated``: the value the paper states (a number, a worked example's outcome), wherever in the
+   paper it is stated;
+2. ``literal``: else the most literal reading of what the paper writes (the pseudo-code over a
+   paraphrase; the words of the passage over what would make sense of a result);
+3. where the paper is silent:
+
+   * ``baseline-favourable``: for a choice inside a *baseline* (a competitor the paper compares
+     against), the option under which that baseline does best, so that a claim of the paper's
+     algorithm beating it is tested against the strongest baseline the text allows;
+   * ``separate-workloads``: for a parameter of the paper's *own* algorithm, a value chosen on
+     workloads separate from those the claims are measured on (other seeds or another trace),
+     by a procedure written in :attr:`Reading.procedure` that anyone can re-run.
+
+A reading is never chosen, and an option never added, *because* it reproduces a claim. Each
+:class:`Reading` names the clause its default follows (:attr:`Reading.rule`, validated against
+:data:`RULES`) and says in :attr:`Reading.post_hoc` whether it (its default or one of its
+options) was chosen or added after the results it matters to had been seen, so that they may have
+steered it (the git history and the reason texts tell; an option that only keeps optkit's earlier
+behaviour, or a default that follows the ``stated`` or ``literal`` clause, is not post hoc by
+itself). The result pages (:mod:`optkit.reproduce`) mark every verdict that rests on
+a post-hoc reading set away from its default.
 """
 
 from __future__ import annotations
@@ -37,7 +63,7 @@ if TYPE_CHECKING:
     from optkit.formulation import Algorithm, Formulation
 
 __all__ = [
-    "Reading", "ALL", "readings_for", "accepted_params", "check_params", "resolve_params",
+    "Reading", "ALL", "RULES", "readings_for", "accepted_params", "check_params", "resolve_params",
     "parse_param_values", "expand_sweep", "format_params", "show_value", "reading_table",
 ]
 
@@ -45,6 +71,16 @@ ALL = "*"
 """In :attr:`Reading.algorithms`: every algorithm of the problem takes this reading."""
 
 _ENGINE_KEYWORDS = ("objective", "time_limit", "seed")
+
+RULES = {
+    "stated": "the paper's stated value",
+    "literal": "the most literal reading of the paper's text",
+    "baseline-favourable": "paper silent, a baseline's choice: the option most favourable to the baseline",
+    "separate-workloads": "paper silent, a parameter of the paper's own algorithm: chosen on workloads separate "
+                          "from the claims' (procedure given)",
+}
+"""The clauses of the rule for a reading's default (module docstring), by the name
+:attr:`Reading.rule` takes."""
 
 
 @dataclass(frozen=True)
@@ -67,6 +103,12 @@ class Reading:
     open: see ``options``.
     minimum, maximum: the accepted range of an open reading.
     option_notes: one phrase per option, shown by ``optkit readings``.
+    rule: the clause of the rule (module docstring) the default follows: a key of :data:`RULES`.
+        Keyword only and required.
+    post_hoc: True when its default was chosen, or one of its options added, after the results it
+        matters to had been seen (module docstring). Keyword only and required.
+    procedure: for ``rule="separate-workloads"``, how the default was chosen, reproducibly (the
+        command or function, and the workloads it ran on); empty otherwise.
     """
 
     name: str
@@ -81,8 +123,18 @@ class Reading:
     minimum: float | None = None
     maximum: float | None = None
     option_notes: Mapping[str, str] = field(default_factory=dict)
+    rule: str = field(kw_only=True)
+    post_hoc: bool = field(kw_only=True)
+    procedure: str = field(default="", kw_only=True)
 
     def __post_init__(self) -> None:
+        if self.rule not in RULES:
+            raise ValueError(f"reading {self.name!r}: rule must be one of {', '.join(RULES)}, got {self.rule!r}")
+        if not isinstance(self.post_hoc, bool):
+            raise ValueError(f"reading {self.name!r}: post_hoc must be True or False, got {self.post_hoc!r}")
+        if (self.rule == "separate-workloads") != bool(self.procedure):
+            raise ValueError(f"reading {self.name!r}: a procedure is required with rule 'separate-workloads' "
+                             "and only with it")
         if not self.name.isidentifier():
             raise ValueError(f"reading name {self.name!r} must be a Python identifier")
         if not self.options:
@@ -317,8 +369,8 @@ def format_params(params: Mapping[str, Any] | None, keys: Iterable[str] | None =
 
 
 def reading_table(formulation: "Formulation") -> list[dict[str, str]]:
-    """One row per reading (name, options, default, algorithms, passage, reason, summary), for
-    ``optkit readings``."""
+    """One row per reading (name, options, default, rule, post hoc, algorithms, passage, reason,
+    summary), for ``optkit readings``."""
     rows = []
     for r in formulation.readings:
         options = ", ".join(show_value(o) + (f" ({r.option_notes[str(o)]})" if str(o) in r.option_notes else "")
@@ -330,6 +382,8 @@ def reading_table(formulation: "Formulation") -> list[dict[str, str]]:
         users = "all" if ALL in r.algorithms else ", ".join(r.algorithms)
         if r.scope:
             users = f"{users}; {r.scope}" if users else r.scope
+        rule = RULES[r.rule] + (f" ({r.procedure})" if r.procedure else "")
         rows.append({"name": r.name, "summary": r.summary, "options": options, "default": show_value(r.default),
-                     "used by": users or "-", "passage": r.passage, "reason": r.reason})
+                     "rule": r.rule, "post hoc": "yes" if r.post_hoc else "no",
+                     "used by": users or "-", "passage": r.passage, "reason": r.reason + f" [rule: {rule}]"})
     return rows

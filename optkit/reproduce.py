@@ -44,7 +44,8 @@ from optkit.readings import expand_sweep, format_params, show_value
 
 __all__ = [
     "DEFAULT_SEEDS", "experiments", "select", "reading_settings", "measurement_tasks", "reproduce",
-    "Measurements", "write_pages", "list_lines",
+    "Measurements", "write_pages", "list_lines", "claim_verdicts", "post_hoc_marks", "measurements_from_csv",
+    "results_text", "update_results_blocks", "RESULTS_BEGIN", "RESULTS_END",
 ]
 
 DEFAULT_SEEDS = {"ci": 2, "paper": 5}
@@ -201,6 +202,9 @@ class Measurements:
     readings: Any = "each"
     elapsed_s: float = 0.0
     failures: list[str] = field(default_factory=list)
+    stored_defaults: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """For measurements read back from CSVs: per experiment, the setting its pages called
+    "default" when they were generated (:func:`measurements_from_csv`)."""
 
 
 def reproduce(
@@ -328,14 +332,48 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-") or "x"
 
 
+POST_HOC_MARK = " †"
+"""Appended to a reading label that sets a post-hoc reading (:attr:`optkit.readings.Reading.post_hoc`)
+away from its default."""
+
+
+def post_hoc_marks(f: Formulation, exp: Experiment, labels: Iterable[str]) -> dict[str, str]:
+    """``{label: mark}`` for the labels that set a post-hoc reading away from its default."""
+    post_hoc = {r.name for r in f.readings if r.post_hoc}
+    out = {}
+    for label in labels:
+        names = {part.partition("=")[0] for part in label.split(", ")} if label != "default" else set()
+        if names & post_hoc:
+            out[label] = POST_HOC_MARK
+    return out
+
+
+def _ratio_only(exp: Experiment, c: Claim, label: str, per_claim: Mapping[str, Mapping[str, Verdict]]) -> list[str]:
+    """The absolute claims of ratio claim ``c`` that do not reproduce under ``label``."""
+    return [a for a in c.absolute if a in per_claim and label in per_claim[a]
+            and per_claim[a][label].reproduces is False]
+
+
 def claim_verdicts(m: Measurements, f: Formulation, exp: Experiment) -> dict[str, tuple[dict[str, Verdict], str]]:
-    """``{claim id: ({reading label: Verdict}, overall sentence)}``."""
+    """``{claim id: ({reading label: Verdict}, overall sentence)}``. The sentence marks readings
+    that set a post-hoc reading (:data:`POST_HOC_MARK`) and says where a ratio reproduces but the
+    absolute values it is a ratio of do not (:attr:`optkit.claims.Claim.absolute`)."""
     vals = _values(m.rows, f, exp)
+    labels = sorted(vals, key=lambda x: (x != "default", x))
+    marks = post_hoc_marks(f, exp, labels)
+    per_claim = {c.id: {label: verdict(c, [v for _, v in vals[label].get(c.id, [])], m.scale) for label in labels}
+                 for c in exp.claims}
     out = {}
     for c in exp.claims:
-        labels = sorted(vals, key=lambda x: (x != "default", x))
-        per = {label: verdict(c, [v for _, v in vals[label].get(c.id, [])], m.scale) for label in labels}
-        out[c.id] = (per, overall_verdict(per))
+        per = per_claim[c.id]
+        overall = overall_verdict(per, marks, c)
+        ratio_only = [label for label, v in per.items() if v.reproduces and _ratio_only(exp, c, label, per_claim)]
+        if ratio_only:
+            overall += (f"; the ratio reproduces but the absolute values ({', '.join(c.absolute)}) do not under "
+                        f"{'; '.join(label + marks.get(label, '') for label in ratio_only)}")
+        if marks and POST_HOC_MARK in overall:
+            overall += f" ({POST_HOC_MARK.strip()}: sets a post-hoc reading away from its default)"
+        out[c.id] = (per, overall)
     return out
 
 
@@ -352,8 +390,12 @@ def write_pages(m: Measurements, out_dir: str | Path) -> list[Path]:
              f"({len(m.rows)} measurements, {sum(r.get('wall_time_s') or 0 for r in m.rows):.0f} s of measurement "
              f"time in all, {m.elapsed_s:.0f} s of it in the run that wrote this page). "
              "A claim reproduces under a reading when the mean over seeds lies within the claim's tolerance of "
-             "the paper's value (bounds: when every seed satisfies the bound). \"Does not reproduce\" is said only "
-             "when no reading measured reproduces it. Readings measured: " + _mode_text(m.readings) + ".", "",
+             "the paper's value (bounds: when every seed satisfies the bound); tolerances follow the one rule of "
+             "optkit/claims.py. \"Does not reproduce\" is said only when no reading measured reproduces it, and "
+             "lists the readings it covered; claims measured by the paper on its testbed, other hardware, another "
+             "solver or a trace we do not have are \"not comparable\". A reading label marked"
+             f"{POST_HOC_MARK} sets a post-hoc reading away from its default. Readings measured: "
+             + _mode_text(m.readings) + ".", "",
              "| paper | claim | where | paper | ours (default reading) | verdict over readings |",
              "|---|---|---|---:|---:|---|"]
     for paper, items in by_paper.items():
@@ -363,7 +405,8 @@ def write_pages(m: Measurements, out_dir: str | Path) -> list[Path]:
         csv_path = out / f"{_slug(paper)}.csv"
         with csv_path.open("w", newline="") as fh:
             w = csv.writer(fh)
-            w.writerow(["experiment", "claim", "reading", "seed", "value", "paper_value", "unit", "statistic"])
+            w.writerow(["experiment", "claim", "reading", "readings", "seed", "value", "paper_value", "unit",
+                        "statistic"])
             w.writerows(csv_rows)
         written += [md, csv_path, *pngs]
         for f, exp, claim_ids in items:
@@ -403,20 +446,26 @@ def _paper_page(m: Measurements, paper: str, items: Sequence[tuple[Formulation, 
     pngs: list[Path] = []
     for f, exp, claim_ids in items:
         vals = _values(m.rows, f, exp)
+        settings = {reading_label(f, exp, r["params"].get("readings")): r["params"].get("readings") or {}
+                    for r in m.rows if r["instance_name"] == exp.id}
         verdicts = claim_verdicts(m, f, exp)
+        marks = post_hoc_marks(f, exp, vals)
         default = _default_label(f, exp)
         lines += [f"## {exp.id}: {exp.summary}", ""]
         if exp.notes:
             lines += [exp.notes, ""]
         if exp.readings:
-            lines += ["Readings that matter here (default marked *):", "",
-                      "| reading | values measured | default | passage | why the default |", "|---|---|---|---|---|"]
+            lines += ["Readings that matter here (default marked *; rule: the clause of the rule for defaults, "
+                      "optkit/readings.py; post hoc: introduced after results were seen, and a reading label "
+                      f"that sets one away from its default is marked{POST_HOC_MARK}):", "",
+                      "| reading | values measured | default | rule | post hoc | passage | why the default |",
+                      "|---|---|---|---|---|---|---|"]
             for name in exp.readings:
                 r = f.reading(name)
                 swept = _swept_values(name, (row["params"].get("readings", {}) for row in m.rows
                                              if row["instance_name"] == exp.id))
-                lines.append(f"| `{name}` | {', '.join(swept)} | {show_value(r.default)} | "
-                             f"{r.passage} | {r.reason} |")
+                lines.append(f"| `{name}` | {', '.join(swept)} | {show_value(r.default)} | {r.rule} | "
+                             f"{'yes' if r.post_hoc else 'no'} | {r.passage} | {r.reason} |")
             lines.append("")
         for c in exp.claims:
             if c.id not in claim_ids:
@@ -424,23 +473,42 @@ def _paper_page(m: Measurements, paper: str, items: Sequence[tuple[Formulation, 
             per, overall = verdicts[c.id]
             lines += [f"### `{c.id}` — {c.where}", "",
                       f"Paper: **{_fmt(c.paper_value, c.unit)}** ({c.statistic}; {c.comparison}, tolerance "
-                      f"±{c.tolerance:g}{'' if c.unit in ('', 'ratio', 'count') else ' ' + c.unit}). "
-                      f"**Verdict: {overall}.**" + (f" {c.note}" if c.note else ""), "",
-                      "| reading | ours: mean [min, max] | seeds | verdict |", "|---|---:|---:|---|"]
-            for label in sorted(per, key=lambda x: (x != default, x)):
-                v = per[label]
-                star = " *" if label == default else ""
-                spread = f" [{_fmt(v.low)}, {_fmt(v.high)}]" if v.seeds > 1 else ""
-                lines.append(f"| {label}{star} | {_fmt(v.mean, c.unit)}{spread} | {v.seeds} | {v.text} |")
-            lines.append("")
+                      f"±{c.tolerance:g}{'' if c.unit in ('', 'ratio', 'count') else ' ' + c.unit} by the rule of "
+                      f"optkit/claims.py). **Verdict: {overall}.**" + (f" {c.note}" if c.note else ""), ""]
+            if per:
+                per_all = {x.id: verdicts[x.id][0] for x in exp.claims}
+                lines += ["| reading | ours: mean [min, max] | seeds | verdict |", "|---|---:|---:|---|"]
+                for label in sorted(per, key=lambda x: (x != default, x)):
+                    v = per[label]
+                    star = " *" if label == default else ""
+                    spread = f" [{_fmt(v.low)}, {_fmt(v.high)}]" if v.seeds > 1 else ""
+                    text = v.text
+                    missing = _ratio_only(exp, c, label, per_all) if v.reproduces else []
+                    if missing:
+                        text += f"; ratio only: {', '.join(missing)} do not reproduce under this reading"
+                    lines.append(f"| {label}{star}{marks.get(label, '')} | {_fmt(v.mean, c.unit)}{spread} | "
+                                 f"{v.seeds} | {text} |")
+                lines.append("")
             for label, per_claim in vals.items():
                 for seed, value in per_claim.get(c.id, []):
-                    csv_rows.append([exp.id, c.id, label, seed, "" if _num(value) is None else value,
-                                     c.paper_value, c.unit, c.statistic])
+                    csv_rows.append([exp.id, c.id, label, json.dumps(settings[label], sort_keys=True,
+                                                                     separators=(",", ":"), default=str),
+                                     seed, "" if _num(value) is None else value, c.paper_value, c.unit, c.statistic])
         png = out / f"{_slug(paper)}_{_slug(exp.id)}.png"
         if _plot_experiment(exp, [c for c in exp.claims if c.id in claim_ids], vals, default, png):
             pngs.append(png)
             lines += [f"![{exp.id}]({png.name})", ""]
+        axes_png = out / f"{_slug(paper)}_{_slug(exp.id)}_paper-axes.png"
+        default_details = [r["metrics"]["_details"] for r in m.rows
+                           if r["instance_name"] == exp.id and r["status"] == "feasible"
+                           and reading_label(f, exp, r["params"].get("readings")) == default
+                           and isinstance((r.get("metrics") or {}).get("_details"), dict)]
+        axes_title = plot_paper_axes(exp, default_details, axes_png)
+        if axes_title:
+            pngs.append(axes_png)
+            lines += [f"The paper's figure in its own axes, from our measurements (default reading, mean over "
+                      f"{len(default_details)} seeds): {axes_title}.", "",
+                      f"![{exp.id} paper axes]({axes_png.name})", ""]
         notes = sorted({n for r in m.rows if r["instance_name"] == exp.id and r["status"] == "feasible"
                         for n in (r.get("metrics") or {}).get("_notes", []) or []})
         if notes:
@@ -525,6 +593,97 @@ def _plot_experiment(exp: Experiment, claims: Sequence[Claim], vals: Mapping[str
     return True
 
 
+_X_AXES = {"jobs": "number of jobs", "single_gpu_share": "share of single-GPU jobs (%)",
+           "gbps": "server NIC bandwidth (Gbps)"}
+_CURVES = {"kappa": "kappa", "lambda": "lambda", "servers": "number of servers"}
+
+
+Series = dict[str, list[tuple[float, float]]]
+"""Named curves of (x, y) points."""
+
+
+def paper_axes_series(details: Sequence[Mapping[str, Any]]) -> tuple[str, str, str, Series] | None:
+    """The paper's figure of an experiment from its measurements' ``_details`` (one per seed):
+    ``(title, x label, y label, {series: [(x, mean y over seeds)]})``, or ``None`` when the
+    details have no shape a paper figure has. Recognised: ``cases`` with a swept ``jobs`` /
+    ``single_gpu_share`` / ``gbps`` and every policy's ``runs`` (A-SRPT Figs. 6-8: total
+    completion time per policy); ``kappa`` or ``lambda`` with one ``makespan`` curve, ``servers``
+    with a curve per policy (SJF-BCO Figs. 5-7); ``policies`` with each one's ``makespan`` (SJF-BCO
+    Fig. 4)."""
+    if not details:
+        return None
+    acc: dict[str, dict[float, list[float]]] = {}
+
+    def add(series: str, x: float, y: Any) -> None:
+        if _num(y) is not None:
+            acc.setdefault(series, {}).setdefault(float(x), []).append(float(y))
+
+    first = details[0]
+    cases = first.get("cases")
+    key = next((k for k in _X_AXES if isinstance(cases, list) and cases and isinstance(cases[0], Mapping)
+                and k in cases[0] and "runs" in cases[0]), None)
+    if key is not None:
+        for d in details:
+            for case in d.get("cases", []):
+                for policy, run in case["runs"].items():
+                    x = 100 * case[key] if key == "single_gpu_share" else case[key]
+                    add(policy, x, run.get("total_completion"))
+        title, xlabel, ylabel = (f"total job completion time vs {_X_AXES[key]}", _X_AXES[key],
+                                 "total completion time (s)")
+    elif (ck := next((k for k in _CURVES if isinstance(first.get(k), list)), None)) and (
+            isinstance(first.get("makespan"), list)
+            or (isinstance(first.get("makespan"), Mapping)
+                and all(isinstance(v, list) for v in first["makespan"].values()))):
+        for d in details:
+            curves = d["makespan"] if isinstance(d["makespan"], Mapping) else {"sjf-bco": d["makespan"]}
+            for policy, ys in curves.items():
+                for x, y in zip(d[ck], ys):
+                    add(policy, x, y)
+        title, xlabel, ylabel = f"makespan vs {_CURVES[ck]}", _CURVES[ck], "makespan (slots)"
+    elif isinstance(first.get("policies"), Mapping) and all(isinstance(v, Mapping) and "makespan" in v
+                                                             for v in first["policies"].values()):
+        for d in details:
+            for i, (policy, run) in enumerate(sorted(d["policies"].items())):
+                add(policy, i, run.get("makespan"))
+        title, xlabel, ylabel = "makespan per policy", "policy", "makespan (slots)"
+    else:
+        return None
+    if not acc:
+        return None
+    return title, xlabel, ylabel, {s: sorted((x, statistics.fmean(ys)) for x, ys in pts.items())
+                                   for s, pts in sorted(acc.items())}
+
+
+def plot_paper_axes(exp: Experiment, details: Sequence[Mapping[str, Any]], path: Path) -> str:
+    """Draw :func:`paper_axes_series` of ``details`` to ``path``; returns its title ("" when the
+    experiment has no figure of that kind)."""
+    got = paper_axes_series(details)
+    if got is None:
+        return ""
+    title, xlabel, ylabel, series = got
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.0, 3.6), layout="constrained")
+    if xlabel == "policy":
+        names = list(series)
+        ax.bar(range(len(names)), [series[n][0][1] for n in names], color="tab:blue")
+        ax.set_xticks(range(len(names)), names)
+    else:
+        for name, pts in series.items():
+            ax.plot([x for x, _ in pts], [y for _, y in pts], marker="o", label=name)
+        ax.legend(fontsize=7)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(f"{exp.id}: {title}", fontsize=9)
+    ax.grid(alpha=0.3)
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return title
+
+
 def list_lines() -> list[str]:
     """``optkit reproduce list``: one line per claim, grouped by paper and experiment."""
     lines: list[str] = []
@@ -537,5 +696,147 @@ def list_lines() -> list[str]:
             readings = ", ".join(e.readings) or "none"
             lines.append(f"  {exp_id} ({f.name}; readings: {readings}): {e.summary}")
             for c in e.claims:
-                lines.append(f"    {c.id:<40} {c.where}: paper {_fmt(c.paper_value, c.unit)} ({c.statistic})")
+                lines.append(f"    {c.id:<40} {c.where}: paper {_fmt(c.paper_value, c.unit)} ({c.statistic})"
+                             + (f" [not comparable: {c.incomparable.split(':')[0]}]" if c.incomparable else ""))
     return lines or ["(no claims registered)"]
+
+
+# ----------------------------------------------------------------------------- results text
+RESULTS_BEGIN = "<!-- results:begin {key} -->"
+RESULTS_END = "<!-- results:end {key} -->"
+_PAPER_TITLES = {"a-srpt": "A-SRPT", "titan": "Titan", "sjf-bco": "SJF-BCO"}
+
+
+def measurements_from_csv(folder: str | Path, papers: Sequence[str] | None = None) -> Measurements:
+    """The stored measurements of the committed pages: every ``PAPER.csv`` in ``folder`` read back
+    into :class:`Measurements` (one row per experiment, reading setting and seed), with every
+    registered experiment of those papers selected (an experiment without rows, such as the
+    testbed's, has no measurement). Labels are recomputed against today's defaults from each row's
+    full setting (column ``readings``), so a changed default shows; ``stored_defaults`` keeps the
+    setting each experiment's pages called "default" when they were generated."""
+    base = Path(folder)
+    known = experiments()
+    wanted = list(papers) if papers is not None else sorted(
+        {e.paper for _, e in known.values() if (base / f"{_slug(e.paper)}.csv").exists()})
+    rows: dict[tuple[str, str, int], dict[str, Any]] = {}
+    stored: dict[str, dict[str, Any]] = {}
+    seeds: set[int] = set()
+    for paper in wanted:
+        path = base / f"{_slug(paper)}.csv"
+        if not path.exists():
+            raise InputError("--out", f"{path} is missing: run optkit reproduce {paper} first")
+        with path.open(newline="") as fh:
+            for r in csv.DictReader(fh):
+                if "readings" not in r:
+                    raise InputError(str(path), "has no 'readings' column (a page older than the column)")
+                setting = json.loads(r["readings"])
+                seed = int(r["seed"])
+                seeds.add(seed)
+                key = (r["experiment"], r["readings"], seed)
+                row = rows.setdefault(key, {"instance_name": r["experiment"], "status": "feasible", "seed": seed,
+                                            "params": {"readings": setting}, "metrics": {}, "wall_time_s": 0.0})
+                row["metrics"][r["claim"]] = float(r["value"]) if r["value"] != "" else None
+                if r["reading"] == "default":
+                    stored[r["experiment"]] = setting
+    selection = [(f, e, [c.id for c in e.claims]) for _, (f, e) in sorted(known.items()) if e.paper in wanted]
+    order = {p: i for i, p in enumerate(wanted)}
+    selection.sort(key=lambda x: (order[x[1].paper], x[1].id))
+    return Measurements(selection, list(rows.values()), "paper", sorted(seeds), stored_defaults=stored)
+
+
+def _changed_defaults(m: Measurements, f: Formulation, exp: Experiment) -> list[str]:
+    """``name: stored -> today`` for each reading whose default differs from the one the stored
+    pages were generated under."""
+    stored = m.stored_defaults.get(exp.id)
+    if stored is None:
+        return []
+    out = []
+    for name in exp.readings:
+        now = f.reading(name).default
+        if name in stored and not _same_value(stored[name], now):
+            out.append(f"`{name}` {show_value(stored[name])} → {show_value(now)}")
+        elif name not in stored:
+            out.append(f"`{name}` (declared since) → {show_value(now)}")
+    return out
+
+
+def _same_value(a: Any, b: Any) -> bool:
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool):
+        return float(a) == float(b)
+    return bool(a == b)
+
+
+def results_text(m: Measurements, key: str = "all", *, pages: str = "benchmarks/results") -> str:
+    """The generated results text for ``key``: ``"all"`` (README's Results section: every paper)
+    or a problem name (that formulation's claims), from the stored measurements ``m`` and the
+    registered claims. ``pages`` is the path from the text's file to the result pages."""
+    items = [(f, e, ids) for f, e, ids in m.selection if key == "all" or f.name == key]
+    if not items:
+        raise InputError("results", f"no claims of {key!r} among the stored measurements")
+    out: list[str] = []
+    for paper in dict.fromkeys(e.paper for _, e, _ in items):
+        rows: list[str] = []
+        counts = {"reproduce under today's defaults": 0, "reproduce only under another reading": 0,
+                  "do not reproduce under any reading measured": 0, "not comparable": 0,
+                  "not measured under today's defaults": 0}
+        changed: list[str] = []
+        unmeasured_default: list[str] = []
+        for f, exp, ids in items:
+            if exp.paper != paper:
+                continue
+            verdicts = claim_verdicts(m, f, exp)
+            has_rows = any(r["instance_name"] == exp.id for r in m.rows)
+            moved = _changed_defaults(m, f, exp)
+            if moved:
+                changed.append(f"`{exp.id}`: {', '.join(moved)}")
+            for c in exp.claims:
+                per, overall = verdicts[c.id]
+                d = per.get("default")
+                if c.incomparable:
+                    counts["not comparable"] += 1
+                elif d is None or d.reproduces is None:
+                    counts["not measured under today's defaults"] += 1
+                    if has_rows and exp.id not in unmeasured_default:
+                        unmeasured_default.append(exp.id)
+                elif d.reproduces:
+                    counts["reproduce under today's defaults"] += 1
+                elif any(v.reproduces for v in per.values()):
+                    counts["reproduce only under another reading"] += 1
+                else:
+                    counts["do not reproduce under any reading measured"] += 1
+                ours = "-" if d is None or d.mean is None else _fmt(d.mean, c.unit) + (
+                    f" [{_fmt(d.low)}, {_fmt(d.high)}]" if d.seeds > 1 else "")
+                if d is None and has_rows:
+                    ours = "not measured under today's defaults"
+                rows.append(f"| `{c.id}` | {c.where} | {_fmt(c.paper_value, c.unit)} | ±{c.tolerance:.3g} | {ours} | "
+                            f"{overall.replace('|', '/')} |")
+        total = sum(counts.values())
+        title = _PAPER_TITLES.get(paper, paper)
+        out += [f"**{title}** ([page]({pages}/{_slug(paper)}.md), [CSV]({pages}/{_slug(paper)}.csv)): "
+                f"{total} claims registered; " + "; ".join(f"{n} {k}" for k, n in counts.items() if n) + ".", ""]
+        if changed:
+            out += [f"Defaults changed since these measurements were made (issue 23; each reading's reason says "
+                    f"why; the stored rows keep the values they were measured under): {'; '.join(changed)}. "
+                    + (f"Not measured under today's defaults, to re-run at paper scale: "
+                       f"{', '.join(f'`{x}`' for x in unmeasured_default)}." if unmeasured_default else ""), ""]
+        out += ["| claim | where | paper | tolerance | ours, today's defaults: mean [min, max] | verdict over the "
+                "readings measured |", "|---|---|---:|---:|---:|---|", *rows, ""]
+    marks = "† marks a reading label that sets a post-hoc reading (introduced after results were seen) away from " \
+            "its default."
+    return "\n".join([*out, marks]).rstrip() + "\n"
+
+
+def update_results_blocks(path: str | Path, texts: Callable[[str], str], *, check: bool = False) -> bool:
+    """Replace every ``<!-- results:begin KEY -->`` ... ``<!-- results:end KEY -->`` block of
+    ``path`` with ``texts(KEY)``; with ``check``, write nothing. Returns whether the file differs
+    from the generated text (the blocks' contents only)."""
+    p = Path(path)
+    text = p.read_text()
+    pattern = re.compile(r"(<!-- results:begin (?P<key>[\w-]+) -->\n)(?P<body>.*?)(<!-- results:end (?P=key) -->)",
+                         re.S)
+    if not pattern.search(text):
+        raise InputError(str(p), "has no <!-- results:begin KEY --> ... <!-- results:end KEY --> block")
+    new = pattern.sub(lambda mo: mo.group(1) + texts(mo.group("key")) + mo.group(4), text)
+    if new != text and not check:
+        p.write_text(new)
+    return new != text

@@ -47,7 +47,8 @@ def test_resolve_params_fills_every_a_srpt_reading() -> None:
     got = resolve_params(FORMULATION, "a-srpt", {"tau": "3"})
     assert got == {"comm_heavy": 1.5, "comm_heavy_test": "ge", "delay_blocks_queue": True, "head_of_line": "strict",
                    "light_placement": "best-fit", "tau": 3}
-    assert resolve_params(FORMULATION, "fifo", None) == {"consolidate": True}
+    # the baselines' better option (issue 23)
+    assert resolve_params(FORMULATION, "fifo", None) == {"consolidate": False}
 
 
 def test_bad_reading_values_are_input_errors_naming_the_parameter() -> None:

@@ -13,7 +13,7 @@ from optkit.formulations.nimp.claims import EXPERIMENTS, measure_approximation, 
 
 
 def test_experiments_are_registered_and_name_declared_readings() -> None:
-    assert set(FORMULATION.experiments) == {"titan-fig1", "titan-replay", "titan-approximation"}
+    assert set(FORMULATION.experiments) == {"titan-fig1", "titan-replay", "titan-approximation", "titan-testbed"}
     names = {r.name for r in FORMULATION.readings}
     for e in EXPERIMENTS.values():
         assert e.problem == "nimp" and e.paper == "titan"

@@ -46,11 +46,11 @@ def _coin_registered(monkeypatch: pytest.MonkeyPatch) -> None:
 # ----------------------------------------------------------------------------- declarations
 def test_reading_rejects_an_invalid_default_and_missing_documentation() -> None:
     with pytest.raises(InputError, match="must be one of a, b"):
-        Reading("x", "s", ("a", "b"), "c", passage="p", reason="r")
+        Reading("x", "s", ("a", "b"), "c", passage="p", reason="r", rule="literal", post_hoc=False)
     with pytest.raises(ValueError, match="needs a summary, a passage and a reason"):
-        Reading("x", "s", ("a",), "a", passage="", reason="r")
+        Reading("x", "s", ("a",), "a", passage="", reason="r", rule="literal", post_hoc=False)
     with pytest.raises(ValueError, match="identifier"):
-        Reading("tie-break", "s", ("a",), "a", passage="p", reason="r")
+        Reading("tie-break", "s", ("a",), "a", passage="p", reason="r", rule="literal", post_hoc=False)
 
 
 def test_open_reading_accepts_numbers_in_range_and_canonicalises_strings() -> None:
@@ -191,17 +191,20 @@ def test_report_counts_no_solution_in_its_own_column(tmp_path: Path) -> None:
 
 # ----------------------------------------------------------------------------- verdicts
 def test_verdicts_compare_like_with_like() -> None:
-    c = Claim("c", "w", 10.0, "%", "mean", 1.0)
+    c = Claim("c", "w", 10.0, "%", "mean", precision=0.05)  # tolerance: 10% of 10 = 1
+    assert c.tolerance == 1.0
     assert verdict(c, [10.5, 10.9]).reproduces is True
     v = verdict(c, [12.0, 13.0])
     assert (v.reproduces, v.mean, v.low, v.high, v.text) == (False, 12.5, 12.0, 13.0, "differs by +2.5 % (tolerance ±1)")
-    bound = Claim("b", "w", 1.0, "ratio", "max", 0.0, comparison="at_most")
+    bound = Claim("b", "w", 1.0, "ratio", "max", comparison="at_most")
     assert verdict(bound, [0.5, 1.0]).reproduces is True and verdict(bound, [0.5, 1.01]).reproduces is False
     assert verdict(c, [None]).text == "not measured"
     yes, no = verdict(c, [10.0]), verdict(c, [20.0])
     assert overall_verdict({"a=1": yes, "a=2": no}) == "reproduces under a=1 — not under a=2"
-    assert overall_verdict({"a=1": no, "a=2": no}) == "does not reproduce under any of the 2 readings measured"
-    assert overall_verdict({"a=1": yes, "a=2": yes}) == "reproduces under every reading measured"
+    assert overall_verdict({"a=1": no, "a=2": no}) == \
+        "does not reproduce under any of the 2 readings measured (a=1; a=2)"
+    assert overall_verdict({"a=1": yes, "a=2": yes}) == "reproduces under every reading measured (a=1; a=2)"
+    assert overall_verdict({"a=1": no, "a=2": yes}, {"a=1": " †"}) == "reproduces under a=2 — not under a=1 †"
 
 
 def test_reproduce_measures_every_reading_and_writes_verdict_pages(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -214,7 +217,7 @@ def test_reproduce_measures_every_reading_and_writes_verdict_pages(tmp_path: Pat
     stdout = capsys.readouterr().out
     assert "coin-half-ratio: reproduces under bias=1; rounding=up — not under default" in stdout
     page = (out / "coin-paper.md").read_text()
-    assert "| default * | 0.3333 [0.3333, 0.3333] | 2 | differs by -0.3333 (tolerance ±0.01) |" in page
+    assert "| default * | 0.3333 [0.3333, 0.3333] | 2 | differs by -0.3333 (tolerance ±0.06667) |" in page
     assert "measured at scale ci" in page
     assert (out / "coin-paper_coin-half.png").stat().st_size > 0
     rows = (out / "coin-paper.csv").read_text().splitlines()
@@ -250,7 +253,7 @@ def test_a_whole_float_reads_as_an_integer_everywhere_a_reading_is_shown() -> No
         ["10", "10", "0.5", "1e+20", "true", "null", "[4,4]", "best-fit"]
     assert format_params({"tau": 10.0, "load": 0.8}) == "load=0.8, tau=10"
     tau = next(r for r in reading_table(registry.get("ddlwmp")) if r["name"] == "tau")
-    assert tau["default"] == "10" and tau["options"].startswith("any number in [0, 1000]; swept: 0 (")
+    assert tau["default"] == "0" and tau["options"].startswith("any number in [0, 1000]; swept: 0 (")
 
 
 def test_plot_tolerates_float_rounding_in_the_spread(tmp_path: Path) -> None:
@@ -276,8 +279,8 @@ def test_reproduce_readings_subset_and_list(tmp_path: Path, capsys: pytest.Captu
     assert cli.main(["reproduce", "coin-half", "--readings", "rounding=up", "--out", str(tmp_path), "--seeds", "1",
                      "--jobs", "1", "--no-progress"]) == 0
     out = capsys.readouterr().out
-    assert "coin-half-ratio: reproduces (rounding=up)" in out
-    assert "coin-half-bound: reproduces (rounding=up)" in out
+    assert "coin-half-ratio: reproduces (rounding=up; the only reading measured)" in out
+    assert "coin-half-bound: reproduces (rounding=up; the only reading measured)" in out
     assert cli.main(["reproduce", "coin-half", "--readings", "tau=1", "--out", str(tmp_path)]) == 2
     assert cli.main(["reproduce", "coin-hlaf", "--out", str(tmp_path)]) == 2
     assert "did you mean 'coin-half'" in capsys.readouterr().err
@@ -320,10 +323,37 @@ def test_every_experiment_names_declared_readings(problem: str) -> None:
 
 def test_a_claim_gets_no_verdict_at_a_scale_it_is_not_comparable_at() -> None:
     """An absolute count over a whole trace says nothing on a ci-scale window: reported, no verdict."""
-    c = Claim("c", "w", 174.0, "machines", "mean", 35.0, scales=("paper",))
+    c = Claim("c", "w", 174.0, "machines", "mean", scales=("paper",))
     v = verdict(c, [80.0, 90.0], "ci")
     assert (v.reproduces, v.mean, v.text) == (None, 85.0, "no verdict at scale ci (comparable at paper only)")
     assert verdict(c, [180.0], "paper").reproduces is True
     assert overall_verdict({"default": v}) == "no verdict at scale ci (comparable at paper only)"
     with pytest.raises(ValueError, match="scales"):
-        Claim("c", "w", 1.0, "ratio", "mean", 0.0, scales=("huge",))
+        Claim("c", "w", 1.0, "ratio", "mean", scales=("huge",))
+
+
+def test_paper_axes_draw_the_papers_figure_from_the_details(tmp_path: Path) -> None:
+    """Fig. 6's axes (total completion time per policy against the number of jobs) and SJF-BCO's
+    (makespan against kappa; per policy against servers; per policy) come from the measurements'
+    details, averaged over seeds; details of another shape draw nothing."""
+    from optkit.reproduce import paper_axes_series, plot_paper_axes
+
+    def fig6(seed_shift: float) -> dict:
+        return {"cases": [{"jobs": n, "runs": {"a-srpt": {"total_completion": n + seed_shift},
+                                                "spjf": {"total_completion": 3 * n}}} for n in (900, 1800)]}
+
+    title, x, y, series = paper_axes_series([fig6(0.0), fig6(10.0)])
+    assert (title, x) == ("total job completion time vs number of jobs", "number of jobs")
+    assert series == {"a-srpt": [(900.0, 905.0), (1800.0, 1805.0)], "spjf": [(900.0, 2700.0), (1800.0, 5400.0)]}
+    share = paper_axes_series([{"cases": [{"single_gpu_share": 0.8, "runs": {"a": {"total_completion": 1.0}}}]}])
+    assert share is not None and share[3] == {"a": [(80.0, 1.0)]}
+    kappa = paper_axes_series([{"kappa": [1, 2], "makespan": [10.0, 8.0]}, {"kappa": [1, 2], "makespan": [12.0, 6.0]}])
+    assert kappa is not None and kappa[3] == {"sjf-bco": [(1.0, 11.0), (2.0, 7.0)]}
+    servers = paper_axes_series([{"servers": [10, 20], "makespan": {"ff": [9.0, 5.0], "ls": [8.0, 4.0]}}])
+    assert servers is not None and servers[0] == "makespan vs number of servers" and servers[3]["ls"] == [(10.0, 8.0),
+                                                                                                   (20.0, 4.0)]
+    assert paper_axes_series([{"lemma2_gap": 0, "servers": [1, 2], "makespan": 3.0}]) is None
+    assert paper_axes_series([]) is None
+    exp = coin.EXPERIMENTS["coin-half"]
+    assert plot_paper_axes(exp, [fig6(0.0)], tmp_path / "f.png") and (tmp_path / "f.png").stat().st_size > 0
+    assert plot_paper_axes(exp, [{"n": 3}], tmp_path / "g.png") == "" and not (tmp_path / "g.png").exists()

@@ -13,9 +13,12 @@ Heavy-Edge estimate on the fewest servers, as A-SRPT uses); predicted workload: 
 * ``fifo``: arrival order, strict head-of-line.
 
 Ties: release, then the instance's order. "Fits": g_i <= free GPUs in the whole cluster.
-Placement (all of them; the paper only says they use Heavy-Edge): consolidate on the servers
-with the most free GPUs (:func:`.placement.most_free_servers`: the fewest servers the current
-availability allows), then Heavy-Edge.
+Placement (all of them; the paper only says they use Heavy-Edge), reading ``consolidate``: by
+default (``False``, the option under which the baselines do better, readings.py) best fit: the one
+server with the fewest free GPUs that holds the job, else the least-free servers first
+(:func:`.placement.least_free_servers`); ``True`` consolidates on the servers with the most free
+GPUs (:func:`.placement.most_free_servers`: the fewest servers the current availability allows).
+Then Heavy-Edge.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from optkit.formulations.gpu_mapping.model import PipelineJob
 
 from .model import DdlwmpCluster, DdlwmpInstance
 from .policies import JobSpec, QueuePolicy
+from .readings import CONSOLIDATE_DEFAULT
 from .simulate import run_policy
 
 __all__ = ["SPJF", "SPWF", "WCSDuration", "WCSWorkload", "WCSSubTime", "FIFO", "BASELINES",
@@ -147,7 +151,7 @@ BASELINES: dict[str, type[QueuePolicy]] = {
 
 def _runner(cls: type[QueuePolicy]) -> Any:
     def run(instance: DdlwmpInstance, *, objective: str = "total_completion", time_limit: float | None = None,
-            seed: int | None = None, consolidate: bool = True) -> Any:
+            seed: int | None = None, consolidate: bool = CONSOLIDATE_DEFAULT) -> Any:
         return run_policy(instance, cls(instance.cluster, instance.models, seed=seed, consolidate=consolidate),
                           time_limit=time_limit)
     run.__name__ = "run_" + cls.name.replace("-", "_")

@@ -211,8 +211,16 @@ def generate(*, jobs: int, servers: int, gpus_per_server: int = 8, inter_bandwid
              gpu_weights: Mapping[int, float] | None = None, median_duration: float = 1800.0,
              duration_sigma: float = 1.0, iteration_noise: float = 0.2, allreduce: str = "ring",
              predictor: str | None = "rf", train_fraction: float = 0.8, seed: int = 0,
-             name: str | None = None) -> dict[str, Any]:
-    """A synthetic ddlwmp instance dict (see the module docstring for every rule)."""
+             name: str | None = None, single_gpu_draw: str = "per-group") -> dict[str, Any]:
+    """A synthetic ddlwmp instance dict (see the module docstring for every rule).
+
+    ``single_gpu_draw`` (reading ``single_gpu_draw``, declared for the Fig. 7-8 claims, which pass
+    it): ``"per-group"`` (this function's default, Sec. V-A-1-b's pairing of a job group with one
+    configuration) makes whole groups single-GPU; ``"per-job"`` (Fig. 7's "jobs randomly set for
+    single-GPU or distributed training") gives every group a single-GPU and a distributed
+    configuration and marks ``round(single_gpu_share * jobs)`` jobs, drawn at random, single-GPU;
+    each (group, configuration) pair is its own group id (``g00012-1`` for the single-GPU one).
+    """
     n = _check_int(jobs, "jobs", 1)
     _check_int(servers, "servers", 1)
     g = _check_int(gpus_per_server, "gpus_per_server", 1)
@@ -230,10 +238,13 @@ def generate(*, jobs: int, servers: int, gpus_per_server: int = 8, inter_bandwid
     weights = {k: float(w) for k, w in (gpu_weights or ITP_GPU_WEIGHTS).items() if 2 <= k <= limit and w > 0}
     if single_gpu_share < 1.0 and not weights:
         raise InputError("gpu_weights", f"no distributed GPU demand in 2..{limit} to draw from")
+    if single_gpu_draw not in ("per-group", "per-job"):
+        raise InputError("single_gpu_draw", f"must be 'per-group' or 'per-job', got {single_gpu_draw!r}")
+    per_job = single_gpu_draw == "per-job"
     rng = np.random.default_rng(seed)
 
     sizes = _group_sizes(n, recurring_share, min_recurrence, rng)
-    single = _single_groups(sizes, single_gpu_share, rng)
+    single = [single_gpu_share >= 1.0] * len(sizes) if per_job else _single_groups(sizes, single_gpu_share, rng)
     owners = _users(len(sizes), rng)
     demands = sorted(weights)
     p = np.array([weights[k] for k in demands])
@@ -243,17 +254,21 @@ def generate(*, jobs: int, servers: int, gpus_per_server: int = 8, inter_bandwid
     for gi in range(len(sizes)):
         gpus = 1 if single[gi] else int(demands[int(rng.choice(len(demands), p=p))])
         group_model.append(_pick_model(gpus, catalog, rng, names_by_gpus))
-    used = sorted(set(group_model))
+    one_gpu_model = [_pick_model(1, catalog, rng, names_by_gpus) for _ in sizes] if per_job else group_model
+    used = sorted(set(group_model) | set(one_gpu_model))
     models = {m: _model_dict(m, allreduce) for m in used}
     alpha = _Alpha(models, Cluster(g, float(inter_bandwidth), float(intra_bandwidth)))
-    base = []
-    for gi in range(len(sizes)):
-        dur = max(60.0, float(median_duration) * math.exp(duration_sigma * float(rng.standard_normal())))
-        base.append(dur / alpha(group_model[gi]))
+    durations = [max(60.0, float(median_duration) * math.exp(duration_sigma * float(rng.standard_normal())))
+                 for _ in range(len(sizes))]
     seq = np.repeat(np.arange(len(sizes)), sizes)
     seq = seq[rng.permutation(n)]
-    iters = [max(1, int(round(base[gi] * math.exp(iteration_noise * float(rng.standard_normal()))))) for gi in seq]
-    work = np.array([catalog[group_model[gi]][2] * it * alpha(group_model[gi]) for gi, it in zip(seq, iters)])
+    marked = np.zeros(n, dtype=bool)
+    if per_job:
+        marked[rng.permutation(n)[:int(round(single_gpu_share * n))]] = True
+    job_model = [one_gpu_model[gi] if marked[i] else group_model[gi] for i, gi in enumerate(seq)]
+    iters = [max(1, int(round(durations[gi] / alpha(m) * math.exp(iteration_noise * float(rng.standard_normal())))))
+             for gi, m in zip(seq, job_model)]
+    work = np.array([catalog[m][2] * it * alpha(m) for m, it in zip(job_model, iters)])
     if arrival == "poisson":
         rate = float(load) * total / float(work.mean())
         gaps = rng.exponential(1.0 / rate, size=n)
@@ -261,8 +276,9 @@ def generate(*, jobs: int, servers: int, gpus_per_server: int = 8, inter_bandwid
     else:
         releases = [0.0] * n
     width = len(str(n - 1))
-    job_list = [{"id": f"j{i:0{width}d}", "release": releases[i], "model": group_model[gi], "iterations": iters[i],
-                 "user": owners[gi], "group": f"g{int(gi):05d}"} for i, gi in enumerate(seq)]
+    job_list = [{"id": f"j{i:0{width}d}", "release": releases[i], "model": job_model[i], "iterations": iters[i],
+                 "user": owners[gi], "group": f"g{int(gi):05d}" + ("-1" if per_job and marked[i] else "")}
+                for i, gi in enumerate(seq)]
     counts = np.array(sizes)[seq]
     meta = {
         "generator": "formulations.ddlwmp.generate.generate",
@@ -272,11 +288,11 @@ def generate(*, jobs: int, servers: int, gpus_per_server: int = 8, inter_bandwid
                    "arrival": arrival, "load": float(load), "recurring_share": recurring_share,
                    "min_recurrence": min_recurrence, "max_gpus": limit, "median_duration": float(median_duration),
                    "duration_sigma": float(duration_sigma), "iteration_noise": float(iteration_noise),
-                   "allreduce": allreduce},
+                   "allreduce": allreduce, **({"single_gpu_draw": single_gpu_draw} if per_job else {})},
         "groups": len(sizes),
         "users": len(set(owners)),
         "recurring_job_share": float(np.mean(counts >= min_recurrence)),
-        "single_gpu_job_share": float(np.mean([catalog[group_model[gi]][2] == 1 for gi in seq])),
+        "single_gpu_job_share": float(np.mean([catalog[m][2] == 1 for m in job_model])),
         "alpha_min_s": {m: alpha(m) for m in used},
     }
     d = {"problem": PROBLEM, "cluster": _cluster(servers, g, inter_bandwidth, intra_bandwidth), "models": models,

@@ -80,8 +80,10 @@ class Placer:
     """Per-instance caches: alpha~min (Heavy-Edge on the fewest servers), alpha_max, and the
     Heavy-Edge mapping with its alpha per (model, GPU counts)."""
 
-    def __init__(self, cluster: DdlwmpCluster, models: Mapping[str, PipelineJob], *, seed: int | None = None) -> None:
+    def __init__(self, cluster: DdlwmpCluster, models: Mapping[str, PipelineJob], *, seed: int | None = None,
+                 single_gpu_weight: str = "unassigned", server_start: str = "heaviest-pair") -> None:
         self.cluster = cluster
+        self.heavy_edge = {"single_gpu_weight": single_gpu_weight, "server_start": server_start}
         self.models = models
         self.seed = seed
         self._mc = cluster.mapping_cluster
@@ -95,7 +97,8 @@ class Placer:
     def alpha_min(self, model: str) -> float:
         a = self._alpha_min.get(model)
         if a is None:
-            a = self._alpha_min[model] = alpha_min_estimate(self.models[model], self._mc, seed=self.seed)
+            a = self._alpha_min[model] = alpha_min_estimate(self.models[model], self._mc, seed=self.seed,
+                                                            **self.heavy_edge)
         return a
 
     def alpha_max(self, model: str) -> float:
@@ -116,7 +119,7 @@ class Placer:
         hit = self._maps.get(key)
         if hit is None:
             job = self.models[model]
-            local = heavy_edge_job(job, list(cnt), seed=self.seed)
+            local = heavy_edge_job(job, list(cnt), seed=self.seed, **self.heavy_edge)
             alpha = alpha_from_counts(job, self._mc, stage_counts(job, local, len(cnt)))
             hit = self._maps[key] = (local, alpha)
         local, alpha = hit

@@ -36,6 +36,7 @@ from optkit.formulations.gpu_mapping.model import PipelineJob
 
 from .model import PROBLEM, DdlwmpCluster
 from .placement import Placement, Placer
+from .readings import CONSOLIDATE_DEFAULT
 
 __all__ = ["JobSpec", "StartDecision", "ClusterState", "Policy", "QueuePolicy", "ArrivalCheck"]
 
@@ -134,8 +135,10 @@ class QueuePolicy:
 
     ``work_conserving=False``: strict head-of-line; ``True``: start every job that fits, in key
     order. "Fits" means g_i <= the free GPUs of the whole cluster (a job may span servers).
-    Placement: ``consolidate`` (default) takes the most-free servers (fewest servers) and maps
-    with Heavy-Edge; otherwise best fit on the least-free servers.
+    Placement (reading ``consolidate``): ``True`` takes the most-free servers (fewest servers) and
+    maps with Heavy-Edge; ``False`` (the default: the baselines' better option, readings.py) best
+    fit: the one server with the fewest free GPUs that holds the job, else the least-free servers
+    first, then Heavy-Edge.
     """
 
     name = "queue"
@@ -143,7 +146,8 @@ class QueuePolicy:
     WORK_CONSERVING: bool = False
 
     def __init__(self, cluster: DdlwmpCluster, models: Mapping[str, PipelineJob], *,
-                 work_conserving: bool | None = None, placer: Placer | None = None, consolidate: bool = True,
+                 work_conserving: bool | None = None, placer: Placer | None = None,
+                 consolidate: bool = CONSOLIDATE_DEFAULT,
                  seed: int | None = None) -> None:
         self.cluster = cluster
         self.placer = placer or Placer(cluster, models, seed=seed)

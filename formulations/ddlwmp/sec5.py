@@ -26,10 +26,12 @@ from typing import Any, Mapping, Sequence
 from .a_srpt import ASRPT
 from .baselines import BASELINES
 from .model import DdlwmpInstance, evaluate
-from .readings import COMM_HEAVY_DEFAULT, TAU_DEFAULT
+from .placement import Placer
+from .readings import COMM_HEAVY_DEFAULT, CONSOLIDATE_DEFAULT, TAU_DEFAULT
 from .simulate import simulate
 
-__all__ = ["PAPER_BASELINES", "A_SRPT_READINGS", "instance_of", "run_policy_readout", "compare", "reductions"]
+__all__ = ["PAPER_BASELINES", "A_SRPT_READINGS", "HEAVY_EDGE_READINGS",
+           "instance_of", "run_policy_readout", "compare", "reductions"]
 
 PAPER_BASELINES = ("spjf", "spwf", "wcs-duration", "wcs-workload", "wcs-subtime")
 """The paper's five baselines (Sec. V-A-1-d)."""
@@ -42,14 +44,21 @@ def instance_of(data: Mapping[str, Any]) -> DdlwmpInstance:
     return DdlwmpInstance.from_dict({k: v for k, v in data.items() if k not in ("meta", "name")})
 
 
+HEAVY_EDGE_READINGS = ("single_gpu_weight", "server_start")
+"""gpu-mapping's Heavy-Edge readings, declared for ddlwmp too: every policy's Heavy-Edge and
+A-SRPT's alpha~min take them (:class:`.placement.Placer`)."""
+
+
 def _policy(inst: DdlwmpInstance, name: str, readings: Mapping[str, Any], seed: int) -> Any:
+    placer = Placer(inst.cluster, inst.models, seed=seed,
+                    **{k: readings[k] for k in HEAVY_EDGE_READINGS if k in readings})
     if name.startswith("a-srpt"):
         kw = {k: readings[k] for k in A_SRPT_READINGS if k in readings}
         kw.setdefault("tau", TAU_DEFAULT)
         kw.setdefault("comm_heavy", COMM_HEAVY_DEFAULT)
-        return ASRPT(inst.cluster, inst.models, seed=seed, **kw)
-    consolidate = readings.get("consolidate", True)
-    return BASELINES[name](inst.cluster, inst.models, seed=seed, consolidate=consolidate)
+        return ASRPT(inst.cluster, inst.models, seed=seed, placer=placer, **kw)
+    consolidate = readings.get("consolidate", CONSOLIDATE_DEFAULT)
+    return BASELINES[name](inst.cluster, inst.models, seed=seed, consolidate=consolidate, placer=placer)
 
 
 def run_policy_readout(inst: DdlwmpInstance, name: str, readings: Mapping[str, Any], seed: int) -> dict[str, Any]:

@@ -338,9 +338,10 @@ def fewest_servers(n_gpus: int, gpus_per_server: int) -> list[int]:
     return [gpus_per_server] * (q - 1) + [n_gpus - (q - 1) * gpus_per_server]
 
 
-def alpha_min_estimate(job: PipelineJob, cluster: Cluster, *, seed: int | None = None) -> float:
+def alpha_min_estimate(job: PipelineJob, cluster: Cluster, *, seed: int | None = None,
+                       single_gpu_weight: str = "unassigned", server_start: str = "heaviest-pair") -> float:
     """alpha~_i^min (Sec. IV-B): the job on the fewest servers (all full but the last), mapped by
-    Heavy-Edge, timed by eq. (7).
+    Heavy-Edge (readings ``single_gpu_weight``, ``server_start``), timed by eq. (7).
 
     References
     ----------
@@ -369,5 +370,5 @@ def alpha_min_estimate(job: PipelineJob, cluster: Cluster, *, seed: int | None =
     0.043133
     """
     servers = fewest_servers(job.n_replicas, cluster.gpus_per_server)
-    assignment = heavy_edge_job(job, servers, seed=seed)
+    assignment = heavy_edge_job(job, servers, seed=seed, single_gpu_weight=single_gpu_weight, server_start=server_start)
     return alpha_from_counts(job, cluster, stage_counts(job, assignment, len(servers)))

@@ -37,6 +37,8 @@ READINGS: tuple[Reading, ...] = (
                 "job's estimate stays within theta_u; the job queues behind the GPU's earlier jobs) makes "
                 "lines 8-9 dead code; it was optkit's earlier reading."),
         algorithms=PLANNERS,
+        rule="literal",
+        post_hoc=False,
         option_notes={"idle-now": "idle at the planning clock and U + rho_hat/u <= theta_u; wait for the next "
                                   "planned exit when too few (head of line)",
                       "accumulated": "U + rho_hat/u <= theta_u only; the job queues behind each GPU's jobs"},
@@ -53,6 +55,8 @@ READINGS: tuple[Reading, ...] = (
                 "contention model; 'estimate' compares the plan's contention-free T_j (Alg. 2 line 5 read as the "
                 "planned completion)."),
         algorithms=("sjf-bco",),
+        rule="literal",
+        post_hoc=False,
         option_notes={"simulated": "makespan of the plan's schedule under the contention model (eqs. 6-9)",
                       "estimate": "the plan's max T_j from the contention-free estimates"},
     ),
@@ -68,6 +72,8 @@ READINGS: tuple[Reading, ...] = (
                 "far (m starts at T), which on the Sec. 7 setup accepts the first midpoint theta = 600 and stops "
                 "meaning a limit (and leaves FF with no plan at all). 'bisection' is that literal text."),
         algorithms=("sjf-bco", "ff", "ls"),
+        rule="literal",
+        post_hoc=False,
         option_notes={"minimum-feasible": "accept a theta when some kappa gives a complete plan",
                       "bisection": "Alg. 1 lines 19-23 literally: accept when the makespan beats the best so far"},
     ),
@@ -84,6 +90,8 @@ READINGS: tuple[Reading, ...] = (
                 "servers at kappa = 32. 'packing': the fewest servers that hold G_j eligible GPUs, shared servers "
                 "first, least U inside; 'least-loaded': line 4 literally, the G_j least-U eligible GPUs anywhere."),
         algorithms=("sjf-bco",),
+        rule="literal",
+        post_hoc=False,
         option_notes={"packing": "fewest servers first (shared before empty, then index), least U inside",
                       "least-loaded": "the G_j eligible GPUs with least U, cluster-wide (first fit on ties)"},
     ),
@@ -97,6 +105,8 @@ READINGS: tuple[Reading, ...] = (
                 "kappa attaining the minimum wins; 'last' (<=) lets the largest kappa win and is the other "
                 "plausible reading of a loop that the text describes as 'update ... if it has a smaller makespan'."),
         algorithms=("sjf-bco",),
+        rule="literal",
+        post_hoc=False,
         option_notes={"first": "strict <: the smallest kappa with the minimum", "last": "<=: the largest kappa"},
     ),
     Reading(
@@ -111,6 +121,8 @@ READINGS: tuple[Reading, ...] = (
                 "time on the number of servers the pick uses. 'fastest' is one number per job (its time alone on "
                 "its fastest placement), the simplest reading of 'tau_j·F_j'."),
         algorithms=PLANNERS,
+        rule="literal",
+        post_hoc=False,
         option_notes={"placement": "contention-free time on the servers the pick uses",
                       "fastest": "contention-free time on the job's fastest placement, whatever the pick"},
     ),
@@ -126,6 +138,8 @@ READINGS: tuple[Reading, ...] = (
                 "is the Sec. 7 statement read as an over-estimate of 15%. u only rescales W against the integer "
                 "theta_u grid."),
         algorithms=PLANNERS,
+        rule="literal",
+        post_hoc=False,
         open=True,
         minimum=1.0,
         maximum=1e6,

@@ -215,6 +215,11 @@ def add_reproduce_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--no-plugins", action="store_true",
                    help="measure the papers' algorithms only (default: every plug-in algorithm of optkit.algorithms "
                         "is an extra series of each experiment that compares algorithms)")
+    p.add_argument("--update", action="append", metavar="FILE",
+                   help="with 'text': rewrite the <!-- results:begin KEY --> ... <!-- results:end KEY --> blocks of "
+                        "FILE (repeatable) from the claims and the CSVs in --out (KEY: all, or a problem name)")
+    p.add_argument("--check", action="store_true",
+                   help="with 'text': write nothing; exit 1 if a block differs from what the CSVs and claims give")
     p.set_defaults(func=run_reproduce)
     return p
 
@@ -251,8 +256,10 @@ def run_reproduce(args: argparse.Namespace) -> int:
         for line in rep.list_lines():
             print(line)
         return 0
-    if "list" in args.targets:
-        raise InputError("CLAIM", "'list' stands alone")
+    if "list" in args.targets or "text" in args.targets and args.targets != ["text"]:
+        raise InputError("CLAIM", "'list' and 'text' stand alone")
+    if args.targets == ["text"]:
+        return _reproduce_text(args)
     if not args.out:
         raise InputError("--out", "is required: a folder for the pages")
     _positive("--jobs", args.jobs, integer=True)
@@ -272,6 +279,37 @@ def run_reproduce(args: argparse.Namespace) -> int:
     if m.failures:
         _stderr(f"reproduce: {len(m.failures)} measurements failed (listed in {out / 'index.md'})")
     _stderr(f"reproduce: {len(written)} files written to {out}")
+    return 0
+
+
+def _reproduce_text(args: argparse.Namespace) -> int:
+    """``optkit reproduce text --out DIR [--update FILE]... [--check]``: the results text generated
+    from the claims and the stored CSVs of DIR (printed, or written between the markers of each
+    FILE); exit 1 under --check when a file's blocks differ."""
+    import os
+
+    from optkit import reproduce as rep
+
+    if not args.out:
+        raise InputError("--out", "is required: the folder of the result pages (CSVs)")
+    m = rep.measurements_from_csv(args.out)
+    if not args.update:
+        print(rep.results_text(m, "all", pages=args.out), end="")
+        return 0
+    stale = []
+    for name in args.update:
+        path = Path(name)
+        if not path.is_file():
+            raise InputError("--update", f"{path} is not a file")
+        pages = os.path.relpath(Path(args.out).resolve(), path.resolve().parent).replace(os.sep, "/")
+        if rep.update_results_blocks(path, lambda key: rep.results_text(m, key, pages=pages), check=args.check):
+            stale.append(str(path))
+    if args.check and stale:
+        _stderr(f"reproduce text: {', '.join(stale)} differ from what the claims and {args.out}'s CSVs give "
+                f"(run without --check to rewrite them)")
+        return 1
+    _stderr(f"reproduce text: {len(args.update)} files {'checked' if args.check else 'up to date'}"
+            + (f", {len(stale)} rewritten" if stale and not args.check else ""))
     return 0
 
 

@@ -42,9 +42,10 @@ READINGS = (
     Reading("rounding", "how half of an odd n rounds", ("down", "up"), "down",
             passage="Coin paper, Sec. 1, line 2 (\"take half the coins\")",
             reason="the paper's example has an even n; floor is the usual integer division",
-            algorithms=("half",)),
+            algorithms=("half",), rule="literal", post_hoc=False),
     Reading("bias", "extra coins taken", (0, 1), 0, passage="Coin paper, Sec. 2 (silent)",
-            reason="the paper adds nothing", algorithms=("half", "shy"), open=True, minimum=0, maximum=10),
+            reason="the paper adds nothing", algorithms=("half", "shy"), open=True, minimum=0, maximum=10,
+            rule="literal", post_hoc=False),
 )
 
 
@@ -108,8 +109,8 @@ def measure_half(*, readings: Mapping[str, Any], seed: int, scale: str) -> dict[
 EXPERIMENTS = {
     "coin-half": Experiment(
         "coin-half", PROBLEM, "coin-paper", "half of three coins", measure="tests.plugins.coin:measure_half",
-        claims=(Claim("coin-half-ratio", "Sec. 3, the ratio taken", 2 / 3, "ratio", "x / n for n = 3", 0.01),
-                Claim("coin-half-bound", "Sec. 3, never more than all", 1.0, "ratio", "x / n", 0.0,
+        claims=(Claim("coin-half-ratio", "Sec. 3, the ratio taken", 2 / 3, "ratio", "x / n for n = 3", precision=0.05),
+                Claim("coin-half-bound", "Sec. 3, never more than all", 1.0, "ratio", "x / n",
                       comparison="at_most")),
         readings=("rounding", "bias"), time_limit={"ci": 30.0, "paper": 30.0}),
 }
