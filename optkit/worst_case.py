@@ -86,7 +86,8 @@ import numpy as np
 
 from optkit.errors import InputError
 
-__all__ = ["worst_case", "measure_candidate", "measure_candidates", "guarantee", "size_of", "size_limits", "BATCH", "RANDOM_BATCHES",
+__all__ = ["worst_case", "measure_candidate", "measure_candidates", "guarantee", "size_of", "size_limits",
+           "format_summary", "add_worst_case_parser", "cmd_worst_case", "BATCH", "RANDOM_BATCHES",
            "RESTART_EVERY", "SEARCH_SHARE"]
 
 BATCH = 8
@@ -844,10 +845,10 @@ def worst_case(
     Examples
     --------
     >>> import tempfile
-    >>> s = worst_case("nimp", "hived", tempfile.mkdtemp(), max_evals=8, budget=600, progress=False,
-    ...                max_size={"workers": 4, "machines": 3}, jobs=1)  # doctest: +SKIP
-    >>> s["ratio"] >= 1.0  # doctest: +SKIP
-    True
+    >>> s = worst_case("rar-ddls", "ls", tempfile.mkdtemp(), max_evals=8, budget=600, progress=False,
+    ...                max_size={"jobs": 3, "servers": 2}, jobs=1)
+    >>> s["ratio"] >= 1.0, s["ratio_against"], s["guarantee"], s["phase"]
+    (True, 'proven optimum', None, 'done')
     """
     from optkit import registry
     from optkit.readings import resolve_params
@@ -932,7 +933,14 @@ def worst_case(
         st["elapsed_s"] = float(st.get("elapsed_s", 0.0)) + time.monotonic() - start
         search.save()
     if st["best"] is None:
-        raise InputError("--budget", f"{budget:g} s ended before any candidate was evaluated; give more")
+        if st["evaluations"] == 0:
+            raise InputError("--budget", f"{budget:g} s ended before any candidate was evaluated; give more")
+        statuses = [r.get("status") for r in search.cache.values()]
+        errors = [r.get("message", "") for r in search.cache.values() if r.get("status") == "error"]
+        if errors:
+            raise RuntimeError(f"no candidate got a ratio in {st['evaluations']} evaluations; e.g. {errors[0]}")
+        raise InputError("--max-size", f"no feasible {problem} instance among {st['evaluations']} candidates within "
+                                       f"{limits} ({', '.join(sorted(set(map(str, statuses))))}); allow larger sizes")
     return _write_outputs(search, stopped, budget, max_evals)
 
 
