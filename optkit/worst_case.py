@@ -86,7 +86,7 @@ import numpy as np
 
 from optkit.errors import InputError
 
-__all__ = ["worst_case", "measure_candidate", "measure_candidates", "guarantee", "size_of", "size_limits",
+__all__ = ["worst_case", "measure_candidate", "measure_candidates", "measure_algorithms", "guarantee", "size_of", "size_limits",
            "format_summary", "add_worst_case_parser", "cmd_worst_case", "BATCH", "RANDOM_BATCHES",
            "RESTART_EVERY", "SEARCH_SHARE"]
 
@@ -392,7 +392,8 @@ def _exact_reference(problem: str, instance: Any, objective: str, time_limit: fl
 
 def measure_candidate(*, problem: str, instance: dict[str, Any], algorithm: str, objective: str,
                       oracle_time_limit: float | None, algorithm_seed: int | None = 0,
-                      params: Mapping[str, Any] | None = None, seed: int | None = None) -> dict[str, Any]:
+                      params: Mapping[str, Any] | None = None, seed: int | None = None,
+                      reference: tuple[Any, bool, str] | None = None) -> dict[str, Any]:
     """One candidate's verdict: the algorithm's objective (from ``evaluate``), the exact
     reference, the ratio and the paper's guarantee (the worker-side function of a search task).
 
@@ -400,7 +401,8 @@ def measure_candidate(*, problem: str, instance: dict[str, Any], algorithm: str,
     ``no_reference``; ``no_solution``: the algorithm found none on a feasible instance, ratio
     infinite), ``objective`` and ``solution`` (the algorithm's), ``reference``, ``proven``,
     ``source``, ``ratio``, ``guarantee``, ``guarantee_text`` and ``violates`` (a proven ratio
-    above a stated guarantee). ``seed`` is the harness' task seed, unused.
+    above a stated guarantee). ``seed`` is the harness' task seed, unused; ``reference`` a
+    ``(value, proven, source)`` already computed by :func:`_exact_reference` for this instance.
     """
     from optkit import registry
     from optkit.readings import resolve_params
@@ -411,7 +413,7 @@ def measure_candidate(*, problem: str, instance: dict[str, Any], algorithm: str,
     params = resolve_params(f, algorithm, dict(params or {}))
     res = solve(problem, inst, algorithm, objective=objective, time_limit=oracle_time_limit, seed=algorithm_seed,
                 params=params)
-    ref, proven, source = _exact_reference(problem, inst, objective, oracle_time_limit, 0)
+    ref, proven, source = reference or _exact_reference(problem, inst, objective, oracle_time_limit, 0)
     out: dict[str, Any] = {"objective": res.objective, "solution": res.solution, "algorithm_status": res.status.value,
                            "algorithm_message": res.message, "reference": ref, "proven": proven, "source": source,
                            "ratio": None, "guarantee": None, "guarantee_text": "", "violates": False}
@@ -439,6 +441,27 @@ def measure_candidates(*, instances: Sequence[dict[str, Any]], seed: int | None 
             results.append(measure_candidate(instance=d, seed=seed, **kwargs))
         except Exception as exc:  # noqa: BLE001 - one failing candidate must not lose its chunk
             results.append({"status": "error", "ratio": None, "message": f"{type(exc).__name__}: {exc}"})
+    return {"results": results}
+
+
+def measure_algorithms(*, problem: str, instance: dict[str, Any], algorithms: Sequence[str], objective: str,
+                       oracle_time_limit: float | None, algorithm_seed: int | None = 0,
+                       seed: int | None = None) -> dict[str, Any]:
+    """:func:`measure_candidate` of each of ``algorithms`` on one instance, the exact reference
+    computed once: ``{"results": {algorithm: verdict}}`` (the shipped-suite column of
+    ``benchmarks/worst_case.py``)."""
+    from optkit import registry
+
+    inst = registry.get(problem).instance_from_dict(instance)
+    reference = _exact_reference(problem, inst, objective, oracle_time_limit, 0)
+    results: dict[str, Any] = {}
+    for name in algorithms:
+        try:
+            results[name] = measure_candidate(problem=problem, instance=instance, algorithm=name, objective=objective,
+                                              oracle_time_limit=oracle_time_limit, algorithm_seed=algorithm_seed,
+                                              reference=reference)
+        except Exception as exc:  # noqa: BLE001 - one failing algorithm must not lose the others
+            results[name] = {"status": "error", "ratio": None, "message": f"{type(exc).__name__}: {exc}"}
     return {"results": results}
 
 

@@ -1,0 +1,246 @@
+"""Generate ``benchmarks/results/worst-case.md``: every paper algorithm's and baseline's worst ratio.
+
+For each of the four problems and each of its non-exact algorithms (paper algorithms, peers,
+baselines), this script
+
+1. runs ``optkit worst-case`` (:func:`optkit.worst_case.worst_case`) with ``--budget`` seconds,
+   the default size limits and the given seed, into ``benchmarks/results/worst-case/PROBLEM/ALGORITHM/``
+   (instance, optimum, the algorithm's solution, summary; the resume state stays out of git);
+2. measures the ratio of every algorithm on every shipped instance (``instances/PROBLEM/*/``)
+   that the exact oracle holds (the same size limits as the search's most), the exact reference
+   computed once per instance, on the harness' workers;
+3. writes the page: per algorithm the worst ratio found, the worst on the shipped suites, the
+   paper's guarantee (:func:`optkit.worst_case.guarantee`) and a link to each worst instance.
+
+Every number on the page is measured by this run (ratios from ``evaluate`` and the exact
+oracle); the page is generated, never edited by hand. The issue asks a 10-minute budget per
+algorithm; the page states the budget it ran with.
+
+Usage::
+
+    python benchmarks/worst_case.py --budget 600 --jobs 2            # the issue's run (hours)
+    python benchmarks/worst_case.py --budget 25 --jobs 2 --fresh      # what the page holds now
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import shutil
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+PROBLEMS = ("gpu-mapping", "ddlwmp", "rar-ddls", "nimp")
+
+
+def algorithms(problem: str) -> list[str]:
+    """The problem's non-exact, available algorithms, in the formulation's order."""
+    from optkit import registry
+
+    f = registry.get(problem)
+    return [a.name for a in f.algorithms.values() if a.kind != "exact" and a.available()]
+
+
+def suite_instances(problem: str) -> tuple[list[tuple[str, dict[str, Any]]], int]:
+    """Shipped instances of ``problem`` the exact oracle holds, and how many others were left out."""
+    from optkit import worst_case as wc
+
+    spec = wc._SPECS[problem]
+    most = {k: v[1] for k, v in spec.limits.items()}
+    kept, skipped = [], 0
+    for path in sorted((ROOT / "instances" / problem).rglob("*.json")):
+        rel = path.relative_to(ROOT / "instances" / problem)
+        if rel.parts[0] == "worst-case":
+            continue
+        data = json.loads(path.read_text())
+        try:
+            sizes = wc.size_of(problem, data)
+        except (KeyError, TypeError, ValueError):
+            skipped += 1
+            continue
+        if any(sizes[k] > most[k] for k in most):
+            skipped += 1
+            continue
+        kept.append((str(path.relative_to(ROOT)), data))
+    return kept, skipped
+
+
+def measure_suites(problem: str, algos: list[str], executor: Any, oracle_time_limit: float,
+                   seed: int) -> dict[str, Any]:
+    """Per algorithm: the worst ratio over the shipped instances (and which), how many measured."""
+    from optkit import registry
+    from optkit.harness.tasks import Task
+    from optkit.instances import instance_hash
+
+    objective = registry.get(problem).default_objective
+    items, skipped = suite_instances(problem)
+    tasks = [Task(problem=problem, instance_name=name, instance={}, instance_hash=instance_hash(data),
+                  algorithm="optkit.worst_case:measure_algorithms", objective=objective,
+                  params={"problem": problem, "instance": data, "algorithms": algos, "objective": objective,
+                          "oracle_time_limit": oracle_time_limit, "algorithm_seed": seed},
+                  seed=seed, time_limit=(len(algos) + 1) * (oracle_time_limit + 5.0), kind="measure")
+             for name, data in items]
+    out: dict[str, Any] = {a: {"ratio": None, "instance": None, "measured": 0, "proven": 0, "violations": 0,
+                               "errors": 0} for a in algos}
+    for row in executor.run(tasks):
+        results = row["metrics"].get("results", {}) if row["status"] == "feasible" else {}
+        for a in algos:
+            r = results.get(a)
+            if r is None or r.get("ratio") is None:
+                if r is None or r.get("status") == "error":
+                    out[a]["errors"] += 1
+                continue
+            o = out[a]
+            o["measured"] += 1
+            o["proven"] += bool(r.get("proven"))
+            o["violations"] += bool(r.get("violates"))
+            if o["ratio"] is None or r["ratio"] > o["ratio"] or (r["ratio"] == o["ratio"]
+                                                                  and row["instance_name"] < o["instance"]):
+                o.update(ratio=r["ratio"], instance=row["instance_name"], proven_worst=bool(r.get("proven")))
+    out["_instances"] = len(items)
+    out["_skipped"] = skipped
+    return out
+
+
+def _fmt(x: Any) -> str:
+    if x is None:
+        return "–"
+    if isinstance(x, float) and math.isinf(x):
+        return "∞"
+    return f"{x:.4g}"
+
+
+def _verdict(s: dict[str, Any], su: dict[str, Any]) -> str:
+    if s["guarantee"] is None and not su["violations"]:
+        return "no guarantee"
+    parts = []
+    if s["violations_seen"]:
+        parts.append(f"{s['violations_seen']} searched instances")
+    if su["violations"]:
+        parts.append(f"{su['violations']} shipped instances")
+    if parts:
+        return "**violated** on " + " and ".join(parts)
+    return "holds on every instance evaluated"
+
+
+def write_page(path: Path, rows: list[dict[str, Any]], suites: dict[str, Any], args: argparse.Namespace,
+               wall: float) -> None:
+    from _page import run_line
+
+    from optkit import worst_case as wc
+
+    lines = [
+        "# Worst ratio found per algorithm, beside the paper's guarantee",
+        "",
+        run_line(f"python benchmarks/worst_case.py --budget {args.budget:g} --jobs {args.jobs} --seed {args.seed}"
+                 + (" --fresh" if args.fresh else "")),
+        "",
+        f"**Budget: {args.budget:g} s of wall time per algorithm** on this machine ({os.cpu_count()} cores shared "
+        f"with other work; load above), seed {args.seed}, oracle time limit {args.oracle_time_limit:g} s per exact "
+        f"call; {wall / 60:.1f} minutes in all. Issue 24 asks 10 minutes per algorithm on 2 cores; that run is "
+        "still to do (`--budget 600`). A larger budget can only find larger ratios: every ratio here is a lower "
+        "bound on the algorithm's worst case (within the size limits below).",
+        "",
+        "Ratio: the algorithm's objective (from the formulation's `evaluate`) over the proven optimum of the exact "
+        "oracle (brute force where it holds the instance, else CP-SAT), on the problem's default objective. Where "
+        "the optimum is 0 and the algorithm's value is not, or where the algorithm returns no feasible solution on "
+        "a feasible instance, the ratio is ∞. nimp: Theorems 4-5's \"remaining machines\" ratio inverted so that "
+        "larger is worse, max(O₁ᵒᵖᵗ/O₁ᵃˡᵍ, O₂ᵒᵖᵗ/O₂ᵃˡᵍ); the paper's (1 − 1/e) becomes e/(e − 1) ≈ 1.582. "
+        "Method, determinism and resume: `optkit worst-case --help` and the module `optkit.worst_case`.",
+        "",
+        "Size limits of the search (the defaults of `--max-size`): "
+        + "; ".join(f"{p}: " + ", ".join(f"{k} ≤ {v[0]}" for k, v in wc._SPECS[p].limits.items()) for p in PROBLEMS)
+        + ".",
+        "",
+        "| problem | algorithm | worst ratio found | worst instance (shrunk) | evaluations | worst ratio on the "
+        "shipped suites | paper's guarantee | verdict |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        s = r["summary"]
+        p, a = s["problem"], s["algorithm"]
+        link = f"[{', '.join(f'{k} {v}' for k, v in s['size'].items())}](worst-case/{p}/{a}/instance.json)"
+        against = "" if s["ratio_against"] == "proven optimum" else " (vs lower bound)"
+        shrink = "" if s["phase"] == "done" else " (shrink cut by the budget)"
+        su = suites[p][a]
+        suite_cell = ("–" if su["ratio"] is None else
+                      f"{_fmt(su['ratio'])} on `{Path(su['instance']).relative_to('instances').as_posix()}` "
+                      f"({su['measured']} instances"
+                      + (f", {su['measured'] - su['proven']} against a lower bound" if su["proven"] < su["measured"]
+                         else "") + ")")
+        g = s["guarantee"]
+        gtext = s["guarantee_text"].replace("|", "\\|")
+        gcell = gtext if g is None else f"{_fmt(g)} on the worst instance: {gtext}"
+        lines.append(f"| {p} | {a} | {_fmt(s['ratio'])}{against} | {link}{shrink} | {s['evaluations']} | "
+                     f"{suite_cell} | {gcell} | {_verdict(s, su)} |")
+    lines += ["", "Shipped instances measured per problem (those the exact oracle holds): "
+              + "; ".join(f"{p}: {suites[p]['_instances']} ({suites[p]['_skipped']} larger ones left out)"
+                          for p in PROBLEMS if p in suites) + ".", ""]
+    violated = [r["summary"] for r in rows if r["summary"]["violations_seen"]]
+    lines += ["## Violations of a proven guarantee", ""]
+    for r in rows:
+        s = r["summary"]
+        su = suites[s["problem"]][s["algorithm"]]
+        if su["violations"]:
+            lines.append(f"* {s['problem']} / {s['algorithm']}: {su['violations']} of the {su['measured']} shipped "
+                         f"instances measured exceed the guarantee (the worst: `{su['instance']}`, ratio "
+                         f"{_fmt(su['ratio'])}).")
+    if not violated and not any(suites[r["summary"]["problem"]][r["summary"]["algorithm"]]["violations"]
+                                for r in rows):
+        lines.append("None found in this budget.")
+    for s in violated:
+        w = s["worst_violation"]
+        lines.append(f"* {s['problem']} / {s['algorithm']}: {s['violations_seen']} evaluated instances exceed the "
+                     f"guarantee; the worst ratio {_fmt(w['ratio'])} against {_fmt(w['guarantee'])} "
+                     f"([instance](worst-case/{s['problem']}/{s['algorithm']}/violation.json)). The finding and its "
+                     f"pinned instance: `instances/{s['problem']}/worst-case/` and `tests/test_worst_case_findings.py`.")
+    path.write_text("\n".join(lines) + "\n")
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--budget", type=float, default=600.0, help="seconds per algorithm (issue 24: 600)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--jobs", type=int, default=2)
+    p.add_argument("--oracle-time-limit", type=float, default=20.0)
+    p.add_argument("--problems", nargs="*", default=list(PROBLEMS))
+    p.add_argument("--fresh", action="store_true", help="delete earlier runs first (else they resume)")
+    p.add_argument("--runs", default=str(ROOT / "benchmarks/results/worst-case"))
+    p.add_argument("--out", default=str(ROOT / "benchmarks/results/worst-case.md"))
+    args = p.parse_args(argv)
+    from optkit.harness.executors import LocalExecutor
+    from optkit.worst_case import format_summary, worst_case
+
+    runs = Path(args.runs)
+    if args.fresh and runs.exists():
+        shutil.rmtree(runs)
+    start = time.monotonic()
+    rows, suites = [], {}
+    executor = LocalExecutor(args.jobs)
+    for problem in PROBLEMS:
+        if problem not in args.problems:
+            continue
+        algos = algorithms(problem)
+        for a in algos:
+            s = worst_case(problem, a, runs / problem / a, budget=args.budget, seed=args.seed, jobs=args.jobs,
+                           oracle_time_limit=args.oracle_time_limit, progress=False)
+            print(format_summary(s), f"  (load {os.getloadavg()[0]:.1f})", flush=True)
+            rows.append({"summary": s})
+        suites[problem] = measure_suites(problem, algos, executor, args.oracle_time_limit, args.seed)
+        print(f"{problem}: shipped suites measured ({suites[problem]['_instances']} instances)", flush=True)
+    (runs / ".gitignore").write_text("state.json\nevaluations.jsonl\n*.tmp\n")
+    write_page(Path(args.out), rows, suites, args, time.monotonic() - start)
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
