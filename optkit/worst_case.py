@@ -14,7 +14,8 @@ Method
 2. **Local search.** Every later batch mutates the incumbent (the worst instance so far): one
    to three random moves among *numbers* (an integer ±1, doubled or halved: replicas, GPUs,
    iterations, releases, workers, idle GPUs; a real scaled by a log-normal factor, by 10 or
-   1/10, or set to 0: durations, bytes, bandwidths, capacities), *structure* (remove or
+   1/10, or set to 0: durations, bytes, bandwidths, capacities, kept within realistic ranges,
+   :data:`RANGES`), *structure* (remove or
    duplicate a job, stage, worker machine or server) and *choices* (the collective, the
    AllReduce kind, a job's model). Every :data:`RESTART_EVERY`-th batch is drawn at random
    again, so the search leaves a local maximum. A candidate that fails the formulation's own
@@ -87,7 +88,7 @@ import numpy as np
 from optkit.errors import InputError
 
 __all__ = ["worst_case", "measure_candidate", "measure_candidates", "measure_algorithms", "guarantee", "size_of", "size_limits",
-           "format_summary", "add_worst_case_parser", "cmd_worst_case", "BATCH", "RANDOM_BATCHES",
+           "format_summary", "add_worst_case_parser", "cmd_worst_case", "RANGES", "BATCH", "RANDOM_BATCHES",
            "RESTART_EVERY", "SEARCH_SHARE"]
 
 BATCH = 8
@@ -517,6 +518,27 @@ def _unique_id(items: list[Any], item: Any) -> Any:
     return item
 
 
+RANGES: dict[str, tuple[float, float]] = {
+    "bandwidth": (1e8, 1e12), "bytes": (0.0, 1e12), "time": (0.0, 10.0), "fwd_time_per_sample": (0.0, 1.0),
+    "compute_speed": (1e9, 1e15), "xi1": (0.0, 10.0), "xi2": (0.0, 10.0), "degradation": (0.0, 10.0),
+    "release": (0.0, 1e4), "batch": (1.0, 4096.0),
+}
+"""Realistic ranges (SI units) a move keeps a number in, by key (a key ending in ``bandwidth``,
+``bytes`` or ``time`` takes that entry): without them the search drives bytes and bandwidths to
+absurd values (a 100 TB tensor) where any heuristic without a guarantee is arbitrarily bad."""
+
+
+def _clamp(key: Any, value: Any) -> Any:
+    if not isinstance(key, str):
+        return value
+    rng_ = RANGES.get(key) or next((r for k, r in RANGES.items() if key.endswith(k)), None)
+    if rng_ is None:
+        return value
+    lo, hi = rng_
+    out = min(max(value, lo), hi)
+    return int(out) if isinstance(value, int) else float(out)
+
+
 def _mutate(d: dict[str, Any], spec: _Spec, rng: np.random.Generator) -> dict[str, Any]:
     """One random move on a copy of ``d`` (module docstring, step 2)."""
     d = copy.deepcopy(d)
@@ -550,7 +572,7 @@ def _mutate(d: dict[str, Any], spec: _Spec, rng: np.random.Generator) -> dict[st
             op = int(rng.integers(5))
             new = [v * math.exp(float(rng.normal(0.0, 1.0))), v * 10.0, v / 10.0, 0.0,
                    v * math.exp(float(rng.normal(0.0, 0.2)))][op]
-        _set(d, p, new)
+        _set(d, p, _clamp(p[-1], new))
     return spec.repair(d)
 
 

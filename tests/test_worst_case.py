@@ -270,3 +270,23 @@ def test_bad_input_exits_2_with_one_line_naming_the_argument(args: list[str], na
 def test_a_problem_without_a_search_is_refused(tmp_path: Path) -> None:
     with pytest.raises(Exception, match="problem"):
         wc.size_limits("no-such-problem")
+
+
+def test_moves_keep_numbers_in_realistic_ranges() -> None:
+    import numpy as np
+
+    spec = wc._SPECS["gpu-mapping"]
+    rng = np.random.default_rng(0)
+    d = wc._strip(spec.draw(rng, wc.size_limits("gpu-mapping")))
+    seen = 0
+    for _ in range(400):
+        d = wc._mutate(d, spec, rng)
+        for path, v in wc._leaves(d, spec):
+            if path and isinstance(path[-1], str) and isinstance(v, float):
+                key = path[-1]
+                lo, hi = wc.RANGES.get(key) or next(r for k, r in wc.RANGES.items() if key.endswith(k))
+                assert lo <= v <= hi, (key, v)
+                seen += 1
+    assert seen > 400
+    assert wc._clamp("param_bytes", 1.4e14) == 1e12 and wc._clamp("inter_bandwidth", 5.0) == 1e8
+    assert wc._clamp("workers", 10**6) == 10**6  # no range: the size limits bound it

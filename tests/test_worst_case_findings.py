@@ -113,3 +113,30 @@ def test_a_srpt_perfect_exceeds_theorem1_on_a_job_shorter_than_a_slot() -> None:
     got = wc.measure_candidate(problem="ddlwmp", instance=data, algorithm="a-srpt-perfect",
                                objective="total_completion", oracle_time_limit=30.0)
     assert got["violates"] and got["guarantee"] == pytest.approx(14.0)
+
+
+# ----------------------------------------------------------------------------- SJF-BCO, Theorem 5
+def test_sjf_bco_exceeds_theorem5_on_single_gpu_jobs() -> None:
+    """Five single-GPU jobs of 1, 1, 1, 1 and 2 slots alone (5, 5, 5, 5, 6 iterations at 5 per
+    slot) on one server of 2 GPUs. Optimum 3 slots: {2, 1} and {1, 1, 1}. SJF-BCO runs the four
+    short jobs two by two and then the long one: 4 slots. Single-GPU jobs meet no contention and
+    need no communication, so n_g = 1, phi = 1 and the exact estimate gives u = l = 1: Theorem 5
+    claims a ratio of 1, i.e. optimality on P2||C_max, which is NP-hard."""
+    from optkit.formulations.rar_ddls.bounds import theorem5
+    from optkit.formulations.rar_ddls.model import solo_slots
+
+    data = json.loads((ROOT_INSTANCES / "rar-ddls" / "worst-case" / "sjf-bco-single-gpu-jobs.json").read_text())
+    f = registry.get("rar-ddls")
+    inst = f.instance_from_dict(data)
+    assert [solo_slots(inst, j, 1) for j in inst.jobs] == [1, 1, 1, 1, 2]
+    th = theorem5(inst)
+    assert (th["n_g"], th["phi"], th["l"], th["ratio"]) == (1, 1.0, 1.0, 1.0)
+    run = solve("rar-ddls", inst, "sjf-bco", seed=0)
+    ev = f.evaluate(inst, run.solution)
+    assert ev.feasible and ev.objectives["makespan"] == 4.0
+    cpsat = solve("rar-ddls", inst, "cpsat", time_limit=30.0, seed=0)
+    highs = solve("rar-ddls", inst, "highs", time_limit=30.0, seed=0)
+    assert cpsat.status.value == highs.status.value == "optimal" and cpsat.objective == highs.objective == 3.0
+    got = wc.measure_candidate(problem="rar-ddls", instance=data, algorithm="sjf-bco", objective="makespan",
+                               oracle_time_limit=30.0)
+    assert got["ratio"] == pytest.approx(4 / 3) and got["guarantee"] == 1.0 and got["violates"]
