@@ -88,7 +88,7 @@ import numpy as np
 from optkit.errors import InputError
 
 __all__ = ["worst_case", "measure_candidate", "measure_candidates", "measure_algorithms", "guarantee", "size_of", "size_limits",
-           "format_summary", "add_worst_case_parser", "cmd_worst_case", "RANGES", "BATCH", "RANDOM_BATCHES",
+           "format_summary", "add_worst_case_parser", "cmd_worst_case", "score", "RANGES", "TARGETS", "BATCH", "RANDOM_BATCHES",
            "RESTART_EVERY", "SEARCH_SHARE"]
 
 BATCH = 8
@@ -628,7 +628,7 @@ class _Search:
     """State and moves of one search (see :func:`worst_case`)."""
 
     def __init__(self, problem: str, algorithm: str, objective: str, limits: dict[str, int], seed: int,
-                 oracle_time_limit: float, out: Path, params: dict[str, Any]) -> None:
+                 oracle_time_limit: float, out: Path, params: dict[str, Any], target: str = "ratio") -> None:
         from optkit import registry
 
         self.problem, self.algorithm, self.objective = problem, algorithm, objective
@@ -636,9 +636,12 @@ class _Search:
         self.spec = _spec(problem)
         self.limits, self.seed, self.oracle_time_limit = limits, seed, oracle_time_limit
         self.params = params
+        self.target = target
         self.out = out
         self.config = {"problem": problem, "algorithm": algorithm, "objective": objective, "seed": seed,
                        "max_size": limits, "oracle_time_limit": oracle_time_limit, "params": params}
+        if target != "ratio":  # (absent for the default, so that earlier state files still resume)
+            self.config["target"] = target
         self.journal = out / "evaluations.jsonl"
         self.state_file = out / "state.json"
         self.cache: dict[str, dict[str, Any]] = {}
@@ -770,7 +773,7 @@ class _Search:
 
     # ---------------------------------------------------------------- ordering
     def _key(self, rec: Mapping[str, Any]) -> tuple[int, float]:
-        return (1 if rec.get("proven") else 0, float(rec["ratio"]))
+        return (1 if rec.get("proven") else 0, score(rec, self.target))
 
     def _note_violations(self, results: list[dict[str, Any]]) -> None:
         for r in results:
@@ -819,7 +822,8 @@ class _Search:
         for i, r in enumerate(results):
             if r.get("ratio") is None:
                 continue
-            keeps = r["ratio"] >= found["ratio"] * (1 - _TOL) if math.isfinite(found["ratio"]) else math.isinf(r["ratio"])
+            have, need = score(r, self.target), score(found, self.target)
+            keeps = have >= need * (1 - _TOL) if math.isfinite(need) else math.isinf(have)
             keeps = keeps and (r.get("proven") or not found.get("proven"))
             keeps = keeps and (r.get("guarantee") is not None or found.get("guarantee") is None)
             if keeps:  # go on from the same position in the reduced instance's list
@@ -828,6 +832,22 @@ class _Search:
                 return
         self.state["shrink_pos"] += len(results)
         self.state["shrink_clean"] += len(results)
+
+
+TARGETS = ("ratio", "margin")
+"""What the search maximises: the ratio, or the margin ``ratio / the paper's bound on the
+instance`` (a margin above 1 is a violation; an instance without a finite bound has margin 0)."""
+
+
+def score(rec: Mapping[str, Any], target: str = "ratio") -> float:
+    """The value a search maximises for one evaluated candidate (:data:`TARGETS`)."""
+    ratio = float(rec["ratio"])
+    if target == "ratio":
+        return ratio
+    g = rec.get("guarantee")
+    if g is None or not math.isfinite(g) or g <= 0:
+        return 0.0
+    return ratio / g
 
 
 def _progress(enabled: bool, total: int | None) -> Any:
@@ -853,6 +873,7 @@ def worst_case(
     params: Mapping[str, Any] | None = None,
     progress: bool = True,
     executor: Any = None,
+    target: str = "ratio",
 ) -> dict[str, Any]:
     """Search ``problem``'s instance space for ``algorithm``'s largest ratio to the optimum.
 
@@ -871,6 +892,8 @@ def worst_case(
     params: the algorithm's parameters and readings (defaults filled in).
     progress: a progress bar on stderr when it is a terminal.
     executor: an executor object to use instead of ``jobs``/``scheduler`` (tests).
+    target: ``ratio`` (the largest ratio) or ``margin`` (the largest ratio over the paper's bound
+        on the instance: the search for a violation of the guarantee), :data:`TARGETS`.
 
     Returns
     -------
@@ -907,6 +930,8 @@ def worst_case(
 
     budget = _check_budget(budget)
     spec = _spec(problem)
+    if target not in TARGETS:
+        raise InputError("--target", f"must be one of {', '.join(TARGETS)}, got {target!r}")
     f = registry.get(problem)
     if algorithm not in f.algorithms:
         raise InputError("--algorithm", f"is unknown for {problem}: {algorithm!r} (known: {', '.join(f.algorithms)})")
@@ -926,7 +951,7 @@ def worst_case(
     if out.exists() and not out.is_dir():
         raise InputError("--out", f"{out} is a file; give a folder")
     out.mkdir(parents=True, exist_ok=True)
-    search = _Search(problem, algorithm, objective, limits, seed, oracle_time_limit, out, resolved)
+    search = _Search(problem, algorithm, objective, limits, seed, oracle_time_limit, out, resolved, target)
     st = search.state
     start = time.monotonic()
     deadline = start + budget
@@ -1016,6 +1041,7 @@ def _write_outputs(search: _Search, stopped: str, budget: float, max_evals: int 
         "algorithm_status": best.get("algorithm_status"),
         "guarantee": best.get("guarantee"), "guarantee_text": best.get("guarantee_text", ""),
         "violates_guarantee": bool(best.get("violates")),
+        "target": search.target, "margin": score(best, "margin"),
         "found_ratio": found["ratio"], "found_size": size_of(search.problem, found["instance"]),
         "size": size_of(search.problem, best["instance"]), "max_size": search.limits,
         "evaluations": st["evaluations"], "search_evaluations": st["search_evaluations"],
@@ -1096,6 +1122,7 @@ def cmd_worst_case(args: argparse.Namespace) -> int:
     from optkit.cli import _parse_params
 
     summary = worst_case(args.problem, args.algorithm, args.out, objective=args.objective, budget=args.budget,
+                         target=args.target,
                          max_size=_parse_sizes(args.max_size), seed=args.seed, jobs=args.jobs,
                          scheduler=args.scheduler, max_evals=args.max_evals,
                          oracle_time_limit=args.oracle_time_limit, params=_parse_params(args.param),
@@ -1133,6 +1160,8 @@ def add_worst_case_parser(sub: Any) -> None:
     s.add_argument("--scheduler", metavar="ADDR", help="run the oracle calls on this Dask scheduler")
     s.add_argument("--oracle-time-limit", type=_budget_arg, default=DEFAULT_ORACLE_TIME_LIMIT, metavar="S",
                    help=f"seconds of each exact call (default {DEFAULT_ORACLE_TIME_LIMIT:g})")
+    s.add_argument("--target", choices=TARGETS, default="ratio",
+                   help="maximise the ratio (default), or the margin ratio / the paper's bound on the instance")
     s.add_argument("--param", action="append", metavar="KEY=VALUE", help="algorithm keyword or reading (repeatable)")
     s.add_argument("--json", action="store_true", help="print the summary as one JSON object")
     s.add_argument("--out", required=True, help="folder for the results and the resume state")

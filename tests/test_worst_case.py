@@ -290,3 +290,11 @@ def test_moves_keep_numbers_in_realistic_ranges() -> None:
     assert seen > 400
     assert wc._clamp("param_bytes", 1.4e14) == 1e12 and wc._clamp("inter_bandwidth", 5.0) == 1e8
     assert wc._clamp("workers", 10**6) == 10**6  # no range: the size limits bound it
+
+
+def test_score_is_the_ratio_or_the_margin_over_the_papers_bound() -> None:
+    rec = {"ratio": 3.0, "guarantee": 2.0}
+    assert wc.score(rec) == 3.0 and wc.score(rec, "margin") == 1.5
+    assert wc.score({"ratio": 3.0, "guarantee": None}, "margin") == 0.0
+    assert wc.score({"ratio": 3.0, "guarantee": math.inf}, "margin") == 0.0
+    assert wc.score({"ratio": math.inf, "guarantee": 1.5}, "margin") == math.inf
