@@ -253,7 +253,7 @@ _SPECS: dict[str, _Spec] = {
         draw=_draw_ddlwmp, size=_size_ddlwmp, repair=_repair_ddlwmp,
         enums={"allreduce": ("ring", "tree"), "model": ("@models",)}),
     "rar-ddls": _Spec(
-        limits={"jobs": (4, 6, "jobs"), "servers": (3, 4, "servers"), "gpus": (4, 8, "GPUs of a server"),
+        limits={"jobs": (5, 6, "jobs"), "servers": (3, 4, "servers"), "gpus": (4, 8, "GPUs of a server"),
                 "horizon": (40, 60, "time slots")},
         draw=_draw_rar, size=_size_rar, frozen=("slot_seconds",)),
     "nimp": _Spec(
