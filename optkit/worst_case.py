@@ -1085,20 +1085,23 @@ def format_summary(s: Mapping[str, Any]) -> str:
 
 # ============================================================================ command line
 def _budget_arg(text: str) -> float:
+    """``--budget``, ``--oracle-time-limit``: a finite number of seconds > 0."""
+    from optkit.cli_args import time_limit_arg
+
     try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text!r}")
-    return value
+        return time_limit_arg(text)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text!r}") from None
 
 
 def _positive_int(text: str) -> int:
+    """``--max-evals``, ``--jobs``: an integer >= 1."""
+    from optkit.cli_args import seed_arg
+
     try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {text!r}") from None
+        value = seed_arg(text)
+    except argparse.ArgumentTypeError:
+        value = 0
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {text!r}")
     return value

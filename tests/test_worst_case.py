@@ -252,6 +252,9 @@ def test_guarantees_per_algorithm() -> None:
     (["--max-size", "jobs=3"], "--max-size"),
     (["--max-size", "workers=0"], "--max-size"),
     (["--max-size", "workers"], "--max-size"),
+    (["--max-size", "workers=x"], "--max-size"),
+    (["--max-evals", "many"], "--max-evals"),
+    (["--target", "speed"], "--target"),
     (["--objective", "speed"], "--objective"),
     (["--max-evals", "0"], "--max-evals"),
 ])
