@@ -649,8 +649,8 @@ class _Search:
         self.state: dict[str, Any] = {"version": _STATE_VERSION, "config": self.config, "phase": "search",
                                       "evaluations": 0, "search_evaluations": 0, "batches": 0,
                                       "rng": rng.bit_generator.state, "best": None, "found": None,
-                                      "shrink_pos": 0, "shrink_clean": 0, "shrink_steps": 0, "violations": 0, "worst_violation": None,
-                                      "elapsed_s": 0.0}
+                                      "shrink_pos": 0, "shrink_clean": 0, "shrink_steps": 0, "violations": 0,
+                                      "worst_violation": None, "elapsed_s": 0.0}
         self._load()
 
     # ---------------------------------------------------------------- persistence
@@ -665,7 +665,11 @@ class _Search:
                                           "or the same arguments to resume it")
             self.state = saved
         if self.journal.exists():
-            for line in self.journal.read_text().splitlines():
+            text = self.journal.read_text()
+            if text and not text.endswith("\n"):  # a kill cut the last line: the next append starts afresh
+                with self.journal.open("a") as fh:
+                    fh.write("\n")
+            for line in text.splitlines():
                 try:
                     rec = json.loads(line)
                 except json.JSONDecodeError:  # a line cut by a kill

@@ -301,3 +301,16 @@ def test_score_is_the_ratio_or_the_margin_over_the_papers_bound() -> None:
     assert wc.score({"ratio": 3.0, "guarantee": None}, "margin") == 0.0
     assert wc.score({"ratio": 3.0, "guarantee": math.inf}, "margin") == 0.0
     assert wc.score({"ratio": math.inf, "guarantee": 1.5}, "margin") == math.inf
+
+
+def test_a_journal_line_cut_by_a_kill_is_dropped_and_the_next_line_starts_afresh(tmp_path: Path) -> None:
+    out = tmp_path / "j"
+    _run(out, evals=8)
+    journal = out / "evaluations.jsonl"
+    lines = journal.read_text().splitlines()
+    journal.write_text("\n".join(lines[:-1]) + "\n" + lines[-1][:20])  # the last record half written
+    (out / "state.json").unlink()  # and the batch not committed: the search starts over from the journal
+    again = _run(out, evals=8)
+    records = [json.loads(x) for x in journal.read_text().splitlines() if x.startswith("{") and x.endswith("}")]
+    assert len(records) == len(lines)  # the cut record was measured again, on a line of its own
+    assert again["search_evaluations"] == 8
