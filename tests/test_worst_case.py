@@ -314,3 +314,14 @@ def test_a_journal_line_cut_by_a_kill_is_dropped_and_the_next_line_starts_afresh
     records = [json.loads(x) for x in journal.read_text().splitlines() if x.startswith("{") and x.endswith("}")]
     assert len(records) == len(lines)  # the cut record was measured again, on a line of its own
     assert again["search_evaluations"] == 8
+
+
+def test_the_oracle_calls_run_on_dask_with_the_same_result(tmp_path: Path) -> None:
+    distributed = pytest.importorskip("distributed", reason="optkit[distributed] not installed")
+    local = _run(tmp_path / "local", evals=8)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
+                                  dashboard_address=None) as cluster:
+        dask = wc.worst_case("nimp", "elasticflow", tmp_path / "dask", budget=600.0, max_evals=8, seed=0,
+                             max_size=NIMP, progress=False, scheduler=cluster.scheduler_address)
+    assert _stable(dask) == _stable(local)
+    assert (tmp_path / "dask" / "instance.json").read_text() == (tmp_path / "local" / "instance.json").read_text()
