@@ -212,6 +212,16 @@ def write_page(path: Path, rows: list[dict[str, Any]], suites: dict[str, Any], a
                      f"guarantee; the worst ratio {_fmt(w['ratio'])} against {_fmt(w['guarantee'])} "
                      f"([instance](worst-case/{s['problem']}/{s['algorithm']}/violation.json)). The finding and its "
                      f"pinned instance: `instances/{s['problem']}/worst-case/` and `tests/test_worst_case_findings.py`.")
+    lines += ["", "## Pinned findings", "",
+              "Violations written up and pinned by `tests/test_worst_case_findings.py` (each folder's README says "
+              "whether it breaks the theorem as stated or only optkit's reading of it):", ""]
+    for problem in PROBLEMS:
+        folder = ROOT / "instances" / problem / "worst-case"
+        for f in sorted(folder.glob("*.json")):
+            meta = json.loads(f.read_text()).get("meta", {})
+            rel = f"../../instances/{problem}/worst-case"
+            lines.append(f"* [{problem}/{f.stem}]({rel}/{f.name}): {meta.get('finding', '')} "
+                         f"([write-up]({rel}/README.md))")
     path.write_text("\n".join(lines) + "\n")
 
 
