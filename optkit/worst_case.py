@@ -24,9 +24,14 @@ Method
    (a plateau move); proven ratios always beat ratios against a lower bound.
 3. **Shrink.** Greedy reduction of the worst instance found: remove one list element (a job,
    stage, machine, server), lower one integer by one or halve it, round one real to one or two
-   significant digits; the first reduction (in a fixed order) that keeps the ratio at least
-   the found ratio (and proven if it was) is taken, until none does. The result is minimal
-   with respect to these reductions.
+   significant digits. The reductions are tried in a fixed order; one that keeps the ratio at
+   least the found ratio (proven if it was; with a paper's bound if the found instance had one)
+   is taken and the scan goes on from the same position, until a whole pass takes none. The
+   result is minimal with respect to these reductions.
+
+``--target margin`` maximises ``ratio / the paper's bound on the instance`` instead (the
+search for a violation of a guarantee that depends on the instance); the default maximises the
+ratio.
 
 The exact reference (:func:`_exact_reference`) is the formulation's brute force where it holds
 the instance, else CP-SAT under ``--oracle-time-limit``; where neither proves the optimum, the
