@@ -118,9 +118,9 @@ def _fmt(x: Any) -> str:
     return f"{x:.4g}"
 
 
-def _verdict(s: dict[str, Any], su: dict[str, Any]) -> str:
-    if s["guarantee"] is None and not su["violations"]:
-        return "no guarantee"
+def _verdict(s: dict[str, Any], su: dict[str, Any], g: Any) -> str:
+    if g is None and not su["violations"] and not s["violations_seen"]:
+        return "no bound on this instance" if s["guarantee_text"].startswith("Theorem") else "no guarantee"
     parts = []
     if s["violations_seen"]:
         parts.append(f"{s['violations_seen']} searched instances")
@@ -190,7 +190,7 @@ def write_page(path: Path, rows: list[dict[str, Any]], suites: dict[str, Any], a
         gtext = gtext.replace("|", "\\|")
         gcell = gtext if g is None else f"{_fmt(g)} on the worst instance: {gtext}"
         lines.append(f"| {p} | {a} | {_fmt(s['ratio'])}{against} | {link}{shrink} | {s['evaluations']} | "
-                     f"{suite_cell} | {gcell} | {_verdict(s, su)} |")
+                     f"{suite_cell} | {gcell} | {_verdict(s, su, g)} |")
     lines += ["", "Shipped instances measured per problem (those the exact oracle holds): "
               + "; ".join(f"{p}: {suites[p]['_instances']} ({suites[p]['_skipped']} larger ones left out)"
                           for p in PROBLEMS if p in suites) + ".", ""]

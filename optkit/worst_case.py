@@ -341,6 +341,8 @@ def guarantee(problem: str, algorithm: str, instance: Any, objective: str, *,
                 f"with tau = {tau:g}, rho = {g['rho']:.4g}, rho_bar = {g['rho_bar']:.4g}, eps_bar = "
                 f"{g['eps_bar'] if g['eps_bar'] is None else format(g['eps_bar'], '.4g')}, G = {g['G']}, "
                 f"g_max = {g['g_max']}; assumes G > g_max and a prediction for every job")
+        if g["theorem1_ratio"] is None:
+            text += " (not met here: no bound on this instance)"
         return g["theorem1_ratio"], text
     if problem == "rar-ddls" and algorithm == "sjf-bco":
         if objective != "makespan":
