@@ -140,6 +140,8 @@ def write_page(path: Path, rows: list[dict[str, Any]], suites: dict[str, Any], a
     from optkit import worst_case as wc
 
     runs = Path(args.runs)
+    time_what = ("of search summed over the algorithms (page rebuilt by --page-only)" if args.page_only
+                 else "in all")
     lines = [
         "# Worst ratio found per algorithm, beside the paper's guarantee",
         "",
@@ -148,7 +150,7 @@ def write_page(path: Path, rows: list[dict[str, Any]], suites: dict[str, Any], a
         "",
         f"**Budget: {args.budget:g} s of wall time per algorithm** on this machine ({os.cpu_count()} cores shared "
         f"with other work; load above), seed {args.seed}, oracle time limit {args.oracle_time_limit:g} s per exact "
-        f"call; {wall / 60:.1f} minutes {'of search summed over the algorithms (page rebuilt by --page-only)' if args.page_only else 'in all'}. Issue 24 asks 10 minutes per algorithm on 2 cores; that run is "
+        f"call; {wall / 60:.1f} minutes {time_what}. Issue 24 asks 10 minutes per algorithm on 2 cores; that run is "
         "still to do (`--budget 600`). A larger budget can only find larger ratios: every ratio here is a lower "
         "bound on the algorithm's worst case (within the size limits below).",
         "",
@@ -156,7 +158,8 @@ def write_page(path: Path, rows: list[dict[str, Any]], suites: dict[str, Any], a
         "oracle (brute force where it holds the instance, else CP-SAT), on the problem's default objective. Where "
         "the optimum is 0 and the algorithm's value is not, or where the algorithm returns no feasible solution on "
         "a feasible instance, the ratio is ∞. nimp: Theorems 4-5's \"remaining machines\" ratio inverted so that "
-        "larger is worse, max(O₁ᵒᵖᵗ/O₁ᵃˡᵍ, O₂ᵒᵖᵗ/O₂ᵃˡᵍ); the paper's (1 − 1/e) becomes e/(e − 1) ≈ 1.582. "
+        "larger is worse, max(O₁ᵒᵖᵗ/O₁ᵃˡᵍ, O₂ᵒᵖᵗ/O₂ᵃˡᵍ); the paper's (1 − 1/e) becomes "
+        "e/(e − 1) ≈ 1.582. "
         "Method, determinism and resume: `optkit worst-case --help` and the module `optkit.worst_case`.",
         "",
         "Size limits of the search (the defaults of `--max-size`): "
@@ -204,7 +207,8 @@ def write_page(path: Path, rows: list[dict[str, Any]], suites: dict[str, Any], a
         lines.append(f"* {s['problem']} / {s['algorithm']}: {s['violations_seen']} evaluated instances exceed the "
                      f"guarantee; the worst ratio {_fmt(w['ratio'])} against {_fmt(w['guarantee'])} "
                      f"([instance](worst-case/{s['problem']}/{s['algorithm']}/violation.json)). The finding and its "
-                     f"pinned instance: `instances/{s['problem']}/worst-case/` and `tests/test_worst_case_findings.py`.")
+                     f"pinned instance: `instances/{s['problem']}/worst-case/` and "
+                     "`tests/test_worst_case_findings.py`.")
     lines += ["", "## Pinned findings", "",
               "Violations written up and pinned by `tests/test_worst_case_findings.py` (each folder's README says "
               "whether it breaks the theorem as stated or only optkit's reading of it):", ""]

@@ -92,8 +92,9 @@ import numpy as np
 
 from optkit.errors import InputError
 
-__all__ = ["worst_case", "measure_candidate", "measure_candidates", "measure_algorithms", "guarantee", "size_of", "size_limits",
-           "format_summary", "add_worst_case_parser", "cmd_worst_case", "score", "RANGES", "TARGETS", "BATCH", "RANDOM_BATCHES",
+__all__ = ["worst_case", "measure_candidate", "measure_candidates", "measure_algorithms", "guarantee", "size_of",
+           "size_limits", "format_summary", "add_worst_case_parser", "cmd_worst_case", "score", "RANGES", "TARGETS",
+           "BATCH", "RANDOM_BATCHES",
            "RESTART_EVERY", "SEARCH_SHARE"]
 
 BATCH = 8
@@ -337,7 +338,8 @@ def guarantee(problem: str, algorithm: str, instance: Any, objective: str, *,
                                                             for j in instance.jobs))
         tau = float(params.get("tau", 0.0))
         g = guarantees(inst, tau=tau)
-        text = (f"Theorem 1: (2+tau+rho·G/(G-g_max))·rho + 2·rho·g_max·rho_bar·(1+tau+(1+rho)·G/(G-g_max))·eps_bar "
+        text = ("Theorem 1: (2+tau+rho·G/(G-g_max))·rho "
+                "+ 2·rho·g_max·rho_bar·(1+tau+(1+rho)·G/(G-g_max))·eps_bar "
                 f"with tau = {tau:g}, rho = {g['rho']:.4g}, rho_bar = {g['rho_bar']:.4g}, eps_bar = "
                 f"{g['eps_bar'] if g['eps_bar'] is None else format(g['eps_bar'], '.4g')}, G = {g['G']}, "
                 f"g_max = {g['g_max']}; assumes G > g_max and a prediction for every job")
@@ -1079,18 +1081,20 @@ def format_summary(s: Mapping[str, Any]) -> str:
                ("VIOLATES it" if s["violates_guarantee"] else
                 ("within it" if s["ratio"] <= g * (1 + _TOL) else "above it, but only against a lower bound")))
     size = ", ".join(f"{k} {v}" for k, v in s["size"].items())
+    found_size = ", ".join(f"{k} {v}" for k, v in s["found_size"].items())
     lines = [
         f"{s['problem']} / {s['algorithm']}: worst ratio {s['ratio']:.6g} ({s['objective']} against the "
         f"{s['ratio_against']}; {s['algorithm_objective']} vs {s['reference']} by {s['reference_source']})",
         f"  paper: {s['guarantee_text']}" + (f"; bound on this instance {g:.6g}" if g is not None else "")
         + f": {verdict}",
-        f"  instance: {size} (found at ratio {s['found_ratio']:.6g} with {', '.join(f'{k} {v}' for k, v in s['found_size'].items())}; "
+        f"  instance: {size} (found at ratio {s['found_ratio']:.6g} with {found_size}; "
         f"{s['shrink_steps']} shrink steps)",
         f"  {s['evaluations']} evaluations ({s['search_evaluations']} in the search), {s['stopped']}, "
         f"{s['elapsed_s']:.1f} s; replay with --max-evals {s['search_evaluations']}",
     ]
     if s["violations_seen"]:
-        lines.append(f"  {s['violations_seen']} evaluated instances violate the guarantee; the worst is in violation.json")
+        lines.append(f"  {s['violations_seen']} evaluated instances violate the guarantee; the worst is in "
+                     "violation.json")
     return "\n".join(lines)
 
 
