@@ -230,6 +230,15 @@ def _page_only(args: argparse.Namespace, runs: Path) -> int:
             if (runs / p / a / "summary.json").exists()]
     if not rows:
         raise SystemExit(f"no summaries under {runs}")
+    for r in rows:  # distinct violating instances, from the journal where it is still there
+        s = r["summary"]
+        journal = runs / s["problem"] / s["algorithm"] / "evaluations.jsonl"
+        if journal.exists():
+            lines = [x for x in journal.read_text().splitlines() if x.endswith("}")]
+            hashes = {rec["hash"] for rec in map(json.loads, lines) if rec["result"].get("violates")}
+            if s["violations_seen"] != len(hashes):
+                s["violations_seen"] = len(hashes)
+                (journal.parent / "summary.json").write_text(json.dumps(s, indent=1, allow_nan=True) + "\n")
     budgets = {r["summary"]["budget_s"] for r in rows}
     if len(budgets) != 1:
         raise SystemExit(f"the runs under {runs} used different budgets: {sorted(budgets)}")

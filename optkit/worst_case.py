@@ -67,9 +67,12 @@ finished search prints its summary again.
 
 Where the oracle calls run
 ==========================
-Each candidate is one ``measure`` task of the harness (:mod:`optkit.harness.tasks`): a fresh
-worker process under a hard time limit, on the local pool (``--jobs``) or on a Dask cluster
-(``--scheduler``), exactly as ``optkit compare`` runs algorithms.
+The candidates of a batch still to measure become ``measure`` tasks of the harness
+(:mod:`optkit.harness.tasks`), one per local worker (``--jobs``; a process start costs more than
+a tiny oracle call) or one per candidate on a Dask cluster (``--scheduler``): each runs in a
+fresh worker process under a hard time limit (``2 × --oracle-time-limit + 5`` s per candidate),
+exactly as ``optkit compare`` runs algorithms. A crashed or killed task's candidates get no ratio
+(``status`` ``error``) and are not tried again.
 
 This module knows the four shipped problems (their generators, size limits, guarantees and
 the nimp ratio) in :data:`_SPECS`; a plug-in problem has no worst-case search yet.
@@ -789,8 +792,10 @@ class _Search:
         return (1 if rec.get("proven") else 0, score(rec, self.target))
 
     def _note_violations(self, results: list[dict[str, Any]]) -> None:
+        seen = self.state.setdefault("violation_hashes", [])
         for r in results:
-            if r.get("violates"):
+            if r.get("violates") and r["hash"] not in seen:  # each distinct instance once
+                seen.append(r["hash"])
                 self.state["violations"] += 1
                 w = self.state["worst_violation"]
                 margin = r["ratio"] / r["guarantee"] if r["guarantee"] else math.inf

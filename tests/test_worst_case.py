@@ -325,3 +325,12 @@ def test_the_oracle_calls_run_on_dask_with_the_same_result(tmp_path: Path) -> No
                              max_size=NIMP, progress=False, scheduler=cluster.scheduler_address)
     assert _stable(dask) == _stable(local)
     assert (tmp_path / "dask" / "instance.json").read_text() == (tmp_path / "local" / "instance.json").read_text()
+
+
+def test_violations_are_counted_once_per_distinct_instance(tmp_path: Path) -> None:
+    s = _run(tmp_path / "t", "nimp", "titan", evals=24)
+    records = [json.loads(x) for x in (tmp_path / "t" / "evaluations.jsonl").read_text().splitlines()]
+    violating = {r["hash"] for r in records if r["result"].get("violates")}
+    assert s["violations_seen"] == len(violating) > 0
+    assert s["worst_violation"]["hash"] in violating
+    assert (tmp_path / "t" / "violation.json").exists()
