@@ -334,3 +334,19 @@ def test_violations_are_counted_once_per_distinct_instance(tmp_path: Path) -> No
     assert s["violations_seen"] == len(violating) > 0
     assert s["worst_violation"]["hash"] in violating
     assert (tmp_path / "t" / "violation.json").exists()
+
+
+def test_a_short_budget_stops_with_files_written_and_the_next_run_resumes(tmp_path: Path) -> None:
+    """No assertion on time: a budget of 1 s stops the search after its first batches (or the
+    run completes on a very fast machine); either way the files are written from the best
+    instance so far and a second invocation goes on from the state."""
+    out = tmp_path / "b"
+    first = wc.worst_case("gpu-mapping", "heavy-edge", out, budget=1.0, seed=0, max_size=GPU, progress=False,
+                          jobs=1)
+    assert first["stopped"] in ("budget", "complete") and first["evaluations"] >= 1
+    for name in ("instance.json", "optimum.json", "solution.json", "summary.json", "state.json"):
+        assert (out / name).exists()
+    second = wc.worst_case("gpu-mapping", "heavy-edge", out, budget=1.0, seed=0, max_size=GPU, progress=False,
+                           jobs=1)
+    assert second["evaluations"] >= first["evaluations"]
+    assert second["phase"] == "done" or second["evaluations"] > first["evaluations"] or first["phase"] == "done"
