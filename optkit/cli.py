@@ -1,7 +1,7 @@
 """The ``optkit`` command line.
 
 Verbs: ``list``, ``readings``, ``generate``, ``validate``, ``solve``, ``simulate``, ``compare``,
-``report``, ``reproduce``.
+``report``, ``reproduce``, ``worst-case``.
 
 Exit status: 0 on success, 2 for bad input (one line on stderr naming the field; never a
 traceback), 1 for an internal failure (set ``OPTKIT_DEBUG=1`` for the traceback).
@@ -390,6 +390,9 @@ def build_parser() -> argparse.ArgumentParser:
         add_compare_parser(sub)
         add_report_parser(sub)
         add_reproduce_parser(sub)
+    from optkit.worst_case import add_worst_case_parser
+
+    add_worst_case_parser(sub)
     return p
 
 

@@ -1,0 +1,142 @@
+"""Findings of ``optkit worst-case``: instances that violate a paper's proven guarantee, pinned.
+
+Each test recomputes the ratio from scratch: the algorithm's solution through the formulation's
+``evaluate``, the optimum by two exact solvers that must agree (brute force and CP-SAT), the
+ratio in the theorem's own form, and the guarantee; so a change to Titan, the oracle or the
+ratio that makes the finding go away fails here and must be explained.
+
+Titan, Theorems 4-5 (``instances/nimp/worst-case/``; the write-up is in that folder's README):
+the theorems state ``O^alg >= (1 - 1/e) O^opt`` for the remaining machines ``O_1 = C_max - idle
+used`` and ``O_2 = C_max - used`` (Eq. 3, ``C_max = max(|S|, |N|)``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from optkit import registry
+from optkit.formulations.nimp.bounds import RATIO, approximation_check
+from optkit.solve import solve
+from optkit import worst_case as wc
+
+ROOT_INSTANCES = Path(__file__).resolve().parents[1] / "instances"
+FOLDER = ROOT_INSTANCES / "nimp" / "worst-case"
+
+
+def _load(name: str) -> tuple[dict, object]:
+    data = json.loads((FOLDER / name).read_text())
+    return data, registry.get("nimp").instance_from_dict(data)
+
+
+def _optimum(inst: object) -> list[int]:
+    brute = solve("nimp", inst, "brute-force")
+    cpsat = solve("nimp", inst, "cpsat", time_limit=30.0, seed=0, params={"bound_shortcut": False})
+    assert brute.status.value == cpsat.status.value == "optimal"
+    assert brute.objective == cpsat.objective
+    return list(brute.objective)
+
+
+def test_titan_finds_no_placement_where_one_idle_machine_holds_the_job() -> None:
+    """Machines (2 GPUs, 1 idle) and (4 GPUs, 4 idle), P = 0, a 2-worker ring job. The idle
+    machine holds both workers with no cross traffic: optimum (1 idle, 1 machine). Titan's
+    pseudo-code starts on the non-idle machine's free GPU and then needs the idle machine, which
+    sends bytes over a pair of capacity 0: its placement breaks Eq. (1) and it returns none."""
+    data, inst = _load("titan-no-placement.json")
+    opt = _optimum(inst)
+    assert opt == [1, 1]
+    titan = solve("nimp", inst, "titan", seed=0)
+    assert titan.status.value == "no_solution" and titan.objective is None
+    # the same under every reading of step 2 and of the tie break: only pair-grouping places it
+    for step2 in ("fix-idle-count", "pool-prefix"):
+        for tie in ("least-traffic", "best-fit", "worst-fit"):
+            r = solve("nimp", inst, "titan", seed=0, params={"titan_step2": step2, "titan_tie_break": tie})
+            assert r.objective is None
+    grouped = solve("nimp", inst, "titan", seed=0, params={"titan_algorithm": "pair-grouping"})
+    assert grouped.objective == opt
+    got = wc.measure_candidate(problem="nimp", instance=data, algorithm="titan", objective="lex",
+                               oracle_time_limit=30.0)
+    assert got["ratio"] == math.inf and got["guarantee"] == pytest.approx(1 / RATIO) and got["violates"]
+
+
+def test_titan_uses_three_machines_where_one_idle_machine_holds_the_job() -> None:
+    """Idle GPUs 1, 4, 1 on three machines of 4 GPUs, pair capacity 1e12 B (never binding), a
+    3-worker ring job. Optimum: the idle machine alone, (1 idle, 1 machine). Titan's pseudo-code
+    places (1 idle, 3 machines). C_max = max(3, 3) = 3: O_2 = 3 - 3 = 0 against the optimum's
+    3 - 1 = 2, and 0 < (1 - 1/e)·2: Theorem 5 as stated fails (O_1 = 2 = 2 holds)."""
+    data, inst = _load("titan-three-machines.json")
+    opt = _optimum(inst)
+    assert opt == [1, 1]
+    titan = solve("nimp", inst, "titan", seed=0)
+    assert titan.status.value == "feasible"
+    ev = registry.get("nimp").evaluate(inst, titan.solution)
+    assert ev.feasible and ev.objectives["lex"] == [1, 3]
+    chk = approximation_check(inst, ev.objectives["lex"], opt)
+    assert chk["remaining_heuristic"] == [2, 0] and chk["remaining_optimum"] == [2, 2]
+    assert chk["holds_o1"] and not chk["holds_o2"]
+    got = wc.measure_candidate(problem="nimp", instance=data, algorithm="titan", objective="lex",
+                               oracle_time_limit=30.0)
+    assert got["objective"] == [1, 3] and got["ratio"] == math.inf and got["violates"]
+    grouped = solve("nimp", inst, "titan", seed=0, params={"titan_algorithm": "pair-grouping"})
+    assert grouped.objective == opt
+
+
+# ----------------------------------------------------------------------------- A-SRPT, Theorem 1
+def test_a_srpt_perfect_exceeds_theorem1_on_a_job_shorter_than_a_slot() -> None:
+    """One single-GPU job of 1 iteration of 7 µs, released at 0, on one server of 2 GPUs. The
+    optimum starts it at 0: total completion 7e-6 s. A-SRPT with perfect predictions queues it at
+    the first slot boundary at or after its Ã1 completion ((g/G)·n·α̃ = 3.5e-6 s), i.e. at 1 s:
+    total completion 1.000007 s, a ratio of 142858. Theorem 1 with eps = 0, rho = 1, tau = 10,
+    G = 2, g_max = 1: (2 + 10 + 1·2/(2 - 1))·1 = 14."""
+    from dataclasses import replace
+
+    from optkit.formulations.ddlwmp.bounds import guarantees
+
+    data = json.loads((ROOT_INSTANCES / "ddlwmp" / "worst-case" / "a-srpt-perfect-short-job.json").read_text())
+    f = registry.get("ddlwmp")
+    inst = f.instance_from_dict(data)
+    run = solve("ddlwmp", inst, "a-srpt-perfect", seed=0)
+    ev = f.evaluate(inst, run.solution)
+    assert ev.feasible and ev.objectives["total_completion"] == pytest.approx(1.000007, rel=1e-12)
+    assert run.solution["jobs"][0]["start"] == 1.0
+    cpsat = solve("ddlwmp", inst, "cpsat", time_limit=30.0, seed=0)
+    highs = solve("ddlwmp", inst, "highs", time_limit=30.0, seed=0)
+    assert cpsat.status.value == highs.status.value == "optimal"
+    assert cpsat.objective == pytest.approx(7e-6, rel=1e-9) and highs.objective == pytest.approx(7e-6, rel=1e-6)
+    perfect = replace(inst, jobs=tuple(replace(j, predicted_iterations=j.iterations) for j in inst.jobs))
+    g = guarantees(perfect, gamma=ev.objectives["total_completion"], opt=cpsat.objective, tau=10.0)
+    assert g["rho"] == 1.0 and g["eps"] == 0 and g["theorem1_ratio"] == pytest.approx(14.0)
+    assert g["theorem1_holds"] is False and g["ratio"] == pytest.approx(1.000007 / 7e-6)
+    got = wc.measure_candidate(problem="ddlwmp", instance=data, algorithm="a-srpt-perfect",
+                               objective="total_completion", oracle_time_limit=30.0)
+    assert got["violates"] and got["guarantee"] == pytest.approx(14.0)
+
+
+# ----------------------------------------------------------------------------- SJF-BCO, Theorem 5
+def test_sjf_bco_exceeds_theorem5_on_single_gpu_jobs() -> None:
+    """Five single-GPU jobs of 1, 1, 1, 1 and 2 slots alone (5, 5, 5, 5, 6 iterations at 5 per
+    slot) on one server of 2 GPUs. Optimum 3 slots: {2, 1} and {1, 1, 1}. SJF-BCO runs the four
+    short jobs two by two and then the long one: 4 slots. Single-GPU jobs meet no contention and
+    need no communication, so n_g = 1, phi = 1 and the exact estimate gives u = l = 1: Theorem 5
+    claims a ratio of 1, i.e. optimality on P2||C_max, which is NP-hard."""
+    from optkit.formulations.rar_ddls.bounds import theorem5
+    from optkit.formulations.rar_ddls.model import solo_slots
+
+    data = json.loads((ROOT_INSTANCES / "rar-ddls" / "worst-case" / "sjf-bco-single-gpu-jobs.json").read_text())
+    f = registry.get("rar-ddls")
+    inst = f.instance_from_dict(data)
+    assert [solo_slots(inst, j, 1) for j in inst.jobs] == [1, 1, 1, 1, 2]
+    th = theorem5(inst)
+    assert (th["n_g"], th["phi"], th["l"], th["ratio"]) == (1, 1.0, 1.0, 1.0)
+    run = solve("rar-ddls", inst, "sjf-bco", seed=0)
+    ev = f.evaluate(inst, run.solution)
+    assert ev.feasible and ev.objectives["makespan"] == 4.0
+    cpsat = solve("rar-ddls", inst, "cpsat", time_limit=30.0, seed=0)
+    highs = solve("rar-ddls", inst, "highs", time_limit=30.0, seed=0)
+    assert cpsat.status.value == highs.status.value == "optimal" and cpsat.objective == highs.objective == 3.0
+    got = wc.measure_candidate(problem="rar-ddls", instance=data, algorithm="sjf-bco", objective="makespan",
+                               oracle_time_limit=30.0)
+    assert got["ratio"] == pytest.approx(4 / 3) and got["guarantee"] == 1.0 and got["violates"]
