@@ -99,7 +99,7 @@ from optkit.errors import InputError
 
 __all__ = ["worst_case", "measure_candidate", "measure_candidates", "measure_algorithms", "guarantee", "size_of",
            "size_limits", "format_summary", "add_worst_case_parser", "cmd_worst_case", "score", "RANGES", "TARGETS",
-           "BATCH", "RANDOM_BATCHES",
+           "BATCH", "RANDOM_BATCHES", "ORACLE_SOLVERS",
            "RESTART_EVERY", "SEARCH_SHARE"]
 
 BATCH = 8

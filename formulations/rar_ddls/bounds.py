@@ -271,8 +271,9 @@ def _guarantees() -> dict[str, Any]:
     from optkit.testing.guarantees import Guarantee
 
     return {"sjf-bco": Guarantee("sjf-bco", "makespan", _theorem5_ratio, "Yu et al., SJF-BCO paper, Theorem 5",
-                                 "makespan(SJF-BCO) / OPT <= n_g·phi·u/l with u = 1 (formulations/rar_ddls/bounds.py; inf when "
-                                 "contention can stall a job)", figures=_theorem5_figures)}
+                                 "makespan(SJF-BCO) / OPT <= n_g·phi·u/l with u = 1 "
+                                 "(formulations/rar_ddls/bounds.py; inf when contention can stall a job)",
+                                 figures=_theorem5_figures)}
 
 
 GUARANTEES = _guarantees()
