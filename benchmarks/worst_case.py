@@ -161,7 +161,8 @@ def write_page(path: Path, rows: list[dict[str, Any]], suites: dict[str, Any], a
         "bound on the algorithm's worst case (within the size limits below).",
         "",
         "Ratio: the algorithm's objective (from the formulation's `evaluate`) over the proven optimum of the exact "
-        "oracle (brute force where it holds the instance, else CP-SAT), on the problem's default objective. Where "
+        "oracle (`optkit.testing.oracle.optimum`, the one `assert_within` uses: brute force where it holds the "
+        "instance, else CP-SAT), on the problem's default objective. Where "
         "the optimum is 0 and the algorithm's value is not, or where the algorithm returns no feasible solution on "
         "a feasible instance, the ratio is ∞. nimp: Theorems 4-5's \"remaining machines\" ratio inverted so that "
         "larger is worse, max(O₁ᵒᵖᵗ/O₁ᵃˡᵍ, O₂ᵒᵖᵗ/O₂ᵃˡᵍ); the paper's (1 − 1/e) becomes "

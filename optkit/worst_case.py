@@ -91,11 +91,15 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 
 from optkit.errors import InputError
+
+if TYPE_CHECKING:
+    from optkit.formulation import Formulation
+    from optkit.testing.oracle import Optimum
 
 __all__ = ["worst_case", "measure_candidate", "measure_candidates", "measure_algorithms", "guarantee", "size_of",
            "size_limits", "format_summary", "add_worst_case_parser", "cmd_worst_case", "score", "RANGES", "TARGETS",
@@ -352,7 +356,7 @@ proved nothing is not asked (it would need a third time limit); the oracle's fal
 proven lower bound, is taken instead."""
 
 
-def _reference(f: Any, instance: Any, objective: str, time_limit: float | None) -> Any:
+def _reference(f: Formulation, instance: Any, objective: str, time_limit: float | None) -> Optimum:
     """The search's exact reference of ``instance``: :func:`optkit.testing.oracle.optimum`
     (:data:`ORACLE_SOLVERS`, seed 0, falling back to the best proven lower bound)."""
     from optkit.testing.oracle import optimum
@@ -364,7 +368,7 @@ def _reference(f: Any, instance: Any, objective: str, time_limit: float | None) 
 def measure_candidate(*, problem: str, instance: dict[str, Any], algorithm: str, objective: str,
                       oracle_time_limit: float | None, algorithm_seed: int | None = 0,
                       params: Mapping[str, Any] | None = None, seed: int | None = None,
-                      reference: Any = None) -> dict[str, Any]:
+                      reference: Optimum | None = None) -> dict[str, Any]:
     """One candidate's verdict: the algorithm's objective (from ``evaluate``), the exact
     reference, the ratio and the paper's guarantee (the worker-side function of a search task).
 
