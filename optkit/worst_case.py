@@ -33,9 +33,11 @@ Method
 search for a violation of a guarantee that depends on the instance); the default maximises the
 ratio.
 
-The exact reference (:func:`_exact_reference`) is the formulation's brute force where it holds
-the instance, else CP-SAT under ``--oracle-time-limit``; where neither proves the optimum, the
-best proven lower bound (the solver's bound or the formulation's ``lower_bound``) is used and
+The exact reference is :func:`optkit.testing.oracle.optimum`, the oracle of
+:func:`optkit.testing.assert_within` too: the formulation's brute force where it holds the
+instance, else CP-SAT under ``--oracle-time-limit`` (:data:`ORACLE_SOLVERS`); where neither
+proves the optimum, the best proven lower bound (the solvers' bounds or the formulation's
+``lower_bound``) is used and
 the ratio is an *upper estimate* of the true ratio: ``summary.json`` says which
 (``ratio_against``). Where the optimum is 0 and the algorithm's value is not, the ratio is
 infinite; an algorithm that returns no feasible solution on a feasible instance gets an
@@ -89,15 +91,19 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 
 from optkit.errors import InputError
 
+if TYPE_CHECKING:
+    from optkit.formulation import Formulation
+    from optkit.testing.oracle import Optimum
+
 __all__ = ["worst_case", "measure_candidate", "measure_candidates", "measure_algorithms", "guarantee", "size_of",
            "size_limits", "format_summary", "add_worst_case_parser", "cmd_worst_case", "score", "RANGES", "TARGETS",
-           "BATCH", "RANDOM_BATCHES",
+           "BATCH", "RANDOM_BATCHES", "ORACLE_SOLVERS",
            "RESTART_EVERY", "SEARCH_SHARE"]
 
 BATCH = 8
@@ -248,6 +254,7 @@ class _Spec:
     flags: tuple[str, ...] = ()  # boolean keys a move may flip
     frozen: tuple[str, ...] = ()  # numeric keys no move changes
     ratio: Callable[[Any, Any, Any], float] = _ratio_scalar
+    ratio_text: str = "ALG / OPT"  # the ratio in words (the guarantee's line says it)
 
 
 _SPECS: dict[str, _Spec] = {
@@ -269,7 +276,8 @@ _SPECS: dict[str, _Spec] = {
         limits={"workers": (8, 10, "workers of the job"), "machines": (6, 8, "machines"),
                 "gpus": (4, 8, "GPUs of a machine")},
         draw=_draw_nimp, size=_size_nimp, enums={"collective": ("halving-doubling", "ring")},
-        flags=("placement_sensitive",), ratio=_ratio_nimp),
+        flags=("placement_sensitive",), ratio=_ratio_nimp,
+        ratio_text="max_k O_k^opt / O_k^alg in Eq. (3)'s remaining machines"),
 }
 
 
@@ -306,113 +314,61 @@ def size_of(problem: str, data: Mapping[str, Any]) -> dict[str, int]:
 
 
 # ============================================================================ the paper's guarantee
-_NONE = {
-    ("gpu-mapping", "heavy-edge"): "none stated: the paper proves no ratio for Heavy-Edge (Sec. IV-B)",
-    ("gpu-mapping", "heavy-edge-refine"): "none stated: the paper proves no ratio for Heavy-Edge (Sec. IV-B); the "
-                                          "refinement only lowers its objective",
-}
-
-
 def guarantee(problem: str, algorithm: str, instance: Any, objective: str, *,
               params: Mapping[str, Any] | None = None) -> tuple[float | None, str]:
     """The paper's guarantee on ``algorithm``'s ratio for ``instance`` (an instance object), in
     the orientation of :func:`worst_case`'s ratio (larger is worse), and one line saying what it
-    is. ``None`` where the paper proves none (baselines, Heavy-Edge, another objective).
+    is. ``None`` where the paper proves none (baselines, Heavy-Edge, another objective) or the
+    theorem's assumptions fail on the instance.
 
-    * ddlwmp, ``a-srpt`` / ``a-srpt-perfect``, total completion: Theorem 1's ratio
-      (:func:`optkit.formulations.ddlwmp.bounds.guarantees`) with the run's ``tau``; with perfect
-      predictions eps = 0. It assumes ``G > g_max`` (else no bound) and predictions on every job.
-    * rar-ddls, ``sjf-bco``, makespan: Theorem 5's ``n_g·phi·u/l``
-      (:func:`optkit.formulations.rar_ddls.bounds.theorem5`, u = 1).
-    * nimp, ``titan``: Theorems 4-5, ``O^alg >= (1 - 1/e) O^opt`` for O_1 and O_2, i.e. ratio
-      <= e/(e - 1).
+    A reader of the one table, :mod:`optkit.testing.guarantees` (each formulation's
+    ``bounds.GUARANTEES``, which :func:`optkit.testing.assert_within` checks): the bound is the
+    guarantee's ``ratio(instance, params)``, inverted for an ``at_least`` guarantee (Titan's
+    1 - 1/e of Theorems 4-5 becomes ``ratio <= e/(e - 1)``); the line is its citation and
+    statement (:func:`optkit.testing.guarantees.describe`) with the instance's figures. Titan's
+    ratio here is the search's own, in Eq. (3)'s remaining-machines form (module docstring),
+    not the guarantee's ``measure`` (the submodular values); the bound is the same 1 - 1/e.
     """
+    from optkit.testing.guarantees import describe, guarantee_for
+
     params = dict(params or {})
-    if problem == "ddlwmp" and algorithm in ("a-srpt", "a-srpt-perfect"):
-        if objective != "total_completion":
-            return None, f"none stated for {objective}: Theorem 1 bounds total completion time only"
-        from optkit.formulations.ddlwmp.bounds import guarantees
-
-        inst = instance
-        if algorithm == "a-srpt-perfect":
-            import dataclasses
-
-            inst = dataclasses.replace(instance, jobs=tuple(dataclasses.replace(j, predicted_iterations=j.iterations)
-                                                            for j in instance.jobs))
-        tau = float(params.get("tau", 0.0))
-        g = guarantees(inst, tau=tau)
-        text = ("Theorem 1: (2+tau+rho·G/(G-g_max))·rho "
-                "+ 2·rho·g_max·rho_bar·(1+tau+(1+rho)·G/(G-g_max))·eps_bar "
-                f"with tau = {tau:g}, rho = {g['rho']:.4g}, rho_bar = {g['rho_bar']:.4g}, eps_bar = "
-                f"{g['eps_bar'] if g['eps_bar'] is None else format(g['eps_bar'], '.4g')}, G = {g['G']}, "
-                f"g_max = {g['g_max']}; assumes G > g_max and a prediction for every job")
-        if g["theorem1_ratio"] is None:
-            text += " (not met here: no bound on this instance)"
-        return g["theorem1_ratio"], text
-    if problem == "rar-ddls" and algorithm == "sjf-bco":
-        if objective != "makespan":
-            return None, f"none stated for {objective}: Theorem 5 bounds the makespan only"
-        from optkit.formulations.rar_ddls.bounds import theorem5
-
-        th = theorem5(instance)
-        text = (f"Theorem 5: n_g·phi·u/l with n_g = {th['n_g']}, phi = {th['phi']:.4g}, u = 1, l = {th['l']:.4g}"
-                + (f" ({th['reason']})" if "reason" in th else ""))
-        return float(th["ratio"]), text
-    if problem == "nimp" and algorithm == "titan":
-        return math.e / (math.e - 1.0), ("Theorems 4-5: remaining machines O_1, O_2 >= (1 - 1/e) of the optimum's, "
-                                         "i.e. ratio <= e/(e-1) = 1.582")
-    from optkit import registry
-
-    kind = registry.get(problem).algorithms[algorithm].kind
-    what = {"peer": "a peer (a tool a user would pick instead)", "heuristic": "a heuristic"}.get(kind, "a baseline")
-    return None, _NONE.get((problem, algorithm), f"none stated: {algorithm} is {what} with no proven ratio")
+    text = describe(problem, algorithm, objective)
+    g = guarantee_for(problem, algorithm)
+    if g is None or g.objective != objective:
+        return None, text
+    bound = g.ratio(instance, params)
+    if g.figures is not None:
+        text += f"; here {g.figures(instance, params)}"
+    if bound is not None and g.sense == "at_least":
+        spec = _SPECS.get(problem)
+        form = spec.ratio_text if spec is not None else "ALG / OPT"
+        text += f"; as the search's ratio ({form}, larger is worse): <= 1/{bound:.4g} = {1.0 / bound:.4g}"
+        bound = 1.0 / bound
+    return (None if bound is None else float(bound)), text
 
 
 # ============================================================================ the exact oracle
-def _exact_reference(problem: str, instance: Any, objective: str, time_limit: float | None,
-                     seed: int | None) -> tuple[Any, bool, str]:
-    """The optimum of ``objective`` on ``instance``: ``(value, proven, source)``.
+ORACLE_SOLVERS = ("brute-force", "cpsat")
+"""The exact solvers the search asks (:func:`optkit.testing.oracle.optimum`, in its order: brute
+force where it holds the instance, then CP-SAT). A candidate's task runs the algorithm and the
+oracle under one hard limit of ``2 × --oracle-time-limit + 5`` s, so a MILP after a CP-SAT that
+proved nothing is not asked (it would need a third time limit); the oracle's fallback, the best
+proven lower bound, is taken instead."""
 
-    Brute force where the formulation has one and it holds the instance, else CP-SAT under
-    ``time_limit``; unproven, the best proven lower bound (CP-SAT's bound or the formulation's
-    ``lower_bound``, whichever is larger) with ``proven`` false. ``value`` is None for an
-    instance proven infeasible (``source`` says so) or when no bound exists.
 
-    It will be replaced by ``optkit.testing.oracle`` at merge (issue 24 item 4 builds the same
-    oracle for ``assert_within``).
-    """
-    from optkit import registry
-    from optkit.result import Status
-    from optkit.solve import solve
+def _reference(f: Formulation, instance: Any, objective: str, time_limit: float | None) -> Optimum:
+    """The search's exact reference of ``instance``: :func:`optkit.testing.oracle.optimum`
+    (:data:`ORACLE_SOLVERS`, seed 0, falling back to the best proven lower bound)."""
+    from optkit.testing.oracle import optimum
 
-    f = registry.get(problem)
-    bound: float | None = None
-    for name in ("brute-force", "cpsat"):
-        if name not in f.algorithms or objective not in f.algorithms[name].objectives:
-            continue
-        try:
-            res = solve(problem, instance, name, objective=objective, time_limit=time_limit, seed=seed)
-        except InputError:  # brute force refuses an instance too large for it
-            continue
-        if res.status == Status.INFEASIBLE:
-            return None, True, f"{name}: infeasible"
-        if res.status == Status.OPTIMAL and res.objective is not None:
-            return res.objective, True, name
-        if res.bound is not None and not isinstance(res.objective, list):
-            bound = res.bound if bound is None else max(bound, res.bound)
-    if f.lower_bound is not None:
-        lb = f.lower_bound(instance, objective)
-        if lb is not None:
-            bound = lb if bound is None else max(bound, lb)
-    if bound is None:
-        return None, False, "no optimum and no lower bound"
-    return float(bound), False, "lower bound (CP-SAT's bound or the formulation's lower_bound)"
+    return optimum(f, instance, objective=objective, time_limit=time_limit, seed=0, solvers=ORACLE_SOLVERS,
+                   fallback_to_bound=True)
 
 
 def measure_candidate(*, problem: str, instance: dict[str, Any], algorithm: str, objective: str,
                       oracle_time_limit: float | None, algorithm_seed: int | None = 0,
                       params: Mapping[str, Any] | None = None, seed: int | None = None,
-                      reference: tuple[Any, bool, str] | None = None) -> dict[str, Any]:
+                      reference: Optimum | None = None) -> dict[str, Any]:
     """One candidate's verdict: the algorithm's objective (from ``evaluate``), the exact
     reference, the ratio and the paper's guarantee (the worker-side function of a search task).
 
@@ -420,8 +376,13 @@ def measure_candidate(*, problem: str, instance: dict[str, Any], algorithm: str,
     ``no_reference``; ``no_solution``: the algorithm found none on a feasible instance, ratio
     infinite), ``objective`` and ``solution`` (the algorithm's), ``reference``, ``proven``,
     ``source``, ``ratio``, ``guarantee``, ``guarantee_text`` and ``violates`` (a proven ratio
-    above a stated guarantee). ``seed`` is the harness' task seed, unused; ``reference`` a
-    ``(value, proven, source)`` already computed by :func:`_exact_reference` for this instance.
+    above a stated guarantee). ``seed`` is the harness' task seed, unused; ``reference`` an
+    :class:`optkit.testing.oracle.Optimum` already computed for this instance.
+
+    ``reference`` in the result is the optimum's objective as ``evaluate`` gives it (nimp's
+    lexicographic pair, which its ratio needs), or the proven lower bound when no solver proved
+    the optimum; ``source`` is the solver that proved it (``": infeasible"`` appended when it
+    proved infeasibility) or the bound's origin.
     """
     from optkit import registry
     from optkit.readings import resolve_params
@@ -432,7 +393,10 @@ def measure_candidate(*, problem: str, instance: dict[str, Any], algorithm: str,
     params = resolve_params(f, algorithm, dict(params or {}))
     res = solve(problem, inst, algorithm, objective=objective, time_limit=oracle_time_limit, seed=algorithm_seed,
                 params=params)
-    ref, proven, source = reference or _exact_reference(problem, inst, objective, oracle_time_limit, 0)
+    opt = reference if reference is not None else _reference(f, inst, objective, oracle_time_limit)
+    ref = opt.objective if opt.proven else opt.value
+    proven = opt.proven
+    source = opt.source + (": infeasible" if opt.infeasible else "")
     out: dict[str, Any] = {"objective": res.objective, "solution": res.solution, "algorithm_status": res.status.value,
                            "algorithm_message": res.message, "reference": ref, "proven": proven, "source": source,
                            "ratio": None, "guarantee": None, "guarantee_text": "", "violates": False}
@@ -471,8 +435,9 @@ def measure_algorithms(*, problem: str, instance: dict[str, Any], algorithms: Se
     ``benchmarks/worst_case.py``)."""
     from optkit import registry
 
-    inst = registry.get(problem).instance_from_dict(instance)
-    reference = _exact_reference(problem, inst, objective, oracle_time_limit, 0)
+    f = registry.get(problem)
+    inst = f.instance_from_dict(instance)
+    reference = _reference(f, inst, objective, oracle_time_limit)
     results: dict[str, Any] = {}
     for name in algorithms:
         try:

@@ -72,3 +72,19 @@ def test_results_block_check_fails_on_a_hand_edit(tmp_path: Path) -> None:
     assert cli.main(argv) == 1
     assert cli.main(argv[:-1]) == 0 and cli.main(argv) == 0  # rewritten, then up to date
     assert "| 31% |" in copy.read_text()
+
+
+def test_readme_worst_case_command_parses() -> None:
+    """The README's worst-case command (a 60 s search, not run here) is one the CLI accepts, for
+    an algorithm the problem has, and the page it links exists."""
+    import shlex
+
+    from optkit import registry
+    from optkit.cli import build_parser
+    from optkit.worst_case import cmd_worst_case
+
+    line = next(x for x in README.splitlines() if x.startswith("optkit worst-case "))
+    args = build_parser().parse_args(shlex.split(line)[1:])
+    assert args.func is cmd_worst_case and args.algorithm in registry.get(args.problem).algorithms
+    assert (args.budget, args.out) == (60.0, "wc/")
+    assert (Path(__file__).resolve().parents[1] / "benchmarks/results/worst-case.md").exists()

@@ -203,7 +203,7 @@ def test_titan_theorems_4_5_fail_on_two_machines() -> None:
         assert_within("nimp", "titan", TITAN_TWO_MACHINES)
     text = str(info.value)
     assert "ratio 0 < the guaranteed 0.632121" in text and "Theorems 4-5" in text
-    assert "algorithm: feasible, objective [1, 2]" in text and "optimum: [1, 1] (cpsat)" in text
+    assert "algorithm: feasible, objective [1, 2]" in text and "optimum: [1, 1] (brute-force)" in text
     within = assert_within("nimp", "titan", TITAN_TWO_MACHINES, params={"titan_algorithm": "pair-grouping"})
     assert within.measured == 1.0
 
@@ -217,7 +217,8 @@ A_SRPT_SHORT_JOB = {
 """Found by the property test with ``strategies.instances("ddlwmp")``: one job of 0.01 s on an
 empty cluster. A-SRPT holds it until the first slot boundary at or after its Ã1 completion
 (0.005 s: slot 1, README "A-SRPT"), so it completes at 1.01 s against the optimum 0.01 s: ratio
-101, above Theorem 1's 14 for this instance. Theorem 1 has no slot rounding; the ratio grows
+101, above Theorem 1's 4 for this instance (rho = 1, G = 2, g_max = 1, eps = 0, the default
+tau = 0: (2 + 0 + 2)·1; with tau = 10 it is 14). Theorem 1 has no slot rounding; the ratio grows
 without bound as jobs shrink below a slot, so it breaks optkit's slotted reading of Algorithm 1,
 not necessarily the theorem's continuous-time statement."""
 
@@ -227,7 +228,7 @@ def test_a_srpt_theorem1_fails_on_a_job_shorter_than_a_slot(algorithm: str) -> N
     with pytest.raises(AssertionError) as info:
         assert_within("ddlwmp", algorithm, A_SRPT_SHORT_JOB)
     text = str(info.value)
-    assert "ratio 101 > the guaranteed 14" in text and "Theorem 1" in text
+    assert "ratio 101 > the guaranteed 4" in text and "Theorem 1" in text
     assert json.loads(text.split("instance: ", 1)[1]) == A_SRPT_SHORT_JOB
 
 
@@ -279,6 +280,43 @@ def test_oracle_falls_back_to_brute_force_and_unpacks() -> None:
         f.algorithms["cpsat"], run=stopped, params=("workers",))})
     again = optimum(cut, inst)
     assert (again.proven, again.source) == (True, "brute-force") and again.value == pytest.approx(value)
+
+
+def test_oracle_order_brute_force_where_it_holds_then_cpsat() -> None:
+    """The one order of the oracle (that of the worst-case search too): nimp's brute force
+    proves a small instance; beyond its size limit (> 10 workers) it refuses and CP-SAT proves
+    the same kind of instance; ``solvers`` narrows the list, still in that order."""
+    small = {"problem": "nimp", "job": {"workers": 2, "collective": "ring", "param_bytes": 1e8},
+             "machines": [{"gpus": 2, "idle_gpus": 2}, {"gpus": 2, "idle_gpus": 1}], "pair_capacity_bytes": 1e12}
+    large = {**small, "job": {**small["job"], "workers": 12}, "machines": [{"gpus": 4, "idle_gpus": 4}] * 4}
+    first = optimum("nimp", small)
+    assert (first.proven, first.source, first.objective) == (True, "brute-force", [1, 1])
+    only = optimum("nimp", small, solvers=("cpsat",))
+    assert (only.source, only.objective, only.value) == ("cpsat", first.objective, first.value)
+    big = optimum("nimp", large, time_limit=30.0)
+    assert (big.proven, big.source, big.objective[:2]) == (True, "cpsat", [3, 3])
+
+
+def test_oracle_never_runs_an_untimed_solver_under_a_time_limit_and_can_refuse_a_bound() -> None:
+    """rar-ddls's unregistered brute force cannot stop at a time limit: with CP-SAT cut short,
+    a call with ``time_limit`` falls back to the proven lower bound (``proven=False``) instead
+    of enumerating; ``fallback_to_bound=False`` gives no value at all."""
+    import dataclasses
+
+    inst = RAR[0]
+    f = registry.get("rar-ddls")
+
+    def stopped(instance, *, objective, time_limit, seed, **params):  # noqa: ANN001, ANN202, ANN003
+        return Result(Status.TIME_LIMIT, message="stopped (by design)")
+
+    cut = dataclasses.replace(f, algorithms={**f.algorithms, "cpsat": dataclasses.replace(
+        f.algorithms["cpsat"], run=stopped, params=("workers",))})
+    proven = optimum(cut, inst).value
+    bound = optimum(cut, inst, time_limit=5.0, solvers=("brute-force", "cpsat"))
+    assert (bound.proven, bound.source) == (False, "lower_bound") and bound.value <= proven
+    assert bound.value == f.lower_bound(inst, "makespan")
+    none = optimum(cut, inst, time_limit=5.0, solvers=("brute-force", "cpsat"), fallback_to_bound=False)
+    assert (none.value, none.proven, none.source) == (None, False, "none")
 
 
 def test_status_of_an_exact_algorithm_returning_optimal_above_the_optimum_is_named() -> None:

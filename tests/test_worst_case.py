@@ -220,7 +220,7 @@ def test_guarantees_per_algorithm() -> None:
     data = json.loads(sorted((ROOT / "instances/rar-ddls/tiny").glob("*.json"))[0].read_text())
     inst = rar.instance_from_dict(data)
     g, text = wc.guarantee("rar-ddls", "sjf-bco", inst, "makespan")
-    assert g == theorem5(inst)["ratio"] and text.startswith("Theorem 5")
+    assert g == theorem5(inst)["ratio"] and "SJF-BCO paper, Theorem 5" in text and "phi = " in text
     assert wc.guarantee("rar-ddls", "ls", inst, "makespan")[0] is None
     assert wc.guarantee("rar-ddls", "sjf-bco", inst, "total_completion")[0] is None
     assert wc.guarantee("nimp", "titan", None, "lex")[0] == pytest.approx(1 / (1 - 1 / math.e))
@@ -238,6 +238,46 @@ def test_guarantees_per_algorithm() -> None:
     G, g_max = dinst.cluster.total_gpus, max(dinst.gpus(j) for j in dinst.jobs)
     assert perfect == pytest.approx((2 + 10.0 + rho * G / (G - g_max)) * rho)  # eps = 0
     assert wc.guarantee("ddlwmp", "fifo", dinst, "total_completion")[0] is None
+
+
+def test_guarantee_is_a_reader_of_the_one_table() -> None:
+    """Every declared guarantee (optkit.testing.guarantees, which assert_within checks) is the
+    search's: the same bound (inverted for an at_least one: Titan's 1 - 1/e), the table's line
+    first; an algorithm without one gets the table's "none stated" line."""
+    from optkit.testing.guarantees import all_guarantees, describe
+
+    shipped = {}
+    for p in ("ddlwmp", "rar-ddls", "nimp"):
+        data = json.loads(sorted((ROOT / f"instances/{p}/tiny").glob("*.json"))[0].read_text())
+        shipped[p] = registry.get(p).instance_from_dict(data)
+    seen = set()
+    for (problem, algorithm), g in all_guarantees().items():
+        inst = shipped[problem]
+        bound, text = wc.guarantee(problem, algorithm, inst, g.objective, params={"tau": 2.0})
+        want = g.ratio(inst, {"tau": 2.0})
+        want = None if want is None else (1.0 / want if g.sense == "at_least" else want)
+        assert bound == want and text.startswith(f"{g.citation}: {g.statement}"), (problem, algorithm)
+        if g.figures is not None:
+            assert g.figures(inst, {"tau": 2.0}) in text
+        seen.add(algorithm)
+    assert seen == {"a-srpt", "a-srpt-perfect", "sjf-bco", "titan"}
+    assert wc.guarantee("nimp", "hived", None, "lex") == (None, describe("nimp", "hived"))
+
+
+def test_the_search_measures_against_the_testing_oracle() -> None:
+    """A candidate's reference is optkit.testing.oracle.optimum's (brute force where it holds
+    the instance, else CP-SAT): the optimum's objective (nimp's lexicographic pair) and who
+    proved it."""
+    from optkit.testing.oracle import optimum
+
+    for problem, algorithm, source in (("nimp", "titan", "brute-force"), ("ddlwmp", "fifo", "cpsat")):
+        data = json.loads(sorted((ROOT / f"instances/{problem}/tiny").glob("*.json"))[1].read_text())
+        objective = registry.get(problem).default_objective
+        got = wc.measure_candidate(problem=problem, instance=data, algorithm=algorithm, objective=objective,
+                                   oracle_time_limit=20.0)
+        opt = optimum(problem, data, objective=objective, time_limit=20.0, solvers=wc.ORACLE_SOLVERS)
+        assert got["proven"] and (got["reference"], got["source"]) == (opt.objective, opt.source)
+        assert got["source"] == source
 
 
 # ----------------------------------------------------------------------------- bad input

@@ -258,16 +258,30 @@ def _theorem1_perfect_ratio(instance: DdlwmpInstance, params: Any) -> float | No
     return (2 + g["tau"] + g["rho"] * g["G"] / (g["G"] - g["g_max"])) * g["rho"]
 
 
+def _theorem1_figures(instance: DdlwmpInstance, params: Any, *, perfect: bool = False) -> str:
+    """The quantities of Theorem 1's ratio on ``instance`` (``perfect``: eps = 0), in words."""
+    from .readings import TAU_DEFAULT
+
+    tau = float(params.get("tau", TAU_DEFAULT))
+    g = guarantees(instance, tau=tau)
+    eps_bar = 0.0 if perfect else g["eps_bar"]
+    met = g["G"] > g["g_max"] and eps_bar is not None
+    return (f"tau = {tau:g}, rho = {g['rho']:.4g}, rho_bar = {g['rho_bar']:.4g}, eps_bar = "
+            f"{eps_bar if eps_bar is None else format(eps_bar, '.4g')}, G = {g['G']}, g_max = {g['g_max']}"
+            + ("" if met else " (not met here: no bound on this instance)"))
+
+
 def _guarantees() -> dict[str, Any]:
     from optkit.testing.guarantees import Guarantee
 
     statement = ("Gamma_A / OPT_A <= (2 + tau + rho G/(G - g_max)) rho + 2 rho g_max rho_bar (1 + tau + (1 + rho) "
-                 "G/(G - g_max)) eps_bar, for G > g_max (module docstring; None otherwise)")
+                 "G/(G - g_max)) eps_bar, for G > g_max (formulations/ddlwmp/bounds.py; no bound otherwise)")
     return {
         "a-srpt": Guarantee("a-srpt", "total_completion", _theorem1_ratio, "Luo et al., A-SRPT paper, Theorem 1",
-                            statement + "; needs every job's prediction"),
+                            statement + "; needs every job's prediction", figures=_theorem1_figures),
         "a-srpt-perfect": Guarantee("a-srpt-perfect", "total_completion", _theorem1_perfect_ratio,
-                                    "Luo et al., A-SRPT paper, Theorem 1 with eps = 0", statement),
+                                    "Luo et al., A-SRPT paper, Theorem 1 with eps = 0", statement,
+                                    figures=lambda instance, params: _theorem1_figures(instance, params, perfect=True)),
     }
 
 

@@ -260,12 +260,20 @@ def _theorem5_ratio(instance: RarInstance, params: Any) -> float | None:
     return float(theorem5(instance)["ratio"])
 
 
+def _theorem5_figures(instance: RarInstance, params: Any) -> str:
+    """The quantities of Theorem 5's ratio on ``instance``, in words."""
+    th = theorem5(instance)
+    return (f"n_g = {th['n_g']}, phi = {th['phi']:.4g}, u = 1, l = {th['l']:.4g}"
+            + (f" ({th['reason']})" if "reason" in th else ""))
+
+
 def _guarantees() -> dict[str, Any]:
     from optkit.testing.guarantees import Guarantee
 
     return {"sjf-bco": Guarantee("sjf-bco", "makespan", _theorem5_ratio, "Yu et al., SJF-BCO paper, Theorem 5",
-                                 "makespan(SJF-BCO) / OPT <= n_g·phi·u/l with u = 1 (module docstring; inf when "
-                                 "contention can stall a job)")}
+                                 "makespan(SJF-BCO) / OPT <= n_g·phi·u/l with u = 1 "
+                                 "(formulations/rar_ddls/bounds.py; inf when contention can stall a job)",
+                                 figures=_theorem5_figures)}
 
 
 GUARANTEES = _guarantees()

@@ -70,8 +70,8 @@ def assert_within(
     seed, params
         The algorithm's seed and keywords (the guarantee may read them, e.g. A-SRPT's ``tau``).
     time_limit
-        Seconds per exact solver call (:func:`optkit.testing.oracle.optimum`; CP-SAT, then
-        brute force); ``None``: no limit.
+        Seconds per exact solver call (:func:`optkit.testing.oracle.optimum`: brute force
+        where it holds the instance, then CP-SAT, then the others); ``None``: no limit.
 
     Returns
     -------

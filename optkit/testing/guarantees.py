@@ -5,6 +5,12 @@ A formulation declares its guarantees in :attr:`optkit.formulation.Formulation.g
 :func:`optkit.testing.assert_within` uses them when no ``ratio`` is given. An algorithm without
 an entry has no proven guarantee (Heavy-Edge, the baselines, every peer): a ratio check on it
 must state the ratio it expects.
+
+This module is the one table of guarantees: :func:`optkit.testing.assert_within` checks them and
+the worst-case search (:func:`optkit.worst_case.guarantee`, ``benchmarks/results/worst-case.md``)
+prints them beside the worst ratio it finds, both from :func:`guarantee_for` and
+:func:`describe`. Where the papers prove nothing, :data:`NONE_STATED` says why in the paper's own
+terms (Heavy-Edge), else :func:`describe` names the algorithm's kind.
 """
 
 from __future__ import annotations
@@ -15,7 +21,7 @@ from typing import Any, Callable, Mapping
 from optkit import registry
 from optkit.formulation import Formulation
 
-__all__ = ["Guarantee", "guarantee_for", "all_guarantees", "SENSES"]
+__all__ = ["Guarantee", "guarantee_for", "all_guarantees", "describe", "NONE_STATED", "SENSES"]
 
 SENSES = ("at_most", "at_least")
 
@@ -45,6 +51,10 @@ class Guarantee:
         ``measure(instance, algorithm_objective, optimum_objective) -> float``: the ratio
         measured from the two ``evaluate`` values; ``None``: ALG / OPT of the scalar keys
         (``1.0`` when both are 0).
+    figures
+        ``figures(instance, params) -> str``: the quantities ``ratio`` is computed from on this
+        instance, in words (``"n_g = 4, phi = 3.667, u = 1, l = 1"``); ``None``: the ratio is a
+        constant.
     """
 
     algorithm: str
@@ -54,6 +64,7 @@ class Guarantee:
     statement: str
     sense: str = "at_most"
     measure: Callable[[Any, Any, Any], float] | None = None
+    figures: Callable[[Any, Mapping[str, Any]], str] | None = None
 
     def __post_init__(self) -> None:
         if self.sense not in SENSES:
@@ -77,3 +88,28 @@ def guarantee_for(problem: str | Formulation, algorithm: str) -> Guarantee | Non
 def all_guarantees() -> dict[tuple[str, str], Guarantee]:
     """Every declared guarantee, by (problem, algorithm)."""
     return {(p, a): g for p, f in registry.all_formulations().items() for a, g in dict(f.guarantees).items()}
+
+
+NONE_STATED: dict[tuple[str, str], str] = {
+    ("gpu-mapping", "heavy-edge"): "the paper proves no ratio for Heavy-Edge (Sec. IV-B)",
+    ("gpu-mapping", "heavy-edge-refine"): "the paper proves no ratio for Heavy-Edge (Sec. IV-B); the refinement "
+                                          "only lowers its objective",
+}
+"""Why a paper algorithm has no guarantee, where the paper says so, by (problem, algorithm)."""
+
+
+def describe(problem: str | Formulation, algorithm: str, objective: str | None = None) -> str:
+    """One line on what is proven about ``algorithm``'s ratio on ``objective`` (default: the
+    guarantee's): the guarantee's citation and statement, or ``"none stated: ..."`` with the
+    reason (:data:`NONE_STATED`, another objective, or the algorithm's kind)."""
+    f = problem if isinstance(problem, Formulation) else registry.get(problem)
+    g = guarantee_for(f, algorithm)
+    if g is not None and objective not in (None, g.objective):
+        return f"none stated for {objective}: {g.citation} bounds {g.objective} only"
+    if g is not None:
+        return f"{g.citation}: {g.statement}"
+    if (f.name, algorithm) in NONE_STATED:
+        return f"none stated: {NONE_STATED[(f.name, algorithm)]}"
+    kind = f.algorithms[algorithm].kind if algorithm in f.algorithms else "baseline"
+    what = {"peer": "a peer (a tool a user would pick instead)", "heuristic": "a heuristic"}.get(kind, "a baseline")
+    return f"none stated: {algorithm} is {what} with no proven ratio"

@@ -1,15 +1,27 @@
 """The exact reference: the proven optimum of one instance, for ratio checks and worst-case searches.
 
-:func:`optimum` asks the problem's exact solvers in turn: CP-SAT first (``cpsat``), then brute
-force (the registered ``brute-force`` algorithm, or the formulation's ``exact.run_brute_force``
-where it has one but does not register it, as ddlwmp and rar-ddls do: it is for small
-instances), then any other registered exact algorithm (a MILP). The first proof wins. Without a
-proof within ``time_limit``, the answer is the best proven lower bound (the solvers' bounds and
-the formulation's ``lower_bound``), marked ``proven=False``.
+One oracle serves both users: :func:`optkit.testing.assert_within` and the worst-case search
+(:mod:`optkit.worst_case`). :func:`optimum` asks the problem's exact solvers in turn, and the
+first proof wins:
+
+1. the registered ``brute-force`` (gpu-mapping, nimp). It declares its own size limit and
+   refuses a larger instance at once (an :class:`~optkit.errors.InputError`, taken as "not its
+   case"); within it, enumerating a tiny instance is faster than building a CP-SAT model (the
+   worst-case search asks thousands of them) and exact without a solver's tolerance;
+2. ``cpsat``;
+3. the formulation's ``exact.run_brute_force`` where it has one but does not register it
+   (ddlwmp, rar-ddls). It is for small instances and cannot stop at a time limit, so it is asked
+   only when ``time_limit`` is ``None`` (a caller that sets a limit is never held past it);
+4. any other registered exact algorithm (a MILP).
+
+``solvers`` narrows the list (the order stays this one). Without a proof, the answer is the best
+proven lower bound (the solvers' bounds and the formulation's ``lower_bound``), marked
+``proven=False``; ``fallback_to_bound=False`` returns no value instead.
 
 Every value is the scalar key the engine compares solutions by
 (:func:`optkit.result.scalar_objective`: the objective itself, or for a lexicographic objective
-its ``objective_key``), computed by ``evaluate`` from the solver's solution.
+its ``objective_key``), computed by ``evaluate`` from the solver's solution; the objective
+itself (nimp's lexicographic list) is :attr:`Optimum.objective`.
 """
 
 from __future__ import annotations
@@ -17,7 +29,7 @@ from __future__ import annotations
 import importlib
 import time
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any, Iterator, Sequence
 
 from optkit import registry
 from optkit.errors import InputError
@@ -28,8 +40,10 @@ from optkit.solve import check_algorithm as _check_names, finish_result, solve
 
 __all__ = ["Optimum", "optimum", "exact_order"]
 
-PREFERENCE = ("cpsat", "brute-force")
-"""Exact algorithms asked first, in this order; the other registered exact algorithms follow."""
+PREFERENCE = ("brute-force", "cpsat")
+"""Registered exact algorithms asked first, in this order; the formulation's unregistered brute
+force (without a time limit only) and the other registered exact algorithms follow (module
+docstring)."""
 
 
 @dataclass(frozen=True)
@@ -46,8 +60,8 @@ class Optimum:
     source
         Who proved it (``cpsat``, ``brute-force``, ``lower_bound``...).
     objective
-        The optimum's objective value as ``evaluate`` gives it (a list for a lexicographic
-        objective); ``None`` without a proven solution.
+        The optimum's objective value as ``evaluate`` gives it (nimp's lexicographic pair is
+        a list, whose scalar key is ``value``); ``None`` without a proven solution.
     infeasible
         The instance is proven infeasible.
     result
@@ -89,7 +103,8 @@ def _params(formulation: Formulation, name: str) -> dict[str, Any]:
 
 
 def optimum(problem: str | Formulation, instance: Any, *, objective: str | None = None,
-            time_limit: float | None = None, seed: int = 0) -> Optimum:
+            time_limit: float | None = None, seed: int = 0, solvers: Sequence[str] | None = None,
+            fallback_to_bound: bool = True) -> Optimum:
     """The proven optimum of ``instance`` (or the best proven lower bound), from the exact solvers.
 
     Parameters
@@ -101,9 +116,18 @@ def optimum(problem: str | Formulation, instance: Any, *, objective: str | None 
     objective
         Default: the problem's default objective.
     time_limit
-        Seconds per solver call (CP-SAT, then brute force, then the others); ``None``: no limit.
+        Seconds per solver call (brute force, CP-SAT, then the others: module docstring);
+        ``None``: no limit (and the formulation's unregistered brute force may be asked).
     seed
         Seed of the solvers (one CP-SAT worker: repeatable).
+    solvers
+        Ask only these exact algorithms (names as in ``source``: ``brute-force``, ``cpsat``,
+        ``highs``...), still in the oracle's order; ``None``: all of them. A filter: names
+        the problem lacks are skipped (``("brute-force", "cpsat")`` on ddlwmp under a time limit
+        asks CP-SAT alone).
+    fallback_to_bound
+        Without a proof, return the best proven lower bound as ``value`` (``proven=False``);
+        ``False``: ``value`` is ``None`` then (``source`` ``"none"``).
 
     Returns
     -------
@@ -138,7 +162,7 @@ def optimum(problem: str | Formulation, instance: Any, *, objective: str | None 
     ...     "machines": [{"gpus": 2, "idle_gpus": 2}, {"gpus": 2, "idle_gpus": 1}, {"gpus": 2, "idle_gpus": 1}],
     ...     "pair_capacity_bytes": 1e12})
     >>> value, proven, source
-    (2.0, True, 'cpsat')
+    (2.0, True, 'brute-force')
     """
     f = problem if isinstance(problem, Formulation) else registry.get(problem)
     if isinstance(instance, dict):
@@ -149,17 +173,24 @@ def optimum(problem: str | Formulation, instance: Any, *, objective: str | None 
     objective = objective or f.default_objective
     if objective not in f.objectives:
         raise InputError("objective", f"is unknown for {f.name}: {objective!r} (known: {', '.join(f.objectives)})")
+    order = exact_order(f, objective)
+    attempts: list[tuple[str, Any]] = [(n, None) for n in order]
+    brute = _unregistered_brute_force(f) if time_limit is None else None
+    if brute is not None:  # after the registered solvers that honour a time limit (CP-SAT, brute force)
+        at = sum(1 for n in order if n in PREFERENCE)
+        attempts.insert(at, ("brute-force", brute))
+    if solvers is not None:  # a filter: a name the problem lacks (here) is skipped
+        attempts = [(n, fn) for n, fn in attempts if n in solvers]
     bounds: list[tuple[float, str]] = []
     last: Result | None = None
-    attempts: list[tuple[str, Any]] = [(n, None) for n in exact_order(f, objective)]
-    brute = _unregistered_brute_force(f)
-    if brute is not None:
-        attempts.insert(1 if attempts and attempts[0][0] == "cpsat" else 0, ("brute-force", brute))
     for name, fn in attempts:
         if fn is None:
             _check_names(f, name, objective)
-            res = solve(f, instance, name, objective=objective, time_limit=time_limit, seed=seed,
-                        params=_params(f, name))
+            try:
+                res = solve(f, instance, name, objective=objective, time_limit=time_limit, seed=seed,
+                            params=_params(f, name))
+            except InputError:  # the solver refuses this instance (a brute force beyond its size limit)
+                continue
         else:
             start = time.perf_counter()
             try:
@@ -176,6 +207,8 @@ def optimum(problem: str | Formulation, instance: Any, *, objective: str | None 
             return Optimum(None, True, name, None, True, res)
         if res.bound is not None:
             bounds.append((float(res.bound), f"{name} bound"))
+    if not fallback_to_bound:
+        return Optimum(None, False, "none", None, False, last)
     if f.lower_bound is not None:
         lb = f.lower_bound(instance, objective)
         if lb is not None:
