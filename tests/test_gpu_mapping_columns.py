@@ -1,0 +1,133 @@
+"""The server-column programme of the cut (``columns.py``) against the count model and the brute force.
+
+The column programme is an equivalent reformulation of the count model's cut (``columns``'s
+docstring): these tests check that its optimum equals the count model's (CP-SAT, ``model =
+"counts"``) on the small and medium suites' ring jobs, the brute force's on random small
+instances, and that its pieces (the pricing programme, the enumeration, the Lagrangian bound)
+are what the docstring says, by enumeration of every column.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+import optkit
+from optkit.formulations.gpu_mapping import FORMULATION, columns, exact
+from optkit.formulations.gpu_mapping.model import GpuMappingInstance, evaluate, stage_counts
+from optkit.result import Status
+
+from tests.gpu_mapping_cases import random_instance_dict
+
+REL = 1e-6
+
+
+def _ring_cases(suite: str) -> list[tuple[str, GpuMappingInstance]]:
+    out = []
+    for name, data in FORMULATION.suites[suite].build():
+        inst = GpuMappingInstance.from_dict(data)
+        if columns.applies(exact._coefficients(inst)):
+            out.append((name, inst))
+    return out
+
+
+def _all_columns(k: list[int], c: int) -> list[tuple[int, ...]]:
+    return [p for p in itertools.product(*[range(min(ks, c) + 1) for ks in k]) if sum(p) == c]
+
+
+def _is_ring(seed: int) -> bool:
+    return columns.applies(exact._coefficients(GpuMappingInstance.from_dict(random_instance_dict(seed))))
+
+
+RING_SEEDS = [s for s in range(32) if _is_ring(s)]  # tree jobs: the column programme does not apply
+
+
+@pytest.mark.parametrize("seed", RING_SEEDS)
+def test_columns_equal_brute_force_and_counts(seed: int) -> None:
+    inst = GpuMappingInstance.from_dict(random_instance_dict(seed))
+    best, _ = exact.brute_force(inst, "cut")
+    r = exact.run_cpsat(inst, objective="cut", time_limit=None, seed=seed, workers=1)
+    assert r.status == Status.OPTIMAL and r.info["model"] == "columns"
+    value = evaluate(inst, r.solution).objectives["cut"]
+    assert math.isclose(value, best, rel_tol=REL, abs_tol=1e-9)
+    assert r.bound <= value * (1 + 1e-9) and r.bound >= best * (1 - REL)
+    old = exact.run_cpsat(inst, objective="cut", time_limit=None, seed=seed, workers=1, model="counts")
+    assert old.info["model"] == "counts"
+    assert math.isclose(evaluate(inst, old.solution).objectives["cut"], value, rel_tol=REL)
+
+
+def test_random_cases_include_ring_jobs() -> None:
+    assert len(RING_SEEDS) >= 10
+
+
+@pytest.mark.parametrize("suite", ["small", "medium"])
+def test_columns_equal_count_model_on_suites(suite: str) -> None:
+    cases = _ring_cases(suite)
+    assert len(cases) >= 3
+    for name, inst in cases:
+        new = optkit.solve("gpu-mapping", inst, "cpsat", objective="cut", seed=0, params={"workers": 1})
+        old = optkit.solve("gpu-mapping", inst, "cpsat", objective="cut", seed=0,
+                           params={"workers": 1, "model": "counts"})
+        assert new.status == old.status == Status.OPTIMAL, name
+        assert math.isclose(new.objective, old.objective, rel_tol=REL), (name, new.objective, old.objective)
+        assert new.info["model"] == "columns"
+
+
+def test_column_value_is_the_cut_of_contiguous_counts() -> None:
+    """C + sum_m F(x[:, m]) equals evaluate's cut of the contiguous assignment, for every count
+    matrix of a small ring job (brute force over the count tables)."""
+    inst = GpuMappingInstance.from_dict(random_instance_dict(7))  # 4 stages on 4 servers: 116 tables
+    co = exact._coefficients(inst)
+    assert columns.applies(co)
+    cp = columns.column_problem(co)
+    k = [s.replicas for s in inst.job.stages]
+    n = 0
+    for x in exact._tables(k, inst.servers):
+        a = [exact._contiguous_row(x[s]) for s in range(len(k))]
+        assert math.isclose(columns._value_of(cp, x), evaluate(inst, {"assignment": a}).objectives["cut"],
+                            rel_tol=1e-12, abs_tol=1e-6)
+        n += 1
+    assert n == 116
+
+
+def test_pricing_enumeration_and_bound() -> None:
+    """The pricing programme's minimum and the enumeration's list agree with listing every
+    column; the Lagrangian bound is below the optimum for arbitrary multipliers."""
+    rng = np.random.default_rng(3)
+    inst = GpuMappingInstance.from_dict(random_instance_dict(27))
+    co = exact._coefficients(inst)
+    cp = columns.column_problem(co)
+    cp.columns = {c: set() for c in cp.sizes}
+    best, _ = exact.brute_force(inst, "cut")
+    k = [int(v) for v in cp.k]
+    for _ in range(5):
+        pi = rng.normal(0.0, 1.0, len(k)) * float(max(cp.ring.max(), cp.pair.max(), 1.0))
+        for c in cp.sizes:
+            cols = _all_columns(k, c)
+            rc = {p: cp.value(p) - float(pi @ np.asarray(p)) for p in cols}
+            r, p = columns.price(cp, pi, c)
+            assert math.isclose(r, min(rc.values()), rel_tol=1e-9, abs_tol=1e-6)
+            assert math.isclose(rc[p], r, rel_tol=1e-9, abs_tol=1e-6)
+            distinct = sorted(set(rc.values()))
+            j = len(distinct) // 2
+            # half-way between two values: the listing does not hinge on rounding at the threshold
+            limit = (distinct[j] + distinct[j + 1]) / 2 if j + 1 < len(distinct) else distinct[j] + 1.0
+            listed = columns.enumerate_columns(cp, pi, c, limit, 10**6)
+            assert sorted(listed) == sorted(q for q, v in rc.items() if v <= limit)
+        lb, _ = columns.lagrangian_bound(cp, pi)
+        assert lb <= best * (1 + 1e-9) + 1e-6
+
+
+def test_too_many_columns_falls_back_to_counts() -> None:
+    """With a column cap of 0 the programme gives up, and run_cpsat solves the count model."""
+    inst = GpuMappingInstance.from_dict(random_instance_dict(7))
+    co = exact._coefficients(inst)
+    xs = stage_counts(inst.job, exact._warm_start(inst, "cut", 0)[0], len(inst.servers))
+    got = columns.solve_columns(co, xs, seed=0, workers=1, max_columns=0)
+    if got.status == "optimal":  # the LP bound met the start's value: nothing to enumerate
+        pytest.skip("the start was proven optimal before any enumeration")
+    assert got.status == "too_many_columns"
+    assert got.bound <= exact.brute_force(inst, "cut")[0] * (1 + 1e-9)
