@@ -573,7 +573,7 @@ def run_cpsat(instance: GpuMappingInstance, *, objective: str = "cut", time_limi
     column_info: dict[str, Any] = {}
     column_bound = 0.0
     if model == "auto" and objective == "cut":
-        from .columns import applies, solve_columns
+        from .columns import applies, assignment as column_assignment, column_problem, solve_columns
 
         co = _coefficients(instance)
         if applies(co):
@@ -581,7 +581,7 @@ def run_cpsat(instance: GpuMappingInstance, *, objective: str = "cut", time_limi
             got = solve_columns(co, xs, time_limit=time_limit, seed=seed, workers=workers)
             column_info = dict(got.info)
             column_bound = got.bound or 0.0
-            assignment = [_contiguous_row(got.counts[s]) for s in range(len(instance.job.stages))]
+            assignment = column_assignment(column_problem(co), got.counts)
             value = _objective_of(instance, assignment, objective)
             if got.status != "too_many_columns" or (time_limit is not None
                                                     and time.perf_counter() - start >= time_limit):
