@@ -51,7 +51,7 @@ def test_columns_equal_brute_force_and_counts(seed: int) -> None:
     inst = GpuMappingInstance.from_dict(random_instance_dict(seed))
     best, _ = exact.brute_force(inst, "cut")
     r = exact.run_cpsat(inst, objective="cut", time_limit=None, seed=seed, workers=1)
-    assert r.status == Status.OPTIMAL and r.info["model"] == "columns"
+    assert r.status == Status.OPTIMAL and r.info["model"] == "columns" and r.info["agrees_with_evaluate"]
     value = evaluate(inst, r.solution).objectives["cut"]
     assert math.isclose(value, best, rel_tol=REL, abs_tol=1e-9)
     assert r.bound <= value * (1 + 1e-9) and r.bound >= best * (1 - REL)
@@ -102,10 +102,32 @@ def test_column_value_is_the_cut_of_contiguous_counts() -> None:
     n = 0
     for x in exact._tables(k, inst.servers):
         a = [exact._contiguous_row(x[s]) for s in range(len(k))]
-        assert math.isclose(columns._value_of(cp, x), evaluate(inst, {"assignment": a}).objectives["cut"],
+        assert math.isclose(columns.value_of_counts(cp, x), evaluate(inst, {"assignment": a}).objectives["cut"],
                             rel_tol=1e-12, abs_tol=1e-6)
         n += 1
     assert n == 116
+
+
+@pytest.mark.parametrize("seed", [12, 17])
+def test_tree_value_is_the_least_cut_of_the_counts(seed: int) -> None:
+    """Tree jobs: for every count matrix, the programme's value (constant + columns + tabulated
+    remainders) is evaluate's cut of :func:`columns.assignment`, and its minimum over all count
+    matrices is the brute force's optimum (which enumerates every arrangement)."""
+    inst = GpuMappingInstance.from_dict(random_instance_dict(seed))
+    assert inst.job.allreduce == "tree"
+    co = exact._coefficients(inst)
+    cp = columns.column_problem(co)
+    assert cp.tree_stages
+    k = [s.replicas for s in inst.job.stages]
+    values = []
+    for x in exact._tables(k, inst.servers):
+        a = columns.assignment(cp, x)
+        assert stage_counts(inst.job, a, len(inst.servers)).tolist() == x.tolist()
+        v = columns.value_of_counts(cp, x)
+        assert math.isclose(v, evaluate(inst, {"assignment": a}).objectives["cut"], rel_tol=1e-9, abs_tol=1e-3)
+        values.append(v)
+    assert len(values) >= 40
+    assert math.isclose(min(values), exact.brute_force(inst, "cut")[0], rel_tol=1e-9)
 
 
 def test_pricing_enumeration_and_bound() -> None:

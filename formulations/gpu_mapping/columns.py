@@ -95,7 +95,7 @@ import numpy as np
 from .model import double_binary_tree_edges
 
 __all__ = ["ColumnProblem", "applies", "assignment", "column_problem", "solve_columns", "tree_table",
-           "DEFAULT_MAX_COLUMNS", "TREE_TABLE_MAX_ARRANGEMENTS"]
+           "value_of_counts", "DEFAULT_MAX_COLUMNS", "TREE_TABLE_MAX_ARRANGEMENTS"]
 
 DEFAULT_MAX_COLUMNS = 200_000
 _WORK = {"deterministic_time": 0.0}  # CP-SAT's deterministic time summed over the integer solves of one call
@@ -157,9 +157,10 @@ def _separable_part(table: dict[tuple[int, ...], tuple[int, tuple[int, ...]]], k
     tau = np.zeros(largest + 1)
     if res.status == 0:
         tau[1:] = res.x
-        # repair rounding: never above T(P)
+        # repair rounding: never above T(P) (lowering every tau by the largest excess lowers every
+        # partition's sum by at least that much: each has at least one part)
         over = max(0.0, float((a @ tau[1:] - cost).max()))
-        tau[1:] -= over / max(1, k)
+        tau[1:] -= over
     return tau
 
 
@@ -483,14 +484,14 @@ def _solution_of(cp: ColumnProblem, caps: tuple[int, ...], x: np.ndarray) -> dic
     return out
 
 
-def _value_of(cp: ColumnProblem, x: np.ndarray) -> float:
+def value_of_counts(cp: ColumnProblem, x: np.ndarray) -> float:
     """C + sum_m F(x[:, m]): the least cut over the assignments with counts x."""
     return (cp.const + sum(cp.value(tuple(int(v) for v in x[:, m])) for m in range(x.shape[1]))
             + sum(cp.remainder(s, x[s]) for s in cp.tree_stages))
 
 
 def assignment(cp: ColumnProblem, x: np.ndarray) -> list[list[int]]:
-    """An assignment with counts x whose cut is :func:`_value_of` (x): every ring (or one-replica)
+    """An assignment with counts x whose cut is :func:`value_of_counts` (x): every ring (or one-replica)
     stage in contiguous arcs, server by server; a tree stage as its partition's best arrangement
     (:func:`tree_table`), its blocks (sizes in non-increasing order) on the servers holding that
     many replicas (in index order)."""
@@ -565,7 +566,7 @@ def _solve_columns(co: Any, start_counts: np.ndarray, deadline: float | None, ma
     for m, c in enumerate(caps):
         cp.columns[c].add(tuple(int(v) for v in start_counts[:, m]))
     best_x = np.asarray(start_counts, dtype=np.int64)
-    ub = _value_of(cp, best_x)
+    ub = value_of_counts(cp, best_x)
     duals, rounds = column_generation(cp, deadline=deadline)
     lb = duals.lb
     info: dict[str, Any] = {"model": "columns", "cg_rounds": rounds, "lp_bound": lb,
@@ -575,9 +576,9 @@ def _solve_columns(co: Any, start_counts: np.ndarray, deadline: float | None, ma
     budget = left()
     out, sol, _ = _solve_integer(cp, gen, duals, ub, time_limit=None if budget is None else budget / 4,
                                  seed=seed, workers=workers, hint=_solution_of(cp, caps, best_x))
-    if sol is not None and _value_of(cp, _counts_from(cp, caps, sol)) < ub:
+    if sol is not None and value_of_counts(cp, _counts_from(cp, caps, sol)) < ub:
         best_x = _counts_from(cp, caps, sol)
-        ub = _value_of(cp, best_x)
+        ub = value_of_counts(cp, best_x)
     info["first_upper_bound"] = ub
     tol = 1e-9 * max(abs(ub), abs(lb), 1.0)
     if ub - lb <= tol:  # the mapping meets the bound (to the models' 1e-9 resolution)
@@ -607,9 +608,9 @@ def _solve_columns(co: Any, start_counts: np.ndarray, deadline: float | None, ma
         out, sol, ip_bound = _solve_integer(cp, cols, duals, ub, time_limit=left(), seed=seed, workers=workers,
                                             hint=_solution_of(cp, caps, best_x))
         info["solver_status"] = out.solver_status
-        if sol is not None and _value_of(cp, _counts_from(cp, caps, sol)) < ub:
+        if sol is not None and value_of_counts(cp, _counts_from(cp, caps, sol)) < ub:
             best_x = _counts_from(cp, caps, sol)
-            ub = _value_of(cp, best_x)
+            ub = value_of_counts(cp, best_x)
         proven = out.solver_status == "OPTIMAL"
         exhaustive = ub - lb <= t + tol   # every mapping better than ub uses only listed columns
         if exhaustive and ip_bound is not None:

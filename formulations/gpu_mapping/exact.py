@@ -574,6 +574,7 @@ def run_cpsat(instance: GpuMappingInstance, *, objective: str = "cut", time_limi
     column_bound = 0.0
     if model == "auto" and objective == "cut":
         from .columns import applies, assignment as column_assignment, column_problem, solve_columns
+        from .columns import value_of_counts as column_value
 
         co = _coefficients(instance)
         if applies(co):
@@ -581,10 +582,17 @@ def run_cpsat(instance: GpuMappingInstance, *, objective: str = "cut", time_limi
             got = solve_columns(co, xs, time_limit=time_limit, seed=seed, workers=workers)
             column_info = dict(got.info)
             column_bound = got.bound or 0.0
-            assignment = column_assignment(column_problem(co), got.counts)
+            cp = column_problem(co)
+            assignment = column_assignment(cp, got.counts)
             value = _objective_of(instance, assignment, objective)
-            if got.status != "too_many_columns" or (time_limit is not None
-                                                    and time.perf_counter() - start >= time_limit):
+            # the programme's value of its mapping must be evaluate's cut of it (module docstring
+            # of columns.py); were it not, its proof would be of something else: count model instead
+            agrees = math.isclose(value, column_value(cp, got.counts), rel_tol=1e-9, abs_tol=1e-6)
+            column_info["agrees_with_evaluate"] = agrees
+            if not agrees:
+                column_bound = 0.0
+            elif got.status != "too_many_columns" or (time_limit is not None
+                                                      and time.perf_counter() - start >= time_limit):
                 status = Status.OPTIMAL if got.status == "optimal" else Status.TIME_LIMIT
                 info = {**column_info, "incumbent": "solver", "symmetry_breaking": "columns"}
                 return Result(status, solution={"assignment": assignment}, bound=max(0.0, min(column_bound, value)),
