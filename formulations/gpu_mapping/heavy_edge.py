@@ -178,21 +178,14 @@ def _heavy_edge(graph: _Graph, free_gpus: Sequence[int], rng: np.random.Generato
             while edge_ptr < n_edges and (server_of[ends_a[edge_ptr]] != -1 or server_of[ends_b[edge_ptr]] != -1):
                 edge_ptr += 1
             start = (ends_a[edge_ptr], ends_b[edge_ptr]) if edge_ptr < n_edges else (random_vertex(),)
-        size = 0
-        for v in start:
-            server_of[v] = m
-            discard(v)
-            record(v)
-            if from_placed:
-                placed(v)
-            for entry in entries[v]:
-                if server_of[entry[1]] == -1:
-                    heappush(heap, entry)
-            size += 1
-        while size < c:
-            while heap and server_of[heap[0][1]] != -1:
-                heappop(heap)
-            v = heappop(heap)[1] if heap else random_vertex()
+        n_start = len(start)
+        for i in range(c):
+            if i < n_start:  # the start's vertices first, in order
+                v = start[i]
+            else:
+                while heap and server_of[heap[0][1]] != -1:
+                    heappop(heap)
+                v = heappop(heap)[1] if heap else random_vertex()
             server_of[v] = m  # assign(v, m), inlined
             discard(v)
             record(v)
@@ -201,7 +194,6 @@ def _heavy_edge(graph: _Graph, free_gpus: Sequence[int], rng: np.random.Generato
             for entry in entries[v]:
                 if server_of[entry[1]] == -1:
                     heappush(heap, entry)
-            size += 1
         n_left -= c
     return server_of
 
