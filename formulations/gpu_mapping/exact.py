@@ -529,11 +529,14 @@ def run_cpsat(instance: GpuMappingInstance, *, objective: str = "cut", time_limi
               model: str = "auto") -> Result:
     """Solve the stage-count model with CP-SAT (see the module docstring).
 
-    ``model``: ``"auto"`` (default) solves the ``cut`` of a job without tree edges as the
-    server-column programme of :mod:`.columns` (the same optimum, with the server symmetry
-    removed and the linear relaxation's columns priced exactly; ``info["model"] = "columns"``),
-    falling back to the count model for the time left when the columns within the gap are more
-    than :data:`.columns.DEFAULT_MAX_COLUMNS`; ``"counts"`` always solves the count model.
+    ``model``: ``"auto"`` (default) solves the ``cut`` as the server-column programme of
+    :mod:`.columns` (the same optimum, with the server symmetry removed and a Dantzig-Wolfe
+    relaxation; ``info["model"] = "columns"``) when every stage's intra-stage cut is a known
+    function of its counts (ring stages, and tree stages :func:`.columns.tree_table` tabulates:
+    k_s <= 8), falling back to the count model for the time left when more than
+    :data:`.columns.DEFAULT_MAX_COLUMNS` columns lie within the gap (``info["columns"]`` then
+    holds the programme's account); ``"counts"`` always solves the count model. ``info`` has
+    CP-SAT's ``deterministic_time`` (summed over the programme's integer solves).
 
     ``bound`` is ``delta`` times CP-SAT's best bound: a proven lower bound on the true optimum
     (coefficients rounded down). ``info`` holds the solver status, the model size, ``delta`` and
