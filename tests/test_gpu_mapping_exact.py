@@ -188,7 +188,7 @@ def test_time_limit_returns_incumbent_and_bound(algorithm: str, monkeypatch: pyt
     inst = _tree_instance(6, [5, 3, 7, 2, 6, 1])
     assert inst.job.n_replicas == 24
     r = optkit.solve("gpu-mapping", inst, algorithm, objective="cut", seed=0,
-                     params={"workers": 1} if algorithm == "cpsat" else None)
+                     params={"workers": 1, "model": "counts"} if algorithm == "cpsat" else None)
     assert r.status == Status.TIME_LIMIT
     assert r.solution is not None and r.objective is not None
     assert r.bound is not None and 0.0 <= r.bound <= r.objective

@@ -34,3 +34,30 @@ def test_heavy_edge_matches_reference_on_random_graphs() -> None:
             left -= c
         g = _Graph(n, u.tolist(), v.tolist(), w.tolist())
         assert _heavy_edge(g, caps, None, trial) == heavy_edge_reference(g, caps, None, trial)
+
+
+# Digests of every mapping Heavy-Edge gave on the table2 and medium suites (seed 3) under each
+# reading, computed with the implementation before the 2026-11-25 speed-up (sorted-edge scan,
+# sorted list of unassigned vertices, one start per server): the faster code must not change one.
+READING_DIGESTS = {
+    ("unassigned", "heaviest-pair"): "c5a44a286a8b592c",
+    ("unassigned", "from-placed"): "889091ce2feda806",
+    ("total", "heaviest-pair"): "2e2712c0a5d679e0",
+    ("total", "from-placed"): "467135ae7b6c242d",
+}
+
+
+def test_heavy_edge_outputs_pinned_under_every_reading() -> None:
+    import hashlib
+    import json
+
+    from optkit.formulations.gpu_mapping import heavy_edge_job
+
+    for (single, start), digest in READING_DIGESTS.items():
+        h = hashlib.sha256()
+        for suite in ("table2", "medium"):
+            for _name, data in FORMULATION.suites[suite].build():
+                inst = GpuMappingInstance.from_dict(data)
+                a = heavy_edge_job(inst.job, inst.servers, seed=3, single_gpu_weight=single, server_start=start)
+                h.update(json.dumps(a).encode())
+        assert h.hexdigest()[:16] == digest, (single, start)

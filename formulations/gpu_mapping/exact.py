@@ -526,8 +526,18 @@ def _result(out: Any, assignment: list[list[int]] | None, warm: list[list[int]],
 
 
 def run_cpsat(instance: GpuMappingInstance, *, objective: str = "cut", time_limit: float | None = None,
-              seed: int | None = None, workers: int | None = None, symmetry: bool = True, log: bool = False) -> Result:
+              seed: int | None = None, workers: int | None = None, symmetry: bool = True, log: bool = False,
+              model: str = "auto") -> Result:
     """Solve the stage-count model with CP-SAT (see the module docstring).
+
+    ``model``: ``"auto"`` (default) solves the ``cut`` as the server-column programme of
+    :mod:`.columns` (the same optimum, with the server symmetry removed and a Dantzig-Wolfe
+    relaxation; ``info["model"] = "columns"``) when every stage's intra-stage cut is a known
+    function of its counts (ring stages, and tree stages :func:`.columns.tree_table` tabulates:
+    k_s <= 8), falling back to the count model for the time left when more than
+    :data:`.columns.DEFAULT_MAX_COLUMNS` columns lie within the gap (``info["columns"]`` then
+    holds the programme's account); ``"counts"`` always solves the count model. ``info`` has
+    CP-SAT's ``deterministic_time`` (summed over the programme's integer solves).
 
     ``bound`` is ``delta`` times CP-SAT's best bound: a proven lower bound on the true optimum
     (coefficients rounded down). ``info`` holds the solver status, the model size, ``delta`` and
@@ -560,17 +570,58 @@ def run_cpsat(instance: GpuMappingInstance, *, objective: str = "cut", time_limi
     from optkit.solvers.cpsat import solve_cp_model
 
     _check_objective(objective)
+    if model not in ("auto", "counts"):
+        raise InputError("model", f"must be one of auto, counts, got {model!r}")
+    start = time.perf_counter()
     warm, warm_value = _warm_start(instance, objective, seed)
+    column_info: dict[str, Any] = {}
+    column_bound = 0.0
+    if model == "auto" and objective == "cut":
+        from .columns import applies, assignment as column_assignment, column_problem, solve_columns
+        from .columns import value_of_counts as column_value
+
+        co = _coefficients(instance)
+        if applies(co):
+            xs = stage_counts(instance.job, warm, len(instance.servers))
+            got = solve_columns(co, xs, time_limit=time_limit, seed=seed, workers=workers)
+            column_info = dict(got.info)
+            column_bound = got.bound or 0.0
+            cp = column_problem(co)
+            assignment = column_assignment(cp, got.counts)
+            value = _objective_of(instance, assignment, objective)
+            # the programme's value of its mapping must be evaluate's cut of it (module docstring
+            # of columns.py); were it not, its proof would be of something else: count model instead
+            agrees = math.isclose(value, column_value(cp, got.counts), rel_tol=1e-9, abs_tol=1e-6)
+            column_info["agrees_with_evaluate"] = agrees
+            if not agrees:
+                column_bound = 0.0
+            elif got.status != "too_many_columns" or (time_limit is not None
+                                                      and time.perf_counter() - start >= time_limit):
+                status = Status.OPTIMAL if got.status == "optimal" else Status.TIME_LIMIT
+                info = {**column_info, "incumbent": "solver", "symmetry_breaking": "columns"}
+                # anytime record: the warm start's mapping when the programme began, its own at the end
+                add_solver_points([(start, warm_value, None), (time.perf_counter(), value, column_bound)])
+                return Result(status, solution={"assignment": assignment}, bound=max(0.0, min(column_bound, value)),
+                              message=str(column_info.get("solver_status", got.status)), info=info)
+            # too many columns: the count model for the time left, from the better mapping
+            if value < warm_value:
+                warm, warm_value = _canonical_assignment(instance, assignment), value
+    if time_limit is not None:
+        time_limit = max(1e-3, time_limit - (time.perf_counter() - start))
     cm = build_cp_model(instance, objective, symmetry=symmetry, warm_start=warm, upper_bound=warm_value)
     out = solve_cp_model(cm.model, time_limit=time_limit, workers=workers, seed=seed, hint=cm.hint, log=log)
     proto = cm.model.Proto()
     info: dict[str, Any] = {
         "solver_status": out.solver_status, "solver_time_s": out.wall_time_s,
         **_model_size_info(len(proto.variables), len(proto.constraints)),
-        "resolution": cm.delta, "symmetry_breaking": symmetry,
+        "resolution": cm.delta, "symmetry_breaking": symmetry, "model": "counts",
+        "deterministic_time": out.raw.deterministic_time,
     }
-    # both objectives are sums/maxima of nonnegative terms, so 0 is always a valid bound
-    bound = max(0.0, cm.delta * out.bound) if out.bound is not None else None
+    if column_info:
+        info["columns"] = column_info
+    # both objectives are sums/maxima of nonnegative terms, so 0 is always a valid bound; the
+    # column programme's bound (when it ran first) is valid too
+    bound = max(0.0, cm.delta * out.bound, column_bound) if out.bound is not None else None
     add_solver_points(out.trajectory, lambda v: cm.delta * v)  # rounded-down coefficients: within delta
     assignment: list[list[int]] | None = None
     if out.has_solution:

@@ -43,7 +43,7 @@ import numpy as np
 
 from optkit.errors import InputError
 
-from .model import Cluster, PipelineJob, alpha_from_counts, stage_counts, assignment_from_vertex_servers
+from .model import Cluster, PipelineJob, alpha_from_counts, stage_counts
 
 __all__ = ["heavy_edge", "heavy_edge_arrays", "heavy_edge_job", "alpha_min_estimate", "fewest_servers",
            "SINGLE_GPU_WEIGHTS", "SERVER_STARTS"]
@@ -58,7 +58,7 @@ unassigned vertices, or of all its edges."""
 class _Graph:
     """Adjacency lists and a weight-sorted edge list, built once per job graph."""
 
-    __slots__ = ("n", "nbrs", "sorted_edges", "weight_sums", "heap_entries")
+    __slots__ = ("n", "nbrs", "sorted_edges", "ends_a", "ends_b", "weight_sums", "heap_entries", "offsets")
 
     def __init__(self, n: int, u: Sequence[int], v: Sequence[int], w: Sequence[float]) -> None:
         self.n = n
@@ -74,9 +74,12 @@ class _Graph:
             edges.append((-x, a, b))
         edges.sort()
         self.sorted_edges = edges
+        self.ends_a = [a for _, a, _ in edges]  # the sorted edges' ends, for the scan in case 2c
+        self.ends_b = [b for _, _, b in edges]
         self.weight_sums = [sum(x for _, x in self.nbrs[v]) for v in range(n)]
         # per vertex, its neighbours as ready-made heap entries (-weight, neighbour)
         self.heap_entries = [[(-x, b) for b, x in self.nbrs[v]] for v in range(n)]
+        self.offsets: list[int] | None = None  # a job's stage offsets (python ints), set by _prepared
 
 
 def _prepared(job: PipelineJob) -> _Graph:
@@ -85,6 +88,7 @@ def _prepared(job: PipelineJob) -> _Graph:
     if cache is None:
         u, v, w = job.edges
         cache = _Graph(job.n_replicas, u.tolist(), v.tolist(), w.tolist())
+        cache.offsets = [int(o) for o in job.offsets]
         job.__dict__["_heavy_edge_graph"] = cache
     return cache
 
@@ -98,13 +102,14 @@ def _heavy_edge(graph: _Graph, free_gpus: Sequence[int], rng: np.random.Generato
         raise ValueError(f"server_start must be one of {SERVER_STARTS}, got {server_start!r}")
     from_placed = server_start == "from-placed"
     n = graph.n
-    caps = [int(c) for c in free_gpus]
-    if sum(caps) != n or any(c < 1 for c in caps):
+    caps = list(map(int, free_gpus))
+    if sum(caps) != n or (caps and min(caps) < 1):
         raise InputError("free_gpus", f"must be positive and add up to the {n} vertices, got {list(free_gpus)}",
                          problem="gpu-mapping")
     nbrs = graph.nbrs
     server_of = [-1] * n
-    unassigned = set(range(n))
+    unassigned = list(range(n))  # kept sorted: "lowest index" ties and the random pool read it in order
+    n_left = n
     # weight of each vertex's edges to unassigned vertices (case 2): the total minus the edges to
     # each vertex assigned so far, subtracted in assignment order, lazily (only case 2 reads it);
     # reading single_gpu_weight="total" keeps the total weight of all edges instead
@@ -112,11 +117,12 @@ def _heavy_edge(graph: _Graph, free_gpus: Sequence[int], rng: np.random.Generato
     assigned_order: list[int] = []
     w_done = 0
     edge_ptr = 0
-    sorted_edges = graph.sorted_edges
-    n_edges = len(sorted_edges)
+    ends_a, ends_b = graph.ends_a, graph.ends_b
+    n_edges = len(ends_a)
     entries = graph.heap_entries
     heappush, heappop = heapq.heappush, heapq.heappop
     placed_heap: list[tuple[float, int]] = []  # (-weight, unassigned vertex) of edges from placed vertices
+    discard, record = unassigned.remove, assigned_order.append
 
     def placed(v: int) -> None:
         """Reading server_start="from-placed": remember v's edges to unassigned vertices."""
@@ -124,26 +130,23 @@ def _heavy_edge(graph: _Graph, free_gpus: Sequence[int], rng: np.random.Generato
             if server_of[entry[1]] == -1:
                 heappush(placed_heap, entry)
 
-    def assign(v: int, m: int) -> None:
-        server_of[v] = m
-        unassigned.discard(v)
-        assigned_order.append(v)
-        if from_placed:
-            placed(v)
-
     def random_vertex() -> int:
         nonlocal rng
         if rng is None:
             rng = np.random.default_rng(seed)
-        pool = sorted(unassigned)
-        return pool[int(rng.integers(len(pool)))]
+        return unassigned[int(rng.integers(len(unassigned)))]
 
-    order = sorted(range(len(caps)), key=lambda m: (-caps[m], m))
-    for m in order:
+    # servers by free GPUs, descending, ties by index (a stable sort keeps index order in reverse too)
+    for m in sorted(range(len(caps)), key=caps.__getitem__, reverse=True):
         c = caps[m]
-        if len(unassigned) == c:  # case 1
-            for v in sorted(unassigned):
-                assign(v, m)
+        if n_left == c:  # case 1
+            for v in unassigned:
+                server_of[v] = m
+                record(v)
+                if from_placed:
+                    placed(v)
+            unassigned.clear()
+            n_left = 0
             continue
         if c == 1:  # case 2
             if single_gpu_weight == "unassigned":
@@ -154,42 +157,44 @@ def _heavy_edge(graph: _Graph, free_gpus: Sequence[int], rng: np.random.Generato
                 weights = w_unassigned
             else:
                 weights = graph.weight_sums
-            best = min(unassigned, key=lambda v: (weights[v], v))
-            assign(best, m)
+            best = min(unassigned, key=weights.__getitem__)  # the first (lowest index) of the least
+            server_of[best] = m
+            discard(best)
+            record(best)
+            n_left -= 1
+            if from_placed:
+                placed(best)
             continue
-        size = 0
+        # case 2c: start node_set (heaviest pair, or reading from-placed), then grow it by the
+        # heaviest edge from it; a server of c >= 2 GPUs gets exactly c vertices
         heap: list[tuple[float, int]] = []  # (-weight of heaviest edge to node_set, vertex)
-        while size < c:
-            if size == 0 and from_placed:
-                while placed_heap and server_of[placed_heap[0][1]] != -1:
-                    heappop(placed_heap)
-            if size == 0 and from_placed and placed_heap:
-                new: tuple[int, ...] = (heappop(placed_heap)[1],)
-            elif size == 0:
-                while edge_ptr < n_edges:
-                    _, a, b = sorted_edges[edge_ptr]
-                    if server_of[a] == -1 and server_of[b] == -1:
-                        break
-                    edge_ptr += 1
-                if edge_ptr < n_edges:
-                    _, a, b = sorted_edges[edge_ptr]
-                    new = (a, b)
-                else:
-                    new = (random_vertex(),)
+        start: tuple[int, ...] | None = None
+        if from_placed:
+            while placed_heap and server_of[placed_heap[0][1]] != -1:
+                heappop(placed_heap)
+            if placed_heap:
+                start = (heappop(placed_heap)[1],)
+        if start is None:
+            while edge_ptr < n_edges and (server_of[ends_a[edge_ptr]] != -1 or server_of[ends_b[edge_ptr]] != -1):
+                edge_ptr += 1
+            start = (ends_a[edge_ptr], ends_b[edge_ptr]) if edge_ptr < n_edges else (random_vertex(),)
+        n_start = len(start)
+        for i in range(c):
+            if i < n_start:  # the start's vertices first, in order
+                v = start[i]
             else:
                 while heap and server_of[heap[0][1]] != -1:
                     heappop(heap)
-                new = (heappop(heap)[1],) if heap else (random_vertex(),)
-            for v in new:  # assign(v, m), inlined
-                server_of[v] = m
-                unassigned.discard(v)
-                assigned_order.append(v)
-                size += 1
-                if from_placed:
-                    placed(v)
-                for entry in entries[v]:
-                    if server_of[entry[1]] == -1:
-                        heappush(heap, entry)
+                v = heappop(heap)[1] if heap else random_vertex()
+            server_of[v] = m  # assign(v, m), inlined
+            discard(v)
+            record(v)
+            if from_placed:
+                placed(v)
+            for entry in entries[v]:
+                if server_of[entry[1]] == -1:
+                    heappush(heap, entry)
+        n_left -= c
     return server_of
 
 
@@ -313,7 +318,10 @@ def heavy_edge_job(job: PipelineJob, free_gpus: Sequence[int], *, seed: int | No
     [[0, 0], [1, 1]]
     """
     graph = _prepared(job)
-    return assignment_from_vertex_servers(job, _heavy_edge(graph, free_gpus, None, seed, single_gpu_weight, server_start))
+    flat = _heavy_edge(graph, free_gpus, None, seed, single_gpu_weight, server_start)
+    off = graph.offsets
+    assert off is not None
+    return [flat[off[s]:off[s + 1]] for s in range(len(off) - 1)]
 
 
 def fewest_servers(n_gpus: int, gpus_per_server: int) -> list[int]:

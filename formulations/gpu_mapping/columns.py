@@ -1,0 +1,621 @@
+"""The cut objective as a server-column (pattern) programme: an exact reformulation of the count model.
+
+An equivalent reformulation of the stage-count model of :mod:`.exact` for the ``cut`` objective,
+used by ``cpsat`` when every stage's intra-stage cut is known as a function of its counts: ring
+stages, stages of one replica, and tree stages small enough for :func:`tree_table` (k_s <= 8
+always). It removes the server symmetry and has the linear relaxation of a Dantzig-Wolfe
+decomposition by server, which proves the ``large`` suite's cases the count model left open.
+
+Why the cut separates by server
+-------------------------------
+With counts ``x[s, m]`` (replicas of stage s on server m), :mod:`.exact` shows (module docstring,
+"cut") that the inter-stage edges cut are ``w_s (k_{s-1} k_s - sum_m x[s-1,m] x[s,m])`` and that
+the least ring cut of stage s over the arrangements with those counts is
+``W_s (n_s - [n_s = 1])``; ``n_s - [n_s = 1]`` is the number of servers that hold *part* of the
+stage (``0 < x[s,m] < k_s``: n_s of them if n_s >= 2, none if n_s = 1). A tree stage's
+arrangement is free as well (it changes no other edge's cut), so its least tree cut is
+``w0_s T_k(P_s)``: T_k(P) the fewest double-binary-tree edges (an edge of both trees twice) between
+blocks over the partitions of the k replicas into blocks of the sizes P, P_s the multiset of the
+stage's nonzero counts, ``w0_s = (k_s-1) h_s / k_s``. :func:`tree_table` tabulates T_k and a best
+arrangement per P by enumeration. Write ``w0 T_k(P) = sum_{v in P} tau_s(v) + D_s(P)`` with
+``D_s >= 0`` (tau from a small LP over the table, :func:`_separable_part`). Then
+
+    cut(x) = C + sum_m F(x[:, m]) + sum_{tree s} D_s(P_s),   C = sum_s w_s k_{s-1} k_s,
+    F(col) = sum_s (W_s [0 < col_s < k_s] + tau_s(col_s)) - sum_{s>=1} w_s col_{s-1} col_s:
+
+a constant, one term per server depending on its column alone, and a remainder per tree stage.
+Servers with the same free GPUs are interchangeable, so a count matrix is, up to relabelling
+those servers, a multiset of columns: ``n[c, p]`` servers of size c take column p (``sum_s p_s =
+c``, ``0 <= p_s <= min(k_s, c)``), ``sum_p n[c,p] = N_c`` (the servers of size c),
+``sum_{c,p} p_s n[c,p] = k_s``, minimising ``C + sum F(p) n[c,p] + sum_s D_s``. Solutions and count
+matrices correspond one to one up to the relabelling, which changes no cut: this programme *is*
+the count model with the server symmetry removed. The remainder is exact in the integer
+programme: one literal per partition P of a tree stage (exactly one true), the number of servers
+holding v replicas of s (``sum_p [p_s = v] n[c,p]``) equal to the number of parts v of the chosen P,
+and ``D_s = sum_P D_s(P) b_P``. The mapping returned puts a ring stage in contiguous arcs and a
+tree stage in its partition's tabulated arrangement; its cut, by :func:`.model.evaluate`, is the
+programme's value (``test_gpu_mapping_columns`` checks the optimum against the count model on
+the small and medium suites and against the brute force).
+
+Split rows (valid inequalities)
+-------------------------------
+A stage is either whole on one server or on at least two: ``sum_{c,p} g_s(p_s) n[c,p] >= 2`` with
+``g_s(v) = 2`` for v = k_s, 1 for 0 < v < k_s, 0 for v = 0. Every mapping satisfies it, and it
+cuts the relaxation's fractional covers of a stage by a part of one server (which would pay the
+ring term of one partial server instead of two).
+
+Which columns are needed (exact pricing, then enumeration)
+----------------------------------------------------------
+Drop the remainders (the relaxation below never exceeds the cut). For multipliers ``pi`` (stage
+rows, free) and ``sigma >= 0`` (split rows) let ``r_c = min_p (F(p) - pi.p - sigma.g(p))`` over the
+columns of size c. For every feasible n the relaxed value is
+
+    C + pi.k + sum_{c,p} (F(p) - pi.p) n[c,p] >= LB = C + pi.k + 2 sum_s sigma_s + sum_c N_c r_c
+
+(the stage rows fix ``sum p n = k``; ``sum g(p) n >= 2`` and sigma >= 0 give the sigma term), and a
+column p used by a mapping of cut <= UB has reduced cost ``F(p) - pi.p - sigma.g(p) - r_c <= UB - LB``
+(every other server contributes at least its r_c). So **every mapping better than UB uses only
+columns whose reduced cost is at most UB - LB**, for *any* pi and sigma >= 0; LB is a proven lower
+bound. Good multipliers are the duals of the linear relaxation, found by column generation
+(Dantzig & Wolfe 1960, Gilmore & Gomory 1961). The pricing problem is a chain (F couples only
+consecutive stages): a dynamic programme over the stages with state (count of the last stage,
+GPUs used), exact; the enumeration is a depth-first search over the stages pruned by the same
+programme run backwards (the least completion of a partial column), so it lists exactly the
+columns within a threshold t.
+
+Steps: column generation from the Heavy-Edge columns to the LP optimum (LB); the integer
+programme over the generated columns gives a mapping (UB; when UB - LB is within the models'
+1e-9 resolution it is optimal); then for t = (UB - LB)/16, 4 times that, ..., up to UB - LB: list
+the columns within t, and let CP-SAT solve the programme over them (objective coefficients
+``floor((F(p) - pi.p - r_c) / delta)``, all >= 0, plus the remainders; the constant
+``C + pi.k + sum N_c r_c`` added back, so delta times CP-SAT's bound is a lower bound, as in
+:mod:`.exact`). When CP-SAT proves that optimum and ``UB - LB <= t`` (UB updated by it), every better
+mapping would use listed columns only: UB is the optimum. When the columns within t number more
+than ``max_columns``, the caller falls back to the count model.
+
+References
+----------
+* G. B. Dantzig, P. Wolfe, *Decomposition principle for linear programs*, Operations Research 8(1), 1960.
+* P. C. Gilmore, R. E. Gomory, *A linear programming approach to the cutting-stock problem*,
+  Operations Research 9(6), 1961.
+* Luo, Liu, Lee, Shroff, *Prediction-Assisted Online Distributed Deep Learning Workload
+  Scheduling in GPU Clusters*, Sec. IV-B (the job graph whose cut this is).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, Sequence
+
+import numpy as np
+
+from .model import double_binary_tree_edges
+
+__all__ = ["ColumnProblem", "applies", "assignment", "column_problem", "solve_columns", "tree_table",
+           "value_of_counts", "DEFAULT_MAX_COLUMNS", "TREE_TABLE_MAX_ARRANGEMENTS"]
+
+DEFAULT_MAX_COLUMNS = 200_000
+_WORK = {"deterministic_time": 0.0}  # CP-SAT's deterministic time summed over the integer solves of one call
+_RESOLUTION_BITS = 30
+
+
+TREE_TABLE_MAX_ARRANGEMENTS = 300_000
+"""A tree stage joins the column programme when the arrangements of all its partitions (parts at
+most the largest server) number at most this many (k_s <= 8 always does); else the count model runs."""
+
+
+def _partitions(n: int, largest: int) -> list[tuple[int, ...]]:
+    """The partitions of n into parts of at most ``largest``, parts in non-increasing order."""
+    if n == 0:
+        return [()]
+    return [(v,) + rest for v in range(min(n, largest), 0, -1) for rest in _partitions(n - v, v)]
+
+
+@lru_cache(maxsize=64)
+def tree_table(k: int, largest: int) -> dict[tuple[int, ...], tuple[int, tuple[int, ...]]] | None:
+    """For every partition P of a tree stage's k replicas into blocks of at most ``largest``: the
+    least number of double-binary-tree edges (an edge of both trees counted twice) between
+    different blocks, and an arrangement attaining it (block index per replica, blocks numbered
+    in P's order). By enumeration of the arrangements (:func:`.exact._arrangements`); None when
+    they number more than :data:`TREE_TABLE_MAX_ARRANGEMENTS` in all."""
+    from .exact import _arrangements, _n_arrangements
+
+    parts = _partitions(k, largest)
+    if sum(_n_arrangements(q) for q in parts) > TREE_TABLE_MAX_ARRANGEMENTS:
+        return None
+    mult: dict[tuple[int, int], int] = {}
+    for a, b in double_binary_tree_edges(k):
+        key = (min(a, b), max(a, b))
+        mult[key] = mult.get(key, 0) + 1
+    ea = np.array([a for a, _ in mult], dtype=np.int64)
+    eb = np.array([b for _, b in mult], dtype=np.int64)
+    ew = np.array(list(mult.values()), dtype=np.int64)
+    out: dict[tuple[int, ...], tuple[int, tuple[int, ...]]] = {}
+    for q in parts:
+        arr = np.array(list(_arrangements(q)), dtype=np.int64)
+        cost = (arr[:, ea] != arr[:, eb]).astype(np.int64) @ ew
+        i = int(np.argmin(cost))
+        out[q] = (int(cost[i]), tuple(int(v) for v in arr[i]))
+    return out
+
+
+def _separable_part(table: dict[tuple[int, ...], tuple[int, tuple[int, ...]]], k: int, largest: int) -> np.ndarray:
+    """tau[v], v = 0..largest, with sum_{v in P} tau[v] <= T(P) for every partition P (an LP
+    maximising the sum over all P): the separable part of the tree cost the columns carry."""
+    from scipy.optimize import linprog
+
+    parts = list(table)
+    a = np.zeros((len(parts), largest))
+    for i, q in enumerate(parts):
+        for v in q:
+            a[i, v - 1] += 1.0
+    cost = np.array([table[q][0] for q in parts], dtype=float)
+    res = linprog(-a.sum(axis=0), A_ub=a, b_ub=cost, bounds=(None, None), method="highs")
+    tau = np.zeros(largest + 1)
+    if res.status == 0:
+        tau[1:] = res.x
+        # repair rounding: never above T(P) (lowering every tau by the largest excess lowers every
+        # partition's sum by at least that much: each has at least one part)
+        over = max(0.0, float((a @ tau[1:] - cost).max()))
+        tau[1:] -= over
+    return tau
+
+
+def applies(co: Any) -> bool:
+    """Whether the column programme takes this instance's cut: every stage's intra-stage cut is
+    a function of its counts that the programme knows (ring stages, stages of one replica, and
+    tree stages whose partitions :func:`tree_table` can tabulate)."""
+    largest = max(co.caps)
+    return all(not co.tree_edges[s] or tree_table(co.k[s], min(co.k[s], largest)) is not None
+               for s in range(co.n_stages))
+
+
+@dataclass
+class ColumnProblem:
+    """The column programme of one instance: per size c, N_c servers; F's data per stage."""
+
+    k: np.ndarray                 # replicas per stage
+    ring: np.ndarray              # W_s
+    pair: np.ndarray              # w_s (pair[0] = 0)
+    sizes: list[int]              # the distinct server sizes, ascending
+    n_servers: dict[int, int]     # N_c
+    const: float                  # C
+    tree: np.ndarray              # tree[s, v] = w0_s tau_s[v]: the separable part of a tree stage's cost
+    tree_stages: dict[int, tuple[float, dict[tuple[int, ...], tuple[int, tuple[int, ...]]]]]  # s: (w0, table)
+    columns: dict[int, set[tuple[int, ...]]] = field(default_factory=dict)
+
+    @property
+    def split_rows(self) -> np.ndarray:
+        """The stages with a split row (k_s >= 2: whole on one server or on >= 2 servers)."""
+        return self.k >= 2
+
+    def remainder(self, s: int, row: Sequence[int]) -> float:
+        """D_s(P) = w0 T(P) - sum_{v in P} tree[s, v] >= 0 for tree stage s with counts ``row``."""
+        w0, table = self.tree_stages[s]
+        q = tuple(sorted((int(v) for v in row if v), reverse=True))
+        return max(0.0, w0 * table[q][0] - float(sum(self.tree[s, v] for v in q)))
+
+    def value(self, col: tuple[int, ...]) -> float:
+        """F(col)."""
+        k, W, w = self.k, self.ring, self.pair
+        out = 0.0
+        prev = 0
+        for s, v in enumerate(col):
+            if 0 < v < k[s]:
+                out += W[s]
+            out += self.tree[s, v]
+            if s:
+                out -= w[s] * prev * v
+            prev = v
+        return out
+
+
+def _split(k: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """g_s(v): 1 for part of the stage (0 < v < k_s), 2 for all of it, 0 for none."""
+    return np.where(v >= k, 2.0, np.where(v > 0, 1.0, 0.0))
+
+
+def column_problem(co: Any) -> ColumnProblem:
+    """The column programme of :mod:`.exact`'s coefficients (``applies(co)`` must hold)."""
+    S = co.n_stages
+    sizes = sorted(set(co.caps))
+    const = sum(co.pair_weight[s] * co.k[s - 1] * co.k[s] for s in range(1, S))
+    largest = max(co.caps)
+    tree = np.zeros((S, largest + 1))
+    tree_stages = {}
+    for s in range(S):
+        if co.tree_edges[s]:
+            top = min(co.k[s], largest)
+            table = tree_table(co.k[s], top)
+            assert table is not None, "applies(co) must hold"
+            w0 = co.tree_edge_weight[s]
+            tree[s, :top + 1] = w0 * _separable_part(table, co.k[s], top)
+            tree_stages[s] = (w0, table)
+    return ColumnProblem(np.array(co.k, dtype=np.int64), np.array(co.ring_weight, dtype=float),
+                         np.array(co.pair_weight, dtype=float), sizes,
+                         {c: co.caps.count(c) for c in sizes}, float(const), tree, tree_stages)
+
+
+def _unary(cp: ColumnProblem, pi: np.ndarray, sigma: np.ndarray, c: int) -> np.ndarray:
+    """u[s, v]: the part of F(p) - pi.p - sigma.g(p) of x_s = v alone (inf above min(k_s, c))."""
+    S = len(cp.k)
+    v = np.arange(c + 1, dtype=float)[None, :]
+    k = cp.k[:, None]
+    u = (np.where((v > 0) & (v < k), cp.ring[:, None], 0.0) + cp.tree[:, :c + 1] - pi[:, None] * v
+         - sigma[:, None] * _split(k, v))
+    return np.where(v <= np.minimum(cp.k, c)[:, None], u, np.inf).reshape(S, c + 1)
+
+
+def _completion(cp: ColumnProblem, pi: np.ndarray, sigma: np.ndarray, c: int) -> tuple[np.ndarray, list[np.ndarray]]:
+    """``h[s][x, r]``: the least reduced cost of stages s+1.. given x_s = x and r GPUs left for
+    them (inf if they cannot take exactly r); and u. ``min_x u[0, x] + h[0][x, c - x]`` is r_c."""
+    S = len(cp.k)
+    u = _unary(cp, pi, sigma, c)
+    V = c + 1
+    vals = np.arange(V, dtype=float)
+    h: list[np.ndarray] = [np.empty(0)] * S
+    last = np.full((V, V), np.inf)
+    last[:, 0] = 0.0
+    h[S - 1] = last
+    for s in range(S - 2, -1, -1):
+        nxt = h[s + 1]
+        cur = np.full((V, V), np.inf)
+        for xn in range(V):
+            if not np.isfinite(u[s + 1, xn]):
+                continue
+            # (x, r) with r >= xn: u[s+1, xn] - w_{s+1} x xn + h[s+1][xn, r - xn]
+            tail = np.concatenate([np.full(xn, np.inf), nxt[xn, :V - xn]])
+            cur = np.minimum(cur, u[s + 1, xn] - cp.pair[s + 1] * vals[:, None] * xn + tail[None, :])
+        h[s] = cur
+    return u, h
+
+
+def price(cp: ColumnProblem, pi: np.ndarray, c: int, sigma: np.ndarray | None = None) -> tuple[float, tuple[int, ...]]:
+    """``(r_c, p)``: the least reduced cost F(p) - pi.p - sigma.g(p) over the columns of size c,
+    and a column attaining it (the chain programme of the module docstring)."""
+    sigma = np.zeros(len(cp.k)) if sigma is None else sigma
+    u, h = _completion(cp, pi, sigma, c)
+    S = len(cp.k)
+    first = np.array([u[0, x] + h[0][x, c - x] for x in range(c + 1)])
+    x = int(np.argmin(first))
+    col = [x]
+    rem = c - x
+    for s in range(1, S):
+        cand = [u[s, v] - cp.pair[s] * col[-1] * v + h[s][v, rem - v] if v <= rem else np.inf for v in range(c + 1)]
+        v = int(np.argmin(cand))
+        col.append(v)
+        rem -= v
+    return float(first[x]), tuple(col)
+
+
+def enumerate_columns(cp: ColumnProblem, pi: np.ndarray, c: int, limit: float, cap: int,
+                      sigma: np.ndarray | None = None) -> list[tuple[int, ...]] | None:
+    """Every column of size c with reduced cost F(p) - pi.p - sigma.g(p) <= limit (None if more than ``cap``)."""
+    sigma = np.zeros(len(cp.k)) if sigma is None else sigma
+    u, h = _completion(cp, pi, sigma, c)
+    S = len(cp.k)
+    ul = u.tolist()
+    hl = [x.tolist() for x in h]
+    kk = [int(min(x, c)) for x in cp.k]
+    pair = cp.pair.tolist()
+    out: list[tuple[int, ...]] = []
+    col = [0] * S
+
+    def rec(s: int, rem: int, acc: float, prev: int) -> bool:
+        us, hs, ws = ul[s], hl[s], pair[s]
+        for v in range(min(rem, kk[s]) + 1):
+            a = acc + us[v] - ws * prev * v
+            if a + hs[v][rem - v] > limit:
+                continue
+            col[s] = v
+            if s == S - 1:
+                out.append(tuple(col))
+                if len(out) > cap:
+                    return False
+            elif not rec(s + 1, rem - v, a, v):
+                return False
+        col[s] = 0
+        return True
+
+    return out if rec(0, c, 0.0, 0) else None
+
+
+@dataclass
+class Duals:
+    """Multipliers of the stage rows (pi, free) and the split rows (sigma >= 0), each size's
+    least reduced cost r_c, and the bound LB they prove."""
+
+    pi: np.ndarray
+    sigma: np.ndarray
+    r: dict[int, float]
+    lb: float
+
+    def reduced(self, cp: ColumnProblem, c: int, p: tuple[int, ...]) -> float:
+        """F(p) - pi.p - r_c: the column's cost in the integer programme's objective (>= 0)."""
+        return cp.value(p) - float(self.pi @ np.asarray(p, dtype=float)) - self.r[c]
+
+
+def lagrangian_bound(cp: ColumnProblem, pi: np.ndarray, sigma: np.ndarray | None = None) -> tuple[Duals, dict[int, tuple[float, tuple[int, ...]]]]:
+    """LB = C + pi.k + 2 sum sigma + sum_c N_c r_c, valid for any pi and any sigma >= 0 (module
+    docstring), with each size's (r_c, argmin)."""
+    sigma = np.zeros(len(cp.k)) if sigma is None else np.maximum(sigma, 0.0) * cp.split_rows
+    priced = {c: price(cp, pi, c, sigma) for c in cp.sizes}
+    lb = cp.const + float(pi @ cp.k) + 2.0 * float(sigma.sum()) + sum(cp.n_servers[c] * priced[c][0] for c in cp.sizes)
+    return Duals(pi, sigma, {c: priced[c][0] for c in cp.sizes}, lb), priced
+
+
+def _master_lp(cp: ColumnProblem) -> tuple[float, np.ndarray, np.ndarray, dict[int, float]]:
+    """The linear relaxation over the current columns, with the split rows and penalised slack
+    on the equality rows (so that it is feasible whatever the columns): (value without C, pi,
+    sigma, mu)."""
+    from scipy.optimize import linprog
+
+    S = len(cp.k)
+    lst = [(c, p) for c in cp.sizes for p in sorted(cp.columns[c])]
+    cost = np.array([cp.value(p) for _, p in lst])
+    scale = max(1.0, float(np.abs(cost).max()), float(cp.ring.max()), float(cp.pair.max()))
+    penalty = 1e3 * scale * (1 + int(cp.k.max()))
+    R = S + len(cp.sizes)
+    a = np.zeros((R, len(lst) + 2 * R))
+    rows = np.flatnonzero(cp.split_rows)
+    a_ub = np.zeros((len(rows), len(lst) + 2 * R))
+    for j, (c, p) in enumerate(lst):
+        a[:S, j] = p
+        a[S + cp.sizes.index(c), j] = 1.0
+        a_ub[:, j] = -_split(cp.k[rows], np.asarray(p)[rows])
+    a[:, len(lst):len(lst) + R] = np.eye(R)
+    a[:, len(lst) + R:] = -np.eye(R)
+    a_ub[:, len(lst):len(lst) + S][np.arange(len(rows)), rows] = -2.0   # slack: the stage row's artificial
+    b = np.concatenate([cp.k.astype(float), [float(cp.n_servers[c]) for c in cp.sizes]])
+    full = np.concatenate([cost, np.full(2 * R, penalty)])
+    res = linprog(full / scale, A_ub=a_ub if len(rows) else None, b_ub=-2.0 * np.ones(len(rows)) if len(rows) else None,
+                  A_eq=a, b_eq=b, bounds=(0, None), method="highs")
+    if res.status != 0:  # pragma: no cover - the slack makes it feasible
+        raise RuntimeError(f"column LP: {res.message}")
+    y = np.asarray(res.eqlin.marginals) * scale
+    sigma = np.zeros(S)
+    if len(rows):
+        sigma[rows] = -np.asarray(res.ineqlin.marginals) * scale
+    return float(res.fun) * scale, y[:S], sigma, {c: float(y[S + i]) for i, c in enumerate(cp.sizes)}
+
+
+def column_generation(cp: ColumnProblem, *, deadline: float | None = None, max_rounds: int = 500
+                      ) -> tuple[Duals, int]:
+    """Column generation to the LP optimum (or the deadline): the best duals seen and the rounds."""
+    best: Duals | None = None
+    rounds = 0
+    for rounds in range(1, max_rounds + 1):
+        lp, pi, sigma, mu = _master_lp(cp)
+        duals, priced = lagrangian_bound(cp, pi, sigma)
+        if best is None or duals.lb > best.lb:
+            best = duals
+        tol = 1e-9 * max(1.0, abs(lp))
+        added = 0
+        for c, (r, p) in priced.items():
+            if r < mu[c] - tol and p not in cp.columns[c]:
+                cp.columns[c].add(p)
+                added += 1
+        if not added or (deadline is not None and time.perf_counter() > deadline):
+            break
+    assert best is not None
+    return best, rounds
+
+
+@dataclass
+class ColumnOutcome:
+    status: str                         # "optimal", "time_limit", "too_many_columns"
+    counts: np.ndarray                  # S x M count matrix of the best mapping found
+    bound: float                        # a proven lower bound on the optimal cut
+    info: dict[str, Any]
+
+
+def _solve_integer(cp: ColumnProblem, cols: dict[int, list[tuple[int, ...]]], duals: Duals, ub: float, *,
+                   time_limit: float | None, seed: int | None, workers: int | None,
+                   hint: dict[int, dict[tuple[int, ...], int]] | None
+                   ) -> tuple[Any, dict[int, dict[tuple[int, ...], int]] | None, float | None]:
+    """CP-SAT on the programme over ``cols``. Its objective is ``sum n[c,p] (F(p) - pi.p - r_c)``
+    (each coefficient >= 0), which is the cut minus the constant ``C + pi.k + sum_c N_c r_c``
+    (the row sums are fixed); coefficients rounded down to multiples of delta. Returns the
+    outcome, the solution and the bound it proves over these columns (in bytes)."""
+    from ortools.sat.python import cp_model
+
+    from optkit.solvers.cpsat import solve_cp_model
+
+    offset = cp.const + float(duals.pi @ cp.k) + sum(cp.n_servers[c] * duals.r[c] for c in cp.sizes)
+    delta = max(abs(ub), abs(offset), 1.0) / 2.0**_RESOLUTION_BITS
+    md = cp_model.CpModel()
+    n: dict[tuple[int, tuple[int, ...]], Any] = {}
+    obj = []
+    for c in cp.sizes:
+        for p in cols[c]:
+            var = md.NewIntVar(0, cp.n_servers[c], f"n[{c},{p}]")
+            n[c, p] = var
+            q = max(0, math.floor(duals.reduced(cp, c, p) / delta))  # floor: delta * objective stays a lower bound
+            if q:
+                obj.append(q * var)
+        md.Add(sum(n[c, p] for p in cols[c]) == cp.n_servers[c])
+    for s in range(len(cp.k)):
+        md.Add(sum(p[s] * var for (c, p), var in n.items() if p[s]) == int(cp.k[s]))
+    for s, (w0, table) in cp.tree_stages.items():
+        # the tree stage's remainder D_s(P): one literal per partition P (exactly one holds), the
+        # number of servers holding v replicas of s is sum_P (parts of P equal to v) b_P, and
+        # D_s = sum_P D_s(P) b_P: linear rows, so CP-SAT's relaxation sees the whole table
+        top = max(max(q) for q in table)
+        lits = {q: md.NewBoolVar(f"b[{s},{q}]") for q in table}
+        md.AddExactlyOne(lits.values())
+        for v in range(1, top + 1):
+            md.Add(sum(nv for (c, p), nv in n.items() if p[s] == v)
+                   == sum(q.count(v) * b for q, b in lits.items() if v in q))
+        for q, b in lits.items():
+            d = max(0, math.floor(cp.remainder(s, q) / delta))
+            if d:
+                obj.append(d * b)
+    md.Minimize(sum(obj))
+    hints = {}
+    if hint is not None:
+        for (c, p), var in n.items():
+            hints[var] = hint.get(c, {}).get(p, 0)
+    out = solve_cp_model(md, time_limit=time_limit, workers=workers, seed=seed, hint=hints)
+    _WORK["deterministic_time"] += out.raw.deterministic_time
+    bound = offset + delta * out.bound if out.bound is not None else None
+    if not out.has_solution:
+        return out, None, bound
+    sol = {c: {p: int(out.raw.Value(n[c, p])) for p in cols[c] if out.raw.Value(n[c, p])} for c in cp.sizes}
+    return out, sol, bound
+
+
+def _counts_from(cp: ColumnProblem, caps: tuple[int, ...], sol: dict[int, dict[tuple[int, ...], int]]) -> np.ndarray:
+    """The count matrix: the servers of size c, in index order, take the chosen columns in order."""
+    x = np.zeros((len(cp.k), len(caps)), dtype=np.int64)
+    queue = {c: [p for p in sorted(sol.get(c, {}), reverse=True) for _ in range(sol[c][p])] for c in cp.sizes}
+    for m, c in enumerate(caps):
+        x[:, m] = queue[c].pop(0)
+    return x
+
+
+def _solution_of(cp: ColumnProblem, caps: tuple[int, ...], x: np.ndarray) -> dict[int, dict[tuple[int, ...], int]]:
+    out: dict[int, dict[tuple[int, ...], int]] = {c: {} for c in cp.sizes}
+    for m, c in enumerate(caps):
+        p = tuple(int(v) for v in x[:, m])
+        out[c][p] = out[c].get(p, 0) + 1
+    return out
+
+
+def value_of_counts(cp: ColumnProblem, x: np.ndarray) -> float:
+    """C + sum_m F(x[:, m]): the least cut over the assignments with counts x."""
+    return (cp.const + sum(cp.value(tuple(int(v) for v in x[:, m])) for m in range(x.shape[1]))
+            + sum(cp.remainder(s, x[s]) for s in cp.tree_stages))
+
+
+def assignment(cp: ColumnProblem, x: np.ndarray) -> list[list[int]]:
+    """An assignment with counts x whose cut is :func:`value_of_counts` (x): every ring (or one-replica)
+    stage in contiguous arcs, server by server; a tree stage as its partition's best arrangement
+    (:func:`tree_table`), its blocks (sizes in non-increasing order) on the servers holding that
+    many replicas (in index order)."""
+    out = []
+    for s in range(len(cp.k)):
+        row = [int(v) for v in x[s]]
+        if s not in cp.tree_stages:
+            out.append([m for m, c in enumerate(row) for _ in range(c)])
+            continue
+        servers = sorted((m for m, c in enumerate(row) if c), key=lambda m: (-row[m], m))
+        q = tuple(row[m] for m in servers)
+        out.append([servers[j] for j in cp.tree_stages[s][1][q][1]])
+    return out
+
+
+def solve_columns(co: Any, start_counts: np.ndarray, *, time_limit: float | None = None, seed: int | None = None,
+                  workers: int | None = None, max_columns: int = DEFAULT_MAX_COLUMNS) -> ColumnOutcome:
+    """The exact cut optimum over count matrices by the column programme (module docstring).
+
+    ``co`` is :mod:`.exact`'s coefficients of the instance (``applies(co)`` must hold);
+    ``start_counts`` a feasible count matrix (the Heavy-Edge mapping's), whose columns seed the
+    column generation and whose value is the first upper bound. Returns a
+    :class:`ColumnOutcome`: ``status`` ``optimal``, ``time_limit`` or ``too_many_columns`` (more
+    than ``max_columns`` columns within the gap: the caller falls back to the count model), the
+    best count matrix found (:func:`assignment` turns it into a mapping), a proven lower bound,
+    and ``info`` (LP bound, columns generated and enumerated, the last threshold,
+    ``deterministic_time``: CP-SAT's deterministic time summed over the integer solves).
+
+    References
+    ----------
+    Luo et al., "Prediction-Assisted Online Distributed Deep Learning Workload Scheduling in GPU
+    Clusters", Sec. IV-B (the cut of the job graph); Dantzig & Wolfe, Operations Research 8(1),
+    1960 and Gilmore & Gomory, Operations Research 9(6), 1961 (the decomposition by server and
+    column generation).
+
+    Notes
+    -----
+    Guarantee: status ``optimal`` is a proven optimum of the cut (up to the integer programme's
+    resolution, about 1e-9 relative per server); ``bound`` is a proven lower bound whatever the
+    status.
+
+    Units: the bound and the objective in bytes per iteration; ``time_limit`` in seconds.
+
+    Examples
+    --------
+    >>> from optkit.formulations.gpu_mapping import Cluster, GpuMappingInstance, PipelineJob, Stage, evaluate
+    >>> from optkit.formulations.gpu_mapping.exact import _coefficients
+    >>> job = PipelineJob((Stage(2, .1, .2, 0, 1e6, 2e7), Stage(2, .1, .2, 1e6, 0, 2e7)), "ring")
+    >>> inst = GpuMappingInstance(Cluster(8, 1.25e9, 3e11), job, (2, 1, 1))
+    >>> co = _coefficients(inst)
+    >>> got = solve_columns(co, np.array([[0, 1, 1], [2, 0, 0]]), seed=0, workers=1)
+    >>> got.status, got.counts.tolist()
+    ('optimal', [[0, 1, 1], [2, 0, 0]])
+    >>> evaluate(inst, {"assignment": assignment(column_problem(co), got.counts)}).objectives["cut"]
+    44000000.0
+    """
+    deadline = None if time_limit is None else time.perf_counter() + time_limit
+    _WORK["deterministic_time"] = 0.0
+    got = _solve_columns(co, start_counts, deadline, max_columns, seed, workers)
+    got.info["deterministic_time"] = _WORK["deterministic_time"]
+    return got
+
+
+def _solve_columns(co: Any, start_counts: np.ndarray, deadline: float | None, max_columns: int,
+                   seed: int | None, workers: int | None) -> ColumnOutcome:
+    def left() -> float | None:
+        return None if deadline is None else max(1e-3, deadline - time.perf_counter())
+
+    cp = column_problem(co)
+    caps = tuple(co.caps)
+    cp.columns = {c: set() for c in cp.sizes}
+    for m, c in enumerate(caps):
+        cp.columns[c].add(tuple(int(v) for v in start_counts[:, m]))
+    best_x = np.asarray(start_counts, dtype=np.int64)
+    ub = value_of_counts(cp, best_x)
+    duals, rounds = column_generation(cp, deadline=deadline)
+    lb = duals.lb
+    info: dict[str, Any] = {"model": "columns", "cg_rounds": rounds, "lp_bound": lb,
+                            "generated_columns": sum(len(v) for v in cp.columns.values())}
+    # a better mapping than Heavy-Edge's: the programme over the columns generated so far
+    gen = {c: sorted(cp.columns[c]) for c in cp.sizes}
+    budget = left()
+    out, sol, _ = _solve_integer(cp, gen, duals, ub, time_limit=None if budget is None else budget / 4,
+                                 seed=seed, workers=workers, hint=_solution_of(cp, caps, best_x))
+    if sol is not None and value_of_counts(cp, _counts_from(cp, caps, sol)) < ub:
+        best_x = _counts_from(cp, caps, sol)
+        ub = value_of_counts(cp, best_x)
+    info["first_upper_bound"] = ub
+    tol = 1e-9 * max(abs(ub), abs(lb), 1.0)
+    if ub - lb <= tol:  # the mapping meets the bound (to the models' 1e-9 resolution)
+        info.update(enumerated_columns=0, threshold=0.0, solver_status="bound met")
+        return ColumnOutcome("optimal", best_x, min(lb, ub), info)
+    # widen the threshold t until the best mapping over the columns within t is within t of LB
+    t = (ub - lb) / 64.0
+    bound = lb
+    while True:
+        t = min(ub - lb, 4.0 * t)
+        cols: dict[int, list[tuple[int, ...]]] = {}
+        total = 0
+        for c in cp.sizes:
+            got = enumerate_columns(cp, duals.pi, c, duals.r[c] + t + tol, max_columns - total, duals.sigma)
+            if got is None:
+                info.update(enumerated_columns=f"> {max_columns}", threshold=t)
+                return ColumnOutcome("too_many_columns", best_x, bound, info)
+            cols[c] = got
+            total += len(got)
+        info.update(enumerated_columns=total, threshold=t)
+        for m, c in enumerate(caps):  # the incumbent's columns, so that the hint is feasible
+            p = tuple(int(v) for v in best_x[:, m])
+            if p not in cols[c]:
+                cols[c].append(p)
+        if deadline is not None and time.perf_counter() > deadline:
+            return ColumnOutcome("time_limit", best_x, bound, info)
+        out, sol, ip_bound = _solve_integer(cp, cols, duals, ub, time_limit=left(), seed=seed, workers=workers,
+                                            hint=_solution_of(cp, caps, best_x))
+        info["solver_status"] = out.solver_status
+        if sol is not None and value_of_counts(cp, _counts_from(cp, caps, sol)) < ub:
+            best_x = _counts_from(cp, caps, sol)
+            ub = value_of_counts(cp, best_x)
+        proven = out.solver_status == "OPTIMAL"
+        exhaustive = ub - lb <= t + tol   # every mapping better than ub uses only listed columns
+        if exhaustive and ip_bound is not None:
+            bound = max(bound, min(ip_bound, ub))
+        if proven and exhaustive:
+            return ColumnOutcome("optimal", best_x, bound, info)
+        if not proven:
+            return ColumnOutcome("time_limit", best_x, bound, info)

@@ -1,0 +1,192 @@
+"""The server-column programme of the cut (``columns.py``) against the count model and the brute force.
+
+The column programme is an equivalent reformulation of the count model's cut (``columns``'s
+docstring): these tests check that its optimum equals the count model's (CP-SAT, ``model =
+"counts"``) on the small and medium suites' ring jobs, the brute force's on random small
+instances, and that its pieces (the pricing programme, the enumeration, the Lagrangian bound)
+are what the docstring says, by enumeration of every column.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+import optkit
+from optkit.formulations.gpu_mapping import FORMULATION, columns, exact
+from optkit.formulations.gpu_mapping.model import GpuMappingInstance, evaluate, stage_counts
+from optkit.result import Status
+
+from tests.deterministic import stop_at_first_solution
+from tests.gpu_mapping_cases import random_instance_dict
+
+REL = 1e-6
+
+
+def _column_cases(suite: str) -> list[tuple[str, GpuMappingInstance]]:
+    out = []
+    for name, data in FORMULATION.suites[suite].build():
+        inst = GpuMappingInstance.from_dict(data)
+        if columns.applies(exact._coefficients(inst)):
+            out.append((name, inst))
+    return out
+
+
+def _all_columns(k: list[int], c: int) -> list[tuple[int, ...]]:
+    return [p for p in itertools.product(*[range(min(ks, c) + 1) for ks in k]) if sum(p) == c]
+
+
+def _applies(seed: int) -> bool:
+    return columns.applies(exact._coefficients(GpuMappingInstance.from_dict(random_instance_dict(seed))))
+
+
+COLUMN_SEEDS = [s for s in range(32) if _applies(s)]  # all of them, tree jobs included (small k)
+
+
+@pytest.mark.parametrize("seed", COLUMN_SEEDS)
+def test_columns_equal_brute_force_and_counts(seed: int) -> None:
+    inst = GpuMappingInstance.from_dict(random_instance_dict(seed))
+    best, _ = exact.brute_force(inst, "cut")
+    r = exact.run_cpsat(inst, objective="cut", time_limit=None, seed=seed, workers=1)
+    assert r.status == Status.OPTIMAL and r.info["model"] == "columns" and r.info["agrees_with_evaluate"]
+    value = evaluate(inst, r.solution).objectives["cut"]
+    assert math.isclose(value, best, rel_tol=REL, abs_tol=1e-9)
+    assert r.bound <= value * (1 + 1e-9) and r.bound >= best * (1 - REL)
+    old = exact.run_cpsat(inst, objective="cut", time_limit=None, seed=seed, workers=1, model="counts")
+    assert old.info["model"] == "counts"
+    assert math.isclose(evaluate(inst, old.solution).objectives["cut"], value, rel_tol=REL)
+
+
+def test_random_cases_include_ring_and_tree_jobs() -> None:
+    kinds = {GpuMappingInstance.from_dict(random_instance_dict(s)).job.allreduce for s in COLUMN_SEEDS}
+    assert len(COLUMN_SEEDS) >= 20 and kinds == {"ring", "tree"}
+
+
+@pytest.mark.parametrize("suite", ["small", "medium"])
+def test_columns_equal_count_model_on_suites(suite: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The column programme's optimum equals the count model's wherever the count model proves
+    its optimum within a deterministic work limit (CP-SAT ``max_deterministic_time`` 5, not a
+    clock); where it does not (three medium tree jobs), the column optimum lies between the
+    count model's bound and its incumbent."""
+    from optkit.solvers import cpsat
+
+    cases = _column_cases(suite)
+    assert len(cases) >= 14
+    compared = 0
+    for name, inst in cases:
+        new = optkit.solve("gpu-mapping", inst, "cpsat", objective="cut", seed=0, params={"workers": 1})
+        assert new.status == Status.OPTIMAL and new.info["model"] == "columns", name
+        with monkeypatch.context() as mp:
+            mp.setitem(cpsat.WORK_LIMITS, "max_deterministic_time", 5.0)
+            old = optkit.solve("gpu-mapping", inst, "cpsat", objective="cut", seed=0,
+                               params={"workers": 1, "model": "counts"})
+        if old.status == Status.OPTIMAL:
+            assert math.isclose(new.objective, old.objective, rel_tol=REL), (name, new.objective, old.objective)
+            compared += 1
+        else:
+            assert old.bound * (1 - REL) <= new.objective <= old.objective * (1 + REL), name
+    assert compared >= len(cases) - 3
+
+
+def test_column_value_is_the_cut_of_contiguous_counts() -> None:
+    """C + sum_m F(x[:, m]) equals evaluate's cut of the contiguous assignment, for every count
+    matrix of a small ring job (brute force over the count tables)."""
+    inst = GpuMappingInstance.from_dict(random_instance_dict(7))  # 4 stages on 4 servers: 116 tables
+    co = exact._coefficients(inst)
+    assert columns.applies(co)
+    cp = columns.column_problem(co)
+    k = [s.replicas for s in inst.job.stages]
+    n = 0
+    for x in exact._tables(k, inst.servers):
+        a = [exact._contiguous_row(x[s]) for s in range(len(k))]
+        assert math.isclose(columns.value_of_counts(cp, x), evaluate(inst, {"assignment": a}).objectives["cut"],
+                            rel_tol=1e-12, abs_tol=1e-6)
+        n += 1
+    assert n == 116
+
+
+@pytest.mark.parametrize("seed", [12, 17])
+def test_tree_value_is_the_least_cut_of_the_counts(seed: int) -> None:
+    """Tree jobs: for every count matrix, the programme's value (constant + columns + tabulated
+    remainders) is evaluate's cut of :func:`columns.assignment`, and its minimum over all count
+    matrices is the brute force's optimum (which enumerates every arrangement)."""
+    inst = GpuMappingInstance.from_dict(random_instance_dict(seed))
+    assert inst.job.allreduce == "tree"
+    co = exact._coefficients(inst)
+    cp = columns.column_problem(co)
+    assert cp.tree_stages
+    k = [s.replicas for s in inst.job.stages]
+    values = []
+    for x in exact._tables(k, inst.servers):
+        a = columns.assignment(cp, x)
+        assert stage_counts(inst.job, a, len(inst.servers)).tolist() == x.tolist()
+        v = columns.value_of_counts(cp, x)
+        assert math.isclose(v, evaluate(inst, {"assignment": a}).objectives["cut"], rel_tol=1e-9, abs_tol=1e-3)
+        values.append(v)
+    assert len(values) >= 40
+    assert math.isclose(min(values), exact.brute_force(inst, "cut")[0], rel_tol=1e-9)
+
+
+def test_pricing_enumeration_and_bound() -> None:
+    """The pricing programme's minimum and the enumeration's list agree with listing every
+    column; the Lagrangian bound is below the optimum for arbitrary multipliers (sigma >= 0)."""
+    rng = np.random.default_rng(3)
+    inst = GpuMappingInstance.from_dict(random_instance_dict(27))
+    co = exact._coefficients(inst)
+    cp = columns.column_problem(co)
+    best, _ = exact.brute_force(inst, "cut")
+    k = [int(v) for v in cp.k]
+    scale = float(max(cp.ring.max(), cp.pair.max(), 1.0))
+    for _ in range(5):
+        pi = rng.normal(0.0, 1.0, len(k)) * scale
+        sigma = rng.uniform(0.0, 1.0, len(k)) * scale
+        for c in cp.sizes:
+            cols = _all_columns(k, c)
+            g = {p: sum(2 if v == ks else (1 if v else 0) for v, ks in zip(p, k)) for p in cols}
+            rc = {p: cp.value(p) - float(pi @ np.asarray(p)) - float(sigma @ np.array(
+                [2 if v == ks else (1 if v else 0) for v, ks in zip(p, k)])) for p in cols}
+            assert all(g[p] >= 1 for p in cols)
+            r, p = columns.price(cp, pi, c, sigma)
+            assert math.isclose(r, min(rc.values()), rel_tol=1e-9, abs_tol=1e-6)
+            assert math.isclose(rc[p], r, rel_tol=1e-9, abs_tol=1e-6)
+            distinct = sorted(set(rc.values()))
+            j = len(distinct) // 2
+            # half-way between two values: the listing does not hinge on rounding at the threshold
+            limit = (distinct[j] + distinct[j + 1]) / 2 if j + 1 < len(distinct) else distinct[j] + 1.0
+            listed = columns.enumerate_columns(cp, pi, c, limit, 10**6, sigma)
+            assert sorted(listed) == sorted(q for q, v in rc.items() if v <= limit)
+        duals, _ = columns.lagrangian_bound(cp, pi, sigma)
+        assert duals.lb <= best * (1 + 1e-9) + 1e-6
+
+
+def test_tree_table_by_hand() -> None:
+    """k = 4: tree 1 has edges 1-2, 2-0, 3-2 (rank 2's parent 4 >= k, so 2 -> 0); tree 2 (k
+    even: mirrored) 0-1, 1-3, 2-1. Merged: 1-2 (x2), 0-2, 2-3, 0-1, 1-3: six edge units. Any two
+    blocks of two keep 2 units inside (1-2 twice, or two single edges), so cut 4; the least
+    degree is 2 (replicas 0 and 3), so (3, 1) cuts 2; four singletons cut all 6."""
+    table = columns.tree_table(4, 4)
+    assert table is not None
+    assert table[(4,)][0] == 0 and table[(2, 2)][0] == 4 and table[(1, 1, 1, 1)][0] == 6
+    assert table[(3, 1)][0] == 2 and table[(2, 1, 1)][0] == 4
+    assert set(table) == {(4,), (3, 1), (2, 2), (2, 1, 1), (1, 1, 1, 1)}
+    assert columns.tree_table(32, 8) is None  # too many arrangements: the count model runs
+
+
+def test_too_many_columns_falls_back_to_counts() -> None:
+    """With a column cap of 0 the programme gives up with a valid bound, and run_cpsat then
+    solves the count model from its mapping."""
+    data = dict(FORMULATION.suites["medium"].build())["resnet152_pipe4x8_ring_mixed_s105"]
+    inst = GpuMappingInstance.from_dict(data)
+    co = exact._coefficients(inst)
+    xs = stage_counts(inst.job, exact._warm_start(inst, "cut", 0)[0], len(inst.servers))
+    got = columns.solve_columns(co, xs, seed=0, workers=1, max_columns=0)
+    assert got.status == "too_many_columns"
+    best = exact.run_cpsat(inst, objective="cut", seed=0, workers=1, model="counts")
+    assert best.status == Status.OPTIMAL
+    optimum = evaluate(inst, best.solution).objectives["cut"]
+    assert got.bound <= optimum * (1 + 1e-9)
+    assert evaluate(inst, {"assignment": columns.assignment(columns.column_problem(co), got.counts)}
+                    ).objectives["cut"] >= optimum * (1 - 1e-9)
