@@ -904,9 +904,12 @@ class ConsistentReading:
     ----------
     paper: the paper.
     readings: the combination: a value for every reading the counted claims' experiments depend
-        on (``{}`` when there is none, e.g. no reading matters or no combination was measured).
-    label: its readings away from their defaults (``format_params``), ``"default"`` if none.
-    distance: how many readings are away from their defaults.
+        on (``{}`` when there is none, e.g. no reading matters or no combination was measured). A
+        reading an experiment cannot be measured at the default of (its ``sweep`` leaves the
+        default out) is that experiment's own: ``NAME@EXPERIMENT``.
+    label: its readings away from their defaults and the experiments' own readings
+        (``format_params``), ``"default"`` if none.
+    distance: how many (shared) readings are away from their defaults.
     counted: the comparable claims with a verdict in the measurements, in page order.
     reproduced: those that reproduce under the combination.
     unreached: counted claims that reproduce under no combination measured.
@@ -983,15 +986,16 @@ def _relations(m: Measurements, paper: str) -> tuple[list[_Relation], list[str],
         if not mine:
             continue
         counted += mine
-        names = tuple(exp.readings)
+        base = tuple(exp.readings)
+        names = tuple(_local_name(n, exp) if _is_local(f, exp, n) else n for n in base)
         rows: dict[tuple[str, ...], tuple[str, dict[str, Any], frozenset[str]]] = {}
         for r in m.rows:
             if r["instance_name"] != exp.id or r["status"] != "feasible":
                 continue
             stored = r["params"].get("readings") or {}
-            if set(stored) - set(names):
+            if set(stored) - set(base):
                 continue  # measured under readings this experiment no longer declares
-            setting = {n: stored.get(n, f.reading(n).default) for n in names}
+            setting = {n: stored.get(b, f.reading(b).default) for n, b in zip(names, base)}
             key = tuple(show_value(setting[n]) for n in names)
             if key not in rows:
                 label = reading_label(f, exp, stored)
@@ -999,6 +1003,22 @@ def _relations(m: Measurements, paper: str) -> tuple[list[_Relation], list[str],
                                                        and per_label[c][label].reproduces))
         relations.append(_Relation(exp, f, names, rows))
     return relations, counted, not_comparable, no_verdict, per_label
+
+
+def _is_local(f: Formulation, exp: Experiment, name: str) -> bool:
+    """Whether reading ``name`` is ``exp``'s own in a combination: the experiment's ``sweep``
+    leaves out the reading's default (it cannot be measured there, e.g. a prediction measured on
+    traces only), so its value is a property of the experiment, not a reading it shares."""
+    default = show_value(f.reading(name).default)
+    return name in exp.sweep and all(show_value(v) != default for v in exp.sweep[name])
+
+
+def _local_name(name: str, exp: Experiment) -> str:
+    return f"{name}@{exp.id}"
+
+
+def _base_name(name: str) -> str:
+    return name.partition("@")[0]
 
 
 def _components(relations: Sequence[_Relation]) -> list[list[_Relation]]:
@@ -1053,7 +1073,7 @@ class _Join:
         new = {n: v for n, v in values.items() if n not in self.before[i]}
         full = {**state, **values}
         nxt = {n: full[n] for n in self.frontier[i + 1]}
-        return nxt, len(rel.rows[key][2]), sum(v != self.defaults[n] for n, v in new.items())
+        return nxt, len(rel.rows[key][2]), sum(v != self.defaults[n] for n, v in new.items() if "@" not in n)
 
     def _candidates(self, i: int, state: Mapping[str, str]) -> list[tuple[str, ...]]:
         rel = self.order[i]
@@ -1135,10 +1155,13 @@ def consistent_reading(m: Measurements, paper: str) -> ConsistentReading:
     exact), and the best combination is the union of each group's best; when more than
     ``_TIE_CAP`` tied combinations would have to be compared by label, each group takes its own
     first label. A reading's values are compared as :func:`optkit.readings.show_value` shows
-    them (10 and 10.0 are one value).
+    them (10 and 10.0 are one value). A reading whose values an experiment's ``sweep`` restricts
+    to ones without the reading's default (A-SRPT's prediction, measured on traces only, never on
+    the synthetic ``workload`` the others use) is that experiment's own (``workload@EXPERIMENT``):
+    chosen for it alone, not counted in the distance; otherwise no combination could hold both.
     """
     relations, counted, not_comparable, no_verdict, per_label = _relations(m, paper)
-    defaults = {n: show_value(rel.f.reading(n).default) for rel in relations for n in rel.names}
+    defaults = {n: "" if "@" in n else show_value(rel.f.reading(n).default) for rel in relations for n in rel.names}
     joins = [_Join(g, defaults) for g in _components(relations)]
     unmeasured = [rel.exp.id for j in joins if j.best() is None for rel in j.order]
     partial = []
@@ -1164,7 +1187,7 @@ def consistent_reading(m: Measurements, paper: str) -> ConsistentReading:
         values = _original_values(relations)
 
         def label_of(canon: Mapping[str, str]) -> str:
-            return format_params({n: values[n, v] for n, v in canon.items() if v != defaults[n]})
+            return format_params({n: values[n, v] for n, v in canon.items() if "@" in n or v != defaults[n]})
 
         if ties <= _TIE_CAP:
             import itertools
@@ -1176,7 +1199,8 @@ def consistent_reading(m: Measurements, paper: str) -> ConsistentReading:
             chosen = {k: v for o in options for k, v in min(o, key=label_of).items()}
     values = _original_values(relations)
     readings = {n: values[n, v] for n, v in sorted(chosen.items())}
-    away = {n: v for n, v in readings.items() if chosen[n] != defaults[n]}
+    away = {n: v for n, v in readings.items() if "@" not in n and chosen[n] != defaults[n]}
+    own = {n: v for n, v in readings.items() if "@" in n}
     per_claim: dict[str, tuple[str, Verdict]] = {}
     reproduced: list[str] = []
     if not unmeasured:
@@ -1189,7 +1213,8 @@ def consistent_reading(m: Measurements, paper: str) -> ConsistentReading:
                         reproduced.append(c.id)
     unreached = [c for c in counted if c not in reached]
     return ConsistentReading(
-        paper=paper, readings=readings, label=format_params(away) if away else "default", distance=len(away),
+        paper=paper, readings=readings, label=format_params({**away, **own}) if away or own else "default",
+        distance=len(away),
         counted=counted, reproduced=reproduced, unreached=unreached, alone=[c for c in unreached if c in alone],
         lost=[c for c in counted if c in reached and c not in reproduced], not_comparable=not_comparable,
         no_verdict=no_verdict, combinations=combinations, ties=0 if unmeasured else ties,
@@ -1230,8 +1255,9 @@ def consistent_lines(m: Measurements, paper: str) -> list[str]:
                   "those readings was measured for all of them (`--readings all` measures every combination).", ""]
         return lines + _left_out(cr)
     by_name = {r.name: r for f, e, _ in m.selection if e.paper == paper for r in f.readings}
-    changed = {name for name, value in cr.readings.items() if show_value(value) != show_value(by_name[name].default)}
-    mark = POST_HOC_MARK if any(by_name[name].post_hoc for name in changed) else ""
+    changed = {name for name, value in cr.readings.items()
+               if show_value(value) != show_value(by_name[_base_name(name)].default)}
+    mark = POST_HOC_MARK if any(by_name[_base_name(name)].post_hoc for name in changed) else ""
     away = "no reading" if cr.distance == 0 else ("1 reading" if cr.distance == 1 else f"{cr.distance} readings")
     others = cr.ties - 1
     lines += [f"**{k} of {n} comparable claims reproduce jointly** under `{cr.label}`{mark} ({away} away from the "
@@ -1241,9 +1267,11 @@ def consistent_lines(m: Measurements, paper: str) -> list[str]:
     if cr.readings:
         lines += ["| reading | value | default | post hoc |", "|---|---|---|---|"]
         for name, value in cr.readings.items():
-            r = by_name[name]
+            r = by_name[_base_name(name)]
             shown = show_value(value)
-            lines.append(f"| `{name}` | {'**' + shown + '**' if name in changed else shown} | {show_value(r.default)} | "
+            where = f"`{r.name}` ({name.partition('@')[2]} only: not measurable at the default)" if "@" in name \
+                else f"`{name}`"
+            lines.append(f"| {where} | {'**' + shown + '**' if name in changed else shown} | {show_value(r.default)} | "
                          f"{'yes' if r.post_hoc else 'no'} |")
         lines.append("")
     lines += ["| claim | its experiment's reading | verdict under this combination | reproduces under some "

@@ -213,3 +213,19 @@ def test_dry_run_counts_planned_stored_and_missing_without_measuring(tmp_path: P
     assert "8 measurements at scale ci (readings all); 2 stored in" in out and "6 would be measured" in out
     assert [(x.planned, x.stored, x.missing) for x in plan(["coin-half"], seeds=[0, 1, 2], readings="each", db=db)] \
         == [(9, 2, 7)]
+
+
+def test_a_reading_an_experiment_cannot_measure_at_its_default_is_its_own() -> None:
+    # E5 sweeps e over 1 only (say, a measurement on traces only): its e is its own, not E4's, so
+    # E4 still chooses e=1 (claim i) or e=0 on its own, and the combinations are E4's two
+    e5 = Experiment("toy-e5", "toy", "toy", "toy experiment E5", measure="toy:measure", claims=(_claim("p"),),
+                    readings=("e",), sweep={"e": (1,)})
+    RULES["p"] = lambda s: True
+    try:
+        m = _measurements("all", drop=lambda e, s: e is e5 and s["e"] != 1, exps=(E4, e5))
+        cr = consistent_reading(m, "toy")
+    finally:
+        del RULES["p"]
+    assert cr.unmeasured == [] and cr.combinations == 2
+    assert cr.readings == {"e": 1, "e@toy-e5": 1} and cr.label == "e=1, e@toy-e5=1" and cr.distance == 1
+    assert cr.reproduced == ["i", "p"]
