@@ -13,6 +13,14 @@ per reading as mean and min-max over seeds, and a verdict per reading
 
 Pages are generated, never edited by hand.
 
+Each paper page opens with "A consistent reading" (:func:`consistent_reading`): claims may each
+reproduce under a different reading, so the page names the ONE combination of readings (a value for
+every reading of the paper's comparable claims) under which the most claims reproduce jointly,
+among the combinations measured, how many out of how many comparable ones, and which claims no
+combination reaches; with ``--readings each`` (one reading varied at a time) it says that it covers
+only the combinations measured. :func:`plan` (``optkit reproduce ... --dry-run``) counts the
+measurements a run would make and how many the store already holds, measuring nothing.
+
 Plug-in algorithms (:mod:`optkit.registry`, entry point group ``optkit.algorithms``) join every
 experiment that compares algorithms automatically: an experiment declaring ``series``
 (:class:`optkit.claims.Experiment`) gets one more measurement per plug-in algorithm of its
