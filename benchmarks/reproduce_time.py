@@ -2,6 +2,7 @@
 
     PYTHONPATH=. python benchmarks/reproduce_time.py ci [--jobs 2] [--seeds 2] [--only EXP ...]
     PYTHONPATH=. python benchmarks/reproduce_time.py paper --db STORE [--db STORE2 ...] [--basis mean] [--since ISO] [--workers 2 16]
+        [--readings each|all|default] [--only TARGET ...]
 
 ``ci``: runs ``optkit reproduce EXPERIMENT --scale ci`` for every registered experiment, one after
 the other, each into a fresh store (nothing reused), and prints its wall time. Asking for one
@@ -26,6 +27,9 @@ Measured, not estimated: per store, the wall clock from the start of the first p
 measurement (its finish time minus its wall time) to the finish of the last, counting those
 finished at or after ``--since`` (an ISO time; default: all). A run resumed into a store filled
 earlier is timed by passing the time it was started.
+``--readings all --only titan sjf-bco`` estimates another run than the store's (every
+combination of the readings of those papers' experiments) from the same stored times: with
+``--basis mean``, each planned measurement not stored at its experiment's mean.
 Wall times measured on a loaded machine stretch the estimate. Nothing here is asserted.
 """
 
@@ -118,7 +122,8 @@ def _span(db: str, since: str) -> tuple[int, datetime, datetime] | None:
     return len(rows), min(starts), max(ends)
 
 
-def paper(dbs: list[str], workers: list[int], seeds: int, basis: str, since: str = "") -> int:
+def paper(dbs: list[str], workers: list[int], seeds: int, basis: str, since: str = "", mode: str = "each",
+          only: list[str] | None = None) -> int:
     for db in dbs:
         if not Path(db).is_file():
             print(f"paper: {db} does not exist", file=sys.stderr)
@@ -135,12 +140,16 @@ def paper(dbs: list[str], workers: list[int], seeds: int, basis: str, since: str
     rule = ("every planned measurement at the wall time of the experiment's default-reading seed-0 measurement"
             if basis == "default" else
             "stored measurements as measured, missing ones at the mean of the stored ones of the experiment")
-    print(f"paper-scale store {' + '.join(dbs)} (reproduce all --scale paper --seeds {seeds}, readings each); estimate: {rule}")
+    chosen = {e.id for _, e, _ in rp.select(only)} if only else None
+    print(f"paper-scale store {' + '.join(dbs)} (reproduce {' '.join(only) if only else 'all'} --scale paper "
+          f"--seeds {seeds}, readings {mode}); estimate: {rule}")
     print("| experiment | planned | stored | not feasible | default seed 0 (s) | mean stored (s) | "
           "estimated summed wall (h) |")
     print("|---|---|---|---|---|---|---|")
     for eid, (f, e) in rp.experiments().items():
-        planned = len(rp.measurement_tasks(f, e, rp.reading_settings(f, e, "each"), list(range(seeds)), "paper"))
+        if chosen is not None and eid not in chosen:
+            continue
+        planned = len(rp.measurement_tasks(f, e, rp.reading_settings(f, e, mode), list(range(seeds)), "paper"))
         planned_total += planned
         rows = by_exp.get(eid, [])
         n_stored += len(rows)
@@ -191,12 +200,16 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument("--basis", choices=("default", "mean"), default="default",
                    help="default: every measurement at the time of the experiment's default-reading seed-0 "
                         "one; mean: stored ones as measured, missing ones at the experiment's mean")
+    b.add_argument("--readings", choices=("each", "all", "default"), default="each",
+                   help="the run to estimate: reading combinations as optkit reproduce --readings (default each)")
+    b.add_argument("--only", nargs="*", default=[], metavar="TARGET",
+                   help="claims, experiments or papers to estimate, as optkit reproduce takes them (default: all)")
     b.add_argument("--since", default="", metavar="ISO",
                    help="time only the measurements finished at or after this time (e.g. 2026-11-24T00:00)")
     args = ap.parse_args(argv)
     if args.mode == "ci":
         return ci(args.jobs, args.seeds, args.only)
-    return paper(args.db, args.workers, args.seeds, args.basis, args.since)
+    return paper(args.db, args.workers, args.seeds, args.basis, args.since, args.readings, args.only)
 
 
 if __name__ == "__main__":

@@ -211,6 +211,9 @@ def add_reproduce_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help="measurement store (default DIR/measurements.sqlite); reused measurements are not re-run")
     p.add_argument("--jobs", type=int, default=None, metavar="N", help="measurements at a time (default: CPUs)")
     p.add_argument("--rerun", action="store_true", help="measure again even what the store already holds")
+    p.add_argument("--dry-run", action="store_true",
+                   help="measure nothing: print per experiment the measurements planned, stored in --db (or "
+                        "DIR/measurements.sqlite) and missing")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--no-plugins", action="store_true",
                    help="measure the papers' algorithms only (default: every plug-in algorithm of optkit.algorithms "
@@ -260,6 +263,8 @@ def run_reproduce(args: argparse.Namespace) -> int:
         raise InputError("CLAIM", "'list' and 'text' stand alone")
     if args.targets == ["text"]:
         return _reproduce_text(args)
+    if args.dry_run:
+        return _reproduce_dry_run(args)
     if not args.out:
         raise InputError("--out", "is required: a folder for the pages")
     _positive("--jobs", args.jobs, integer=True)
@@ -279,6 +284,27 @@ def run_reproduce(args: argparse.Namespace) -> int:
     if m.failures:
         _stderr(f"reproduce: {len(m.failures)} measurements failed (listed in {out / 'index.md'})")
     _stderr(f"reproduce: {len(written)} files written to {out}")
+    return 0
+
+
+def _reproduce_dry_run(args: argparse.Namespace) -> int:
+    """``optkit reproduce ... --dry-run``: the measurements a run would make, and how many of them
+    the store already holds (stored and feasible, stored but failed: measured again, missing)."""
+    from optkit import reproduce as rep
+
+    db = args.db or (str(Path(args.out) / "measurements.sqlite") if args.out else None)
+    lines = rep.plan(args.targets, seeds=_reproduce_seeds(args.seeds), readings=_reproduce_readings(args.readings),
+                     scale=args.scale, db=db, plugins=not args.no_plugins)
+    print("| experiment | planned | stored | stored, failed | missing |")
+    print("|---|---:|---:|---:|---:|")
+    for x in lines:
+        print(f"| {x.experiment} | {x.planned} | {x.stored} | {x.failed} | {x.missing} |")
+    total = [sum(getattr(x, k) for x in lines) for k in ("planned", "stored", "failed", "missing")]
+    to_run = total[0] if args.rerun else total[2] + total[3]
+    print(f"| all | {total[0]} | {total[1]} | {total[2]} | {total[3]} |")
+    print(f"reproduce --dry-run: {total[0]} measurements at scale {args.scale} (readings "
+          f"{' '.join(args.readings) if args.readings else 'each'}); "
+          f"{total[1]} stored in {db or 'no store'}, {to_run} would be measured")
     return 0
 
 
