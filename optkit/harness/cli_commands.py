@@ -210,6 +210,8 @@ def add_reproduce_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--db", default=None, metavar="FILE",
                    help="measurement store (default DIR/measurements.sqlite); reused measurements are not re-run")
     p.add_argument("--jobs", type=int, default=None, metavar="N", help="measurements at a time (default: CPUs)")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="Dask distributed scheduler address (tcp://host:8786): measure there instead of locally")
     p.add_argument("--rerun", action="store_true", help="measure again even what the store already holds")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=run_reproduce)
@@ -260,7 +262,7 @@ def run_reproduce(args: argparse.Namespace) -> int:
     db = args.db or str(out / "measurements.sqlite")
     m = rep.reproduce(args.targets, seeds=_reproduce_seeds(args.seeds), readings=_reproduce_readings(args.readings),
                       scale=args.scale, db=db, jobs=args.jobs, rerun=args.rerun, progress=not args.no_progress,
-                      log=_stderr)
+                      log=_stderr, scheduler=args.scheduler)
     written = rep.write_pages(m, out)
     for f, exp, claim_ids in m.selection:
         for claim_id, (per, overall) in rep.claim_verdicts(m, f, exp).items():
