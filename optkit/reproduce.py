@@ -221,9 +221,9 @@ def reproduce(
         tasks += measurement_tasks(f, exp, reading_settings(f, exp, readings), seed_list, scale)
     start = time.perf_counter()
     failures: list[str] = []
-    with ResultStore(db) as store:
-        executor = make_executor(jobs, scheduler)
-        try:
+    executor = make_executor(jobs, scheduler)
+    try:
+        with ResultStore(db) as store:
             done = set() if rerun else store.done_keys(include_failed=False)
             todo = [t for t in tasks if t.key not in done]
             if log is not None:
@@ -241,9 +241,9 @@ def reproduce(
                                         f"seed {row['seed']}: {row['status']}: {row['message']}")
             finally:
                 bar.close()
-        finally:
-            executor.close()
-        rows = store.rows(keys=[t.key for t in tasks])
+            rows = store.rows(keys=[t.key for t in tasks])
+    finally:
+        executor.close()
     for r in rows:
         if r["status"] != "feasible":
             line = (f"{r['instance_name']} {format_params(r['params'].get('readings'))} seed {r['seed']}: "

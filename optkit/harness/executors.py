@@ -15,7 +15,7 @@ caller (:func:`optkit.harness.compare.compare`) writes each row to the store as 
   long-lived task server (:mod:`optkit.harness.server`), which starts it from a preloaded
   forkserver as the local pool does: no per-task interpreter start. The executor starts every
   connected worker's server as soon as it connects (:func:`optkit.harness.server.warm_up`).
-  A scheduler that does not answer within :data:`CONNECT_TIMEOUT_S` seconds is an
+  A scheduler that does not answer within :func:`connect_timeout` seconds is an
   :class:`~optkit.errors.InputError` naming ``--scheduler``. Rows come back exactly once per
   task: a task whose worker dies is run again by Dask on another worker (up to Dask's
   ``distributed.scheduler.allowed-failures``, then it becomes an ``error`` row).
@@ -37,10 +37,26 @@ from optkit.errors import InputError
 from optkit.harness.tasks import Task
 from optkit.harness.worker import DEFAULT_GRACE_S, kill_live_children, make_row, run_task
 
-__all__ = ["Executor", "LocalExecutor", "DaskExecutor", "make_executor", "CONNECT_TIMEOUT_S"]
+__all__ = ["Executor", "LocalExecutor", "DaskExecutor", "make_executor", "CONNECT_TIMEOUT_S", "CONNECT_TIMEOUT_ENV", "connect_timeout"]
 
 CONNECT_TIMEOUT_S = 10.0
-"""Seconds :class:`DaskExecutor` waits for a scheduler to answer before giving up."""
+"""Seconds :class:`DaskExecutor` waits for a scheduler to answer before giving up, unless the
+environment variable ``OPTKIT_SCHEDULER_TIMEOUT`` gives another number of seconds."""
+CONNECT_TIMEOUT_ENV = "OPTKIT_SCHEDULER_TIMEOUT"
+
+
+def connect_timeout() -> float:
+    """:data:`CONNECT_TIMEOUT_S`, or ``$OPTKIT_SCHEDULER_TIMEOUT`` (a number of seconds > 0)."""
+    text = os.environ.get(CONNECT_TIMEOUT_ENV, "").strip()
+    if not text:
+        return CONNECT_TIMEOUT_S
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not value > 0 or value == float("inf"):
+        raise InputError(CONNECT_TIMEOUT_ENV, f"must be a number of seconds > 0, got {text!r}")
+    return value
 
 
 class Executor(Protocol):
@@ -117,20 +133,23 @@ class DaskExecutor:
     ----------
     scheduler: a scheduler address (``tcp://host:8786``) or an existing ``distributed.Client``.
     grace_s: start-up grace of the hard time limit inside the workers.
-    connect_timeout_s: seconds to wait for the scheduler at an address.
+    connect_timeout_s: seconds to wait for the scheduler at an address (default
+        :func:`connect_timeout`).
     """
 
     def __init__(self, scheduler: Any, *, grace_s: float = DEFAULT_GRACE_S,
-                 connect_timeout_s: float = CONNECT_TIMEOUT_S) -> None:
+                 connect_timeout_s: float | None = None) -> None:
         try:
             from distributed import Client
         except ImportError:
             raise InputError("--scheduler", "needs Dask distributed: install optkit[distributed]") from None
         self.grace_s = grace_s
         if isinstance(scheduler, str):
+            if connect_timeout_s is None:
+                connect_timeout_s = connect_timeout()
             _probe_scheduler(scheduler, connect_timeout_s)
             try:
-                self.client = Client(scheduler, timeout=f"{connect_timeout_s}s", set_as_default=False)
+                self.client = Client(scheduler, timeout=f"{connect_timeout_s}s")
             except Exception as exc:  # noqa: BLE001 - it went away between the probe and now
                 raise InputError("--scheduler", f"cannot connect to {scheduler!r}: {_one_line(exc)}") from None
             self._own_client = True
