@@ -257,6 +257,8 @@ def test_cluster_workers_run_crashes_and_hangs_as_the_local_pool(cluster: Cluste
     assert all("code 7" in r["message"] for r in rep.rows if r["algorithm"] == "die")
     assert {r["info"]["harness"]["server"] for r in rep.rows} <= servers
     assert set(cluster.servers().values()) == servers
+    with pytest.raises(InputError, match=r"is not a Dask scheduler \(it answers as Worker\)"):
+        DaskExecutor(cluster.workers()["w0"])
 
 
 @pytest.mark.slow

@@ -37,7 +37,10 @@ from optkit.errors import InputError
 from optkit.harness.tasks import Task
 from optkit.harness.worker import DEFAULT_GRACE_S, kill_live_children, make_row, run_task
 
-__all__ = ["Executor", "LocalExecutor", "DaskExecutor", "make_executor", "CONNECT_TIMEOUT_S", "CONNECT_TIMEOUT_ENV", "connect_timeout"]
+__all__ = [
+    "Executor", "LocalExecutor", "DaskExecutor", "make_executor", "CONNECT_TIMEOUT_S", "CONNECT_TIMEOUT_ENV",
+    "connect_timeout",
+]
 
 CONNECT_TIMEOUT_S = 10.0
 """Seconds :class:`DaskExecutor` waits for a scheduler to answer before giving up, unless the
@@ -225,9 +228,19 @@ def _probe_scheduler(address: str, timeout_s: float) -> None:
         finally:
             comm.abort()
 
-    try:
-        answer = asyncio.run(asyncio.wait_for(identity(), timeout_s))
-    except (Exception, asyncio.TimeoutError) as exc:  # noqa: BLE001 - refused, timed out, a bad address
+    outcome: dict[str, Any] = {}
+
+    def probe() -> None:  # in a thread of its own: the caller may be inside an event loop (Jupyter)
+        try:
+            outcome["answer"] = asyncio.run(asyncio.wait_for(identity(), timeout_s))
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=probe, name="optkit-scheduler-probe", daemon=True)
+    thread.start()
+    thread.join()
+    answer, exc = outcome.get("answer"), outcome.get("error")
+    if exc is not None:
         if isinstance(exc, asyncio.TimeoutError):
             reason = f"no scheduler answered within {timeout_s:g} s"
         elif isinstance(exc, (OSError, ValueError)):  # refused, unreachable, a malformed address
