@@ -241,7 +241,7 @@ def _probe_scheduler(address: str, timeout_s: float) -> None:
     thread.join()
     answer, exc = outcome.get("answer"), outcome.get("error")
     if exc is not None:
-        if isinstance(exc, asyncio.TimeoutError):
+        if isinstance(exc, asyncio.TimeoutError) or str(exc).startswith("Timed out"):  # ours, or Dask's retries
             reason = f"no scheduler answered within {timeout_s:g} s"
         elif isinstance(exc, (OSError, ValueError)):  # refused, unreachable, a malformed address
             reason = _one_line(exc)
