@@ -356,3 +356,27 @@ def test_unreachable_scheduler_is_one_line_for_compare_and_reproduce(tmp_path: P
         assert p.returncode == 2 and p.stdout == ""
         assert p.stderr == f"optkit: error: --scheduler cannot connect to '{address}': no scheduler answered within 1.5 s\n"
     assert not (tmp_path / "c.sqlite").exists() and not (tmp_path / "r.sqlite").exists()
+
+
+def _lost(*args: Any, **kwargs: Any) -> dict[str, Any]:
+    raise RuntimeError("the worker went away")
+
+
+def test_a_task_dask_itself_fails_is_an_error_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What Dask reports as a failed task (here the task function raises, as a KilledWorker
+    would be raised) becomes one ``error`` row per task naming it; nothing is lost or repeated."""
+    needs_modules("distributed", extra="distributed")
+    import distributed
+
+    from optkit.harness import DaskExecutor, executors
+
+    monkeypatch.setattr(executors, "run_task", _lost)
+    tasks = [_task("exact"), _task("random")]
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None) as lc:
+        ex = DaskExecutor(lc.scheduler_address)
+        try:
+            rows = list(ex.run(tasks))
+        finally:
+            ex.close()
+    assert sorted(r["key"] for r in rows) == sorted(t.key for t in tasks)
+    assert {(r["status"], r["message"]) for r in rows} == {("error", "dask: RuntimeError: the worker went away")}

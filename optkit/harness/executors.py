@@ -184,11 +184,15 @@ class DaskExecutor:
             futures[fut] = t
         finished = False
         try:
-            for fut in as_completed(list(futures)):
+            # with_results: each row is fetched in the background the moment its task finishes, so
+            # the loop storing rows never waits for one round trip per row
+            for fut, result in as_completed(list(futures), with_results=True, raise_errors=False):
                 try:
-                    yield fut.result()
-                except Exception as exc:  # noqa: BLE001 - a lost worker (KilledWorker) and the like
-                    yield make_row(futures[fut], status="error", message=f"dask: {type(exc).__name__}: {exc}")
+                    if fut.status == "finished" and isinstance(result, dict):
+                        yield result
+                    else:  # a lost worker (KilledWorker), a cancelled task and the like
+                        exc = result[1] if isinstance(result, tuple) and len(result) == 3 else result
+                        yield make_row(futures[fut], status="error", message=f"dask: {type(exc).__name__}: {exc}")
                 finally:
                     fut.release()
             finished = True
