@@ -4,7 +4,9 @@ Every registered formulation may declare experiments (:class:`optkit.claims.Expe
 holding claims). :func:`reproduce` measures the chosen experiments for every combination of the
 readings that matter to them (the cross product of their options, or the values given) and every
 seed, in parallel worker processes under each experiment's time limit (the harness's
-:class:`~optkit.harness.executors.LocalExecutor` and worker, with tasks of kind ``measure``), and
+:class:`~optkit.harness.executors.LocalExecutor`, or its
+:class:`~optkit.harness.executors.DaskExecutor` given a scheduler, and its worker, with tasks of
+kind ``measure``), and
 stores every measurement in a SQLite result store as it finishes, so a killed run resumes where it
 stopped. :func:`write_pages` then writes one Markdown page per paper (with a CSV of every
 measurement and one PNG per experiment) and an ``index.md``: for each claim the paper's value, ours
@@ -228,6 +230,8 @@ def reproduce(
     progress: bool = True,
     log: Callable[[str], None] | None = None,
     plugins: bool = True,
+    scheduler: str | None = None,
+    on_row: Callable[[dict[str, Any]], None] | None = None,
 ) -> Measurements:
     """Measure the claims named by ``targets`` for every reading setting and seed.
 
@@ -235,11 +239,15 @@ def reproduce(
     compares algorithms (module docstring).
 
     Measurements already in ``db`` are reused (a killed run resumes) unless ``rerun``; failed ones
-    (``error``, ``time_limit``) are always measured again.
+    (``error``, ``time_limit``) are always measured again. ``scheduler`` (a Dask scheduler address,
+    ``tcp://host:8786``) runs the measurements on that cluster instead of ``jobs`` local
+    processes (connected before anything is measured; an unreachable one is an
+    :class:`InputError`); each is stored the moment its row comes back, as locally.
+    ``on_row`` is called with each new row after it is stored.
     """
     import time
 
-    from optkit.harness.executors import LocalExecutor
+    from optkit.harness.executors import make_executor
     from optkit.harness.store import ResultStore
 
     if scale not in SCALES:
@@ -254,26 +262,29 @@ def reproduce(
                                    plugin_series(f, exp) if plugins else ())
     start = time.perf_counter()
     failures: list[str] = []
-    with ResultStore(db) as store:
-        done = set() if rerun else store.done_keys(include_failed=False)
-        todo = [t for t in tasks if t.key not in done]
-        if log is not None:
-            log(f"reproduce: {len(tasks)} measurements ({len(selection)} experiments x readings x seeds), "
-                f"{len(tasks) - len(todo)} already in {db}, {len(todo)} to run")
-        if todo:
-            executor = LocalExecutor(jobs)
-            bar = _progress(len(todo), progress)
+    executor = make_executor(jobs, scheduler)
+    try:
+        with ResultStore(db) as store:
+            done = set() if rerun else store.done_keys(include_failed=False)
+            todo = [t for t in tasks if t.key not in done]
+            if log is not None:
+                log(f"reproduce: {len(tasks)} measurements ({len(selection)} experiments x readings x seeds), "
+                    f"{len(tasks) - len(todo)} already in {db}, {len(todo)} to run ({executor.description})")
+            bar = _progress(len(todo), progress and bool(todo))
             try:
                 for row in executor.run(todo):
                     store.put_row(row)
                     bar.update(1)
+                    if on_row is not None:
+                        on_row(row)
                     if row["status"] != "feasible":
                         failures.append(f"{row['instance_name']} {format_params(row['params'].get('readings'))} "
                                         f"seed {row['seed']}: {row['status']}: {row['message']}")
             finally:
                 bar.close()
-                executor.close()
-        rows = store.rows(keys=[t.key for t in tasks])
+            rows = store.rows(keys=[t.key for t in tasks])
+    finally:
+        executor.close()
     for r in rows:
         if r["status"] != "feasible":
             line = (f"{r['instance_name']} {format_params(r['params'].get('readings'))} seed {r['seed']}: "

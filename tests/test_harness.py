@@ -169,7 +169,8 @@ def test_worker_turns_every_failure_into_a_row(monkeypatch: pytest.MonkeyPatch) 
 def test_subprocess_worker_for_daemonic_hosts(monkeypatch: pytest.MonkeyPatch) -> None:
     from optkit.harness import worker
 
-    """The path used inside daemonic processes (Dask nanny workers): same rows, same limit."""
+    """The fresh-interpreter path (``method="subprocess"``): same rows, same limit. (Daemonic
+    processes such as Dask nanny workers use the task server: tests/test_harness_dask.py.)"""
     row = run_task(one_task("exact"), method="subprocess", grace_s=GRACE)
     assert (row["status"], row["objective"]) == ("optimal", 3.0)
     assert row["info"]["harness"]["method"] == "subprocess"

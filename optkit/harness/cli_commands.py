@@ -210,6 +210,8 @@ def add_reproduce_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--db", default=None, metavar="FILE",
                    help="measurement store (default DIR/measurements.sqlite); reused measurements are not re-run")
     p.add_argument("--jobs", type=int, default=None, metavar="N", help="measurements at a time (default: CPUs)")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="Dask distributed scheduler address (tcp://host:8786): measure there instead of locally")
     p.add_argument("--rerun", action="store_true", help="measure again even what the store already holds")
     p.add_argument("--dry-run", action="store_true",
                    help="measure nothing: print per experiment the measurements planned, stored in --db (or "
@@ -275,7 +277,7 @@ def run_reproduce(args: argparse.Namespace) -> int:
     db = args.db or str(out / "measurements.sqlite")
     m = rep.reproduce(args.targets, seeds=_reproduce_seeds(args.seeds), readings=_reproduce_readings(args.readings),
                       scale=args.scale, db=db, jobs=args.jobs, rerun=args.rerun, progress=not args.no_progress,
-                      log=_stderr, plugins=not args.no_plugins)
+                      log=_stderr, plugins=not args.no_plugins, scheduler=args.scheduler)
     written = rep.write_pages(m, out)
     for f, exp, claim_ids in m.selection:
         for claim_id, (per, overall) in rep.claim_verdicts(m, f, exp).items():

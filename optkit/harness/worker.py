@@ -16,9 +16,11 @@ Children start from a ``forkserver`` that has already imported optkit, the regis
 formulation modules and the solver libraries (``OPTKIT_HARNESS_PRELOAD``), so a task starts in
 milliseconds instead of paying the imports again; where ``forkserver`` does not exist,
 ``spawn`` is used. Inside a daemonic process (a Dask worker under a nanny), where
-:mod:`multiprocessing` may not start children, the child is a ``python -m
-optkit.harness.worker`` subprocess speaking JSON over its stdin and stdout instead; it pays the
-imports (about a second), and its hard limit gets :data:`SUBPROCESS_STARTUP_S` more seconds.
+:mod:`multiprocessing` may not start children, the task goes to that process's long-lived task
+server (:mod:`optkit.harness.server`), a non-daemonic subprocess that runs it exactly as above
+from its own preloaded forkserver. ``method="subprocess"`` instead starts a fresh ``python``
+subprocess per task, speaking JSON over its stdin and stdout; it pays the imports (about a
+second), and its hard limit gets :data:`SUBPROCESS_STARTUP_S` more seconds.
 
 A child is its own process-group leader and, on Linux, asks the kernel to kill it when its
 parent dies, so killing a sweep never leaves solvers running.
@@ -566,8 +568,10 @@ def run_task(
     ----------
     task: a :class:`Task` or its :meth:`Task.to_dict` (what Dask ships).
     grace_s: start-up grace added to ``time_limit * 1.2`` before the child is killed.
-    method: ``forkserver``, ``spawn``, ``fork`` or ``subprocess``; default ``forkserver``
-        (``spawn`` where it does not exist), and ``subprocess`` inside a daemonic process.
+    method: ``forkserver``, ``spawn``, ``fork``, ``subprocess`` (a fresh interpreter) or ``server``
+        (this process's long-lived task server, :mod:`optkit.harness.server`); default
+        ``forkserver`` (``spawn`` where it does not exist), and ``server`` inside a daemonic
+        process (a Dask worker under its nanny).
     cancel: once set, the child is killed and an ``error`` row ("cancelled") returned at once
         (the local executor sets it when a sweep is interrupted).
 
@@ -578,13 +582,17 @@ def run_task(
     limit = hard_limit(task.time_limit, grace_s)
     if method is None:
         if multiprocessing.current_process().daemon:
-            method = "subprocess"
+            method = "server"
         else:
             method = default_start_method()
             if method == "forkserver" and _forkserver_failure is not None:
                 method = "spawn"
     if cancel is not None and cancel.is_set():
         return make_row(task, status="error", message="cancelled: the sweep was interrupted")
+    if method == "server":
+        from optkit.harness.server import run_in_server
+
+        return run_in_server(task, grace_s=grace_s)
     if method == "subprocess":
         return _run_subprocess(task, None if limit is None else limit + SUBPROCESS_STARTUP_S, cancel)
     try:
