@@ -295,59 +295,68 @@ def evaluate(instance: DdlwmpInstance, solution: Mapping[str, Any]) -> Evaluatio
     ev_free: list[float] = []
     ev_server: list[int] = []
     ev_gpus: list[int] = []
+    models = instance.models
+    replicas_of = {name: tuple(st.replicas for st in m.stages) for name, m in models.items()}
+    isclose = math.isclose
     for idx, entry in enumerate(solution["jobs"]):
-        p = f"jobs[{idx}]"
-        if not isinstance(entry, Mapping) or "id" not in entry:
-            violations.append(f"{p} must be an object with an 'id'")
+        if type(entry) is not dict and not isinstance(entry, Mapping) or "id" not in entry:
+            violations.append(f"jobs[{idx}] must be an object with an 'id'")
             continue
         jid = entry["id"]
         job = by_id.get(jid)
         if job is None:
-            violations.append(f"{p}.id {jid!r} is no job of the instance")
+            violations.append(f"jobs[{idx}].id {jid!r} is no job of the instance")
             continue
         if jid in seen:
             violations.append(f"job {jid} is scheduled twice")
             continue
         seen.add(jid)
         start = entry.get("start")
-        if isinstance(start, bool) or not isinstance(start, (int, float)) or not math.isfinite(start):
-            violations.append(f"job {jid}: start must be a number, got {start!r}")
-            continue
-        if start < job.release - TIME_TOL * max(1.0, job.release):
-            violations.append(f"job {jid} starts at {start} before its release {job.release}")
-        if not _on_slot(start, slot):
+        if not (type(start) is float and start - start == 0.0):  # (a finite float passes at once)
+            if isinstance(start, bool) or not isinstance(start, (int, float)) or not math.isfinite(start):
+                violations.append(f"job {jid}: start must be a number, got {start!r}")
+                continue
+        release = job.release
+        if start < release - TIME_TOL * max(1.0, release):
+            violations.append(f"job {jid} starts at {start} before its release {release}")
+        q = start / slot  # _on_slot, inline
+        if abs(q - round(q)) > 1e-9 * max(1.0, abs(q)):
             violations.append(f"job {jid} starts at {start}, not on a slot boundary (slot {slot} s)")
-        model = instance.models[job.model]
+        reps = replicas_of[job.model]
         a = entry.get("assignment")
-        stages = model.stages
-        if not isinstance(a, list) or len(a) != len(stages) or any(
-                not isinstance(row, list) or len(row) != st.replicas for row, st in zip(a, stages)):
+        if not isinstance(a, list) or len(a) != len(reps) or any(
+                not isinstance(row, list) or len(row) != r for row, r in zip(a, reps)):
             violations.append(f"job {jid}: assignment must list, per stage of {job.model}, one server per replica")
             continue
-        per_server: dict[int, list[int]] = {}
-        ok = True
-        for s, row in enumerate(a):
-            for m in row:
-                if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or not 0 <= m < n_servers:
-                    ok = False
+        row = a[0]
+        first = row[0] if len(reps) == 1 and row else None
+        if type(first) is int and 0 <= first < n_servers and row.count(first) == len(row):
+            per_server = {first: [len(row)]}  # one stage, all on one server: the loop below's result
+        else:
+            per_server = {}
+            ok = True
+            for s, row in enumerate(a):
+                for m in row:
+                    if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or not 0 <= m < n_servers:
+                        ok = False
+                        break
+                    col = per_server.get(m)
+                    if col is None:
+                        col = per_server[m] = [0] * len(reps)
+                    col[s] += 1
+                if not ok:
                     break
-                col = per_server.get(m)
-                if col is None:
-                    col = per_server[m] = [0] * len(stages)
-                col[s] += 1
             if not ok:
-                break
-        if not ok:
-            violations.append(f"job {jid}: assignment holds a server index outside 0..{n_servers - 1}")
-            continue
+                violations.append(f"job {jid}: assignment holds a server index outside 0..{n_servers - 1}")
+                continue
         key = (job.model, tuple(sorted(tuple(c) for c in per_server.values())))
         alpha = alpha_cache.get(key)
         if alpha is None:
-            alpha = alpha_cache[key] = alpha_from_counts(model, mcl, np.array(key[1], dtype=np.int64).T)
+            alpha = alpha_cache[key] = alpha_from_counts(models[job.model], mcl, np.array(key[1], dtype=np.int64).T)
         completion = float(start) + job.iterations * alpha
         for k, value in (("alpha_s", alpha), ("completion", completion)):
             claimed = entry.get(k)
-            if claimed is not None and not math.isclose(claimed, value, rel_tol=TIME_TOL, abs_tol=1e-12):
+            if claimed is not None and claimed != value and not isclose(claimed, value, rel_tol=TIME_TOL, abs_tol=1e-12):
                 violations.append(f"job {jid}: {k} {claimed!r} disagrees with {value!r} recomputed from the assignment")
         completions[jid] = completion
         release_at = free_time(completion, slot)
