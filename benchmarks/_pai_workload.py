@@ -41,21 +41,27 @@ GPU_WEIGHTS = (0.50, 0.15, 0.05, 0.12, 0.03, 0.03, 0.02, 0.10)  # P(k GPUs), k =
 MEDIAN_S, SIGMA, MAX_S = 1800.0, 1.5, 24 * 3600
 
 
-def jobs(n: int, load: float, seed: int) -> dict[str, np.ndarray]:
-    """``{"release", "gpus", "duration"}`` (int64 arrays, release order) of the workload."""
+def jobs(n: int, load: float, seed: int, servers: int = SERVERS) -> dict[str, np.ndarray]:
+    """``{"release", "gpus", "duration", "servers"}`` (int64 arrays, release order; the number of
+    8-GPU servers whose GPUs the load is measured against) of the workload."""
     if n < 1 or not load > 0:
         raise ValueError(f"need n >= 1 jobs and a load > 0, got {n}, {load}")
     rng = np.random.default_rng(seed)
     gpus = rng.choice(np.arange(1, 9), size=n, p=GPU_WEIGHTS).astype(np.int64)
     dur = np.clip(np.rint(MEDIAN_S * np.exp(SIGMA * rng.standard_normal(n))), 1, MAX_S).astype(np.int64)
-    span = float((gpus * dur).sum()) / (load * TOTAL_GPUS)
+    span = float((gpus * dur).sum()) / (load * servers * GPUS_PER_SERVER)
     release = np.sort(np.floor(rng.uniform(0.0, span, size=n))).astype(np.int64)
-    return {"release": release, "gpus": gpus, "duration": dur}
+    return {"release": release, "gpus": gpus, "duration": dur, "servers": np.int64(servers)}
+
+
+def total_gpus(w: dict[str, np.ndarray]) -> int:
+    """The GPUs of the workload's cluster (PAI's single pool)."""
+    return int(w["servers"]) * GPUS_PER_SERVER
 
 
 def offered_load(w: dict[str, np.ndarray]) -> float:
     """sum(k·d) / (G · arrival span), the span being the last release (+1 s)."""
-    return float((w["gpus"] * w["duration"]).sum()) / (TOTAL_GPUS * float(w["release"][-1] + 1))
+    return float((w["gpus"] * w["duration"]).sum()) / (total_gpus(w) * float(w["release"][-1] + 1))
 
 
 def optkit_instance(w: dict[str, np.ndarray]) -> dict[str, Any]:
@@ -66,7 +72,7 @@ def optkit_instance(w: dict[str, np.ndarray]) -> dict[str, Any]:
     job_list = [{"id": str(i), "release": r, "model": f"k{k}", "iterations": d, "predicted_iterations": d}
                 for i, (r, k, d) in enumerate(zip(w["release"].tolist(), w["gpus"].tolist(), w["duration"].tolist()))]
     return {"problem": "ddlwmp",
-            "cluster": {"servers": SERVERS, "gpus_per_server": GPUS_PER_SERVER, "inter_bandwidth": 1.25e9,
+            "cluster": {"servers": int(w["servers"]), "gpus_per_server": GPUS_PER_SERVER, "inter_bandwidth": 1.25e9,
                         "intra_bandwidth": 3e11},
             "models": models, "jobs": job_list}
 

@@ -229,6 +229,14 @@ def run_pai(checkout: str | Path, trace: str | Path, policy: str, out: str | Pat
     pai = import_pai(checkout)
     logging.basicConfig(level=logging.WARNING, format="%(message)s", filename=log or os.devnull, filemode="a")
     times: dict[str, Any] = {"import_s": time.perf_counter() - t0}
+    try:
+        return _run_pai(pai, trace, policy, out, gpus, tie_order, times, t0)
+    finally:
+        pai.simulator.Scheduler = pai.scheduler.Scheduler  # PAI's own, for a later run in this process
+
+
+def _run_pai(pai: SimpleNamespace, trace: str | Path, policy: str, out: str | Path, gpus: int, tie_order: str,
+             times: dict[str, Any], t0: float) -> dict[str, Any]:
     if policy not in PAI_POLICIES:
         cls = optkit_scheduler(pai)
 
@@ -277,8 +285,8 @@ def run_pai(checkout: str | Path, trace: str | Path, policy: str, out: str | Pat
 
 # ----------------------------------------------------------------------------- children
 def child_run(cmd: list[str], stdout: str | Path, env: dict[str, str] | None = None) -> dict[str, float]:
-    """Run ``cmd`` in a child process; its wall time (s) and peak resident set (MiB,
-    ``ru_maxrss`` of that child alone, from ``os.wait4``). Raises on a non-zero exit."""
+    """Run ``cmd`` in a child process; its wall time (s), CPU time (user + system, s) and peak
+    resident set (MiB, ``ru_maxrss`` of that child alone, from ``os.wait4``). Raises on a non-zero exit."""
     with open(stdout, "w") as out:
         t = time.perf_counter()
         p = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env, cwd=ROOT)
@@ -287,7 +295,7 @@ def child_run(cmd: list[str], stdout: str | Path, env: dict[str, str] | None = N
     p.returncode = os.waitstatus_to_exitcode(status)
     if p.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)} exited {p.returncode}:\n{Path(stdout).read_text()[-3000:]}")
-    return {"wall_s": wall, "peak_mib": usage.ru_maxrss / 1024.0}
+    return {"wall_s": wall, "cpu_s": usage.ru_utime + usage.ru_stime, "peak_mib": usage.ru_maxrss / 1024.0}
 
 
 def optkit_env() -> dict[str, str]:
@@ -335,13 +343,13 @@ def compare(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory(prefix="pai-adapter-") as tmp:
         d = Path(tmp)
         for load in loads:
-            w = W.jobs(args.jobs, load, args.seed)
+            w = W.jobs(args.jobs, load, args.seed, args.servers)
             js, cs = d / f"w{load}.json", d / f"w{load}.csv"
             W.write(w, js, cs)
             for pol in policies:
                 for tie in (["seq", "pai"] if pol in args.control.split(",") else ["seq"]):
                     pai_out = d / f"pai.{pol}.{load}.{tie}.csv"
-                    r = run_pai_child(checkout, cs, pol, pai_out, d / f"pai.{pol}.{load}.{tie}.log", W.TOTAL_GPUS, tie)
+                    r = run_pai_child(checkout, cs, pol, pai_out, d / f"pai.{pol}.{load}.{tie}.log", W.total_gpus(w), tie)
                     ok_out = d / f"optkit.{pol}.{load}.json"
                     if tie == "seq":
                         o = run_optkit_child(js, pol, ok_out, d / f"optkit.{pol}.{load}.log")
@@ -359,7 +367,7 @@ def compare(args: argparse.Namespace) -> None:
         f"`Scheduler.alloc_job` replaced at run time by `benchmarks/pai_adapter.py`), checkout `{checkout}`.", "",
         f"Workload (`benchmarks/_pai_workload.py`, seed {args.seed}): {args.jobs:,} jobs of 1-8 GPUs, log-normal run "
         "times (median 30 min, sigma 1.5, 1 s to 1 day), releases in whole seconds at offered load "
-        f"{', '.join(map(str, loads))}; PAI: one node of {W.TOTAL_GPUS:,} GPUs; optkit: {W.SERVERS} x "
+        f"{', '.join(map(str, loads))}; PAI: one node of {args.servers * W.GPUS_PER_SERVER:,} GPUs; optkit: {args.servers} x "
         f"{W.GPUS_PER_SERVER} GPUs, zero communication, perfect predictions. The policy inside PAI sees each job as "
         "\"k GPUs for d seconds\" (`optkit.online.Job.duration`).", "",
         "| load | policy | simultaneous arrivals delivered in | jobs | completion times that differ | PAI + adapter (s) "
@@ -416,8 +424,9 @@ def main(argv: list[str] | None = None) -> None:
     r.add_argument("--times", help="write the phase times here (JSON)")
     c = sub.add_parser("compare", help="PAI + adapter against optkit simulate, job by job; writes the page")
     c.add_argument("--pai", required=True, help="checkout of alibaba/clusterdata (root or simulator folder)")
-    c.add_argument("--jobs", type=int, default=5000)
-    c.add_argument("--loads", default="0.8,1.2")
+    c.add_argument("--jobs", type=int, default=3000)
+    c.add_argument("--servers", type=int, default=100, help="8-GPU servers (PAI: one pool of 8 x SERVERS GPUs)")
+    c.add_argument("--loads", default="0.8,1.5")
     c.add_argument("--seed", type=int, default=0)
     c.add_argument("--policies", default="a-srpt,spjf,spwf,wcs-duration,wcs-workload,wcs-subtime,fifo")
     c.add_argument("--control", default="wcs-subtime,fifo",

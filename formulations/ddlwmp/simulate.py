@@ -99,6 +99,7 @@ def simulate(instance: DdlwmpInstance, policy: Policy | OnlinePolicy, *, perfect
     on_completion, on_arrival, decide, next_wakeup = (online.on_completion, online.on_arrival, online.decide,
                                                       online.next_wakeup)
     view = ClusterView.of_arrays(free, size)
+    n_servers = len(free)
     deadline = None if time_limit is None else t0 + time_limit
     ai = 0
     instants = 0
@@ -132,10 +133,9 @@ def simulate(instance: DdlwmpInstance, policy: Policy | OnlinePolicy, *, perfect
             servers = tuple(d.gpus)
             counts = tuple(d.gpus.values())
             for m, c in zip(servers, counts):
-                if not 0 <= m < len(free) or free[m] < c:
+                if not 0 <= m < n_servers or free[m] < c:
                     raise RuntimeError(f"policy {name} over-committed a server at t={now} (job {jid})")
-            for m, c in zip(servers, counts):
-                free[m] -= c
+                free[m] -= c  # (a violation stops the run: the counts after it do not matter)
             alpha = d.time_per_iteration
             if alpha is None or d.replicas is None:
                 raise RuntimeError(f"policy {name} started job {jid!r} without its replicas' servers and "
