@@ -284,12 +284,13 @@ def _run_pai(pai: SimpleNamespace, trace: str | Path, policy: str, out: str | Pa
 
 
 # ----------------------------------------------------------------------------- children
-def child_run(cmd: list[str], stdout: str | Path, env: dict[str, str] | None = None) -> dict[str, float]:
+def child_run(cmd: list[str], stdout: str | Path, env: dict[str, str] | None = None,
+              cwd: str | Path = ROOT) -> dict[str, float]:
     """Run ``cmd`` in a child process; its wall time (s), CPU time (user + system, s) and peak
     resident set (MiB, ``ru_maxrss`` of that child alone, from ``os.wait4``). Raises on a non-zero exit."""
     with open(stdout, "w") as out:
         t = time.perf_counter()
-        p = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env, cwd=ROOT)
+        p = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env, cwd=cwd)
         _, status, usage = os.wait4(p.pid, 0)
         wall = time.perf_counter() - t
     p.returncode = os.waitstatus_to_exitcode(status)
@@ -298,9 +299,10 @@ def child_run(cmd: list[str], stdout: str | Path, env: dict[str, str] | None = N
     return {"wall_s": wall, "cpu_s": usage.ru_utime + usage.ru_stime, "peak_mib": usage.ru_maxrss / 1024.0}
 
 
-def optkit_env() -> dict[str, str]:
+def optkit_env(root: str | Path = ROOT) -> dict[str, str]:
+    """The environment of a child that imports optkit from the checkout ``root`` (this one by default)."""
     env = dict(os.environ)
-    env["PYTHONPATH"] = str(ROOT) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    env["PYTHONPATH"] = str(root)
     return env
 
 
@@ -315,11 +317,12 @@ def run_pai_child(checkout: str, trace: Path, policy: str, out: Path, log: Path,
     return res
 
 
-def run_optkit_child(instance: Path, policy: str, out: Path, log: Path) -> dict[str, Any]:
-    """``optkit simulate ddlwmp INSTANCE --policy POLICY --out OUT --json`` in a child process."""
-    cmd = [sys.executable, "-m", "optkit", "simulate", "ddlwmp", str(instance), "--policy", policy, "--seed", "0",
-           "--out", str(out), "--json"]
-    res = child_run(cmd, log, optkit_env())
+def run_optkit_child(instance: Path, policy: str, out: Path, log: Path, root: str | Path = ROOT) -> dict[str, Any]:
+    """``optkit simulate ddlwmp INSTANCE --policy POLICY --out OUT --json`` in a child process, optkit
+    imported from the checkout ``root`` (this one by default)."""
+    cmd = [sys.executable, "-m", "optkit", "simulate", "ddlwmp", str(Path(instance).resolve()), "--policy", policy,
+           "--seed", "0", "--out", str(Path(out).resolve()), "--json"]
+    res = child_run(cmd, log, optkit_env(root), cwd=root)
     res["summary"] = json.loads(Path(log).read_text().strip().splitlines()[-1])
     return res
 
