@@ -60,7 +60,7 @@ def all_formulations() -> dict[str, Formulation]:
 def get(problem: str) -> Formulation:
     """The formulation of ``problem``; :class:`InputError` naming the known ones otherwise.
 
-    The entry point named ``problem`` is loaded first, alone (the same object :func:`_load` would
+    The entry point named ``problem`` is loaded first, alone (the object that loading them all would
     register first): a command about one problem does not import every other problem's package."""
     if not _loaded and problem not in _registered:
         for ep in entry_points(group=ENTRY_POINT_GROUP, name=problem):
