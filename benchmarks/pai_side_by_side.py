@@ -273,15 +273,13 @@ FINDINGS = """## What was changed to get here (same schedules: the ddlwmp tests 
 Where the time and memory went before (commit 616ac2e, measured phase by phase on 20,000 and 80,000
 jobs of an earlier draft of this workload, run times of median 10 min, `wcs-duration`, a loaded
 machine): the interpreter and imports took 48.6 MiB (networkx alone 20 MiB and 0.1-0.2 s, imported
-by `gpu_mapping.model` though the simulation builds no graph; the registry imported every problem's
-package); the parsed workload stayed alive through the run and was deep-copied once more (+13 MiB at
+by `gpu_mapping.model` though the simulation builds no graph); the parsed workload stayed alive through the run and was deep-copied once more (+13 MiB at
 20,000 jobs, +54 MiB at 80,000); writing the schedule with `json.dumps(indent=1)` (Python's
 pure-Python encoder) was the peak: +20 MiB of text chunks and 0.13 s at 20,000 jobs, +74 MiB and
 0.5 s at 80,000 (peaks 115 MiB and 293 MiB); `evaluate` was 0.12 s and 0.55 s, slower than reading.
 What changed:
 
-* networkx is imported only where a graph is built (`job_graph`, `bounds`); the registry loads only
-  the package of the problem asked for;
+* networkx is imported only where a graph is built (`job_graph`, `bounds`);
 * `optkit simulate` builds the instance and drops the parsed workload before simulating, and copies
   the workload only for a sweep's earlier settings;
 * the schedule is written one job per line by the C encoder, 4,096 jobs at a time (the same JSON

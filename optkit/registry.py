@@ -58,16 +58,7 @@ def all_formulations() -> dict[str, Formulation]:
 
 
 def get(problem: str) -> Formulation:
-    """The formulation of ``problem``; :class:`InputError` naming the known ones otherwise.
-
-    The entry point named ``problem`` is loaded first, alone (the object that loading them all would
-    register first): a command about one problem does not import every other problem's package."""
-    if not _loaded and problem not in _registered:
-        for ep in entry_points(group=ENTRY_POINT_GROUP, name=problem):
-            f = ep.load()
-            _registered.setdefault(f.name, f)
-    if problem in _registered:
-        return _registered[problem]
+    """The formulation of ``problem``; :class:`InputError` naming the known ones otherwise."""
     _load()
     try:
         return _registered[problem]
