@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from optkit import generators, registry
-from optkit.cli_args import OneLineParser, check_out_file, seed_arg, time_limit_arg, write_out_file
+from optkit.cli_args import OneLineParser, check_out_file, seed_arg, time_limit_arg, write_out_file, write_schedule
 from optkit.errors import InputError
 from optkit.validation import DEFAULT_MAX_VIOLATIONS
 from optkit.instances import instance_files, instance_hash, instance_violations, load_instance, read_json, save_instance
@@ -237,8 +237,11 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     if data.get("problem") != f.name:
         raise InputError("problem", f"{args.file} holds a {data.get('problem')!r} instance, not {f.name!r}")
     _check_simulate_params(f, args.policy, settings)
-    for setting in settings:
-        _simulate_default(f, args, copy.deepcopy(data), setting, several)
+    workload = [data]  # the last setting takes the workload itself (no copy), so it is freed once built
+    del data
+    for i, setting in enumerate(settings):
+        _simulate_default(f, args, workload.pop() if i == len(settings) - 1 else copy.deepcopy(workload[0]),
+                          setting, several)
     return 0
 
 
@@ -262,7 +265,12 @@ def _simulate_default(f: Any, args: argparse.Namespace, data: dict[str, Any], se
             known = ", ".join(f.predictors) or "none"
             raise InputError("--predictor", f"is unknown for {f.name}: {args.predictor!r} (known: {known})")
         report = f.prepare(data, predictor=args.predictor, seed=args.seed)
-    result = solve(f.name, data, args.policy, time_limit=args.time_limit, seed=args.seed, params=setting)
+    try:
+        instance = f.instance_from_dict(data)
+    except InputError as exc:
+        raise exc.with_problem(f.name) from None
+    del data  # the raw workload (a dict per job) is not needed past here: freed before the simulation
+    result = solve(f.name, instance, args.policy, time_limit=args.time_limit, seed=args.seed, params=setting)
     suffix = _setting_suffix(setting, several)
     if args.out:
         out = Path(args.out)
@@ -271,7 +279,7 @@ def _simulate_default(f: Any, args: argparse.Namespace, data: dict[str, Any], se
     else:
         out = Path(_default_schedule(args, suffix))
     if result.solution is not None:
-        write_out_file(out, json.dumps(result.solution, indent=1) + "\n")
+        write_schedule(out, result.solution)
     summary = {**result.to_json_summary(), "prediction": report or None, "schedule_file": str(out)}
     summary.pop("solution")
     if args.json:

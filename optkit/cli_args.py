@@ -13,10 +13,11 @@ one-line error and exit status 2 whatever the verb (see :mod:`optkit.cli`).
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import sys
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from optkit.errors import InputError
 
@@ -83,5 +84,29 @@ def write_out_file(path: str | Path, text: str, arg: str = "--out") -> None:
     check_out_file(str(path), arg)
     try:
         Path(path).write_text(text)
+    except OSError as exc:
+        raise InputError(arg, f"{path} cannot be written: {exc.strerror or exc}") from None
+
+
+_ENCODE = json.JSONEncoder().encode  # the C encoder (it serves only indent=None): json.dumps's defaults
+
+
+def write_schedule(path: str | Path, solution: Any, arg: str = "--out", chunk: int = 4096) -> None:
+    """Write a solution as JSON; an object whose only key is ``"jobs"`` (a schedule) is written one
+    job per line, ``{"jobs": [`` / ``{...},`` / ``]}``, each job by the C encoder, ``chunk`` jobs
+    at a time: the same values as ``json.dumps(solution, indent=1)``, several times faster, without
+    the whole text in memory. Other solutions are written as before (indented). Errors as
+    :func:`write_out_file`."""
+    jobs = solution.get("jobs") if isinstance(solution, dict) and list(solution) == ["jobs"] else None
+    if not isinstance(jobs, list):
+        write_out_file(path, json.dumps(solution, indent=1) + "\n", arg)
+        return
+    check_out_file(str(path), arg)
+    try:
+        with open(path, "w") as f:
+            f.write('{"jobs": [')
+            for i in range(0, len(jobs), chunk):
+                f.write(("\n" if i == 0 else ",\n") + ",\n".join(map(_ENCODE, jobs[i:i + chunk])))
+            f.write("\n]}\n" if jobs else "]}\n")
     except OSError as exc:
         raise InputError(arg, f"{path} cannot be written: {exc.strerror or exc}") from None

@@ -16,6 +16,7 @@ Releases may be real (a job released at 0.4 s can start at 1 s at the earliest).
 from __future__ import annotations
 
 import math
+from array import array
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
@@ -106,6 +107,8 @@ class Job:
 
 
 _JOB_KEYS = ("id", "release", "model", "iterations", "predicted_iterations", "user", "group")
+_FAST_KEYS = frozenset(_JOB_KEYS[:5])  # a job with these keys only may take from_dict's fast path
+_INF = float("inf")
 # A trace job's own record, kept as extras (workloads.trace_workload): its id, duration (s) and GPU
 # demand in the trace, the GPUs of the configuration it was given, its virtual cluster and job name.
 _TRACE_KEYS = ("trace_id", "trace_duration", "trace_gpus", "gpus", "vc", "job_name")
@@ -140,7 +143,20 @@ class DdlwmpInstance:
             raise InputError("jobs", f"must be a non-empty list of jobs, got {d['jobs']!r:.40}")
         jobs = []
         seen: set[str] = set()
+        fits = {name for name, m in models.items() if m.n_replicas <= cluster.total_gpus}
         for i, j in enumerate(d["jobs"]):
+            if type(j) is dict and _FAST_KEYS.issuperset(j):  # the common case, checked in a few comparisons
+                jid, model, r, it = j.get("id"), j.get("model"), j.get("release"), j.get("iterations")
+                pred = j.get("predicted_iterations")
+                if (type(jid) is str and jid and jid not in seen and type(model) is str and model in fits
+                        and (type(r) is float and 0.0 <= r < _INF or type(r) is int and r >= 0)
+                        and type(it) is int and it >= 1
+                        and (pred is None or type(pred) is float and 0.0 <= pred < _INF
+                             or type(pred) is int and pred >= 0)):
+                    seen.add(jid)
+                    jobs.append(Job(id=jid, release=float(r), model=model, iterations=it,
+                                    predicted_iterations=None if pred is None else float(pred), extras={}))
+                    continue  # (anything else takes the checks below, which name the field)
             p = f"jobs[{i}]"
             if type(j) is not dict:  # (the common case skips the slower Mapping check)
                 j = mapping(j, p)
@@ -286,92 +302,105 @@ def evaluate(instance: DdlwmpInstance, solution: Mapping[str, Any]) -> Evaluatio
     slot = cl.slot_seconds
     mcl = cl.mapping_cluster
     n_servers = cl.servers
-    by_id = {j.id: j for j in instance.jobs}
+    jobs = instance.jobs
+    pos = {j.id: i for i, j in enumerate(jobs)}  # a job's row in the arrays below (by id)
+    seen = bytearray(len(jobs))                   # scheduled already (by row)
+    completions = np.zeros(len(jobs))             # C_i (by row)
     violations: list[str] = []
-    seen: set[str] = set()
-    completions: dict[str, float] = {}
     alpha_cache: dict[tuple[str, tuple[tuple[int, ...], ...]], float] = {}
-    ev_start: list[float] = []
-    ev_free: list[float] = []
-    ev_server: list[int] = []
-    ev_gpus: list[int] = []
+    # one event per (job, server) pair: start, free time, server, GPUs (compact arrays, not lists)
+    ev_start, ev_free, ev_server, ev_gpus = array("d"), array("d"), array("q"), array("q")
+    models = instance.models
+    replicas_of = {name: tuple(st.replicas for st in m.stages) for name, m in models.items()}
+    isclose = math.isclose
     for idx, entry in enumerate(solution["jobs"]):
-        p = f"jobs[{idx}]"
-        if not isinstance(entry, Mapping) or "id" not in entry:
-            violations.append(f"{p} must be an object with an 'id'")
+        if type(entry) is not dict and not isinstance(entry, Mapping) or "id" not in entry:
+            violations.append(f"jobs[{idx}] must be an object with an 'id'")
             continue
         jid = entry["id"]
-        job = by_id.get(jid)
-        if job is None:
-            violations.append(f"{p}.id {jid!r} is no job of the instance")
+        row_of = pos.get(jid)
+        if row_of is None:
+            violations.append(f"jobs[{idx}].id {jid!r} is no job of the instance")
             continue
-        if jid in seen:
+        if seen[row_of]:
             violations.append(f"job {jid} is scheduled twice")
             continue
-        seen.add(jid)
+        seen[row_of] = 1
+        job = jobs[row_of]
         start = entry.get("start")
-        if isinstance(start, bool) or not isinstance(start, (int, float)) or not math.isfinite(start):
-            violations.append(f"job {jid}: start must be a number, got {start!r}")
-            continue
-        if start < job.release - TIME_TOL * max(1.0, job.release):
-            violations.append(f"job {jid} starts at {start} before its release {job.release}")
-        if not _on_slot(start, slot):
+        if not (type(start) is float and start - start == 0.0):  # (a finite float passes at once)
+            if isinstance(start, bool) or not isinstance(start, (int, float)) or not math.isfinite(start):
+                violations.append(f"job {jid}: start must be a number, got {start!r}")
+                continue
+        release = job.release
+        if start < release - TIME_TOL * max(1.0, release):
+            violations.append(f"job {jid} starts at {start} before its release {release}")
+        q = start / slot  # _on_slot, inline
+        if abs(q - round(q)) > 1e-9 * max(1.0, abs(q)):
             violations.append(f"job {jid} starts at {start}, not on a slot boundary (slot {slot} s)")
-        model = instance.models[job.model]
+        reps = replicas_of[job.model]
         a = entry.get("assignment")
-        stages = model.stages
-        if not isinstance(a, list) or len(a) != len(stages) or any(
-                not isinstance(row, list) or len(row) != st.replicas for row, st in zip(a, stages)):
+        if not isinstance(a, list) or len(a) != len(reps) or any(
+                not isinstance(row, list) or len(row) != r for row, r in zip(a, reps)):
             violations.append(f"job {jid}: assignment must list, per stage of {job.model}, one server per replica")
             continue
-        per_server: dict[int, list[int]] = {}
-        ok = True
-        for s, row in enumerate(a):
-            for m in row:
-                if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or not 0 <= m < n_servers:
-                    ok = False
+        row = a[0]
+        first = row[0] if len(reps) == 1 and row else None
+        if type(first) is int and 0 <= first < n_servers and row.count(first) == len(row):
+            per_server = {first: [len(row)]}  # one stage, all on one server: what the loop below gives
+        else:
+            per_server = {}
+            ok = True
+            for s, row in enumerate(a):
+                for m in row:
+                    if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or not 0 <= m < n_servers:
+                        ok = False
+                        break
+                    col = per_server.get(m)
+                    if col is None:
+                        col = per_server[m] = [0] * len(reps)
+                    col[s] += 1
+                if not ok:
                     break
-                col = per_server.get(m)
-                if col is None:
-                    col = per_server[m] = [0] * len(stages)
-                col[s] += 1
             if not ok:
-                break
-        if not ok:
-            violations.append(f"job {jid}: assignment holds a server index outside 0..{n_servers - 1}")
-            continue
+                violations.append(f"job {jid}: assignment holds a server index outside 0..{n_servers - 1}")
+                continue
         key = (job.model, tuple(sorted(tuple(c) for c in per_server.values())))
         alpha = alpha_cache.get(key)
         if alpha is None:
-            alpha = alpha_cache[key] = alpha_from_counts(model, mcl, np.array(key[1], dtype=np.int64).T)
+            alpha = alpha_cache[key] = alpha_from_counts(models[job.model], mcl, np.array(key[1], dtype=np.int64).T)
         completion = float(start) + job.iterations * alpha
         for k, value in (("alpha_s", alpha), ("completion", completion)):
             claimed = entry.get(k)
-            if claimed is not None and not math.isclose(claimed, value, rel_tol=TIME_TOL, abs_tol=1e-12):
+            if claimed is not None and claimed != value and not isclose(claimed, value, rel_tol=TIME_TOL, abs_tol=1e-12):
                 violations.append(f"job {jid}: {k} {claimed!r} disagrees with {value!r} recomputed from the assignment")
-        completions[jid] = completion
+        completions[row_of] = completion
         release_at = free_time(completion, slot)
         for m, col in per_server.items():
             ev_start.append(float(start))
             ev_free.append(release_at)
             ev_server.append(int(m))
             ev_gpus.append(sum(col))
-    missing = [j.id for j in instance.jobs if j.id not in seen]
-    if missing:
+    rows = None if len(pos) == len(jobs) else np.fromiter((pos[j.id] for j in jobs), dtype=np.int64, count=len(jobs))
+    done = np.frombuffer(seen, dtype=np.uint8).astype(bool)
+    if rows is not None:  # (ids repeated in the instance: each job reads the row of its id)
+        done = done[rows]
+    if not done.all():
+        missing = [jobs[i].id for i in np.flatnonzero(~done)]
         violations.append(f"{len(missing)} jobs are not scheduled: {', '.join(missing[:5])}")
-    over = _capacity_violation(np.array(ev_start, dtype=float), np.array(ev_free, dtype=float),
-                               np.array(ev_server, dtype=np.int64), np.array(ev_gpus, dtype=np.int64),
+    over = _capacity_violation(np.frombuffer(ev_start, dtype=float), np.frombuffer(ev_free, dtype=float),
+                               np.frombuffer(ev_server, dtype=np.int64), np.frombuffer(ev_gpus, dtype=np.int64),
                                cl.gpus_per_server)
     if over is not None:
         violations.append(over)
     if violations:
         return Evaluation(False, violations=violations)
-    c = np.fromiter((completions[j.id] for j in instance.jobs), dtype=float, count=len(instance.jobs))
-    r = np.fromiter((j.release for j in instance.jobs), dtype=float, count=len(instance.jobs))
+    c = completions if rows is None else completions[rows]
+    r = np.fromiter((j.release for j in jobs), dtype=float, count=len(jobs))
     jct = c - r
     objectives = {"total_completion": float(c.sum()), "total_flow": float(jct.sum()), "makespan": float(c.max())}
     metrics = {
-        "jobs": len(instance.jobs),
+        "jobs": len(jobs),
         "mean_jct_s": float(jct.mean()),
         "p50_jct_s": float(np.percentile(jct, 50)),
         "p95_jct_s": float(np.percentile(jct, 95)),

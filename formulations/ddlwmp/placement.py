@@ -90,9 +90,13 @@ class Placer:
         self._alpha_min: dict[str, float] = {}
         self._alpha_max: dict[str, float] = {}
         self._maps: dict[tuple[str, tuple[int, ...]], tuple[list[list[int]], float]] = {}
+        self._gpus: dict[str, int] = {}
 
     def gpus(self, model: str) -> int:
-        return self.models[model].n_replicas
+        g = self._gpus.get(model)
+        if g is None:
+            g = self._gpus[model] = self.models[model].n_replicas
+        return g
 
     def alpha_min(self, model: str) -> float:
         a = self._alpha_min.get(model)
@@ -131,7 +135,13 @@ class Placer:
         return Placement(assignment, alpha, tuple(srv), cnt)
 
     def place_most_free(self, model: str, free: np.ndarray) -> Placement:
-        return self.place(model, *most_free_servers(free, self.gpus(model)))
+        need = self.gpus(model)
+        m = int(free.argmax())  # the first most-free server: most_free_servers' first pick
+        if free[m] >= need:  # it holds the whole job: the placement most_free_servers gives, without its sort
+            hit = self._maps.get((model, (need,)))
+            if hit is not None:
+                return Placement([[m] * len(row) for row in hit[0]], hit[1], (m,), (need,))
+        return self.place(model, *most_free_servers(free, need))
 
     def place_least_free(self, model: str, free: np.ndarray) -> Placement:
         return self.place(model, *least_free_servers(free, self.gpus(model)))

@@ -81,6 +81,12 @@ class ClusterState:
 
     def take(self, placement: Placement) -> None:
         free = self.free
+        if len(placement.servers) == 1:  # the common case, without the loops below
+            m, c = placement.servers[0], placement.counts[0]
+            if free[m] < c:
+                raise ValueError("placement takes more GPUs than a server has free")
+            free[m] -= c
+            return
         pairs = list(zip(placement.servers, placement.counts))  # a few servers: plain loops beat numpy
         if any(free[m] < c for m, c in pairs):
             raise ValueError("placement takes more GPUs than a server has free")
@@ -182,6 +188,8 @@ class QueuePolicy:
 
     def decide(self, now: float, state: ClusterState) -> list[StartDecision]:
         out: list[StartDecision] = []
+        if not self._n_waiting:
+            return out
         free_total = state.free_total
         while self._n_waiting and free_total > 0:
             best = None

@@ -32,7 +32,7 @@ import numpy as np
 
 from optkit.online import ClusterView, Job, OnlinePolicy
 
-from .model import DdlwmpInstance, free_time, slot_ceil
+from .model import DdlwmpInstance, slot_ceil
 from .policies import JobSpec, Policy
 
 __all__ = ["simulate", "job_specs", "SimulationTimeout"]
@@ -82,12 +82,13 @@ def simulate(instance: DdlwmpInstance, policy: Policy | OnlinePolicy, *, perfect
     slot = cl.slot_seconds
     free = np.full(cl.servers, cl.gpus_per_server, dtype=np.int64)
     size = free.copy()
-    specs = protocol_jobs(instance, perfect=perfect)
+    jobs = instance.jobs  # each becomes its protocol Job when it arrives (protocol_jobs's, one at a time)
+    gpus_of = {name: m.n_replicas for name, m in instance.models.items()}
     name = getattr(policy, "name", type(policy).__name__)
     online = as_online(policy, instance)
-    iterations = {j.id: j.iterations for j in instance.jobs}
-    arrive_at = [slot_ceil(spec.release, slot) for spec in specs]
-    arrivals = sorted(range(len(specs)), key=lambda i: (arrive_at[i], i))
+    iterations = {j.id: j.iterations for j in jobs}
+    arrive_at = [slot_ceil(float(j.release), slot) for j in jobs]
+    arrivals = sorted(range(len(jobs)), key=lambda i: (arrive_at[i], i))
     n_arr = len(arrivals)
     heap: list[tuple[float, int, int, Any]] = []  # frees (_FREE) and wake-ups (_WAKE)
     push, pop = heapq.heappush, heapq.heappop
@@ -98,6 +99,7 @@ def simulate(instance: DdlwmpInstance, policy: Policy | OnlinePolicy, *, perfect
     on_completion, on_arrival, decide, next_wakeup = (online.on_completion, online.on_arrival, online.decide,
                                                       online.next_wakeup)
     view = ClusterView.of_arrays(free, size)
+    n_servers = len(free)
     deadline = None if time_limit is None else t0 + time_limit
     ai = 0
     instants = 0
@@ -115,7 +117,10 @@ def simulate(instance: DdlwmpInstance, policy: Policy | OnlinePolicy, *, perfect
                 free[m] += c
             on_completion(jid, now)
         while ai < n_arr and arrive_at[arrivals[ai]] == now:
-            on_arrival(specs[arrivals[ai]], now)
+            i = arrivals[ai]
+            j = jobs[i]
+            on_arrival(Job(j.id, float(j.release), gpus_of[j.model], i, j.model,
+                           float(j.iterations) if perfect else j.predicted_iterations), now)
             ai += 1
         while heap and heap[0][0] == now:
             pop(heap)
@@ -128,10 +133,9 @@ def simulate(instance: DdlwmpInstance, policy: Policy | OnlinePolicy, *, perfect
             servers = tuple(d.gpus)
             counts = tuple(d.gpus.values())
             for m, c in zip(servers, counts):
-                if not 0 <= m < len(free) or free[m] < c:
+                if not 0 <= m < n_servers or free[m] < c:
                     raise RuntimeError(f"policy {name} over-committed a server at t={now} (job {jid})")
-            for m, c in zip(servers, counts):
-                free[m] -= c
+                free[m] -= c  # (a violation stops the run: the counts after it do not matter)
             alpha = d.time_per_iteration
             if alpha is None or d.replicas is None:
                 raise RuntimeError(f"policy {name} started job {jid!r} without its replicas' servers and "
@@ -140,7 +144,7 @@ def simulate(instance: DdlwmpInstance, policy: Policy | OnlinePolicy, *, perfect
             started[jid] = {"id": jid, "start": now, "completion": completion,
                             "alpha_s": alpha, "assignment": d.replicas}
             held[jid] = (servers, counts)
-            push(heap, (free_time(completion, slot), _FREE, seq, jid))
+            push(heap, (slot_ceil(completion, slot), _FREE, seq, jid))  # free_time: ceil(C_i) in slots
             seq += 1
         w = next_wakeup(now)
         if w is not None:
@@ -153,12 +157,12 @@ def simulate(instance: DdlwmpInstance, policy: Policy | OnlinePolicy, *, perfect
                 seq += 1
     if ai < n_arr or heap:
         raise SimulationTimeout(f"time limit of {time_limit} s reached after {len(started)} starts")
-    if len(started) != len(specs):
-        missing = [s.id for s in specs if s.id not in started]
+    if len(started) != len(jobs):
+        missing = [j.id for j in jobs if j.id not in started]
         raise RuntimeError(f"policy {name} never started {len(missing)} jobs: {', '.join(missing[:5])}")
     if stats is not None:
         stats.update(instants=instants, wall_time_s=_time.perf_counter() - t0)
-    return {"jobs": [started[s.id] for s in specs]}
+    return {"jobs": [started[j.id] for j in jobs]}
 
 
 def run_policy(instance: DdlwmpInstance, policy: Policy, *, perfect: bool = False,

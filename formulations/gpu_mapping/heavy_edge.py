@@ -36,14 +36,16 @@ from __future__ import annotations
 
 import heapq
 import math
-from typing import Any, Hashable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Hashable, Mapping, Sequence
 
-import networkx as nx
 import numpy as np
 
 from optkit.errors import InputError
 
 from .model import Cluster, PipelineJob, alpha_from_counts, stage_counts
+
+if TYPE_CHECKING:  # heavy_edge takes a networkx graph; the array paths never import networkx
+    import networkx as nx
 
 __all__ = ["heavy_edge", "heavy_edge_arrays", "heavy_edge_job", "alpha_min_estimate", "fewest_servers",
            "SINGLE_GPU_WEIGHTS", "SERVER_STARTS"]
