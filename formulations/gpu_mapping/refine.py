@@ -422,6 +422,7 @@ def refine_mapping(instance: GpuMappingInstance, *, objective: str = "cut", seed
     every stage has at most ``stage_dp.MAX_STAGE_REPLICAS`` replicas): when it completes, its
     answer is the proven optimum (``exact_counts`` True) and the descent is skipped; when it
     hits the budget, the descent starts from the best mapping it found (Heavy-Edge's if none).
+    The stage search is bounded by its node budget (deterministic), not by ``time_limit``.
 
     ``info``: ``start_objective`` and ``objective`` (the chosen objective of the Heavy-Edge start
     and of the result), ``improved``, ``passes``/``swaps`` (cut) or ``moves``/``polish_swaps``
