@@ -150,8 +150,8 @@ def _split_bounds(k: list[int], tab: list) -> list[float]:
     """Per stage, a lower bound on alpha when the stage is split over two or more servers: the
     least, over splits of its k replicas into parts b_i (two parts or more) and over shares a_i,
     c_i of the neighbour stages' replicas (sum a_i <= k[s-1], sum c_i <= k[s+1]), of
-    max_i beta(a_i, b_i, c_i); enumerated for k <= 4 and neighbours of at most 8 replicas, else the least beta of any split
-    cell."""
+    max_i beta(a_i, b_i, c_i); enumerated for k <= 4 and neighbours of at most 8 replicas, else
+    the least beta of any split cell."""
     out = []
     for s, t in enumerate(tab):
         ks = k[s]
