@@ -27,7 +27,7 @@ EXACT = ("run_cpsat", "run_highs", "run_brute_force", "brute_force")
 PUBLIC: dict[str, dict[str, tuple[str, ...]]] = {
     "gpu_mapping": {"heavy_edge": ("heavy_edge", "heavy_edge_job"), "exact": EXACT,
                     "baselines": ("metis_mapping", "kahip_mapping", "random_mapping"),
-                    "refine": ("heavy_edge_refine", "refine_mapping")},
+                    "refine": ("heavy_edge_refine", "refine_mapping"), "stage_dp": ("stage_dfs_alpha",)},
     "ddlwmp": {"a_srpt": ("ASRPT",), "exact": EXACT,
                "baselines": ("SPJF", "SPWF", "WCSDuration", "WCSWorkload", "WCSSubTime", "FIFO")},
     "rar_ddls": {"sjf_bco": ("sjf_bco",), "exact": EXACT, "baselines": ("ff", "ls", "rand")},

@@ -31,8 +31,8 @@ def test_dp_declines_large_spaces() -> None:
 
 def test_refine_is_optimal_on_vgg19_table2() -> None:
     """VGG19's configuration (6 stages, 1,500 count states) goes through the programme; the
-    result's alpha is the programme's optimum, at most Heavy-Edge's, and exact_states=0 restores
-    the descent."""
+    result's alpha is the programme's optimum, at most Heavy-Edge's, and exact_states=0 with stage_nodes=0
+    (no stage search either) restores the descent."""
     items = [(n, d) for n, d in FORMULATION.suites["table2"].build() if d["meta"]["model"] == "vgg19"][:6]
     for _name, data in items:
         inst = GpuMappingInstance.from_dict(data)
@@ -41,7 +41,7 @@ def test_refine_is_optimal_on_vgg19_table2() -> None:
         value, _ = optimal_alpha_counts(inst.job, inst.cluster, list(inst.servers))
         got = alpha_from_counts(inst.job, inst.cluster, stage_counts(inst.job, a, len(inst.servers)))
         assert got == pytest.approx(value, rel=1e-12) and got <= info["start_objective"]
-        _a, info0 = refine_mapping(inst, objective="alpha", exact_states=0)
+        _a, info0 = refine_mapping(inst, objective="alpha", exact_states=0, stage_nodes=0)
         assert not info0["exact_counts"]
 
 
