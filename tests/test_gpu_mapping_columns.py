@@ -17,7 +17,7 @@ import pytest
 
 import optkit
 from optkit.formulations.gpu_mapping import FORMULATION, columns, exact
-from optkit.formulations.gpu_mapping.model import GpuMappingInstance, evaluate, stage_counts
+from optkit.formulations.gpu_mapping.model import GpuMappingInstance, double_binary_tree_edges, evaluate, stage_counts
 from optkit.result import Status
 
 from tests.deterministic import stop_at_first_solution
@@ -190,3 +190,58 @@ def test_too_many_columns_falls_back_to_counts() -> None:
     assert got.bound <= optimum * (1 + 1e-9)
     assert evaluate(inst, {"assignment": columns.assignment(columns.column_problem(co), got.counts)}
                     ).objectives["cut"] >= optimum * (1 - 1e-9)
+
+
+@pytest.mark.parametrize("k", [5, 6, 7, 8, 9, 10, 11, 12])
+def test_tree_table_by_matching_equals_enumeration(k: int) -> None:
+    """Servers of at most two free GPUs: the matching table's least cuts equal the enumeration's
+    (:func:`columns.tree_table`, every arrangement), each arrangement has the partition's block
+    sizes and cuts what the table says; only the partitions the servers realise are listed."""
+    full = columns.tree_table(k, 2)
+    assert full is not None
+    caps = (2,) * (k // 2) + (1,) * k   # every partition of parts <= 2 is realisable
+    got = columns.tree_table_by_matching(k, caps)
+    assert got is not None and set(got) == set(full)
+    mult: dict[tuple[int, int], int] = {}
+    for a, b in double_binary_tree_edges(k):
+        mult[min(a, b), max(a, b)] = mult.get((min(a, b), max(a, b)), 0) + 1
+    for q, (cost, arrangement) in got.items():
+        assert cost == full[q][0], (q, cost, full[q][0])
+        assert sorted(np.bincount(arrangement).tolist(), reverse=True) == list(q)
+        assert all(arrangement[r] < len(q) and q[arrangement[r]] == np.bincount(arrangement)[arrangement[r]]
+                   for r in range(k))
+        assert cost == sum(w for (a, b), w in mult.items() if arrangement[a] != arrangement[b])
+    # every GPU taken (servers of two, one of one when k is odd): k // 2 blocks of two, nothing else fits
+    tight = (2,) * (k // 2) + (1,) * (k % 2)
+    only = columns.tree_table_by_matching(k, tight)
+    assert only is not None and list(only) == [tight] and only[tight][0] == full[tight][0]
+    assert columns.tree_table_by_matching(k, (3,) + (1,) * (k - 3)) is None   # a server takes three
+
+
+def test_matching_table_solves_tree_jobs_as_the_count_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With enumeration switched off (no arrangement budget), tree jobs on servers of one or two
+    free GPUs go through the matching table; the column programme proves the same optimum as the
+    count model and the brute force, and its mapping's cut (evaluate) is that optimum."""
+    from optkit.formulations.gpu_mapping.model import Cluster, PipelineJob, Stage
+
+    monkeypatch.setattr(columns, "TREE_TABLE_MAX_ARRANGEMENTS", 0)
+    columns.tree_table.cache_clear()
+    try:
+        cases = [
+            ((Stage(9, .1, .2, 0, 0, 3e7),), (2, 2, 2, 1, 1, 1)),
+            ((Stage(5, .1, .2, 0, 3e6, 2e7), Stage(3, .1, .2, 5e6, 0, 5e7)), (2, 2, 1, 1, 2)),
+            ((Stage(4, .1, .2, 0, 9e6, 1e7), Stage(4, .1, .2, 9e6, 0, 6e7)), (2, 2, 2, 1, 1)),
+        ]
+        for stages, caps in cases:
+            inst = GpuMappingInstance(Cluster(8, 1.25e9, 3e11), PipelineJob(stages, "tree"), caps)
+            co = exact._coefficients(inst)
+            assert columns.applies(co) and columns.tree_table(max(co.k), 2) is None
+            r = exact.run_cpsat(inst, objective="cut", time_limit=None, seed=0, workers=1)
+            assert r.status == Status.OPTIMAL and r.info["model"] == "columns" and r.info["agrees_with_evaluate"]
+            value = evaluate(inst, r.solution).objectives["cut"]
+            old = exact.run_cpsat(inst, objective="cut", time_limit=None, seed=0, workers=1, model="counts")
+            assert old.status == Status.OPTIMAL
+            assert math.isclose(value, evaluate(inst, old.solution).objectives["cut"], rel_tol=REL)
+            assert math.isclose(value, exact.brute_force(inst, "cut")[0], rel_tol=REL)
+    finally:
+        columns.tree_table.cache_clear()
