@@ -92,14 +92,18 @@ HELD_BACK = {
         "bound (bounds.alpha_lower_bound, 1-29 ms) is 0.4-28% below the optimum on most cases, so an early "
         "stop on it would save little"),
     "exact_large": (
-        "the cut of four jobs. Kept (2026-11-25): the cut as a server-column programme (columns.py: "
+        "the cut of three jobs. Kept (2026-11-25): the cut as a server-column programme (columns.py: "
         "Dantzig-Wolfe relaxation by column generation with the rows 'whole or on >= 2 servers', exact "
         "enumeration of the columns within the gap, tree stages by a tabulated partition cost), which "
-        "proves 9 of 13 (was 5). Open: the 32 x 8 ring job (LP bound ~11% below the incumbent, more than "
-        "200,000 columns within the gap, so the count model runs) and the tree jobs whose stages of 16, "
-        "32 or 128 replicas are too large to tabulate by enumeration (count model). Next: the tree "
-        "partition cost by a small exact solve per partition met (lazy, Benders style) instead of full "
-        "enumeration. Tried and dropped before: heavy-edge-refine as warm start and hint (cut 3 of 13 "
+        "proves 9 of 13 (was 5); then tree stages on servers of at most two GPUs by an exact matching per "
+        "realisable partition (resnet152_dp128: one partition, proven in 0.7 s), 10 of 13. Open: the 32 x 8 "
+        "ring job (LP bound ~11% below the incumbent, more than 200,000 columns within the gap, so the count "
+        "model runs) and the tree jobs with stages of 16 and 32 replicas on servers of up to 8 GPUs (count "
+        "model). Tried, not kept: the full k=16 table by CP-SAT per partition (186 partitions, 228 s of "
+        "CP-SAT at load ~3, all proven): with it gpt-6.7b_pipe8x16 runs as columns but its LP bound stays "
+        "14% below the incumbent and CP-SAT does not close it in 10 s (the separable part of the tree cost is "
+        "weak); k=32 partitions take > 10 s each by that model. Next: a stronger relaxation of the tree "
+        "remainder (per-server blocks priced with their internal tree edges). Tried and dropped before: heavy-edge-refine as warm start and hint (cut 3 of 13 "
         "proven, was 4); the exact linearisation rows of the inter-stage products (cut 4 of 13)"),
     "pipeline": (
         "generation: the predictor's forest on 120k rows (24k distinct, 100 trees ~58 levels deep) is ~25-30 s "
