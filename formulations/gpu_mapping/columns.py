@@ -4,8 +4,10 @@ An equivalent reformulation of the stage-count model of :mod:`.exact` for the ``
 used by ``cpsat`` when every stage's intra-stage cut is known as a function of its counts: ring
 stages, stages of one replica, and tree stages whose partition costs are tabulated
 (:func:`stage_tree_table`: by enumeration for k_s <= 8 always, by a matching per realisable
-partition when no server can take more than two of the stage's replicas). It removes the server symmetry and has the linear relaxation of a Dantzig-Wolfe
-decomposition by server, which proves the ``large`` suite's cases the count model left open.
+partition when no server can take more than two of the stage's replicas, and k_s = 16 from a
+table computed once by CP-SAT, :mod:`.tree_tables`). It removes the server symmetry and has
+the linear relaxation of a Dantzig-Wolfe decomposition by server, which proves the ``large``
+suite's cases the count model left open.
 
 Why the cut separates by server
 -------------------------------
@@ -174,16 +176,15 @@ def tree_table_by_matching(k: int, caps: tuple[int, ...]) -> dict[tuple[int, ...
     the singletons last (blocks in the partition's order, as :func:`tree_table`)."""
     from ortools.sat.python import cp_model
 
+    from .tree_tables import merged_tree_edges
+
     if not caps or min(k, max(caps)) > 2:
         return None
     two = sum(1 for c in caps if c >= 2)
     sizes = [a for a in range(k // 2 + 1) if a <= two and k - a <= len(caps)]   # a + b = k - a servers
     if len(sizes) > MATCHING_MAX_PARTITIONS:
         return None
-    mult: dict[tuple[int, int], int] = {}
-    for x, y in double_binary_tree_edges(k):
-        key = (min(x, y), max(x, y))
-        mult[key] = mult.get(key, 0) + 1
+    mult = merged_tree_edges(k)
     out: dict[tuple[int, ...], tuple[int, tuple[int, ...]]] = {}
     for a in sizes:
         md = cp_model.CpModel()
@@ -224,11 +225,18 @@ def stage_tree_table(k: int, caps: Sequence[int]) -> dict[tuple[int, ...], tuple
     """The partition table of a tree stage of k replicas on servers with ``caps`` free GPUs:
     :func:`tree_table` (every partition, by enumeration) when it applies, else
     :func:`tree_table_by_matching` (the realisable partitions, when no server takes more than two
-    replicas), else None (the count model runs)."""
+    replicas), else a shipped table (:data:`.tree_tables.TABLES`, k = 16 with parts up to 8: its
+    partitions with parts up to ``largest``), else None (the count model runs)."""
+    from .tree_tables import TABLES
+
     largest = min(k, max(caps))
     table = tree_table(k, largest)
     if table is None and largest <= 2:
         table = tree_table_by_matching(k, tuple(sorted(caps, reverse=True)))
+    if table is None:
+        shipped = next((t for (kk, top), t in sorted(TABLES.items()) if kk == k and top >= largest), None)
+        if shipped is not None:
+            table = {q: v for q, v in shipped.items() if q[0] <= largest}
     return table
 
 
