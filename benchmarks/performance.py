@@ -93,14 +93,21 @@ HELD_BACK = {
         "147.102 s), whose proofs take up to 10,000 nodes (25-100 ms). Before: the leximax descent, 60-200 ms, "
         "2 of 20 cases 0.6% above the optimum. VGG19 (1,500 states) goes through count_dp.py: optimal on all 20"),
     "exact_large": (
-        "the cut of four jobs. Kept (2026-11-25): the cut as a server-column programme (columns.py: "
+        "the cut of three jobs. Kept (2026-11-25): the cut as a server-column programme (columns.py: "
         "Dantzig-Wolfe relaxation by column generation with the rows 'whole or on >= 2 servers', exact "
         "enumeration of the columns within the gap, tree stages by a tabulated partition cost), which "
-        "proves 9 of 13 (was 5). Open: the 32 x 8 ring job (LP bound ~11% below the incumbent, more than "
-        "200,000 columns within the gap, so the count model runs) and the tree jobs whose stages of 16, "
-        "32 or 128 replicas are too large to tabulate by enumeration (count model). Next: the tree "
-        "partition cost by a small exact solve per partition met (lazy, Benders style) instead of full "
-        "enumeration. Tried and dropped before: heavy-edge-refine as warm start and hint (cut 3 of 13 "
+        "proves 9 of 13 (was 5); then tree stages on servers of at most two GPUs by an exact matching per "
+        "realisable partition (resnet152_dp128: one partition, proven in 0.7 s), 10 of 13. Open: the 32 x 8 "
+        "ring job (LP bound ~11% below the incumbent, more than 200,000 columns within the gap, so the count "
+        "model runs) and the tree jobs with stages of 16 and 32 replicas on servers of up to 8 GPUs (were on the count "
+        "model), of which gpt-6.7b_pipe8x16 now runs as columns from a shipped k=16 partition table "
+        "(tree_tables.py, 186 partitions each proven by CP-SAT, 228 s once): LP bound 13.9% below the "
+        "incumbent, proven optimal at ~14-20 s wall (CP-SAT deterministic time ~12, 9 of it the last "
+        "integer solve over 7,833 columns within the gap); k=32 partitions take > 10 s each by that CP-SAT "
+        "model, so vgg19_blocks (k=32) stays on the count model. Tried, not kept: an objective cap at the "
+        "incumbent in the integer solves (deterministic time 8.8 -> 12.1). Next: a stronger relaxation "
+        "(the LP, not the tree remainder, is what is weak: the tabulated separable part is exact at (8, 8)). "
+        "Tried and dropped before: heavy-edge-refine as warm start and hint (cut 3 of 13 "
         "proven, was 4); the exact linearisation rows of the inter-stage products (cut 4 of 13)"),
     "pipeline": (
         "generation: the predictor's forest on 120k rows (24k distinct, 100 trees ~58 levels deep) is ~25-30 s "

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import optkit
-from optkit.formulations.gpu_mapping import FORMULATION, columns, exact
+from optkit.formulations.gpu_mapping import FORMULATION, columns, exact, tree_tables
 from optkit.formulations.gpu_mapping.model import GpuMappingInstance, evaluate, stage_counts
 from optkit.result import Status
 
@@ -190,3 +190,98 @@ def test_too_many_columns_falls_back_to_counts() -> None:
     assert got.bound <= optimum * (1 + 1e-9)
     assert evaluate(inst, {"assignment": columns.assignment(columns.column_problem(co), got.counts)}
                     ).objectives["cut"] >= optimum * (1 - 1e-9)
+
+
+@pytest.mark.parametrize("k", [5, 6, 7, 8, 9, 10, 11, 12])
+def test_tree_table_by_matching_equals_enumeration(k: int) -> None:
+    """Servers of at most two free GPUs: the matching table's least cuts equal the enumeration's
+    (:func:`columns.tree_table`, every arrangement), each arrangement has the partition's block
+    sizes and cuts what the table says; only the partitions the servers realise are listed."""
+    full = columns.tree_table(k, 2)
+    assert full is not None
+    caps = (2,) * (k // 2) + (1,) * k   # every partition of parts <= 2 is realisable
+    got = columns.tree_table_by_matching(k, caps)
+    assert got is not None and set(got) == set(full)
+    mult = tree_tables.merged_tree_edges(k)
+    for q, (cost, arrangement) in got.items():
+        assert cost == full[q][0], (q, cost, full[q][0])
+        assert sorted(np.bincount(arrangement).tolist(), reverse=True) == list(q)
+        assert all(arrangement[r] < len(q) and q[arrangement[r]] == np.bincount(arrangement)[arrangement[r]]
+                   for r in range(k))
+        assert cost == sum(w for (a, b), w in mult.items() if arrangement[a] != arrangement[b])
+    # every GPU taken (servers of two, one of one when k is odd): k // 2 blocks of two, nothing else fits
+    tight = (2,) * (k // 2) + (1,) * (k % 2)
+    only = columns.tree_table_by_matching(k, tight)
+    assert only is not None and list(only) == [tight] and only[tight][0] == full[tight][0]
+    assert columns.tree_table_by_matching(k, (3,) + (1,) * (k - 3)) is None   # a server takes three
+
+
+def test_matching_table_solves_tree_jobs_as_the_count_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With enumeration switched off (no arrangement budget), tree jobs on servers of one or two
+    free GPUs go through the matching table; the column programme proves the same optimum as the
+    count model and the brute force, and its mapping's cut (evaluate) is that optimum."""
+    from optkit.formulations.gpu_mapping.model import Cluster, PipelineJob, Stage
+
+    monkeypatch.setattr(columns, "TREE_TABLE_MAX_ARRANGEMENTS", 0)
+    columns.tree_table.cache_clear()
+    try:
+        cases = [
+            ((Stage(9, .1, .2, 0, 0, 3e7),), (2, 2, 2, 1, 1, 1)),
+            ((Stage(5, .1, .2, 0, 3e6, 2e7), Stage(3, .1, .2, 5e6, 0, 5e7)), (2, 2, 1, 1, 2)),
+            ((Stage(4, .1, .2, 0, 9e6, 1e7), Stage(4, .1, .2, 9e6, 0, 6e7)), (2, 2, 2, 1, 1)),
+        ]
+        for stages, caps in cases:
+            inst = GpuMappingInstance(Cluster(8, 1.25e9, 3e11), PipelineJob(stages, "tree"), caps)
+            co = exact._coefficients(inst)
+            assert columns.applies(co) and columns.tree_table(max(co.k), 2) is None
+            r = exact.run_cpsat(inst, objective="cut", time_limit=None, seed=0, workers=1)
+            assert r.status == Status.OPTIMAL and r.info["model"] == "columns" and r.info["agrees_with_evaluate"]
+            value = evaluate(inst, r.solution).objectives["cut"]
+            old = exact.run_cpsat(inst, objective="cut", time_limit=None, seed=0, workers=1, model="counts")
+            assert old.status == Status.OPTIMAL
+            assert math.isclose(value, evaluate(inst, old.solution).objectives["cut"], rel_tol=REL)
+            assert math.isclose(value, exact.brute_force(inst, "cut")[0], rel_tol=REL)
+    finally:
+        columns.tree_table.cache_clear()
+
+
+def test_shipped_tree_table_k16() -> None:
+    """The shipped k = 16 table (:mod:`tree_tables`): one entry per partition of 16 into parts of
+    at most 8; every arrangement has the partition's block sizes and cuts what the table says;
+    the least cut equals the enumeration's wherever the arrangements are few, and CP-SAT's
+    re-solve on three partitions; the column programme takes k = 16 tree stages from it."""
+    table = tree_tables.TABLES[(16, 8)]
+    assert set(table) == set(columns._partitions(16, 8)) and len(table) == 186
+    mult = tree_tables.merged_tree_edges(16)
+    enumerated = 0
+    for q, (cost, arrangement) in table.items():
+        assert [arrangement.count(j) for j in range(len(q))] == list(q), q
+        assert cost == sum(w for (a, b), w in mult.items() if arrangement[a] != arrangement[b]), q
+        if exact._n_arrangements(q) <= 20_000:
+            least = min(sum(w for (a, b), w in mult.items() if arr[a] != arr[b]) for arr in exact._arrangements(q))
+            assert cost == least, q
+            enumerated += 1
+    assert enumerated >= 10
+    for q in [(8, 8), (7, 6, 2, 1), (4, 4, 4, 4)]:
+        cost, _, proven = tree_tables.exact_partition_cost(16, q, time_limit=60)
+        assert proven and cost == table[q][0], q
+    got = columns.stage_tree_table(16, (8, 5, 3))
+    assert got is not None and set(got) == {q for q in table if q[0] <= 8}
+    assert set(columns.stage_tree_table(16, (6, 5, 5))) == {q for q in table if q[0] <= 6}
+
+
+def test_k16_tree_job_by_the_shipped_table() -> None:
+    """A one-stage tree job of 16 replicas on servers of 8, 5 and 3 GPUs: one partition only, so
+    the optimum is w0 T_16((8, 5, 3)); the column programme proves it and its mapping's cut
+    (evaluate) is that value; the count model reaches the same optimum."""
+    from optkit.formulations.gpu_mapping.model import Cluster, PipelineJob, Stage
+
+    inst = GpuMappingInstance(Cluster(8, 1.25e9, 3e11), PipelineJob((Stage(16, .1, .2, 0, 0, 4e7),), "tree"),
+                              (8, 5, 3))
+    r = exact.run_cpsat(inst, objective="cut", time_limit=None, seed=0, workers=1)
+    assert r.status == Status.OPTIMAL and r.info["model"] == "columns" and r.info["agrees_with_evaluate"]
+    value = evaluate(inst, r.solution).objectives["cut"]
+    assert math.isclose(value, 15 / 16 * 4e7 * tree_tables.TABLES[(16, 8)][(8, 5, 3)][0], rel_tol=1e-12)
+    old = exact.run_cpsat(inst, objective="cut", time_limit=None, seed=0, workers=1, model="counts")
+    assert old.status == Status.OPTIMAL
+    assert math.isclose(evaluate(inst, old.solution).objectives["cut"], value, rel_tol=REL)

@@ -2,9 +2,12 @@
 
 An equivalent reformulation of the stage-count model of :mod:`.exact` for the ``cut`` objective,
 used by ``cpsat`` when every stage's intra-stage cut is known as a function of its counts: ring
-stages, stages of one replica, and tree stages small enough for :func:`tree_table` (k_s <= 8
-always). It removes the server symmetry and has the linear relaxation of a Dantzig-Wolfe
-decomposition by server, which proves the ``large`` suite's cases the count model left open.
+stages, stages of one replica, and tree stages whose partition costs are tabulated
+(:func:`stage_tree_table`: by enumeration for k_s <= 8 always, by a matching per realisable
+partition when no server can take more than two of the stage's replicas, and k_s = 16 from a
+table computed once by CP-SAT, :mod:`.tree_tables`). It removes the server symmetry and has
+the linear relaxation of a Dantzig-Wolfe decomposition by server, which proves the ``large``
+suite's cases the count model left open.
 
 Why the cut separates by server
 -------------------------------
@@ -17,7 +20,10 @@ arrangement is free as well (it changes no other edge's cut), so its least tree 
 ``w0_s T_k(P_s)``: T_k(P) the fewest double-binary-tree edges (an edge of both trees twice) between
 blocks over the partitions of the k replicas into blocks of the sizes P, P_s the multiset of the
 stage's nonzero counts, ``w0_s = (k_s-1) h_s / k_s``. :func:`tree_table` tabulates T_k and a best
-arrangement per P by enumeration. Write ``w0 T_k(P) = sum_{v in P} tau_s(v) + D_s(P)`` with
+arrangement per P by enumeration; when every server's share of the stage is at most two (parts of
+P at most 2), :func:`tree_table_by_matching` gets T_k(P) as ``2(k-1)`` minus the heaviest
+matching of at most (parts of two) edges of the merged trees, for the partitions the servers can
+realise only (a table of those suffices: every count matrix has one of them). Write ``w0 T_k(P) = sum_{v in P} tau_s(v) + D_s(P)`` with
 ``D_s >= 0`` (tau from a small LP over the table, :func:`_separable_part`). Then
 
     cut(x) = C + sum_m F(x[:, m]) + sum_{tree s} D_s(P_s),   C = sum_s w_s k_{s-1} k_s,
@@ -94,7 +100,8 @@ import numpy as np
 
 from .model import double_binary_tree_edges
 
-__all__ = ["ColumnProblem", "applies", "assignment", "column_problem", "solve_columns", "tree_table",
+__all__ = ["ColumnProblem", "applies", "assignment", "column_problem", "solve_columns", "stage_tree_table",
+           "tree_table", "tree_table_by_matching",
            "value_of_counts", "DEFAULT_MAX_COLUMNS", "TREE_TABLE_MAX_ARRANGEMENTS"]
 
 DEFAULT_MAX_COLUMNS = 200_000
@@ -142,6 +149,97 @@ def tree_table(k: int, largest: int) -> dict[tuple[int, ...], tuple[int, tuple[i
     return out
 
 
+MATCHING_TIME_LIMIT = 5.0
+"""Seconds of CP-SAT per partition for :func:`tree_table_by_matching` (a precomputation: over it,
+the stage is not tabulated and the count model runs)."""
+MATCHING_MAX_PARTITIONS = 64
+"""At most this many realisable partitions are solved by :func:`tree_table_by_matching`."""
+
+
+@lru_cache(maxsize=64)
+def tree_table_by_matching(k: int, caps: tuple[int, ...]) -> dict[tuple[int, ...], tuple[int, tuple[int, ...]]] | None:
+    """:func:`tree_table`'s entries for a tree stage of k replicas on servers whose largest share
+    of the stage is at most 2 (``min(k, max(caps)) <= 2``), for the partitions the servers can
+    realise only, by a small exact solve per partition instead of enumeration.
+
+    A partition is ``(2,)*a + (1,)*b`` with ``2a + b = k``; the servers (free GPUs ``caps``) realise
+    it only if ``a`` of them take two replicas and ``a + b`` of them take some (``a <=`` the servers
+    with >= 2 free GPUs, ``a + b <=`` all servers): every count matrix of the stage has one of
+    these partitions, so the table covers every mapping. A block of two keeps inside exactly the
+    edge units between its two replicas (0, 1, or 2 when the edge is in both trees), a block of one
+    none, so the least cut is ``2(k-1)`` minus the heaviest matching of at most ``a`` edges of the
+    merged double binary tree (the remaining blocks of two pair unmatched replicas, which keeps
+    no more inside). CP-SAT solves that matching exactly (one Boolean per merged edge, each replica
+    in at most one); None if a solve is not proven within :data:`MATCHING_TIME_LIMIT` s or more
+    than :data:`MATCHING_MAX_PARTITIONS` partitions are realisable. The arrangement: the matched
+    pairs are blocks 0.., the other blocks of two pair the unmatched replicas in rank order,
+    the singletons last (blocks in the partition's order, as :func:`tree_table`)."""
+    from ortools.sat.python import cp_model
+
+    from .tree_tables import merged_tree_edges
+
+    if not caps or min(k, max(caps)) > 2:
+        return None
+    two = sum(1 for c in caps if c >= 2)
+    sizes = [a for a in range(k // 2 + 1) if a <= two and k - a <= len(caps)]   # a + b = k - a servers
+    if len(sizes) > MATCHING_MAX_PARTITIONS:
+        return None
+    mult = merged_tree_edges(k)
+    out: dict[tuple[int, ...], tuple[int, tuple[int, ...]]] = {}
+    for a in sizes:
+        md = cp_model.CpModel()
+        e = {key: md.NewBoolVar(f"e{key}") for key in mult}
+        touching: dict[int, list[Any]] = {}
+        for (x, y), var in e.items():
+            touching.setdefault(x, []).append(var)
+            touching.setdefault(y, []).append(var)
+        for lits in touching.values():
+            md.AddAtMostOne(lits)
+        md.Add(sum(e.values()) <= a)
+        md.Maximize(sum(mult[key] * var for key, var in e.items()))
+        solver = cp_model.CpSolver()
+        solver.parameters.num_workers = 1
+        solver.parameters.random_seed = 0
+        solver.parameters.max_time_in_seconds = MATCHING_TIME_LIMIT
+        if solver.Solve(md) != cp_model.OPTIMAL:
+            return None
+        pairs = sorted(key for key, var in e.items() if solver.Value(var))
+        block = [-1] * k
+        for j, (x, y) in enumerate(pairs):
+            block[x] = block[y] = j
+        rest = [r for r in range(k) if block[r] < 0]
+        j = len(pairs)
+        for i in range(0, 2 * (a - len(pairs)), 2):
+            block[rest[i]] = block[rest[i + 1]] = j
+            j += 1
+        for r in rest[2 * (a - len(pairs)):]:
+            block[r] = j
+            j += 1
+        kept = sum(w for (x, y), w in mult.items() if block[x] == block[y])
+        assert kept == round(solver.ObjectiveValue())
+        out[(2,) * a + (1,) * (k - 2 * a)] = (2 * (k - 1) - kept, tuple(block))
+    return out
+
+
+def stage_tree_table(k: int, caps: Sequence[int]) -> dict[tuple[int, ...], tuple[int, tuple[int, ...]]] | None:
+    """The partition table of a tree stage of k replicas on servers with ``caps`` free GPUs:
+    :func:`tree_table` (every partition, by enumeration) when it applies, else
+    :func:`tree_table_by_matching` (the realisable partitions, when no server takes more than two
+    replicas), else a shipped table (:data:`.tree_tables.TABLES`, k = 16 with parts up to 8: its
+    partitions with parts up to ``largest``), else None (the count model runs)."""
+    from .tree_tables import TABLES
+
+    largest = min(k, max(caps))
+    table = tree_table(k, largest)
+    if table is None and largest <= 2:
+        table = tree_table_by_matching(k, tuple(sorted(caps, reverse=True)))
+    if table is None:
+        shipped = next((t for (kk, top), t in sorted(TABLES.items()) if kk == k and top >= largest), None)
+        if shipped is not None:
+            table = {q: v for q, v in shipped.items() if q[0] <= largest}
+    return table
+
+
 def _separable_part(table: dict[tuple[int, ...], tuple[int, tuple[int, ...]]], k: int, largest: int) -> np.ndarray:
     """tau[v], v = 0..largest, with sum_{v in P} tau[v] <= T(P) for every partition P (an LP
     maximising the sum over all P): the separable part of the tree cost the columns carry."""
@@ -153,7 +251,11 @@ def _separable_part(table: dict[tuple[int, ...], tuple[int, tuple[int, ...]]], k
         for v in q:
             a[i, v - 1] += 1.0
     cost = np.array([table[q][0] for q in parts], dtype=float)
-    res = linprog(-a.sum(axis=0), A_ub=a, b_ub=cost, bounds=(None, None), method="highs")
+    # a table of some partitions only (tree_table_by_matching) leaves the LP unbounded or its
+    # optimum a ray: bounded by the largest cut, 2(k-1) (every partition's tabulated otherwise)
+    full = len(parts) == len(_partitions(k, largest))
+    bounds = (None, None) if full else (-2.0 * k, 2.0 * k)
+    res = linprog(-a.sum(axis=0), A_ub=a, b_ub=cost, bounds=bounds, method="highs")
     tau = np.zeros(largest + 1)
     if res.status == 0:
         tau[1:] = res.x
@@ -168,9 +270,7 @@ def applies(co: Any) -> bool:
     """Whether the column programme takes this instance's cut: every stage's intra-stage cut is
     a function of its counts that the programme knows (ring stages, stages of one replica, and
     tree stages whose partitions :func:`tree_table` can tabulate)."""
-    largest = max(co.caps)
-    return all(not co.tree_edges[s] or tree_table(co.k[s], min(co.k[s], largest)) is not None
-               for s in range(co.n_stages))
+    return all(not co.tree_edges[s] or stage_tree_table(co.k[s], co.caps) is not None for s in range(co.n_stages))
 
 
 @dataclass
@@ -229,7 +329,7 @@ def column_problem(co: Any) -> ColumnProblem:
     for s in range(S):
         if co.tree_edges[s]:
             top = min(co.k[s], largest)
-            table = tree_table(co.k[s], top)
+            table = stage_tree_table(co.k[s], co.caps)
             assert table is not None, "applies(co) must hold"
             w0 = co.tree_edge_weight[s]
             tree[s, :top + 1] = w0 * _separable_part(table, co.k[s], top)

@@ -533,8 +533,8 @@ def run_cpsat(instance: GpuMappingInstance, *, objective: str = "cut", time_limi
     ``model``: ``"auto"`` (default) solves the ``cut`` as the server-column programme of
     :mod:`.columns` (the same optimum, with the server symmetry removed and a Dantzig-Wolfe
     relaxation; ``info["model"] = "columns"``) when every stage's intra-stage cut is a known
-    function of its counts (ring stages, and tree stages :func:`.columns.tree_table` tabulates:
-    k_s <= 8), falling back to the count model for the time left when more than
+    function of its counts (ring stages, and tree stages :func:`.columns.stage_tree_table` tabulates:
+    k_s <= 8, or no server able to take more than two of the stage's replicas), falling back to the count model for the time left when more than
     :data:`.columns.DEFAULT_MAX_COLUMNS` columns lie within the gap (``info["columns"]`` then
     holds the programme's account); ``"counts"`` always solves the count model. ``info`` has
     CP-SAT's ``deterministic_time`` (summed over the programme's integer solves).
