@@ -285,3 +285,29 @@ def test_k16_tree_job_by_the_shipped_table() -> None:
     old = exact.run_cpsat(inst, objective="cut", time_limit=None, seed=0, workers=1, model="counts")
     assert old.status == Status.OPTIMAL
     assert math.isclose(evaluate(inst, old.solution).objectives["cut"], value, rel_tol=REL)
+
+
+def test_a_column_run_records_its_steps_for_the_anytime_report() -> None:
+    """The cut's column programme hands the anytime record (:mod:`optkit.anytime`) its steps: the
+    warm start, then after column generation Heavy-Edge's cut with the LP bound, and after each
+    integer solve the best cut and the proven bound. On every column run of the small suite the
+    incumbents never rise, the bounds never fall and the last point is the run's objective
+    (``evaluate``'s cut) and bound; on some run a bound below the final one is recorded before the
+    end (the LP bound of a gap the programme then closes), which only the steps' records give."""
+    from optkit.solve import solve
+
+    runs = 0
+    closed_a_gap = False
+    for name, data in FORMULATION.suites["small"].build():
+        r = solve("gpu-mapping", data, "cpsat", objective="cut", time_limit=30, seed=0)
+        if r.info.get("model") != "columns":
+            continue
+        runs += 1
+        traj = r.anytime
+        assert traj is not None and len(traj) >= 3, (name, traj)
+        incs = [p[1] for p in traj if p[1] is not None]
+        bnds = [p[2] for p in traj if p[2] is not None]
+        assert incs == sorted(incs, reverse=True) and bnds == sorted(bnds), (name, traj)
+        assert traj[-1] == [r.wall_time_s, r.objective, r.bound]
+        closed_a_gap |= any(p[2] is not None and p[2] < r.bound for p in traj[:-1])
+    assert runs and closed_a_gap

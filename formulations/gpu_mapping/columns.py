@@ -655,6 +655,14 @@ def solve_columns(co: Any, start_counts: np.ndarray, *, time_limit: float | None
     return got
 
 
+def _record(ub: float, bound: float) -> None:
+    """An anytime point of the run being recorded (:mod:`optkit.anytime`): the best mapping's cut
+    and the proven bound so far, both in bytes per iteration (the cut's own unit)."""
+    from optkit.anytime import add_solver_points
+
+    add_solver_points([(time.perf_counter(), ub, bound)])
+
+
 def _solve_columns(co: Any, start_counts: np.ndarray, deadline: float | None, max_columns: int,
                    seed: int | None, workers: int | None) -> ColumnOutcome:
     def left() -> float | None:
@@ -669,6 +677,7 @@ def _solve_columns(co: Any, start_counts: np.ndarray, deadline: float | None, ma
     ub = value_of_counts(cp, best_x)
     duals, rounds = column_generation(cp, deadline=deadline)
     lb = duals.lb
+    _record(ub, lb)
     info: dict[str, Any] = {"model": "columns", "cg_rounds": rounds, "lp_bound": lb,
                             "generated_columns": sum(len(v) for v in cp.columns.values())}
     # a better mapping than Heavy-Edge's: the programme over the columns generated so far
@@ -680,6 +689,7 @@ def _solve_columns(co: Any, start_counts: np.ndarray, deadline: float | None, ma
         best_x = _counts_from(cp, caps, sol)
         ub = value_of_counts(cp, best_x)
     info["first_upper_bound"] = ub
+    _record(ub, lb)
     tol = 1e-9 * max(abs(ub), abs(lb), 1.0)
     if ub - lb <= tol:  # the mapping meets the bound (to the models' 1e-9 resolution)
         info.update(enumerated_columns=0, threshold=0.0, solver_status="bound met")
@@ -715,6 +725,7 @@ def _solve_columns(co: Any, start_counts: np.ndarray, deadline: float | None, ma
         exhaustive = ub - lb <= t + tol   # every mapping better than ub uses only listed columns
         if exhaustive and ip_bound is not None:
             bound = max(bound, min(ip_bound, ub))
+        _record(ub, bound)
         if proven and exhaustive:
             return ColumnOutcome("optimal", best_x, bound, info)
         if not proven:

@@ -599,7 +599,7 @@ def run_cpsat(instance: GpuMappingInstance, *, objective: str = "cut", time_limi
                                                       and time.perf_counter() - start >= time_limit):
                 status = Status.OPTIMAL if got.status == "optimal" else Status.TIME_LIMIT
                 info = {**column_info, "incumbent": "solver", "symmetry_breaking": "columns"}
-                # anytime record: the warm start's mapping when the programme began, its own at the end
+                # anytime record: the warm start when the programme began (its steps: columns._record), the end
                 add_solver_points([(start, warm_value, None), (time.perf_counter(), value, column_bound)])
                 return Result(status, solution={"assignment": assignment}, bound=max(0.0, min(column_bound, value)),
                               message=str(column_info.get("solver_status", got.status)), info=info)
