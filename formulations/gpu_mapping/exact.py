@@ -583,6 +583,8 @@ def run_cpsat(instance: GpuMappingInstance, *, objective: str = "cut", time_limi
         co = _coefficients(instance)
         if applies(co):
             xs = stage_counts(instance.job, warm, len(instance.servers))
+            # anytime record: the warm start, then the programme's steps (columns._record)
+            add_solver_points([(time.perf_counter(), warm_value, None)])
             got = solve_columns(co, xs, time_limit=time_limit, seed=seed, workers=workers)
             column_info = dict(got.info)
             column_bound = got.bound or 0.0
@@ -599,8 +601,7 @@ def run_cpsat(instance: GpuMappingInstance, *, objective: str = "cut", time_limi
                                                       and time.perf_counter() - start >= time_limit):
                 status = Status.OPTIMAL if got.status == "optimal" else Status.TIME_LIMIT
                 info = {**column_info, "incumbent": "solver", "symmetry_breaking": "columns"}
-                # anytime record: the warm start when the programme began (its steps: columns._record), the end
-                add_solver_points([(start, warm_value, None), (time.perf_counter(), value, column_bound)])
+                add_solver_points([(time.perf_counter(), value, column_bound)])  # the programme's end
                 return Result(status, solution={"assignment": assignment}, bound=max(0.0, min(column_bound, value)),
                               message=str(column_info.get("solver_status", got.status)), info=info)
             # too many columns: the count model for the time left, from the better mapping
