@@ -60,7 +60,7 @@ unassigned vertices, or of all its edges."""
 class _Graph:
     """Adjacency lists and a weight-sorted edge list, built once per job graph."""
 
-    __slots__ = ("n", "nbrs", "sorted_edges", "ends_a", "ends_b", "weight_sums", "heap_entries", "offsets")
+    __slots__ = ("n", "nbrs", "sorted_edges", "ends_a", "ends_b", "weight_sums", "heap_entries", "spans")
 
     def __init__(self, n: int, u: Sequence[int], v: Sequence[int], w: Sequence[float]) -> None:
         self.n = n
@@ -81,7 +81,7 @@ class _Graph:
         self.weight_sums = [sum(x for _, x in self.nbrs[v]) for v in range(n)]
         # per vertex, its neighbours as ready-made heap entries (-weight, neighbour)
         self.heap_entries = [[(-x, b) for b, x in self.nbrs[v]] for v in range(n)]
-        self.offsets: list[int] | None = None  # a job's stage offsets (python ints), set by _prepared
+        self.spans: list[tuple[int, int]] | None = None  # a job's stages as vertex ranges, set by _prepared
 
 
 def _prepared(job: PipelineJob) -> _Graph:
@@ -90,7 +90,8 @@ def _prepared(job: PipelineJob) -> _Graph:
     if cache is None:
         u, v, w = job.edges
         cache = _Graph(job.n_replicas, u.tolist(), v.tolist(), w.tolist())
-        cache.offsets = [int(o) for o in job.offsets]
+        off = [int(o) for o in job.offsets]
+        cache.spans = list(zip(off[:-1], off[1:]))
         job.__dict__["_heavy_edge_graph"] = cache
     return cache
 
@@ -181,6 +182,7 @@ def _heavy_edge(graph: _Graph, free_gpus: Sequence[int], rng: np.random.Generato
                 edge_ptr += 1
             start = (ends_a[edge_ptr], ends_b[edge_ptr]) if edge_ptr < n_edges else (random_vertex(),)
         n_start = len(start)
+        last = c - 1
         for i in range(c):
             if i < n_start:  # the start's vertices first, in order
                 v = start[i]
@@ -193,6 +195,8 @@ def _heavy_edge(graph: _Graph, free_gpus: Sequence[int], rng: np.random.Generato
             record(v)
             if from_placed:
                 placed(v)
+            if i == last:  # the server is full: its last vertex's edges choose nothing more
+                break
             for entry in entries[v]:
                 if server_of[entry[1]] == -1:
                     heappush(heap, entry)
@@ -321,9 +325,8 @@ def heavy_edge_job(job: PipelineJob, free_gpus: Sequence[int], *, seed: int | No
     """
     graph = _prepared(job)
     flat = _heavy_edge(graph, free_gpus, None, seed, single_gpu_weight, server_start)
-    off = graph.offsets
-    assert off is not None
-    return [flat[off[s]:off[s + 1]] for s in range(len(off) - 1)]
+    assert graph.spans is not None
+    return [flat[a:b] for a, b in graph.spans]
 
 
 def fewest_servers(n_gpus: int, gpus_per_server: int) -> list[int]:
