@@ -31,6 +31,11 @@ series" beside the paper's algorithms, without a verdict. Automatic, because a r
 installs a plug-in wants it beside the paper's algorithms wherever they are compared, with
 nothing to name; ``--no-plugins`` (``plugins=False``) measures the papers' algorithms only. The
 plug-in's measurements are separate tasks: they never change, re-run or lose the claims' own.
+
+A measurement's costly parts that one reading does not touch (a policy's run on a workload the
+varied reading does not change) are computed once per store and reused by the other reading
+settings, through the memo folder ``STORE.memo/`` beside the store (:mod:`optkit.memo`; emptied
+by ``--rerun``, not used with ``--no-memo``/``memo=False``).
 """
 
 from __future__ import annotations
@@ -179,10 +184,10 @@ def plugin_series(f: Formulation, exp: Experiment) -> list[str]:
 
 
 def measurement_tasks(f: Formulation, exp: Experiment, settings: Sequence[Mapping[str, Any]],
-                      seeds: Sequence[int], scale: str, plugins: Sequence[str] = ()) -> list[Any]:
+                      seeds: Sequence[int], scale: str, plugins: Sequence[str] = (), memo: str = "") -> list[Any]:
     """One harness task (kind ``measure``) per reading setting and seed, and one more per plug-in
     algorithm in ``plugins`` (the experiment's ``series`` function, instance name
-    ``EXPERIMENT:ALGORITHM``)."""
+    ``EXPERIMENT:ALGORITHM``); ``memo``: the store's memo folder (:mod:`optkit.memo`), or ``""``."""
     from optkit.harness.tasks import Task
 
     if scale not in SCALES:
@@ -193,11 +198,11 @@ def measurement_tasks(f: Formulation, exp: Experiment, settings: Sequence[Mappin
     run_seeds = list(seeds) if exp.seeded else [0]
     tasks = [Task(problem=f.name, instance_name=exp.id, instance=unit, instance_hash=h, algorithm=exp.measure,
                   objective="claims", params={"readings": dict(s), "scale": scale}, seed=seed, time_limit=limit,
-                  source=exp.paper, kind="measure")
+                  source=exp.paper, kind="measure", memo=memo)
              for s in settings for seed in run_seeds]
     tasks += [Task(problem=f.name, instance_name=f"{exp.id}:{name}", instance=unit, instance_hash=h,
                    algorithm=exp.series, objective="series", params={"readings": dict(s), "scale": scale, "algorithm": name},
-                   seed=seed, time_limit=limit, source=exp.paper, kind="measure")
+                   seed=seed, time_limit=limit, source=exp.paper, kind="measure", memo=memo)
               for name in plugins for s in settings for seed in run_seeds]
     return tasks
 
@@ -232,6 +237,7 @@ def reproduce(
     plugins: bool = True,
     scheduler: str | None = None,
     on_row: Callable[[dict[str, Any]], None] | None = None,
+    memo: bool = True,
 ) -> Measurements:
     """Measure the claims named by ``targets`` for every reading setting and seed.
 
@@ -243,9 +249,14 @@ def reproduce(
     ``tcp://host:8786``) runs the measurements on that cluster instead of ``jobs`` local
     processes (connected before anything is measured; an unreachable one is an
     :class:`InputError`); each is stored the moment its row comes back, as locally.
-    ``on_row`` is called with each new row after it is stored.
+    ``on_row`` is called with each new row after it is stored. ``memo``: reuse the costly parts a
+    reading does not touch across the measurements of ``db`` (module docstring, :mod:`optkit.memo`;
+    ``rerun`` empties the memo first).
     """
+    import shutil
     import time
+
+    from optkit import memo as memo_mod
 
     from optkit.harness.executors import make_executor
     from optkit.harness.store import ResultStore
@@ -256,10 +267,20 @@ def reproduce(
     if not seed_list or any(isinstance(s, bool) or not isinstance(s, int) or s < 0 for s in seed_list):
         raise InputError("--seeds", f"must be integers >= 0, got {seed_list!r}")
     selection = select(targets)
+    memo_dir = ""
+    if memo:
+        folder = memo_mod.folder_for(db)
+        if rerun:
+            shutil.rmtree(folder, ignore_errors=True)
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            memo_dir = str(folder.resolve())
+        except OSError:
+            pass  # no memo: every part computed (the store reports a folder that is not ours itself)
     tasks = []
     for f, exp, _ in selection:
         tasks += measurement_tasks(f, exp, reading_settings(f, exp, readings), seed_list, scale,
-                                   plugin_series(f, exp) if plugins else ())
+                                   plugin_series(f, exp) if plugins else (), memo_dir)
     start = time.perf_counter()
     failures: list[str] = []
     executor = make_executor(jobs, scheduler)

@@ -31,7 +31,7 @@ from .readings import COMM_HEAVY_DEFAULT, CONSOLIDATE_DEFAULT, TAU_DEFAULT
 from .simulate import simulate
 
 __all__ = ["PAPER_BASELINES", "A_SRPT_READINGS", "HEAVY_EDGE_READINGS",
-           "instance_of", "run_policy_readout", "compare", "reductions"]
+           "instance_of", "policy_readings", "run_policy_readout", "compare", "reductions"]
 
 PAPER_BASELINES = ("spjf", "spwf", "wcs-duration", "wcs-workload", "wcs-subtime")
 """The paper's five baselines (Sec. V-A-1-d)."""
@@ -49,15 +49,24 @@ HEAVY_EDGE_READINGS = ("single_gpu_weight", "server_start")
 A-SRPT's alpha~min take them (:class:`.placement.Placer`)."""
 
 
+def policy_readings(name: str, readings: Mapping[str, Any]) -> dict[str, Any]:
+    """The readings policy ``name`` reads, and all that :func:`_policy` passes on to it:
+    Heavy-Edge's (every policy's placer), then A-SRPT's own, or a baseline's ``consolidate``.
+    The memo key of a policy run (:func:`compare`) is built from the same function, so a reading
+    a policy does not read cannot split its runs, and one it reads always does."""
+    own = A_SRPT_READINGS if name.startswith("a-srpt") else ("consolidate",)
+    return {k: readings[k] for k in (*HEAVY_EDGE_READINGS, *own) if k in readings}
+
+
 def _policy(inst: DdlwmpInstance, name: str, readings: Mapping[str, Any], seed: int) -> Any:
-    placer = Placer(inst.cluster, inst.models, seed=seed,
-                    **{k: readings[k] for k in HEAVY_EDGE_READINGS if k in readings})
+    r = policy_readings(name, readings)
+    placer = Placer(inst.cluster, inst.models, seed=seed, **{k: r[k] for k in HEAVY_EDGE_READINGS if k in r})
     if name.startswith("a-srpt"):
-        kw = {k: readings[k] for k in A_SRPT_READINGS if k in readings}
+        kw = {k: r[k] for k in A_SRPT_READINGS if k in r}
         kw.setdefault("tau", TAU_DEFAULT)
         kw.setdefault("comm_heavy", COMM_HEAVY_DEFAULT)
         return ASRPT(inst.cluster, inst.models, seed=seed, placer=placer, **kw)
-    consolidate = readings.get("consolidate", CONSOLIDATE_DEFAULT)
+    consolidate = r.get("consolidate", CONSOLIDATE_DEFAULT)
     return BASELINES[name](inst.cluster, inst.models, seed=seed, consolidate=consolidate, placer=placer)
 
 
@@ -91,8 +100,22 @@ def run_policy_readout(inst: DdlwmpInstance, name: str, readings: Mapping[str, A
 
 def compare(inst: DdlwmpInstance, readings: Mapping[str, Any], seed: int,
             policies: Sequence[str] = ("a-srpt", *PAPER_BASELINES)) -> dict[str, dict[str, Any]]:
-    """:func:`run_policy_readout` of every policy on ``inst``."""
-    return {p: run_policy_readout(inst, p, readings, seed) for p in policies}
+    """:func:`run_policy_readout` of every policy on ``inst``.
+
+    Under ``optkit reproduce`` each run is memoised (:mod:`optkit.memo`) under the policy, the
+    readings it reads (:func:`policy_readings`), the seed and the instance's content hash, so a
+    reading setting that changes only A-SRPT's readings reuses the five baselines' runs of an
+    earlier setting on the same workload (and the other way round)."""
+    from optkit import memo
+    from optkit.instances import instance_hash
+
+    if not memo.active():
+        return {p: run_policy_readout(inst, p, readings, seed) for p in policies}
+    h = instance_hash(inst.to_dict())
+    return {p: memo.cached("ddlwmp-policy-run",
+                           {"policy": p, "readings": policy_readings(p, readings), "seed": seed, "instance": h},
+                           lambda p=p: run_policy_readout(inst, p, readings, seed))
+            for p in policies}
 
 
 def reductions(runs: Mapping[str, Mapping[str, Any]], against: Sequence[str] = PAPER_BASELINES,

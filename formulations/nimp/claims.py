@@ -150,12 +150,27 @@ def window(seed: int, scale: str) -> tuple[float, float] | None:
 
 
 def _policy_summary(policy: str, kw: Mapping[str, Any], seed: int, scale: str, budget: float) -> dict[str, Any]:
-    """One policy's replay summary on the seed's window (memoised per process)."""
+    """One policy's replay summary on the seed's window, memoised per process and, under
+    ``optkit reproduce``, per store (:mod:`optkit.memo`): the key is this function's arguments
+    (``kw`` holds every reading the policy takes) and the trace files' names, sizes and
+    modification times, so a reading of one policy reuses the other policies' replays."""
+    from optkit import memo
+
     d = _trace_dir()
     assert d is not None
     key = (str(d), policy, tuple(sorted(kw.items())), seed, scale, budget)
     if key in _CACHE:
         return _CACHE[key]
+    files = sorted((p.name, p.stat().st_size, p.stat().st_mtime_ns) for p in Path(d).iterdir() if p.is_file())
+    _CACHE[key] = memo.cached("nimp-replay-summary",
+                              {"trace": str(d), "files": files, "policy": policy, "readings": dict(kw), "seed": seed,
+                               "scale": scale, "phase_budget_s": budget},
+                              lambda: _replay_summary(d, policy, kw, seed, scale, budget))
+    return _CACHE[key]
+
+
+def _replay_summary(d: Path, policy: str, kw: Mapping[str, Any], seed: int, scale: str,
+                    budget: float) -> dict[str, Any]:
     from .replay import POLICIES, ReplayConfig, load_workload, replay, summarize
 
     # Parsing the ten ITP files is most of a ci-scale measurement: parse once per (trace, seed)
@@ -171,7 +186,6 @@ def _policy_summary(policy: str, kw: Mapping[str, Any], seed: int, scale: str, b
     res = replay(jobs, POLICIES[policy](**kw), topo=topo, config=cfg)
     s = summarize(res, until=max(j.submit for j in jobs))
     s["total_profit_at_arrivals"] = _total_profit(res, max(j.submit for j in jobs))
-    _CACHE[key] = s
     return s
 
 

@@ -212,7 +212,11 @@ def add_reproduce_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--jobs", type=int, default=None, metavar="N", help="measurements at a time (default: CPUs)")
     p.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="Dask distributed scheduler address (tcp://host:8786): measure there instead of locally")
-    p.add_argument("--rerun", action="store_true", help="measure again even what the store already holds")
+    p.add_argument("--rerun", action="store_true",
+                   help="measure again even what the store already holds (and empty its memo, DB.memo)")
+    p.add_argument("--no-memo", action="store_true",
+                   help="compute every part of every measurement (default: parts a reading does not change, such as "
+                        "another policy's run on the same workload, are computed once per store and kept in DB.memo)")
     p.add_argument("--dry-run", action="store_true",
                    help="measure nothing: print per experiment the measurements planned, stored in --db (or "
                         "DIR/measurements.sqlite) and missing")
@@ -277,7 +281,7 @@ def run_reproduce(args: argparse.Namespace) -> int:
     db = args.db or str(out / "measurements.sqlite")
     m = rep.reproduce(args.targets, seeds=_reproduce_seeds(args.seeds), readings=_reproduce_readings(args.readings),
                       scale=args.scale, db=db, jobs=args.jobs, rerun=args.rerun, progress=not args.no_progress,
-                      log=_stderr, plugins=not args.no_plugins, scheduler=args.scheduler)
+                      log=_stderr, plugins=not args.no_plugins, scheduler=args.scheduler, memo=not args.no_memo)
     written = rep.write_pages(m, out)
     for f, exp, claim_ids in m.selection:
         for claim_id, (per, overall) in rep.claim_verdicts(m, f, exp).items():

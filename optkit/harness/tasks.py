@@ -76,6 +76,9 @@ class Task:
     source: where the instance came from (a suite name or the path given on the command line).
     kind: ``solve`` (run an algorithm) or ``measure`` (run a claim's measuring function
         ``algorithm`` = ``module:function`` with keywords ``params`` and ``seed``).
+    memo: for ``measure``: the folder of the store's memo (:mod:`optkit.memo`) the measuring
+        function may reuse parts from; ``""``: none. Not part of the key: a memo changes how long a
+        measurement takes, never what it measures.
     """
 
     problem: str
@@ -89,6 +92,7 @@ class Task:
     time_limit: float | None = None
     source: str = ""
     kind: str = "solve"
+    memo: str = field(default="", compare=False)
 
     @property
     def key(self) -> str:
@@ -110,6 +114,7 @@ class Task:
             "time_limit": self.time_limit,
             "source": self.source,
             "kind": self.kind,
+            "memo": self.memo,
         }
 
     @classmethod
@@ -127,6 +132,7 @@ class Task:
             time_limit=d.get("time_limit"),
             source=d.get("source", ""),
             kind=d.get("kind", "solve"),
+            memo=d.get("memo", ""),
         )
 
 

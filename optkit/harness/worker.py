@@ -262,16 +262,20 @@ def execute_task(task: Task | Mapping[str, Any], *, formulation_targets: str | N
 
 def _execute_measure(task: Task) -> dict[str, Any]:
     """Run a claim's measuring function (``task.algorithm`` = ``module:function``) with
-    ``task.params`` and ``seed``; its returned mapping becomes the row's ``metrics`` (status
-    ``feasible``), an exception an ``error`` row."""
+    ``task.params`` and ``seed``, with the store's memo folder ``task.memo`` (:mod:`optkit.memo`);
+    its returned mapping becomes the row's ``metrics`` (status ``feasible``), an exception an
+    ``error`` row."""
     import importlib
+
+    from optkit import memo
 
     start = time.perf_counter()
     harness = {"host": socket.gethostname(), "pid": os.getpid()}
     try:
         module_name, _, name = task.algorithm.partition(":")
         fn = getattr(importlib.import_module(module_name), name)
-        values = fn(**task.params, seed=task.seed)
+        with memo.using(task.memo):
+            values = fn(**task.params, seed=task.seed)
         if not isinstance(values, Mapping):
             raise TypeError(f"{task.algorithm} returned {type(values).__name__}, not a mapping of claim values")
     except BaseException as exc:  # noqa: BLE001 - a failing measurement becomes a row
