@@ -164,8 +164,10 @@ def write_page(path: Path, rows: list[dict[str, Any]], suites: dict[str, Any], a
         "oracle (`optkit.testing.oracle.optimum`, the one `assert_within` uses: brute force where it holds the "
         "instance, else CP-SAT), on the problem's default objective. Where "
         "the optimum is 0 and the algorithm's value is not, or where the algorithm returns no feasible solution on "
-        "a feasible instance, the ratio is ∞. nimp: Theorems 4-5's \"remaining machines\" ratio inverted so that "
-        "larger is worse, max(O₁ᵒᵖᵗ/O₁ᵃˡᵍ, O₂ᵒᵖᵗ/O₂ᵃˡᵍ); the paper's (1 − 1/e) becomes "
+        "a feasible instance, the ratio is ∞. nimp: the measure of Theorems 4-5 that `assert_within` and the "
+        "`titan-approximation` claim check (Def. 1's H: N − idle machines used, N − machines used; "
+        "`formulations/nimp/approximation.py` says why not Eq. (3)'s C_max form), inverted so that larger is worse, "
+        "max_k (N − O_kᵒᵖᵗ)/(N − O_kᵃˡᵍ); the paper's (1 − 1/e) becomes "
         "e/(e − 1) ≈ 1.582. "
         "Method, determinism and resume: `optkit worst-case --help` and the module `optkit.worst_case`.",
         "",

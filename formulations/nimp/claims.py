@@ -312,7 +312,7 @@ REPLAY = Experiment(
 
 # ----------------------------------------------------------------------------- Theorems 4-5
 def measure_approximation(*, readings: Mapping[str, Any], seed: int, scale: str) -> dict[str, Any]:
-    """Worst ratio of the submodular objectives (Titan / exhaustive optimum) over seeded small
+    """Worst ratio of Theorems 4-5's measure (:mod:`.approximation`: Titan / exhaustive optimum) over seeded small
     instances with a binding P (:func:`.approximation.trials`); paper scale adds the medium suite
     against CP-SAT."""
     from .approximation import ratios, trials
@@ -389,10 +389,11 @@ APPROX = Experiment(
     measure=f"{_M}:measure_approximation",
     claims=(
         Claim("titan-theorem4-ratio", "Theorem 4 (first objective)", 1 - 1 / 2.718281828459045, "ratio",
-              "worst over instances of (|S_n| - idle used) Titan / optimum", comparison="at_least",
-              note="objective computed exactly, without the paper's C_max offset (formulations/nimp/approximation.py)"),
+              "worst over instances of (N - idle used) Titan / optimum, Def. 1's H", comparison="at_least",
+              note="the one measure of formulations/nimp/approximation.py (what the proof bounds; Eq. 3's C_max "
+                   "form is H + (C_max - N), implied by it and vacuous on a large cluster)"),
         Claim("titan-theorem5-ratio", "Theorem 5 (second objective)", 1 - 1 / 2.718281828459045, "ratio",
-              "worst over instances of (N - used) Titan / optimum (0 when Titan finds no placement)",
+              "worst over instances of (N - used) Titan / optimum, Def. 1's H (0 when Titan finds no placement)",
               comparison="at_least"),
     ),
     readings=("titan_algorithm", "titan_step2", "titan_tie_break"),
