@@ -148,11 +148,15 @@ def write_page(path: Path, rows: list[dict[str, Any]], suites: dict[str, Any], a
     runs = Path(args.runs)
     time_what = ("of search summed over the algorithms (page rebuilt by --page-only)" if args.page_only
                  else "in all")
+    if not args.page_only and set(args.problems) != set(PROBLEMS):
+        time_what = (f"for this run, which searched {', '.join(args.problems)} again; the other problems' rows are "
+                     "those of the earlier run, from their summary.json files")
     lines = [
         "# Worst ratio found per algorithm, beside the paper's guarantee",
         "",
         run_line(f"python benchmarks/worst_case.py --budget {args.budget:g} --jobs {args.jobs} --seed {args.seed}"
-                 + (" --fresh" if args.fresh else "")),
+                 + (" --fresh" if args.fresh else "")
+                 + ("" if set(args.problems) == set(PROBLEMS) else f" --problems {' '.join(args.problems)}")),
         "",
         f"**Budget: {args.budget:g} s of wall time per algorithm** on this machine ({os.cpu_count()} cores shared "
         f"with other work; load above), seed {args.seed}, oracle time limit {args.oracle_time_limit:g} s per exact "
@@ -286,13 +290,20 @@ def main(argv: list[str] | None = None) -> int:
     runs = Path(args.runs)
     if args.page_only:  # rebuild the page from the runs' summaries (the suites are measured again if needed)
         return _page_only(args, runs)
-    if args.fresh and runs.exists():
-        shutil.rmtree(runs)
+    if args.fresh:  # only the problems searched again: the others' runs stay on the page
+        for problem in args.problems:
+            if (runs / problem).exists():
+                shutil.rmtree(runs / problem)
     start = time.monotonic()
     rows, suites = [], {}
+    saved = json.loads((runs / "suites.json").read_text())["suites"] if (runs / "suites.json").exists() else {}
     executor = LocalExecutor(args.jobs)
     for problem in PROBLEMS:
         if problem not in args.problems:
+            kept = [runs / problem / a / "summary.json" for a in algorithms(problem)]
+            if problem in saved and all(k.exists() for k in kept):
+                rows += [{"summary": json.loads(k.read_text())} for k in kept]
+                suites[problem] = saved[problem]
             continue
         algos = algorithms(problem)
         for a in algos:
