@@ -9,7 +9,9 @@ finds an installed distribution. The package registers:
   ordered by the most iterations first, then SJF-BCO's schedule): a user's heuristic;
 * ``largest-first`` for ddlwmp: an online policy (:class:`optkit.formulation.OnlinePolicyPlugin`)
   that starts waiting jobs, most GPUs first, wherever Heavy-Edge places them
-  (:func:`optkit.formulations.gpu_mapping.place`), never delaying a start.
+  (:func:`optkit.formulations.gpu_mapping.place`), never delaying a start;
+* ``most-free-first`` for nimp: an online placement policy that starts jobs in arrival order
+  while they fit, each on the machines with the most free GPUs (fewest machines, ignoring P).
 
 ``docs/howto/plug-in-your-algorithm.rst`` shows the same package.
 """
@@ -83,17 +85,57 @@ def make_largest_first(instance, *, seed=None):
     return LargestFirst(instance, seed=seed)
 
 
+class MostFreeFirst:
+    """nimp: jobs in arrival order while they fit, each on the machines with the most free GPUs."""
+
+    def __init__(self, instance, seed=None):
+        self.waiting = []
+
+    def on_arrival(self, job, now):
+        self.waiting.append(job)
+
+    def on_completion(self, job_id, now):
+        pass
+
+    def decide(self, now, cluster):
+        started = []
+        while self.waiting and self.waiting[0].gpus <= sum(cluster.free.values()):
+            job = self.waiting.pop(0)
+            machines, need = [], job.gpus
+            for node in sorted(cluster.free, key=lambda n: (-cluster.free[n], n)):
+                take = min(cluster.free[node], need)
+                machines += [node] * take
+                need -= take
+                if need == 0:
+                    break
+            gpus = {n: machines.count(n) for n in dict.fromkeys(machines)}
+            decision = Decision(job.id, gpus, [machines])
+            cluster.reserve(decision)
+            started.append(decision)
+        return started
+
+    def next_wakeup(self, now):
+        return None
+
+
+def make_most_free_first(instance, *, seed=None):
+    return MostFreeFirst(instance, seed=seed)
+
+
 LONGEST_FIRST = Algorithm("longest-first", longest_first, "heuristic",
                           "List Scheduling with the longest jobs first (greedyalgos)", ("makespan",),
                           problem="rar-ddls")
 LARGEST_FIRST = OnlinePolicyPlugin("ddlwmp", "largest-first", make_largest_first,
                                    "most GPUs first, Heavy-Edge placement, no delay (greedyalgos)")
+MOST_FREE_FIRST = OnlinePolicyPlugin("nimp", "most-free-first", make_most_free_first,
+                                     "arrival order, machines with the most free GPUs first (greedyalgos)")
 '''
 
 ENTRY_POINTS = '''\
 [optkit.algorithms]
 longest-first = greedyalgos:LONGEST_FIRST
 largest-first = greedyalgos:LARGEST_FIRST
+most-free-first = greedyalgos:MOST_FREE_FIRST
 '''
 
 
