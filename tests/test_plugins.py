@@ -204,7 +204,44 @@ def test_reproduce_series_tasks_follow_the_plug_ins(restore_registry: None) -> N
     series = {e.id for e in rep.experiments().values() for e in [e[1]] if e.series}
     assert series == {"a-srpt-sec5-fig6", "a-srpt-sec5-tau", "a-srpt-sec5-fig7", "a-srpt-sec5-fig8", "sjf-bco-fig4",
                       "sjf-bco-fig6", "a-srpt-table2-vgg19", "a-srpt-table2-gpt175b", "titan-fig1",
-                      "titan-approximation"}
+                      "titan-approximation", "titan-replay"}
+
+
+def test_reproduce_adds_the_plug_in_to_the_titan_replay(tmp_path: Path) -> None:
+    """``optkit reproduce titan-replay`` at ci scale replays the ITP window (here a small trace of
+    the same format) under a plug-in Algorithm too (HiveD's placement again, through
+    AlgorithmPolicy: one validated placement per job): a separate measurement
+    (``titan-replay:hived-again``), an "Extra series" table on the page, and numbers that are the
+    replay's own ``summarize`` of the same placements as HiveD's replay in the claims' measurement."""
+    from tests.test_nimp_claims import _write_trace
+
+    _write_trace(tmp_path / "traces")
+    (tmp_path / "nimpplug.py").write_text(
+        "from optkit import Algorithm\n"
+        "from optkit.formulations.nimp.baselines import run_hived\n"
+        "def again(instance, *, objective, time_limit, seed):\n"
+        "    return run_hived(instance, objective=objective, time_limit=time_limit, seed=seed)\n"
+        "ALGORITHM = Algorithm('hived-again', again, 'heuristic', 'HiveD again', (), problem='nimp')\n")
+    env = {"OPTKIT_ALGORITHMS": "nimpplug:ALGORITHM", "OPTKIT_TRACE_ROOT": str(tmp_path / "traces"),
+           "PYTHONPATH": os.pathsep.join([str(REPO), str(tmp_path)])}
+    out = _run(["reproduce", "titan-replay", "--seeds", "1", "--readings", "default", "--out", "rep",
+                "--no-progress"], tmp_path, None, **env)
+    assert out.returncode == 0, out.stderr
+    keys = {"used_machines_avg", "fragmentation_rate_pct", "cross_bytes_avg", "profit_rate_at_arrivals",
+            "total_profit_at_arrivals", "queueing_delay_mean_s"}
+    page = (tmp_path / "rep" / "titan.md").read_text()
+    table = page.split("#### Extra series: plug-in algorithms", 1)[1]
+    assert {ln.split("|")[3].strip() for ln in table.splitlines() if ln.startswith("| hived-again |")} == keys
+    with sqlite3.connect(tmp_path / "rep" / "measurements.sqlite") as db:
+        got = {n: (s, json.loads(m)) for n, s, m in db.execute("select instance_name, status, metrics from rows")}
+    assert sorted(got) == ["titan-replay", "titan-replay:hived-again"]
+    assert {s for s, _ in got.values()} == {"feasible"}
+    series, hived = got["titan-replay:hived-again"][1], got["titan-replay"][1]["_details"]["policies"]["hived"]
+    assert series["_details"]["summary"]["policy"] == "hived-again" and series["_details"]["summary"]["jobs"] == 40
+    assert series["used_machines_avg"] == hived["used_machines_avg"] > 0
+    assert series["fragmentation_rate_pct"] == pytest.approx(hived["fragmentation_rate_avg"] * 100, rel=1e-12)
+    for k in ("cross_bytes_avg", "profit_rate_at_arrivals", "total_profit_at_arrivals", "queueing_delay_mean_s"):
+        assert series[k] == hived[k], k
 
 
 def test_a_series_run_on_the_papers_algorithm_gives_the_claims_values() -> None:

@@ -37,7 +37,7 @@ Why not the other forms:
   holds for O_1 (``idle used <= N``). A check that no placement can fail measures nothing.
 * **Remaining machines without N** (``|S_n| - idle used``, this claim's Theorem-4 measure until
   issue 24, and ``|S| - used``: the counts of unused machines the paper's text names): the same
-  vacuity with |S_n| or |S| in place of C_max (a cluster with many idle machines leaves most of
+  vacuity with ``|S_n|`` or ``|S|`` in place of C_max (a cluster with many idle machines leaves most of
   them unused whatever the placement), and it is not what Lemma 3 is applied to.
 * **max(O_1^opt / O_1^alg, O_2^opt / O_2^alg) of Eq. (3)** (the worst-case search's former
   ratio): the C_max form again, inverted.

@@ -8,7 +8,8 @@
   (``ci``: 2 days starting at day 2 + 11·(seed mod 5); ``paper``: the whole two-month trace) and the
   synthetic model drawn per job. Metrics are time averages over the window's arrivals (first to
   last arrival; the drain after the last arrival is left out). The replay also reports how often
-  the pair capacity P changed Titan's placement (``_details``).
+  the pair capacity P changed Titan's placement (``_details``). A plug-in algorithm (an Algorithm or an
+  online policy of nimp) is replayed on the same window as an extra series (:func:`series_replay`).
 * ``titan-approximation`` -- Theorems 4-5 (the (1 - 1/e) factor) measured on small instances with
   a binding P against the exhaustive optimum (:mod:`.approximation`; the logic of
   ``benchmarks/nimp_exact.py``'s claim section), plus, at ``paper`` scale, the ``medium`` suite
@@ -31,7 +32,7 @@ from typing import Any, Mapping
 from optkit.claims import Claim, Experiment, range_claims
 
 __all__ = ["EXPERIMENTS", "measure_fig1", "measure_replay", "measure_approximation", "measure_not_comparable",
-           "window", "series_fig1", "series_approximation", "FIG1_INSTANCE"]
+           "window", "series_fig1", "series_approximation", "series_replay", "FIG1_INSTANCE"]
 
 _M = "optkit.formulations.nimp.claims"
 _T1 = "Sec. V-B; trace 1 (Microsoft), as optkit replays it"
@@ -149,14 +150,16 @@ def window(seed: int, scale: str) -> tuple[float, float] | None:
     return start, start + CI_WINDOW_DAYS * 86400.0
 
 
-def _policy_summary(policy: str, kw: Mapping[str, Any], seed: int, scale: str, budget: float) -> dict[str, Any]:
-    """One policy's replay summary on the seed's window (memoised per process)."""
+def _policy_summary(policy: str, kw: Mapping[str, Any], seed: int, scale: str, budget: float, *,
+                    plugin: bool = False) -> dict[str, Any]:
+    """One policy's replay summary on the seed's window (memoised per process); ``plugin``: the
+    plug-in algorithm ``policy`` (:func:`.replay.plugin_policy`, seeded with ``seed``)."""
     d = _trace_dir()
     assert d is not None
-    key = (str(d), policy, tuple(sorted(kw.items())), seed, scale, budget)
+    key = (str(d), policy, tuple(sorted(kw.items())), seed, scale, budget, plugin)
     if key in _CACHE:
         return _CACHE[key]
-    from .replay import POLICIES, ReplayConfig, load_workload, replay, summarize
+    from .replay import POLICIES, ReplayConfig, load_workload, plugin_policy, replay, summarize
 
     # Parsing the ten ITP files is most of a ci-scale measurement: parse once per (trace, seed)
     # and process (the jobs and the fat tree are frozen; every policy gets its own list).
@@ -168,7 +171,8 @@ def _policy_summary(policy: str, kw: Mapping[str, Any], seed: int, scale: str, b
     if w is not None:
         jobs = [j for j in jobs if w[0] <= j.submit < w[1]]
     cfg = ReplayConfig(iteration_s=cfg.iteration_s, phase_budget_s=budget)
-    res = replay(jobs, POLICIES[policy](**kw), topo=topo, config=cfg)
+    made = plugin_policy(policy, jobs, topo, cfg, seed=seed) if plugin else POLICIES[policy](**kw)
+    res = replay(jobs, made, topo=topo, config=cfg)
     s = summarize(res, until=max(j.submit for j in jobs))
     s["total_profit_at_arrivals"] = _total_profit(res, max(j.submit for j in jobs))
     _CACHE[key] = s
@@ -248,6 +252,26 @@ def measure_replay(*, readings: Mapping[str, Any], seed: int, scale: str) -> dic
     return out
 
 
+def series_replay(algorithm: str, *, readings: Mapping[str, Any], seed: int, scale: str) -> dict[str, Any]:
+    """Exp#1-#4's measurement for one more algorithm (a plug-in): the same window of the ITP
+    trace replayed under it (an online policy plug-in as it is, an Algorithm behind
+    :class:`.online.AlgorithmPolicy`, seeded with ``seed``; reading ``phase_budget_s`` sets P),
+    every number from the replay's own :func:`.replay.summarize`, as Titan's and the baselines'."""
+    keys = ("used_machines_avg", "fragmentation_rate_pct", "cross_bytes_avg", "profit_rate_at_arrivals",
+            "total_profit_at_arrivals", "queueing_delay_mean_s")
+    if _trace_dir() is None:
+        return {**{k: None for k in keys}, "_notes": ["../shared/data/traces/microsoft-itp is absent (set "
+                                                     "OPTKIT_TRACE_ROOT): nothing replayed"]}
+    budget = float(readings.get("phase_budget_s", 0.05))
+    t = _policy_summary(algorithm, {}, seed, scale, budget, plugin=True)
+    out: dict[str, Any] = {k: t.get(k) for k in keys if k != "fragmentation_rate_pct"}
+    out["fragmentation_rate_pct"] = t["fragmentation_rate_avg"] * 100
+    w = window(seed, scale)
+    out["_details"] = {"window_s": list(w) if w else "whole trace", "phase_budget_s": budget,
+                       "summary": {k: v for k, v in t.items() if isinstance(v, (int, float, str)) or v is None}}
+    return {k: out[k] for k in (*keys, "_details")}
+
+
 _USED = "time average of machines with a busy GPU over the window's arrivals"
 REPLAY = Experiment(
     id="titan-replay", problem="nimp", paper="titan",
@@ -307,6 +331,7 @@ REPLAY = Experiment(
           "per seed (about 4,000-7,000 jobs); paper: the whole trace. phase_budget_s = 0.005 s is the contention "
           "regime in which P binds; the notes give, per run, how often P changed Titan's placement. Timings are "
           "those of the machine that ran the measurement (for the committed pages: 2 cores; benchmarks/perf/reproduce_paper.md).",
+    series=f"{_M}:series_replay",
 )
 
 
