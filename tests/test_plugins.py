@@ -65,18 +65,24 @@ def test_list_shows_the_plug_ins_with_their_source(package: Path, tmp_path: Path
     assert "longest-first" not in _run(["list"], tmp_path, None).stdout  # without the package: gone
 
 
+def _solve_and_evaluate(problem: str, path: Path, algorithm: str, cwd: Path, site: Path) -> tuple[Any, Any, Any]:
+    """``optkit solve PROBLEM PATH -a ALGORITHM --json`` (exit 0), the instance, and ``evaluate``
+    of the solution it printed."""
+    out = _run(["solve", problem, str(path), "-a", algorithm, "--json"], cwd, site)
+    assert out.returncode == 0, out.stderr
+    solved = json.loads(out.stdout)
+    f = registry.get(problem)
+    inst = f.instance_from_dict(json.loads(path.read_text()))
+    return solved, inst, f.evaluate(inst, solved["solution"])
+
+
 def test_solve_compare_and_simulate_run_the_plug_ins(package: Path, tmp_path: Path) -> None:
     """solve and compare (worker processes) run the rar-ddls plug-in; simulate drives the ddlwmp
     online policy; every objective is evaluate's; the stored rows carry the plug-in's name."""
     assert _run(["generate", "rar-ddls", "--suite", "tiny", "--out", "rar"], tmp_path, package).returncode == 0
     assert _run(["generate", "ddlwmp", "--suite", "tiny", "--out", "ddl"], tmp_path, package).returncode == 0
     rar = sorted((tmp_path / "rar").glob("*.json"))[:3]
-    out = _run(["solve", "rar-ddls", str(rar[1]), "-a", "longest-first", "--json"], tmp_path, package)
-    assert out.returncode == 0, out.stderr
-    solved = json.loads(out.stdout)
-    from optkit.formulations.rar_ddls.model import RarInstance, evaluate
-    inst = RarInstance.from_dict(json.loads(rar[1].read_text()))
-    ev = evaluate(inst, solved["solution"])
+    solved, _, ev = _solve_and_evaluate("rar-ddls", rar[1], "longest-first", tmp_path, package)
     assert solved["status"] == "feasible" and ev.feasible and solved["objective"] == ev.objectives["makespan"]
 
     out = _run(["compare", *map(str, rar), "--algorithms", "sjf-bco,longest-first,cpsat", "--db", "r.sqlite",
@@ -207,6 +213,17 @@ def test_reproduce_series_tasks_follow_the_plug_ins(restore_registry: None) -> N
                       "titan-approximation", "titan-replay"}
 
 
+def _write_hived_again(folder: Path) -> None:
+    """``folder/nimpplug.py``: HiveD's placement as an unpackaged nimp plug-in Algorithm,
+    ``OPTKIT_ALGORITHMS=nimpplug:ALGORITHM``."""
+    (folder / "nimpplug.py").write_text(
+        "from optkit import Algorithm\n"
+        "from optkit.formulations.nimp.baselines import run_hived\n"
+        "def again(instance, *, objective, time_limit, seed):\n"
+        "    return run_hived(instance, objective=objective, time_limit=time_limit, seed=seed)\n"
+        "ALGORITHM = Algorithm('hived-again', again, 'heuristic', 'HiveD again', (), problem='nimp')\n")
+
+
 def test_reproduce_adds_the_plug_in_to_the_titan_replay(tmp_path: Path) -> None:
     """``optkit reproduce titan-replay`` at ci scale replays the ITP window (here a small trace of
     the same format) under a plug-in Algorithm too (HiveD's placement again, through
@@ -216,12 +233,7 @@ def test_reproduce_adds_the_plug_in_to_the_titan_replay(tmp_path: Path) -> None:
     from tests.test_nimp_claims import _write_trace
 
     _write_trace(tmp_path / "traces")
-    (tmp_path / "nimpplug.py").write_text(
-        "from optkit import Algorithm\n"
-        "from optkit.formulations.nimp.baselines import run_hived\n"
-        "def again(instance, *, objective, time_limit, seed):\n"
-        "    return run_hived(instance, objective=objective, time_limit=time_limit, seed=seed)\n"
-        "ALGORITHM = Algorithm('hived-again', again, 'heuristic', 'HiveD again', (), problem='nimp')\n")
+    _write_hived_again(tmp_path)
     env = {"OPTKIT_ALGORITHMS": "nimpplug:ALGORITHM", "OPTKIT_TRACE_ROOT": str(tmp_path / "traces"),
            "PYTHONPATH": os.pathsep.join([str(REPO), str(tmp_path)])}
     out = _run(["reproduce", "titan-replay", "--seeds", "1", "--readings", "default", "--out", "rep",
@@ -266,12 +278,7 @@ def test_simulate_nimp_replays_a_plug_in_algorithm(tmp_path: Path) -> None:
     """``optkit simulate nimp`` (the cluster replay) places each job with a plug-in algorithm
     (:class:`optkit.formulations.nimp.online.AlgorithmPolicy`): HiveD's placement as a plug-in
     gives HiveD's replay; a keyword the plug-in does not take is one line, exit 2."""
-    (tmp_path / "nimpplug.py").write_text(
-        "from optkit import Algorithm\n"
-        "from optkit.formulations.nimp.baselines import run_hived\n"
-        "def again(instance, *, objective, time_limit, seed):\n"
-        "    return run_hived(instance, objective=objective, time_limit=time_limit, seed=seed)\n"
-        "ALGORITHM = Algorithm('hived-again', again, 'heuristic', 'HiveD again', (), problem='nimp')\n")
+    _write_hived_again(tmp_path)
     env = {"OPTKIT_ALGORITHMS": "nimpplug:ALGORITHM", "PYTHONPATH": os.pathsep.join([str(REPO), str(tmp_path)])}
     assert _run(["generate", "nimp", "--param", "kind=replay", "--param", "jobs=60", "--param", "racks=2",
                  "--param", "machines_per_rack=2", "--seed", "1", "--out", "wl.json"], tmp_path, None).returncode == 0
@@ -298,11 +305,7 @@ def test_a_nimp_online_policy_plug_in_runs_end_to_end(package: Path, tmp_path: P
 
     assert _run(["generate", "nimp", "--suite", "tiny", "--out", "nimp"], tmp_path, package).returncode == 0
     files = sorted((tmp_path / "nimp").glob("*.json"))[:3]
-    out = _run(["solve", "nimp", str(files[0]), "-a", "most-free-first", "--json"], tmp_path, package)
-    assert out.returncode == 0, out.stderr
-    solved = json.loads(out.stdout)
-    inst = NimpInstance.from_dict(json.loads(files[0].read_text()))
-    ev = evaluate(inst, solved["solution"])
+    solved, inst, ev = _solve_and_evaluate("nimp", files[0], "most-free-first", tmp_path, package)
     assert solved["status"] == "feasible" and ev.feasible and solved["objective"] == ev.objectives["lex"]
     assert solved["solution"]["machine_of_worker"] == _most_free_first(inst)
 

@@ -44,13 +44,10 @@ def longest_first(instance, *, objective, time_limit, seed, reverse: bool = True
     return res
 
 
-class LargestFirst:
-    """Start waiting jobs, most GPUs first, wherever Heavy-Edge places them."""
+class Waiting:
+    """The protocol's bookkeeping of both policies: a list of waiting jobs, never a wake-up."""
 
-    def __init__(self, instance, seed=None):
-        self.models = instance.models
-        self.cluster = instance.cluster.mapping_cluster
-        self.seed = seed
+    def __init__(self):
         self.waiting = []
 
     def on_arrival(self, job, now):
@@ -58,6 +55,19 @@ class LargestFirst:
 
     def on_completion(self, job_id, now):
         pass
+
+    def next_wakeup(self, now):
+        return None
+
+
+class LargestFirst(Waiting):
+    """Start waiting jobs, most GPUs first, wherever Heavy-Edge places them."""
+
+    def __init__(self, instance, seed=None):
+        super().__init__()
+        self.models = instance.models
+        self.cluster = instance.cluster.mapping_cluster
+        self.seed = seed
 
     def decide(self, now, cluster):
         from optkit.formulations.gpu_mapping import place
@@ -77,25 +87,13 @@ class LargestFirst:
         self.waiting = [j for j in self.waiting if j.id not in ids]
         return started
 
-    def next_wakeup(self, now):
-        return None
-
 
 def make_largest_first(instance, *, seed=None):
     return LargestFirst(instance, seed=seed)
 
 
-class MostFreeFirst:
+class MostFreeFirst(Waiting):
     """nimp: jobs in arrival order while they fit, each on the machines with the most free GPUs."""
-
-    def __init__(self, instance, seed=None):
-        self.waiting = []
-
-    def on_arrival(self, job, now):
-        self.waiting.append(job)
-
-    def on_completion(self, job_id, now):
-        pass
 
     def decide(self, now, cluster):
         started = []
@@ -114,12 +112,9 @@ class MostFreeFirst:
             started.append(decision)
         return started
 
-    def next_wakeup(self, now):
-        return None
-
 
 def make_most_free_first(instance, *, seed=None):
-    return MostFreeFirst(instance, seed=seed)
+    return MostFreeFirst()
 
 
 LONGEST_FIRST = Algorithm("longest-first", longest_first, "heuristic",
