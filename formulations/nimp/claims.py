@@ -150,16 +150,14 @@ def window(seed: int, scale: str) -> tuple[float, float] | None:
     return start, start + CI_WINDOW_DAYS * 86400.0
 
 
-def _policy_summary(policy: str, kw: Mapping[str, Any], seed: int, scale: str, budget: float, *,
-                    plugin: bool = False) -> dict[str, Any]:
-    """One policy's replay summary on the seed's window (memoised per process); ``plugin``: the
-    plug-in algorithm ``policy`` (:func:`.replay.plugin_policy`, seeded with ``seed``)."""
+def _policy_summary(policy: str, kw: Mapping[str, Any], seed: int, scale: str, budget: float) -> dict[str, Any]:
+    """One policy's replay summary on the seed's window (memoised per process)."""
     d = _trace_dir()
     assert d is not None
-    key = (str(d), policy, tuple(sorted(kw.items())), seed, scale, budget, plugin)
+    key = (str(d), policy, tuple(sorted(kw.items())), seed, scale, budget)
     if key in _CACHE:
         return _CACHE[key]
-    from .replay import POLICIES, ReplayConfig, load_workload, plugin_policy, replay, summarize
+    from .replay import POLICIES, ReplayConfig, load_workload, replay, summarize
 
     # Parsing the ten ITP files is most of a ci-scale measurement: parse once per (trace, seed)
     # and process (the jobs and the fat tree are frozen; every policy gets its own list).
@@ -171,8 +169,7 @@ def _policy_summary(policy: str, kw: Mapping[str, Any], seed: int, scale: str, b
     if w is not None:
         jobs = [j for j in jobs if w[0] <= j.submit < w[1]]
     cfg = ReplayConfig(iteration_s=cfg.iteration_s, phase_budget_s=budget)
-    made = plugin_policy(policy, jobs, topo, cfg, seed=seed) if plugin else POLICIES[policy](**kw)
-    res = replay(jobs, made, topo=topo, config=cfg)
+    res = replay(jobs, POLICIES[policy](**kw), topo=topo, config=cfg)
     s = summarize(res, until=max(j.submit for j in jobs))
     s["total_profit_at_arrivals"] = _total_profit(res, max(j.submit for j in jobs))
     _CACHE[key] = s
@@ -252,6 +249,25 @@ def measure_replay(*, readings: Mapping[str, Any], seed: int, scale: str) -> dic
     return out
 
 
+def _plugin_summary(algorithm: str, seed: int, scale: str, budget: float) -> dict[str, Any]:
+    """The replay summary of the plug-in ``algorithm`` on the seed's window, as
+    :func:`_policy_summary` computes the paper's policies' (the same parsed workload, window,
+    cluster and metrics). Never memoised: a plug-in's code is in no key, so a run always replays."""
+    from .replay import ReplayConfig, load_workload, plugin_policy, replay, summarize
+
+    d = _trace_dir()
+    assert d is not None
+    parsed = _WORKLOADS.get((str(d), seed))
+    if parsed is None:
+        parsed = _WORKLOADS[(str(d), seed)] = load_workload(d, seed=seed)
+    w = window(seed, scale)
+    jobs = [j for j in parsed[0] if w is None or w[0] <= j.submit < w[1]]
+    cfg = ReplayConfig(iteration_s=parsed[2].iteration_s, phase_budget_s=budget)
+    res = replay(jobs, plugin_policy(algorithm, jobs, parsed[1], cfg, seed=seed), topo=parsed[1], config=cfg)
+    last = max(j.submit for j in jobs)
+    return {**summarize(res, until=last), "total_profit_at_arrivals": _total_profit(res, last)}
+
+
 def series_replay(algorithm: str, *, readings: Mapping[str, Any], seed: int, scale: str) -> dict[str, Any]:
     """Exp#1-#4's measurement for one more algorithm (a plug-in): the same window of the ITP
     trace replayed under it (an online policy plug-in as it is, an Algorithm behind
@@ -263,7 +279,7 @@ def series_replay(algorithm: str, *, readings: Mapping[str, Any], seed: int, sca
         return {**{k: None for k in keys}, "_notes": ["../shared/data/traces/microsoft-itp is absent (set "
                                                      "OPTKIT_TRACE_ROOT): nothing replayed"]}
     budget = float(readings.get("phase_budget_s", 0.05))
-    t = _policy_summary(algorithm, {}, seed, scale, budget, plugin=True)
+    t = _plugin_summary(algorithm, seed, scale, budget)
     out: dict[str, Any] = {k: t.get(k) for k in keys if k != "fragmentation_rate_pct"}
     out["fragmentation_rate_pct"] = t["fragmentation_rate_avg"] * 100
     w = window(seed, scale)
