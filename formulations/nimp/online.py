@@ -517,8 +517,10 @@ def run_policy(instance: NimpInstance, policy: Any, *, time_limit: float | None 
     ----------
     instance
         The nimp instance: its machines are the view's nodes 0..M-1 (sizes and idle GPUs), its
-        pair capacity the view's :meth:`~optkit.online.ClusterView.pair_capacity` (a number, or
-        the M x M array), its job the one job that arrives.
+        pair capacity the view's :meth:`~optkit.online.ClusterView.pair_capacity` (a number > 0,
+        or the M x M array), its job the one job that arrives (N GPUs, K, the collective and the
+        model name; the protocol's job has no ``placement_sensitive`` flag, so a policy reads
+        sensitivity from the model name).
     policy
         Any object with ``on_arrival``, ``on_completion``, ``decide`` and ``next_wakeup``.
     time_limit
@@ -579,7 +581,10 @@ def run_policy(instance: NimpInstance, policy: Any, *, time_limit: float | None 
     if int(idle.sum()) < N:
         return Result(Status.INFEASIBLE, message="fewer idle GPUs than workers (resource constraint)")
     gpus = np.array([m.gpus for m in instance.machines], dtype=np.int64)
-    cap: float | np.ndarray = float(instance.capacity[0, 0]) if instance.capacity_is_scalar else instance.capacity
+    # P as the view gives it: the number when one positive number holds for every pair, else the
+    # M x M array (a scalar 0, "no cross traffic", too: a view's number must be > 0)
+    scalar = float(instance.capacity[0, 0]) if instance.capacity_is_scalar else 0.0
+    cap: float | np.ndarray = scalar if scalar > 0 else instance.capacity
     name = str(getattr(policy, "name", type(policy).__name__))
     job = Job("job", 0.0, N, 0, instance.job.model, param_bytes=float(instance.job.param_bytes),
               collective=instance.job.collective)
