@@ -148,11 +148,15 @@ def write_page(path: Path, rows: list[dict[str, Any]], suites: dict[str, Any], a
     runs = Path(args.runs)
     time_what = ("of search summed over the algorithms (page rebuilt by --page-only)" if args.page_only
                  else "in all")
+    if not args.page_only and set(args.problems) != set(PROBLEMS):
+        time_what = (f"for this run, which searched {', '.join(args.problems)} again; the other problems' rows are "
+                     "those of the earlier run, from their summary.json files")
     lines = [
         "# Worst ratio found per algorithm, beside the paper's guarantee",
         "",
         run_line(f"python benchmarks/worst_case.py --budget {args.budget:g} --jobs {args.jobs} --seed {args.seed}"
-                 + (" --fresh" if args.fresh else "")),
+                 + (" --fresh" if args.fresh else "")
+                 + ("" if set(args.problems) == set(PROBLEMS) else f" --problems {' '.join(args.problems)}")),
         "",
         f"**Budget: {args.budget:g} s of wall time per algorithm** on this machine ({os.cpu_count()} cores shared "
         f"with other work; load above), seed {args.seed}, oracle time limit {args.oracle_time_limit:g} s per exact "
@@ -164,8 +168,10 @@ def write_page(path: Path, rows: list[dict[str, Any]], suites: dict[str, Any], a
         "oracle (`optkit.testing.oracle.optimum`, the one `assert_within` uses: brute force where it holds the "
         "instance, else CP-SAT), on the problem's default objective. Where "
         "the optimum is 0 and the algorithm's value is not, or where the algorithm returns no feasible solution on "
-        "a feasible instance, the ratio is ∞. nimp: Theorems 4-5's \"remaining machines\" ratio inverted so that "
-        "larger is worse, max(O₁ᵒᵖᵗ/O₁ᵃˡᵍ, O₂ᵒᵖᵗ/O₂ᵃˡᵍ); the paper's (1 − 1/e) becomes "
+        "a feasible instance, the ratio is ∞. nimp: the measure of Theorems 4-5 that `assert_within` and the "
+        "`titan-approximation` claim check (Def. 1's H: N − idle machines used, N − machines used; "
+        "`formulations/nimp/approximation.py` says why not Eq. (3)'s C_max form), inverted so that larger is worse, "
+        "max_k (N − O_kᵒᵖᵗ)/(N − O_kᵃˡᵍ); the paper's (1 − 1/e) becomes "
         "e/(e − 1) ≈ 1.582. "
         "Method, determinism and resume: `optkit worst-case --help` and the module `optkit.worst_case`.",
         "",
@@ -284,13 +290,20 @@ def main(argv: list[str] | None = None) -> int:
     runs = Path(args.runs)
     if args.page_only:  # rebuild the page from the runs' summaries (the suites are measured again if needed)
         return _page_only(args, runs)
-    if args.fresh and runs.exists():
-        shutil.rmtree(runs)
+    if args.fresh:  # only the problems searched again: the others' runs stay on the page
+        for problem in args.problems:
+            if (runs / problem).exists():
+                shutil.rmtree(runs / problem)
     start = time.monotonic()
     rows, suites = [], {}
+    saved = json.loads((runs / "suites.json").read_text())["suites"] if (runs / "suites.json").exists() else {}
     executor = LocalExecutor(args.jobs)
     for problem in PROBLEMS:
         if problem not in args.problems:
+            kept = [runs / problem / a / "summary.json" for a in algorithms(problem)]
+            if problem in saved and all(k.exists() for k in kept):
+                rows += [{"summary": json.loads(k.read_text())} for k in kept]
+                suites[problem] = saved[problem]
             continue
         algos = algorithms(problem)
         for a in algos:

@@ -98,7 +98,8 @@ class OnlinePolicyPlugin:
     Attributes
     ----------
     problem
-        An existing problem with a policy driver (ddlwmp).
+        An existing problem with a policy driver (ddlwmp; nimp, where the instance's one job
+        arrives at time 0 and the decision is its placement).
     name
         The algorithm name (must not clash with one of the problem's own).
     make

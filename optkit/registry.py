@@ -87,6 +87,7 @@ def _policy_algorithm(p: OnlinePolicyPlugin, driver: Any) -> Algorithm:
         return driver(instance, p.make(instance, seed=seed, **params), time_limit=time_limit)
 
     run.__name__ = run.__qualname__ = f"run_{p.name}"
+    run.policy_plugin = p  # type: ignore[attr-defined]  # a driver of many jobs (nimp's replay) makes the policy itself
     run.__doc__ = f"The online policy {p.name} ({p.summary}), driven by {p.problem}'s driver."
     try:
         sig = inspect.signature(p.make)
@@ -101,6 +102,10 @@ def _as_algorithms(obj: Any, source: str) -> list[Algorithm]:
     if isinstance(obj, (list, tuple)):
         return [a for item in obj for a in _as_algorithms(item, source)]
     if isinstance(obj, OnlinePolicyPlugin):
+        if not callable(obj.make):
+            raise InputError("make", f"of the online policy {obj.name!r} of {source} must be a callable "
+                                     f"make(instance, *, seed, **params) -> policy, got {type(obj.make).__name__}",
+                             problem=obj.problem)
         f = _registered.get(obj.problem)
         if f is None:
             raise _unknown_problem(obj.problem, source)

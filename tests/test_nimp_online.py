@@ -4,7 +4,9 @@ The replay (a driver of the protocol with array views, nodes 0..M-1) gives the s
 whether it drives a policy directly or :class:`OnlineScheduler` through a view that names the
 machines by strings and gives P as a ``{(a, b): bytes}`` mapping (the by-id path a scheduler
 uses); the minimal driver of the docs drives Titan; machines of different sizes are placed
-within their sizes; bad input is an InputError naming the field."""
+within their sizes; bad input is an InputError naming the field. The formulation's policy driver
+(``run_policy``: one instance, its job at time 0) gives the algorithms' placements and refuses a
+broken protocol naming the field; AlgorithmPolicy validates a plug-in's placement as evaluate does."""
 
 from __future__ import annotations
 
@@ -168,3 +170,163 @@ def test_bad_input_names_the_field(what: str, call: Callable[[], Any], field: st
         call()
     assert err.value.field == field, what
     assert err.value.problem == "nimp" or field.startswith("titan_"), what
+
+
+# ----------------------------------------------------------------------------- the policy driver (run_policy)
+@pytest.mark.parametrize("policy", ["titan", "elasticflow", "hived"])
+def test_run_policy_gives_the_algorithms_placement(policy: str) -> None:
+    """On every tiny instance where the algorithm entry places the job, the formulation's policy
+    driver run on the same rule as an online policy places it the same way (the job arrives at 0
+    on the instance's machines and P), and solve scores the driver's placement with evaluate."""
+    from optkit import registry
+    from optkit.formulations.nimp.generate import SUITES
+    from optkit.formulations.nimp.model import NimpInstance
+    from optkit.solve import solve
+
+    f = registry.get("nimp")
+    compared = 0
+    for _, d in SUITES["tiny"].build():
+        inst = NimpInstance.from_dict(d)
+        want = solve("nimp", inst, policy)
+        if want.solution is None:
+            continue
+        got = f.run_policy(inst, POLICIES[policy]())
+        assert got.status.value == "feasible" and got.solution == want.solution
+        compared += 1
+    assert compared >= 20
+
+
+class _Scripted:
+    """A policy that waits ``waits`` wake-ups (one second apart), then returns ``decision(job)``."""
+
+    def __init__(self, decision: Callable[[Job], list[Decision]], waits: int = 0, wake: Any = "next") -> None:
+        self.decision, self.waits, self.wake, self.job = decision, waits, wake, None
+        self.calls: list[float] = []
+
+    def on_arrival(self, job: Job, now: float) -> None:
+        self.job = job
+
+    def on_completion(self, job_id: str, now: float) -> None:
+        pass
+
+    def decide(self, now: float, cluster: ClusterView) -> list[Decision]:
+        self.calls.append(now)
+        return [] if len(self.calls) <= self.waits else self.decision(self.job)
+
+    def next_wakeup(self, now: float) -> Any:
+        return now + 1.0 if self.wake == "next" else self.wake
+
+
+_TWO = {"problem": "nimp", "machines": [{"gpus": 4, "idle_gpus": 2}, {"gpus": 4, "idle_gpus": 4}],
+        "pair_capacity_bytes": 0.0, "job": {"workers": 3, "collective": "ring", "param_bytes": 1e8}}
+
+
+@pytest.fixture
+def own_registry(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Plug-ins registered in the test are undone after it."""
+    from optkit import registry
+
+    monkeypatch.setattr(registry, "_registered", dict(registry.all_formulations()))
+    monkeypatch.setattr(registry, "_plugins", {p: dict(a) for p, a in registry._plugins.items()})
+
+
+def test_run_policy_follows_wake_ups_and_reads_gpus_only_decisions(own_registry: None) -> None:
+    """A policy that starts nothing at 0 and asks to be woken is called again at its wake-up; a
+    decision with ``gpus`` only is expanded worker by worker; P = 0 reaches the policy as the
+    matrix (a view's number must be > 0); solve's evaluate then rejects a split job (no cross
+    traffic allowed)."""
+    from optkit import registry
+    from optkit.formulation import OnlinePolicyPlugin
+    from optkit.formulations.nimp.model import NimpInstance
+    from optkit.formulations.nimp.online import run_policy
+    from optkit.solve import solve
+
+    inst = NimpInstance.from_dict(_TWO)
+    p = _Scripted(lambda job: [Decision(job.id, {1: 3})], waits=2)
+    res = run_policy(inst, p)
+    assert p.calls == [0.0, 1.0, 2.0] and res.info["start_s"] == 2.0
+    assert res.status.value == "feasible" and res.solution == {"machine_of_worker": [1, 1, 1]}
+
+    seen: list[Any] = []
+
+    class Split(_Scripted):
+        def decide(self, now: float, cluster: ClusterView) -> list[Decision]:
+            seen.append(cluster.pair_capacity())
+            return [Decision(self.job.id, {0: 2, 1: 1})]
+
+    res = run_policy(inst, Split(lambda job: []))
+    assert isinstance(seen[0], np.ndarray) and not seen[0].any()
+    assert res.solution == {"machine_of_worker": [0, 0, 1]}
+    registry.register_algorithm(OnlinePolicyPlugin("nimp", "split", lambda i, *, seed=None: Split(lambda job: []),
+                                                   "2 + 1"))
+    scored = solve("nimp", inst, "split")
+    assert scored.status.value == "error" and "exceed P = 0 B" in scored.message
+
+
+@pytest.mark.parametrize("make,status_or_field", [
+    (lambda: _Scripted(lambda j: [], wake=None), "no_solution"),
+    (lambda: _Scripted(lambda j: [], wake=0.0), "next_wakeup"),
+    (lambda: _Scripted(lambda j: [Decision("other", {1: 3}, [[1, 1, 1]])]), "decision.job_id"),
+    (lambda: _Scripted(lambda j: [Decision(j.id, {1: 3}, [[1, 1, 7]])]), "decision.replicas"),
+    (lambda: _Scripted(lambda j: [Decision(j.id, {1: 2})]), "decision.gpus"),
+    (lambda: _Scripted(lambda j: [Decision(j.id, {1: 2}, [[1, 1, 0]])]), "decision.gpus"),
+])
+def test_run_policy_refuses_a_broken_protocol(make: Callable[[], Any], status_or_field: str) -> None:
+    """A policy that never starts the job: ``no_solution``; one that breaks the protocol: an
+    InputError naming the field (a wake-up not after now, another job, a node that is not a
+    machine, too few workers, gpus that do not count the replicas)."""
+    from optkit.formulations.nimp.model import NimpInstance
+    from optkit.formulations.nimp.online import run_policy
+
+    inst = NimpInstance.from_dict(_TWO)
+    if status_or_field == "no_solution":
+        assert run_policy(inst, make()).status.value == "no_solution"
+        return
+    with pytest.raises(InputError, match=rf"^nimp: {status_or_field} must "):
+        run_policy(inst, make())
+
+
+def test_run_policy_on_too_few_idle_gpus_is_infeasible() -> None:
+    from optkit.formulations.nimp.model import NimpInstance
+    from optkit.formulations.nimp.online import run_policy
+
+    inst = NimpInstance.from_dict({**_TWO, "job": {**_TWO["job"], "workers": 7}})
+    assert run_policy(inst, _Scripted(lambda j: [])).status.value == "infeasible"
+
+
+# ----------------------------------------------------------------------------- AlgorithmPolicy's validation
+def test_algorithm_policy_relaxes_p_for_a_placement_that_breaks_it(own_registry: None) -> None:
+    """A plug-in whose placement breaks P is asked again with P relaxed (counted in ``relaxed``);
+    one whose placement overfills a machine even then is a RuntimeError naming it and the job.
+    The O(workers) validation decides as evaluate does."""
+    from optkit import registry
+    from optkit.formulation import Algorithm
+    from optkit.formulations.nimp.model import evaluate, solution_dict
+    from optkit.formulations.nimp.online import AlgorithmPolicy
+    from optkit.result import Result, Status
+
+    given: list[Any] = []
+
+    def split(instance: Any, *, objective: str, time_limit: Any, seed: Any) -> Result:
+        given.append(instance.capacity.copy())
+        return Result(Status.FEASIBLE, solution=solution_dict([0, 0, 1]))
+
+    def overfill(instance: Any, *, objective: str, time_limit: Any, seed: Any) -> Result:
+        return Result(Status.FEASIBLE, solution=solution_dict([0, 0, 0]))
+
+    for name, fn in (("split", split), ("overfill", overfill)):
+        registry.register_algorithm(Algorithm(name, fn, "heuristic", name, (), problem="nimp"))
+    job = Job("j", 0.0, 3, param_bytes=1e8, collective="ring")
+    idle, gpus = np.array([2, 4]), np.array([4, 4])
+    for p, relaxed in ((1e6, 1), (1e9, 0)):  # 1e6 B < one ring pair's K/N: the split breaks P
+        pol = AlgorithmPolicy("split")
+        pol.on_arrival(job, 0.0)
+        d = pol.decide(0.0, ClusterView.of_arrays(idle, gpus, pair_capacity=p))
+        assert d[0].replicas == [[0, 0, 1]] and pol.relaxed == relaxed
+        inst = pol.instance(job, idle, gpus, p)
+        assert evaluate(inst, solution_dict([0, 0, 1])).feasible == (relaxed == 0)
+    assert given[0][0, 1] == 1e6 and given[1][0, 1] > 2 * 3 * 1e8  # asked again with P relaxed
+    pol = AlgorithmPolicy("overfill")
+    pol.on_arrival(job, 0.0)
+    with pytest.raises(RuntimeError, match="policy overfill found only placements that break Eq. \\(1\\) for job j"):
+        pol.decide(0.0, ClusterView.of_arrays(idle, gpus, pair_capacity=1e9))

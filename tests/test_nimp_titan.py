@@ -494,23 +494,30 @@ def test_too_few_idle_gpus_is_infeasible(algorithm: str) -> None:
 
 # ----------------------------------------------------------------------------- (1 - 1/e)
 def test_submodular_values_by_hand() -> None:
-    """3 idle machines, N = 6. Optimum (1 idle, 2 used): values (3-1, 6-2) = (2, 4). A heuristic
-    at (2, 3): (1, 3), ratios 1/2 (< 1 - 1/e = 0.632: Theorem 4 violated) and 3/4 (holds). A
-    heuristic that found nothing: ratio 0."""
+    """Def. 1's H, N - O_k (approximation.py): N = 6 on 4 machines (3 idle). Optimum (1 idle, 2
+    used): values (6-1, 6-2) = (5, 4). A heuristic at (3, 3): (3, 3), ratios 3/5 (< 1 - 1/e =
+    0.632: Theorem 4 violated) and 3/4 (holds); at (2, 3): 4/5 and 3/4, both hold. A heuristic
+    that found nothing: ratio 0."""
     inst = NimpInstance.from_dict(_inst([4, 4, 4, 2], [4, 4, 4, 4], 6))
-    assert submodular_values(inst, 1, 2) == (2, 4)
-    r = ratios(inst, (2, 3), (1, 2))
-    assert r["ratio_theorem4"] == pytest.approx(0.5) and not r["holds_theorem4"]
+    assert submodular_values(inst, 1, 2) == (5, 4)
+    r = ratios(inst, (3, 3), (1, 2))
+    assert r["ratio_theorem4"] == pytest.approx(0.6) and not r["holds_theorem4"]
     assert r["ratio_theorem5"] == pytest.approx(0.75) and r["holds_theorem5"]
+    r2 = ratios(inst, (2, 3), (1, 2))
+    assert r2["ratio_theorem4"] == pytest.approx(0.8) and r2["holds_theorem4"] and r2["holds_theorem5"]
     r0 = ratios(inst, None, (1, 2))
     assert r0["ratio_theorem4"] == 0 and not r0["holds_theorem4"] and not r0["holds_theorem5"]
     assert RATIO == pytest.approx(1 - 1 / math.e)
-    # An optimum of value 0 is no violation: optimum (3 idle, 3 used) leaves no idle machine
-    # (Theorem 4 value 0); a heuristic at (3, 4) or one that found nothing holds there.
-    for h in ((3, 4), None):
-        rz = ratios(inst, h, (3, 3))
-        assert rz["optimum_values"][0] == 0 and rz["ratio_theorem4"] == 1.0 and rz["holds_theorem4"]
-    assert not ratios(inst, None, (3, 3))["holds_theorem5"]
+    # An optimum of value 0 is no violation: two idle 1-GPU machines and N = 2, every placement
+    # uses both (2 idle, 2 used): H = (0, 0); a heuristic that found nothing holds there.
+    one = NimpInstance.from_dict(_inst([1, 1], [1, 1], 2))
+    rz = ratios(one, None, (2, 2))
+    assert rz["optimum_values"] == [0, 0] and rz["ratio_theorem4"] == rz["ratio_theorem5"] == 1.0
+    assert rz["holds_theorem4"] and rz["holds_theorem5"]
+    # Eq. (3)'s C_max form is H + (C_max - N); here C_max = N, so it equals H
+    from optkit.formulations.nimp.bounds import remaining_machines
+
+    assert remaining_machines(inst, 3, 3) == (3, 3) and remaining_machines(one, 2, 2) == (0, 0)
 
 
 def test_approximation_trials_count_and_can_fail() -> None:

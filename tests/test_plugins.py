@@ -65,18 +65,24 @@ def test_list_shows_the_plug_ins_with_their_source(package: Path, tmp_path: Path
     assert "longest-first" not in _run(["list"], tmp_path, None).stdout  # without the package: gone
 
 
+def _solve_and_evaluate(problem: str, path: Path, algorithm: str, cwd: Path, site: Path) -> tuple[Any, Any, Any]:
+    """``optkit solve PROBLEM PATH -a ALGORITHM --json`` (exit 0), the instance, and ``evaluate``
+    of the solution it printed."""
+    out = _run(["solve", problem, str(path), "-a", algorithm, "--json"], cwd, site)
+    assert out.returncode == 0, out.stderr
+    solved = json.loads(out.stdout)
+    f = registry.get(problem)
+    inst = f.instance_from_dict(json.loads(path.read_text()))
+    return solved, inst, f.evaluate(inst, solved["solution"])
+
+
 def test_solve_compare_and_simulate_run_the_plug_ins(package: Path, tmp_path: Path) -> None:
     """solve and compare (worker processes) run the rar-ddls plug-in; simulate drives the ddlwmp
     online policy; every objective is evaluate's; the stored rows carry the plug-in's name."""
     assert _run(["generate", "rar-ddls", "--suite", "tiny", "--out", "rar"], tmp_path, package).returncode == 0
     assert _run(["generate", "ddlwmp", "--suite", "tiny", "--out", "ddl"], tmp_path, package).returncode == 0
     rar = sorted((tmp_path / "rar").glob("*.json"))[:3]
-    out = _run(["solve", "rar-ddls", str(rar[1]), "-a", "longest-first", "--json"], tmp_path, package)
-    assert out.returncode == 0, out.stderr
-    solved = json.loads(out.stdout)
-    from optkit.formulations.rar_ddls.model import RarInstance, evaluate
-    inst = RarInstance.from_dict(json.loads(rar[1].read_text()))
-    ev = evaluate(inst, solved["solution"])
+    solved, _, ev = _solve_and_evaluate("rar-ddls", rar[1], "longest-first", tmp_path, package)
     assert solved["status"] == "feasible" and ev.feasible and solved["objective"] == ev.objectives["makespan"]
 
     out = _run(["compare", *map(str, rar), "--algorithms", "sjf-bco,longest-first,cpsat", "--db", "r.sqlite",
@@ -204,7 +210,50 @@ def test_reproduce_series_tasks_follow_the_plug_ins(restore_registry: None) -> N
     series = {e.id for e in rep.experiments().values() for e in [e[1]] if e.series}
     assert series == {"a-srpt-sec5-fig6", "a-srpt-sec5-tau", "a-srpt-sec5-fig7", "a-srpt-sec5-fig8", "sjf-bco-fig4",
                       "sjf-bco-fig6", "a-srpt-table2-vgg19", "a-srpt-table2-gpt175b", "titan-fig1",
-                      "titan-approximation"}
+                      "titan-approximation", "titan-replay"}
+
+
+def _write_hived_again(folder: Path) -> None:
+    """``folder/nimpplug.py``: HiveD's placement as an unpackaged nimp plug-in Algorithm,
+    ``OPTKIT_ALGORITHMS=nimpplug:ALGORITHM``."""
+    (folder / "nimpplug.py").write_text(
+        "from optkit import Algorithm\n"
+        "from optkit.formulations.nimp.baselines import run_hived\n"
+        "def again(instance, *, objective, time_limit, seed):\n"
+        "    return run_hived(instance, objective=objective, time_limit=time_limit, seed=seed)\n"
+        "ALGORITHM = Algorithm('hived-again', again, 'heuristic', 'HiveD again', (), problem='nimp')\n")
+
+
+def test_reproduce_adds_the_plug_in_to_the_titan_replay(tmp_path: Path) -> None:
+    """``optkit reproduce titan-replay`` at ci scale replays the ITP window (here a small trace of
+    the same format) under a plug-in Algorithm too (HiveD's placement again, through
+    AlgorithmPolicy: one validated placement per job): a separate measurement
+    (``titan-replay:hived-again``), an "Extra series" table on the page, and numbers that are the
+    replay's own ``summarize`` of the same placements as HiveD's replay in the claims' measurement."""
+    from tests.test_nimp_claims import _write_trace
+
+    _write_trace(tmp_path / "traces")
+    _write_hived_again(tmp_path)
+    env = {"OPTKIT_ALGORITHMS": "nimpplug:ALGORITHM", "OPTKIT_TRACE_ROOT": str(tmp_path / "traces"),
+           "PYTHONPATH": os.pathsep.join([str(REPO), str(tmp_path)])}
+    out = _run(["reproduce", "titan-replay", "--seeds", "1", "--readings", "default", "--out", "rep",
+                "--no-progress"], tmp_path, None, **env)
+    assert out.returncode == 0, out.stderr
+    keys = {"used_machines_avg", "fragmentation_rate_pct", "cross_bytes_avg", "profit_rate_at_arrivals",
+            "total_profit_at_arrivals", "queueing_delay_mean_s"}
+    page = (tmp_path / "rep" / "titan.md").read_text()
+    table = page.split("#### Extra series: plug-in algorithms", 1)[1]
+    assert {ln.split("|")[3].strip() for ln in table.splitlines() if ln.startswith("| hived-again |")} == keys
+    with sqlite3.connect(tmp_path / "rep" / "measurements.sqlite") as db:
+        got = {n: (s, json.loads(m)) for n, s, m in db.execute("select instance_name, status, metrics from rows")}
+    assert sorted(got) == ["titan-replay", "titan-replay:hived-again"]
+    assert {s for s, _ in got.values()} == {"feasible"}
+    series, hived = got["titan-replay:hived-again"][1], got["titan-replay"][1]["_details"]["policies"]["hived"]
+    assert series["_details"]["summary"]["policy"] == "hived-again" and series["_details"]["summary"]["jobs"] == 40
+    assert series["used_machines_avg"] == hived["used_machines_avg"] > 0
+    assert series["fragmentation_rate_pct"] == pytest.approx(hived["fragmentation_rate_avg"] * 100, rel=1e-12)
+    for k in ("cross_bytes_avg", "profit_rate_at_arrivals", "total_profit_at_arrivals", "queueing_delay_mean_s"):
+        assert series[k] == hived[k], k
 
 
 def test_a_series_run_on_the_papers_algorithm_gives_the_claims_values() -> None:
@@ -229,12 +278,7 @@ def test_simulate_nimp_replays_a_plug_in_algorithm(tmp_path: Path) -> None:
     """``optkit simulate nimp`` (the cluster replay) places each job with a plug-in algorithm
     (:class:`optkit.formulations.nimp.online.AlgorithmPolicy`): HiveD's placement as a plug-in
     gives HiveD's replay; a keyword the plug-in does not take is one line, exit 2."""
-    (tmp_path / "nimpplug.py").write_text(
-        "from optkit import Algorithm\n"
-        "from optkit.formulations.nimp.baselines import run_hived\n"
-        "def again(instance, *, objective, time_limit, seed):\n"
-        "    return run_hived(instance, objective=objective, time_limit=time_limit, seed=seed)\n"
-        "ALGORITHM = Algorithm('hived-again', again, 'heuristic', 'HiveD again', (), problem='nimp')\n")
+    _write_hived_again(tmp_path)
     env = {"OPTKIT_ALGORITHMS": "nimpplug:ALGORITHM", "PYTHONPATH": os.pathsep.join([str(REPO), str(tmp_path)])}
     assert _run(["generate", "nimp", "--param", "kind=replay", "--param", "jobs=60", "--param", "racks=2",
                  "--param", "machines_per_rack=2", "--seed", "1", "--out", "wl.json"], tmp_path, None).returncode == 0
@@ -250,3 +294,91 @@ def test_simulate_nimp_replays_a_plug_in_algorithm(tmp_path: Path) -> None:
     assert json.loads((tmp_path / "hived-again.json").read_text()) == json.loads((tmp_path / "hived.json").read_text())
     out = _run(["simulate", "nimp", "wl.json", "-p", "hived-again", "--param", "foo=1"], tmp_path, None, **env)
     assert out.returncode == 2 and "--param foo is not a parameter of nimp/hived-again" in out.stderr
+
+
+def test_a_nimp_online_policy_plug_in_runs_end_to_end(package: Path, tmp_path: Path) -> None:
+    """The package's nimp online policy (``most-free-first``): ``solve`` and ``compare`` drive it
+    over one instance (its job arrives at time 0; the decision is the placement, scored by
+    ``evaluate``), and ``simulate`` replays a workload with it, as the in-process replay of the
+    same policy does."""
+    from optkit.formulations.nimp.model import NimpInstance, evaluate
+
+    assert _run(["generate", "nimp", "--suite", "tiny", "--out", "nimp"], tmp_path, package).returncode == 0
+    files = sorted((tmp_path / "nimp").glob("*.json"))[:3]
+    solved, inst, ev = _solve_and_evaluate("nimp", files[0], "most-free-first", tmp_path, package)
+    assert solved["status"] == "feasible" and ev.feasible and solved["objective"] == ev.objectives["lex"]
+    assert solved["solution"]["machine_of_worker"] == _most_free_first(inst)
+
+    out = _run(["compare", *map(str, files), "--algorithms", "titan,most-free-first", "--db", "n.sqlite",
+                "--no-progress", "--jobs", "1", "--time-limit", "60"], tmp_path, package)
+    assert out.returncode == 0, out.stderr
+    with sqlite3.connect(tmp_path / "n.sqlite") as db:
+        got = dict(db.execute("select instance_name, status from rows where algorithm = 'most-free-first'"))
+    # evaluate's verdict on the policy's placement (it ignores P, so a binding P rejects it: error)
+    want = {str(f): "feasible" if evaluate(i, {"machine_of_worker": _most_free_first(i)}).feasible else "error"
+            for f in files for i in [NimpInstance.from_dict(json.loads(f.read_text()))]}
+    assert got == want and "feasible" in got.values()
+
+    assert _run(["generate", "nimp", "--param", "kind=replay", "--param", "jobs=40", "--param", "racks=2",
+                 "--param", "machines_per_rack=2", "--seed", "3", "--out", "wl.json"], tmp_path, None).returncode == 0
+    out = _run(["simulate", "nimp", "wl.json", "-p", "most-free-first", "--json"], tmp_path, package)
+    assert out.returncode == 0, out.stderr
+    summary = json.loads(out.stdout)
+    sys.path.insert(0, str(package))
+    try:
+        import greedyalgos  # the package's own code, made the way the registry makes it
+    finally:
+        sys.path.remove(str(package))
+    from optkit.formulations.nimp.replay import cluster_instance, load_workload, replay, summarize
+
+    jobs, topo, cfg = load_workload(tmp_path / "wl.json")
+    direct = summarize(replay(jobs, greedyalgos.make_most_free_first(cluster_instance(jobs, topo, cfg)), topo=topo,
+                              config=cfg))
+    assert summary["policy"] == "most-free-first" and summary["jobs"] == direct["jobs"] == 40
+    for key in ("used_machines_avg", "machine_hours", "fragmentation_rate_avg", "total_cross_bytes"):
+        assert summary[key] == pytest.approx(direct[key], rel=1e-12), key
+
+
+def _most_free_first(inst: Any) -> list[int]:
+    """The package's policy by hand: machines by most idle GPUs (then index), filled in turn."""
+    want: list[int] = []
+    for s in sorted(range(inst.M), key=lambda s: (-inst.machines[s].idle_gpus, s)):
+        want += [s] * min(inst.machines[s].idle_gpus, inst.N - len(want))
+    return want
+
+
+class _BadPolicy:
+    """Starts the job on one machine for two of its workers only."""
+
+    def __init__(self) -> None:
+        self.job: Any = None
+
+    def on_arrival(self, job: Any, now: float) -> None:
+        self.job = job
+
+    def on_completion(self, job_id: str, now: float) -> None:
+        pass
+
+    def decide(self, now: float, cluster: Any) -> list[Any]:
+        from optkit.online import Decision
+
+        return [Decision(self.job.id, {0: 2}, [[0, 0]])]
+
+    def next_wakeup(self, now: float) -> None:
+        return None
+
+
+def test_a_bad_nimp_online_policy_is_refused_naming_the_field(restore_registry: None) -> None:
+    """A plug-in whose ``make`` is not callable is refused at registration (``make``); a policy
+    whose decision is not one machine per worker is refused when it runs (``decision.replicas``)."""
+    from optkit.solve import solve
+
+    with pytest.raises(InputError, match=r"^nimp: make of the online policy 'x' of register_algorithm must be a callable"):
+        registry.register_algorithm(OnlinePolicyPlugin("nimp", "x", 42, "not callable"))  # type: ignore[arg-type]
+    registry.register_algorithm(OnlinePolicyPlugin("nimp", "two-only", lambda instance, *, seed=None: _BadPolicy(),
+                                                   "places two workers"))
+    inst = {"problem": "nimp", "machines": [{"gpus": 4, "idle_gpus": 4}], "pair_capacity_bytes": 1e9,
+            "job": {"workers": 3, "collective": "ring", "param_bytes": 1e8}}
+    with pytest.raises(InputError, match=r"^nimp: decision\.replicas must be one row of 3 machines, one per worker "
+                                         r"\(policy _BadPolicy, job job\), got rows of \[2\]$"):
+        solve("nimp", inst, "two-only")

@@ -193,8 +193,8 @@ TITAN_TWO_MACHINES = {
 """Found by the property test with ``strategies.instances("nimp", max_workers=6, max_machines=5)``
 (shrunk by Hypothesis): two workers, an idle 2-GPU machine and a non-idle one with one free
 GPU. Titan uses the idle machine and the non-idle one, [1, 2]; the optimum puts both workers on
-the idle machine, [1, 1]. C_max = 2, so O_2 = 2 - 2 = 0 against 2 - 1 = 1: ratio 0, below
-Theorems 4-5's 1 - 1/e. Under the default reading ``titan_algorithm=pseudo-code`` (every
+the idle machine, [1, 1]. Theorem 5's H_2 = N - used is 2 - 2 = 0 against 2 - 1 = 1: ratio 0,
+below Theorems 4-5's 1 - 1/e (C_max = N = 2, so Eq. (3)'s stated form gives the same). Under the default reading ``titan_algorithm=pseudo-code`` (every
 ``titan_step2`` and ``titan_tie_break``); ``titan_algorithm=pair-grouping`` finds the optimum."""
 
 

@@ -196,15 +196,66 @@ def test_the_written_instance_replays_through_optkit_solve(tmp_path: Path, capsy
 
 
 # ----------------------------------------------------------------------------- ratios and guarantees
-def test_nimp_ratio_is_the_inverted_remaining_machines_ratio() -> None:
-    """C_max = max(M, N) = 4; the heuristic uses (1 idle, 3) machines: O = (3, 1); the optimum
-    (0, 2): O = (4, 2); ratios 4/3 and 2/1, the worse is 2."""
+def test_nimp_ratio_is_the_inverted_measure_of_theorems_4_5() -> None:
+    """Def. 1's H (formulations/nimp/approximation.py): N = 4, the heuristic uses (1 idle, 3)
+    machines: H = (3, 1); the optimum (0, 2): H = (4, 2); the search's ratio is the worse of 4/3
+    and 2/1. Eq. (3)'s C_max form would give max(C_max=5 - 0, ...)/...: not what is measured."""
     inst = registry.get("nimp").instance_from_dict(
-        {"problem": "nimp", "machines": [{"gpus": 2, "idle_gpus": 1}] * 3 + [{"gpus": 2, "idle_gpus": 2}],
-         "pair_capacity_bytes": 1e12, "job": {"workers": 2, "collective": "ring", "param_bytes": 1e8}})
+        {"problem": "nimp", "machines": [{"gpus": 2, "idle_gpus": 1}] * 4 + [{"gpus": 2, "idle_gpus": 2}],
+         "pair_capacity_bytes": 1e12, "job": {"workers": 4, "collective": "ring", "param_bytes": 1e8}})
     assert wc._ratio_nimp(inst, [1, 3], [0, 2]) == pytest.approx(2.0)
     assert wc._ratio_nimp(inst, [0, 2], [0, 2]) == 1.0
-    assert wc._ratio_nimp(inst, [0, 4], [0, 2]) == math.inf  # O_2 = 0 where the optimum keeps 2
+    assert wc._ratio_nimp(inst, [0, 4], [0, 2]) == math.inf  # H_2 = 0 where the optimum saves 2
+    assert wc._ratio_nimp(inst, [1, 4], [0, 4]) == pytest.approx(4 / 3)  # H_2 of the optimum 0: only H_1 counts
+    from optkit.formulations.nimp.approximation import worst_case_ratio
+
+    assert worst_case_ratio(inst, None, [4, 4]) == 1.0  # the optimum's values are both 0: nothing to violate
+    assert worst_case_ratio(inst, None, [0, 2]) == math.inf  # found nothing where the optimum saves machines
+
+
+def _nimp_cases() -> list[dict]:
+    """Seeded instances of the claim's generator on which Titan places, and the pinned finding
+    on which it places but breaks Theorem 5."""
+    import numpy as np
+
+    from optkit.formulations.nimp.approximation import random_instance
+    from optkit.solve import solve
+
+    rng = np.random.default_rng(7)
+    cases: list[dict] = []
+    while len(cases) < 5:
+        d = random_instance(rng)
+        if solve("nimp", d, "titan", seed=0).solution is not None and solve("nimp", d, "brute-force").solution:
+            cases.append(d)
+    finding = Path(__file__).resolve().parents[1] / "instances" / "nimp" / "worst-case" / "titan-three-machines.json"
+    return cases + [json.loads(finding.read_text())]
+
+
+def test_the_search_and_assert_within_measure_titan_with_one_number() -> None:
+    """On seeded instances (one where Titan breaks Theorem 5), the worst-case search's ratio is
+    exactly the inverse of the ratio assert_within checks (from its message where it fails), and
+    both say violated on the same instances."""
+    import re
+
+    from optkit.testing import assert_within
+
+    seen = []
+    for d in _nimp_cases():
+        got = wc.measure_candidate(problem="nimp", instance=d, algorithm="titan", objective="lex",
+                                   oracle_time_limit=30.0)
+        try:
+            measured, failed = assert_within("nimp", "titan", d).measured, False
+        except AssertionError as exc:
+            m = re.search(r"ratio ([0-9.e+-]+) < the guaranteed", str(exc))
+            assert m is not None, str(exc)
+            measured, failed = float(m.group(1)), True
+        assert got["ratio"] == (math.inf if measured == 0 else pytest.approx(1 / measured, rel=1e-5))
+        assert got["violates"] == failed
+        seen.append((measured, failed))
+    # seed 7's draws: optimal, optimal, H_2 2 of 3 (search 1.5), optimal, H_2 3 of 5 (< 1 - 1/e:
+    # search 5/3 > e/(e-1), Titan placed), and the pinned finding: Titan keeps 0 of H_2 = 2
+    assert [round(m, 4) for m, _ in seen] == [1.0, 1.0, 0.6667, 1.0, 0.6, 0.0]
+    assert [f for _, f in seen] == [False, False, False, False, True, True]
 
 
 def test_scalar_ratio_with_a_zero_optimum() -> None:

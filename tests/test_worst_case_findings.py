@@ -6,8 +6,10 @@ ratio in the theorem's own form, and the guarantee; so a change to Titan, the or
 ratio that makes the finding go away fails here and must be explained.
 
 Titan, Theorems 4-5 (``instances/nimp/worst-case/``; the write-up is in that folder's README):
-the theorems state ``O^alg >= (1 - 1/e) O^opt`` for the remaining machines ``O_1 = C_max - idle
-used`` and ``O_2 = C_max - used`` (Eq. 3, ``C_max = max(|S|, |N|)``).
+measured as optkit checks them everywhere (``formulations/nimp/approximation.py``): Def. 1's H,
+``H_1 = N - idle used`` and ``H_2 = N - used``, Titan's at least ``(1 - 1/e)`` times the
+optimum's; the search's ratio is the inverse. Each finding also breaks Eq. (3)'s stated form
+``C_max - O_k`` (``approximation_check``), which H implies.
 """
 
 from __future__ import annotations
@@ -19,7 +21,9 @@ from pathlib import Path
 import pytest
 
 from optkit import registry
+from optkit.formulations.nimp.approximation import ratios
 from optkit.formulations.nimp.bounds import RATIO, approximation_check
+from optkit.testing import assert_within
 from optkit.solve import solve
 from optkit import worst_case as wc
 
@@ -57,16 +61,23 @@ def test_titan_finds_no_placement_where_one_idle_machine_holds_the_job() -> None
             assert r.objective is None
     grouped = solve("nimp", inst, "titan", seed=0, params={"titan_algorithm": "pair-grouping"})
     assert grouped.objective == opt
+    r = ratios(inst, None, opt)  # H^opt = (2 - 1, 2 - 1); Titan keeps 0 of each
+    assert r["optimum_values"] == [1, 1] and r["ratio_theorem4"] == r["ratio_theorem5"] == 0.0
+    assert not r["holds_theorem4"] and not r["holds_theorem5"]
+    assert approximation_check(inst, opt, opt)["remaining_optimum"] == [1, 1]  # Eq. (3): C_max = 2, O^opt > 0
     got = wc.measure_candidate(problem="nimp", instance=data, algorithm="titan", objective="lex",
                                oracle_time_limit=30.0)
     assert got["ratio"] == math.inf and got["guarantee"] == pytest.approx(1 / RATIO) and got["violates"]
+    with pytest.raises(AssertionError, match="no solution"):
+        assert_within("nimp", "titan", data)
 
 
 def test_titan_uses_three_machines_where_one_idle_machine_holds_the_job() -> None:
     """Idle GPUs 1, 4, 1 on three machines of 4 GPUs, pair capacity 1e12 B (never binding), a
     3-worker ring job. Optimum: the idle machine alone, (1 idle, 1 machine). Titan's pseudo-code
-    places (1 idle, 3 machines). C_max = max(3, 3) = 3: O_2 = 3 - 3 = 0 against the optimum's
-    3 - 1 = 2, and 0 < (1 - 1/e)·2: Theorem 5 as stated fails (O_1 = 2 = 2 holds)."""
+    places (1 idle, 3 machines). H_2 = 3 - 3 = 0 against the optimum's 3 - 1 = 2, and
+    0 < (1 - 1/e)·2: Theorem 5 fails (H_1 = 2 against 2 holds). C_max = max(3, 3) = N, so
+    Eq. (3)'s stated form gives the same numbers."""
     data, inst = _load("titan-three-machines.json")
     opt = _optimum(inst)
     assert opt == [1, 1]
@@ -77,9 +88,14 @@ def test_titan_uses_three_machines_where_one_idle_machine_holds_the_job() -> Non
     chk = approximation_check(inst, ev.objectives["lex"], opt)
     assert chk["remaining_heuristic"] == [2, 0] and chk["remaining_optimum"] == [2, 2]
     assert chk["holds_o1"] and not chk["holds_o2"]
+    r = ratios(inst, ev.objectives["lex"], opt)
+    assert r["heuristic_values"] == [2, 0] and r["optimum_values"] == [2, 2]
+    assert r["holds_theorem4"] and r["ratio_theorem5"] == 0.0 and not r["holds_theorem5"]
     got = wc.measure_candidate(problem="nimp", instance=data, algorithm="titan", objective="lex",
                                oracle_time_limit=30.0)
     assert got["objective"] == [1, 3] and got["ratio"] == math.inf and got["violates"]
+    with pytest.raises(AssertionError, match=r"ratio 0 < the guaranteed 0\.632"):
+        assert_within("nimp", "titan", data)
     grouped = solve("nimp", inst, "titan", seed=0, params={"titan_algorithm": "pair-grouping"})
     assert grouped.objective == opt
 

@@ -55,6 +55,9 @@ FORMULATION = Formulation(
     # `optkit simulate nimp WORKLOAD --policy titan|elasticflow|hived|tiresias`: the online
     # cluster replay (replay.py), whose workload is a job stream, not a single-job instance.
     simulate=lazy_run(f"{__name__}.replay", "simulate_cli"),
+    # An online placement policy (OnlinePolicyPlugin) on one instance: its job arrives at time 0
+    # on the instance's machines and P; the policy's decision is the placement (online.run_policy).
+    run_policy=lazy_run(f"{__name__}.online", "run_policy"),
     readings=READINGS,
     experiments=LazyMapping.of(f"{__name__}.claims", "EXPERIMENTS"),
     sample=lazy_run(f"{__name__}.sample", "sample"),

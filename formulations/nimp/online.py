@@ -22,6 +22,11 @@ VGG and AlexNet). Machines may differ in size (the paper's K_s per machine).
 
 :class:`OnlineScheduler` is what a scheduler imports: one of these policies by name, with the
 cluster's node ids given once, every arrival and view checked against them.
+
+:func:`run_policy` is the formulation's policy driver (``Formulation.run_policy``): it runs any
+online placement policy, a user's :class:`optkit.formulation.OnlinePolicyPlugin` included, on one
+nimp instance, so ``optkit solve``, ``compare`` and ``simulate`` take such a plug-in as they take
+ddlwmp's; the cluster replay (:func:`.replay.replay`) drives the same policy over a job stream.
 """
 
 from __future__ import annotations
@@ -35,12 +40,13 @@ from optkit.errors import InputError
 from optkit.online import ClusterView, Decision, Job, node_sizes
 
 from .baselines import elasticflow, hived, tiresias
-from .model import Job as NimpJob, Phase, halving_doubling_phases, is_placement_sensitive, ring_phases
+from .model import Job as NimpJob, NimpInstance, Phase, halving_doubling_phases, is_placement_sensitive, ring_phases
 from .place import _capacity
 from .titan import _check_readings, place_unchecked, place_with_and_without_capacity
 
 __all__ = ["FifoPolicy", "TitanPolicy", "ElasticflowPolicy", "HivedPolicy", "TiresiasPolicy", "POLICIES",
-           "OnlineScheduler", "MAX_ATTEMPTS", "collective_of", "phases_of", "AlgorithmPolicy"]
+           "OnlineScheduler", "MAX_ATTEMPTS", "collective_of", "phases_of", "AlgorithmPolicy", "run_policy",
+           "placement_of", "MAX_WAKEUPS"]
 
 PROBLEM = "nimp"
 # Titan's placement attempts per pass in the replay (each a placement and an Eq. (5) check); past
@@ -222,38 +228,99 @@ class TitanPolicy(FifoPolicy):
 class AlgorithmPolicy(FifoPolicy):
     """Any registered nimp algorithm (a plug-in: :mod:`optkit.registry`) behind the FIFO queue.
 
-    Each job's placement is the algorithm's solution (through :func:`optkit.solve.solve`, so
-    ``evaluate`` checks it) of the nimp instance the view describes at that instant: the
-    machines' sizes and idle GPUs, and P from the view (negative remainders read as 0). Where it
-    finds nothing, P is relaxed to ``2NK + 1`` bytes (more than all of a phase's pairs exchange:
-    no bandwidth limit), as :class:`TitanPolicy` relaxes to infinity, so every policy starts a
-    job at the same condition. Counter: :attr:`relaxed`.
+    Each job's placement is the algorithm's solution of the nimp instance the view describes at
+    that instant: the machines' sizes and idle GPUs, and P from the view (negative remainders
+    read as 0). Where it finds nothing, or its placement breaks a constraint of Eq. (1), P is
+    relaxed to ``2NK + 1`` bytes (more than all of a phase's pairs exchange: no bandwidth
+    limit), as :class:`TitanPolicy` relaxes to infinity, so every policy starts a job at the same
+    condition. Counter: :attr:`relaxed`. A placement that breaks the idle GPUs even then is a
+    :class:`RuntimeError` naming the policy and the job.
+
+    Per job this is what :func:`optkit.solve.solve` does, without what costs a replay of
+    thousands of jobs on hundreds of machines its time (cProfile, 200 ITP jobs on 512 machines:
+    0.2 s a job, 97 % of it in ``NimpInstance.from_dict`` checking the 512 x 512 pair matrix
+    entry by entry): the instance is built from the view's arrays (their numbers are the
+    driver's, already valid; the machines are shared objects), the parameters are resolved and
+    checked once (:func:`optkit.readings.resolve_params`), and the placement is validated as
+    ``evaluate`` validates it (one machine of the view per worker, within the idle GPUs, and P
+    per phase and machine pair: :func:`.model.bandwidth_violations`) in time that grows with the
+    job's workers and phases, not with the cluster (``evaluate``'s criteria are not needed: the
+    replay measures its own metrics).
     """
 
     def __init__(self, algorithm: str, *, seed: int | None = None, params: Mapping[str, Any] | None = None) -> None:
+        from optkit import registry
+        from optkit.readings import resolve_params
+        from optkit.solve import check_algorithm
+
         super().__init__()
+        f = registry.get(PROBLEM)
+        self.objective = check_algorithm(f, algorithm, None)
+        self.run = f.algorithms[algorithm].run
         self.name = algorithm
         self.seed = seed
-        self.params = dict(params or {})
+        self.params = resolve_params(f, algorithm, dict(params or {}))
         self.relaxed = 0
+        self._machines: dict[tuple[int, int], Any] = {}
+
+    def instance(self, job: Job, idle: np.ndarray, gpus: np.ndarray, cap: float | np.ndarray) -> NimpInstance:
+        """The nimp instance of the view (trusted: the driver's numbers; ``cap`` a number or the
+        symmetric M x M matrix, copied read-only)."""
+        from optkit.validation import trusted
+
+        from .model import Machine
+
+        M = len(idle)
+        with trusted():
+            ms = []
+            for g, i in zip(gpus.tolist(), idle.tolist()):
+                m = self._machines.get((g, i))
+                if m is None:
+                    m = self._machines[(g, i)] = Machine(g, i)
+                ms.append(m)
+            scalar = not isinstance(cap, np.ndarray)
+            arr = np.full((M, M), float(cap)) if scalar else np.maximum(cap, 0.0)
+            arr.flags.writeable = False
+            nj = NimpJob(job.gpus, collective_of(job), float(job.param_bytes or 0.0) or 1.0, None, job.model)
+            return NimpInstance(tuple(ms), arr, scalar, nj)
+
+    def _valid(self, inst: NimpInstance, solution: Any, idle: np.ndarray) -> list[int] | None:
+        """The placement if it meets Eq. (1) on ``inst`` (module docstring of the class), else None."""
+        from .model import bandwidth_violations
+
+        mow = solution.get("machine_of_worker") if isinstance(solution, Mapping) else None
+        N, M = inst.N, inst.M
+        if not isinstance(mow, (list, tuple)) or len(mow) != N:
+            return None
+        load: dict[int, int] = {}
+        for s in mow:
+            if isinstance(s, bool) or not isinstance(s, (int, np.integer)) or not 0 <= s < M:
+                return None
+            load[int(s)] = load.get(int(s), 0) + 1
+        if any(c > idle[s] for s, c in load.items()):
+            return None
+        m = [int(s) for s in mow]
+        if len(load) > 1 and bandwidth_violations(inst, np.asarray(m, dtype=np.int64), limit=1):
+            return None
+        return m
 
     def place(self, job: Job, idle: np.ndarray, gpus: np.ndarray, cluster: ClusterView) -> list[int]:
-        from optkit.solve import solve
-
         k = float(job.param_bytes or 0.0)
         cap = _matrix(cluster)
         relaxed = 2.0 * job.gpus * max(k, 1.0) + 1.0  # above a whole phase's bytes: no limit
-        given: Any = (np.maximum(cap, 0.0).tolist() if isinstance(cap, np.ndarray)
-                      else (cap if math.isfinite(cap) else relaxed))
-        data = {"problem": "nimp", "machines": [{"gpus": int(g), "idle_gpus": int(i)} for g, i in zip(gpus, idle)],
-                "job": {"workers": job.gpus, "collective": collective_of(job), "param_bytes": k}}
+        given: float | np.ndarray = cap if isinstance(cap, np.ndarray) else (cap if math.isfinite(cap) else relaxed)
+        res: Any = None
         for attempt, p in enumerate((given, relaxed)):
-            res = solve("nimp", dict(data, pair_capacity_bytes=p), self.name, seed=self.seed, params=self.params)
-            if res.solution is not None:
+            inst = self.instance(job, idle, gpus, p)
+            res = self.run(inst, objective=self.objective, time_limit=None, seed=self.seed, **self.params)
+            m = None if res is None or res.solution is None else self._valid(inst, res.solution, idle)
+            if m is not None:
                 self.relaxed += attempt
-                return [int(s) for s in res.solution["machine_of_worker"]]
-        raise RuntimeError(f"policy {self.name} found no placement for job {job.id} ({job.gpus} workers) even with "
-                           f"P relaxed, though {int(idle.sum())} GPUs are idle: {res.status.value} {res.message}")
+                return m
+        what = "no placement" if res is None or res.solution is None else "only placements that break Eq. (1)"
+        raise RuntimeError(f"policy {self.name} found {what} for job {job.id} ({job.gpus} workers) even with "
+                           f"P relaxed, though {int(idle.sum())} GPUs are idle: "
+                           f"{getattr(getattr(res, 'status', None), 'value', None)} {getattr(res, 'message', '')}")
 
 
 class ElasticflowPolicy(FifoPolicy):
@@ -389,3 +456,160 @@ class OnlineScheduler:
     def waiting(self) -> int:
         """Jobs queued, not yet started."""
         return self.policy.waiting
+
+
+# ----------------------------------------------------------------------------- the policy driver
+MAX_WAKEUPS = 1000
+"""Wake-ups :func:`run_policy` grants a policy that has not started the instance's job."""
+
+
+def placement_of(decision: Decision, workers: int, machines: int, *, policy: str = "policy") -> list[int]:
+    """The machine of each worker that a nimp ``decision`` names, in O(workers): its one row of
+    ``replicas`` (N machine indices 0..M-1) or, without replicas, ``gpus`` ({machine: workers})
+    expanded in the order given; where both are given they must agree. An
+    :class:`~optkit.errors.InputError` naming the field (``decision.replicas``,
+    ``decision.gpus``) when the decision is not one machine per worker of the view's machines.
+    Whether the machines hold the workers (idle GPUs) and carry their traffic (P) is not checked
+    here: that is ``evaluate``'s, or the replay driver's."""
+    def bad_node(v: Any) -> bool:
+        return isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 0 <= v < machines
+
+    rows = decision.replicas
+    if rows is not None:
+        if len(rows) != 1 or len(rows[0]) != workers:
+            raise _fail("decision.replicas", f"must be one row of {workers} machines, one per worker (policy "
+                                             f"{policy}, job {decision.job_id}), got rows of {[len(r) for r in rows]}")
+        m = list(rows[0])
+        for v in m:
+            if bad_node(v):
+                raise _fail("decision.replicas", f"must name machines of the view, 0..{machines - 1} (policy "
+                                                 f"{policy}, job {decision.job_id}), got {v!r}")
+        m = [int(v) for v in m]
+        if decision.gpus:
+            counts: dict[int, int] = {}
+            for v in m:
+                counts[v] = counts.get(v, 0) + 1
+            if counts != {int(k): int(c) for k, c in decision.gpus.items() if not bad_node(k)}:
+                raise _fail("decision.gpus", f"must count the workers of replicas, {counts} (policy {policy}, "
+                                             f"job {decision.job_id}), got {dict(decision.gpus)}")
+        return m
+    m = []
+    for k, c in (decision.gpus or {}).items():
+        if bad_node(k):
+            raise _fail("decision.gpus", f"must name machines of the view, 0..{machines - 1} (policy {policy}, "
+                                         f"job {decision.job_id}), got {k!r}")
+        if isinstance(c, bool) or not isinstance(c, (int, np.integer)) or c < 0:
+            raise _fail("decision.gpus", f"must give a number of workers >= 0 per machine (policy {policy}, job "
+                                         f"{decision.job_id}), got {c!r} on machine {k}")
+        m += [int(k)] * int(c)
+    if len(m) != workers:
+        raise _fail("decision.gpus", f"must place the job's {workers} workers (policy {policy}, job "
+                                     f"{decision.job_id}), got {len(m)}")
+    return m
+
+
+def run_policy(instance: NimpInstance, policy: Any, *, time_limit: float | None = None) -> Any:
+    """Drive an online placement ``policy`` (:class:`optkit.online.OnlinePolicy`) over one nimp
+    instance: the policy's placement of the instance's job, as a
+    :class:`~optkit.result.Result` for ``evaluate`` to score.
+
+    Parameters
+    ----------
+    instance
+        The nimp instance: its machines are the view's nodes 0..M-1 (sizes and idle GPUs), its
+        pair capacity the view's :meth:`~optkit.online.ClusterView.pair_capacity` (a number > 0,
+        or the M x M array), its job the one job that arrives (N GPUs, K, the collective and the
+        model name; the protocol's job has no ``placement_sensitive`` flag, so a policy reads
+        sensitivity from the model name).
+    policy
+        Any object with ``on_arrival``, ``on_completion``, ``decide`` and ``next_wakeup``.
+    time_limit
+        Wall-clock seconds for the wake-ups (``None``: no limit).
+
+    Returns
+    -------
+    optkit.result.Result
+        ``feasible`` with ``{"machine_of_worker": [...]}`` (``evaluate`` then checks the idle
+        GPUs and P, as for every algorithm); ``infeasible`` when the idle GPUs are fewer than N
+        (a proof); ``no_solution`` when the policy never starts the job; ``time_limit``.
+
+    Raises
+    ------
+    optkit.errors.InputError
+        The policy broke the protocol: it started another job (``decision.job_id``), named a
+        node that is not a machine, or not one machine per worker (``decision.replicas``,
+        ``decision.gpus``: :func:`placement_of`), or asked to be woken at or before now
+        (``next_wakeup``).
+
+    References
+    ----------
+    :mod:`optkit.online` (the protocol, rules 1-6); Fang et al., "Titan", Sec. III (one job's
+    placement on the cluster's idle GPUs under P).
+
+    Notes
+    -----
+    The job arrives at time 0 (``Job("job", 0.0, N, param_bytes=K, collective=..., model=...)``);
+    one ``decide`` at 0 follows. A policy that starts nothing and asks for a wake-up is called
+    again at that time on the same view (nothing else happens on a one-job instance), at most
+    :data:`MAX_WAKEUPS` times. The decision is the placement; the start time plays no part in
+    nimp's objectives.
+
+    Guarantee: none of its own (a driver); the policy's.
+
+    Units: seconds (time); GPUs; bytes per phase (P), bytes (K).
+
+    Examples
+    --------
+    Titan's online policy on a non-idle host with 6 free GPUs and an idle one:
+
+    >>> from optkit.formulations.nimp.model import NimpInstance
+    >>> inst = NimpInstance.from_dict({"problem": "nimp", "pair_capacity_bytes": 5e7,
+    ...     "machines": [{"gpus": 8, "idle_gpus": 6}, {"gpus": 8, "idle_gpus": 8}],
+    ...     "job": {"workers": 4, "collective": "ring", "param_bytes": 1e8}})
+    >>> run_policy(inst, TitanPolicy()).solution
+    {'machine_of_worker': [0, 0, 0, 0]}
+    """
+    import time
+
+    from optkit.result import Result, Status
+
+    from .model import solution_dict
+
+    t0 = time.perf_counter()
+    N, M = instance.N, instance.M
+    idle = np.array([m.idle_gpus for m in instance.machines], dtype=np.int64)
+    if int(idle.sum()) < N:
+        return Result(Status.INFEASIBLE, message="fewer idle GPUs than workers (resource constraint)")
+    gpus = np.array([m.gpus for m in instance.machines], dtype=np.int64)
+    # P as the view gives it: the number when one positive number holds for every pair, else the
+    # M x M array (a scalar 0, "no cross traffic", too: a view's number must be > 0)
+    scalar = float(instance.capacity[0, 0]) if instance.capacity_is_scalar else 0.0
+    cap: float | np.ndarray = scalar if scalar > 0 else instance.capacity
+    name = str(getattr(policy, "name", type(policy).__name__))
+    job = Job("job", 0.0, N, 0, instance.job.model, param_bytes=float(instance.job.param_bytes),
+              collective=instance.job.collective)
+    view = ClusterView.of_arrays(idle, gpus, pair_capacity=cap)
+    policy.on_arrival(job, 0.0)
+    now = 0.0
+    for _ in range(MAX_WAKEUPS):
+        decisions = list(policy.decide(now, view) or ())
+        if decisions:
+            break
+        w = policy.next_wakeup(now)
+        if w is None:
+            return Result(Status.NO_SOLUTION, message=f"policy {name} did not start the job (and asked for no "
+                                                      "wake-up)")
+        if isinstance(w, bool) or not isinstance(w, (int, float)) or not w > now:
+            raise _fail("next_wakeup", f"must be a time after now, {now} (policy {name}), got {w!r}")
+        if time_limit is not None and time.perf_counter() - t0 > time_limit:
+            return Result(Status.TIME_LIMIT, message=f"time limit of {time_limit} s reached before policy {name} "
+                                                     "started the job")
+        now = float(w)
+        np.copyto(view.free_array, idle)
+    else:
+        return Result(Status.NO_SOLUTION, message=f"policy {name} did not start the job in {MAX_WAKEUPS} wake-ups")
+    if len(decisions) != 1 or decisions[0].job_id != job.id:
+        raise _fail("decision.job_id", f"must be the instance's one job, {job.id!r} (policy {name}), got "
+                                       f"{[d.job_id for d in decisions]}")
+    m = placement_of(decisions[0], N, M, policy=name)
+    return Result(Status.FEASIBLE, solution=solution_dict(m), info={"start_s": now, "policy": name})

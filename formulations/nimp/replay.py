@@ -105,12 +105,12 @@ from optkit.simulation import EventQueue, drive
 
 from .model import Job, halving_doubling_phases, is_placement_sensitive, ring_phases
 from .online import (MAX_ATTEMPTS, POLICIES, AlgorithmPolicy, ElasticflowPolicy, FifoPolicy, HivedPolicy, TiresiasPolicy,
-                     TitanPolicy)
+                     TitanPolicy, placement_of)
 
 __all__ = ["FatTree", "ReplayJob", "ReplayConfig", "ClusterState", "FifoPolicy", "TitanPolicy",
            "ElasticflowPolicy", "HivedPolicy", "TiresiasPolicy", "POLICIES", "MODEL_BYTES", "replay",
            "summarize", "online_jobs", "jobs_from_trace", "workload_from_dict", "generate_workload", "load_workload",
-           "simulate_cli", "traffic", "ReplayResult"]
+           "simulate_cli", "traffic", "ReplayResult", "plugin_policy", "cluster_instance"]
 
 # float32 parameter bytes of well-known networks (synthetic assignment, see the module docstring)
 MODEL_BYTES = {
@@ -349,11 +349,9 @@ def replay(jobs: Sequence[ReplayJob], policy: OnlinePolicy, *, topo: FatTree = F
     def start(d: Decision) -> None:
         """The ``on_reserve`` hook: start the job on its placement (rule 6)."""
         job = by_id.get(d.job_id)
-        if job is None or job.id in rec or d.replicas is None or len(d.replicas) != 1 \
-                or len(d.replicas[0]) != job.workers:
-            raise RuntimeError(f"policy {name} started unknown or already started job {d.job_id!r}, or not "
-                               "one machine per worker")
-        mw = [int(s) for s in d.replicas[0]]
+        if job is None or job.id in rec:
+            raise RuntimeError(f"policy {name} started unknown or already started job {d.job_id!r}")
+        mw = placement_of(d, job.workers, M, policy=name)  # one machine of the view per worker, O(workers)
         first = mw[0]
         if all(s == first for s in mw):  # one machine: no traffic
             machines = np.array([first], dtype=np.int64)
@@ -684,6 +682,58 @@ def load_workload(path: str | Path, *, seed: int = 0, limit: int | None = None
     return (jobs[:limit] if limit else jobs), topo, cfg
 
 
+def cluster_instance(jobs: Sequence[ReplayJob], topo: FatTree, config: ReplayConfig) -> Any:
+    """The replay's cluster as a nimp instance, for a plug-in online policy's ``make``: every
+    machine idle (the fat tree's GPUs), P of the empty cluster (bytes per phase, a number) and the
+    workload's first job (a 1-worker job if there is none)."""
+    from .model import NimpInstance
+
+    first = jobs[0] if jobs else None
+    job = ({"workers": first.workers, "collective": first.collective, "param_bytes": first.param_bytes,
+            **({"model": first.model} if first.model else {})} if first is not None
+           else {"workers": 1, "collective": "ring", "param_bytes": 1.0})
+    return NimpInstance.from_dict({
+        "problem": "nimp", "machines": [{"gpus": topo.gpus_per_machine, "idle_gpus": topo.gpus_per_machine}]
+        * topo.machines, "pair_capacity_bytes": float(ClusterState(topo, config).pair_capacity_bytes()), "job": job})
+
+
+class _Named:
+    """A plug-in's policy under the algorithm's registered name (the replay's ``policy``), with
+    the count of jobs arrived and not yet started (the replay's ``waiting`` series) kept here,
+    whatever the policy keeps."""
+
+    protocol = "optkit.online"
+
+    def __init__(self, policy: Any, name: str) -> None:
+        self.policy, self.name, self.waiting = policy, name, 0
+        self.on_completion, self.next_wakeup = policy.on_completion, policy.next_wakeup
+
+    def on_arrival(self, job: OnlineJob, now: float) -> None:
+        self.policy.on_arrival(job, now)
+        self.waiting += 1
+
+    def decide(self, now: float, cluster: ClusterView) -> list[Decision]:
+        out = list(self.policy.decide(now, cluster) or ())
+        self.waiting -= len(out)
+        return out
+
+
+def plugin_policy(algorithm: str, jobs: Sequence[ReplayJob], topo: FatTree, config: ReplayConfig, *,
+                  seed: int | None = None, params: Mapping[str, Any] | None = None) -> OnlinePolicy:
+    """The replay's policy for a plug-in algorithm of nimp (checked parameters ``params``): an
+    online policy plug-in (:class:`optkit.formulation.OnlinePolicyPlugin`) made by its
+    ``make(instance, seed=seed, **params)`` with the replay's :func:`cluster_instance`, and
+    driven by the replay itself; an :class:`optkit.formulation.Algorithm` behind
+    :class:`.online.AlgorithmPolicy` (FIFO, one placement per job, validated in O(workers))."""
+    from optkit import registry
+
+    algo = registry.get("nimp").algorithms[algorithm]
+    plug = getattr(algo.run, "policy_plugin", None)
+    if plug is None:
+        return AlgorithmPolicy(algorithm, seed=seed, params=params)
+    return _Named(plug.make(cluster_instance(jobs, topo, config), seed=seed, **dict(params or {})), algorithm)
+
+
 def simulate_cli(path: str, *, policy: str, seed: int | None = None, time_limit: float | None = None,
                  params: Mapping[str, Any] | None = None, out: str | None = None) -> dict[str, Any]:
     """The ``simulate`` hook of the nimp formulation: replay WORKLOAD under ``policy`` and return
@@ -700,12 +750,12 @@ def simulate_cli(path: str, *, policy: str, seed: int | None = None, time_limit:
 
     params = dict(params or {})
     limit = params.pop("limit", None)
-    if policy in plugins:  # a plug-in algorithm places each job (AlgorithmPolicy); its keywords are checked
+    if policy in plugins:  # a plug-in: its online policy, or AlgorithmPolicy per job; its keywords are checked
         from optkit.readings import check_params
 
         check_params(registry.get("nimp"), policy, params)
         kw: dict[str, Any] = {}
-        make = lambda: AlgorithmPolicy(policy, seed=seed, params=params)  # noqa: E731
+        make = lambda: plugin_policy(policy, jobs, topo, cfg, seed=seed, params=params)  # noqa: E731
     else:
         takes = {r.name: r for r in READINGS if r.takes(policy)}
         kw = {k: takes[k].validate(params.pop(k), where=f"--param {k}") for k in list(params) if k in takes}

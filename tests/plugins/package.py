@@ -9,7 +9,9 @@ finds an installed distribution. The package registers:
   ordered by the most iterations first, then SJF-BCO's schedule): a user's heuristic;
 * ``largest-first`` for ddlwmp: an online policy (:class:`optkit.formulation.OnlinePolicyPlugin`)
   that starts waiting jobs, most GPUs first, wherever Heavy-Edge places them
-  (:func:`optkit.formulations.gpu_mapping.place`), never delaying a start.
+  (:func:`optkit.formulations.gpu_mapping.place`), never delaying a start;
+* ``most-free-first`` for nimp: an online placement policy that starts jobs in arrival order
+  while they fit, each on the machines with the most free GPUs (fewest machines, ignoring P).
 
 ``docs/howto/plug-in-your-algorithm.rst`` shows the same package.
 """
@@ -42,13 +44,10 @@ def longest_first(instance, *, objective, time_limit, seed, reverse: bool = True
     return res
 
 
-class LargestFirst:
-    """Start waiting jobs, most GPUs first, wherever Heavy-Edge places them."""
+class Waiting:
+    """The protocol's bookkeeping of both policies: a list of waiting jobs, never a wake-up."""
 
-    def __init__(self, instance, seed=None):
-        self.models = instance.models
-        self.cluster = instance.cluster.mapping_cluster
-        self.seed = seed
+    def __init__(self):
         self.waiting = []
 
     def on_arrival(self, job, now):
@@ -56,6 +55,19 @@ class LargestFirst:
 
     def on_completion(self, job_id, now):
         pass
+
+    def next_wakeup(self, now):
+        return None
+
+
+class LargestFirst(Waiting):
+    """Start waiting jobs, most GPUs first, wherever Heavy-Edge places them."""
+
+    def __init__(self, instance, seed=None):
+        super().__init__()
+        self.models = instance.models
+        self.cluster = instance.cluster.mapping_cluster
+        self.seed = seed
 
     def decide(self, now, cluster):
         from optkit.formulations.gpu_mapping import place
@@ -75,12 +87,34 @@ class LargestFirst:
         self.waiting = [j for j in self.waiting if j.id not in ids]
         return started
 
-    def next_wakeup(self, now):
-        return None
-
 
 def make_largest_first(instance, *, seed=None):
     return LargestFirst(instance, seed=seed)
+
+
+class MostFreeFirst(Waiting):
+    """nimp: jobs in arrival order while they fit, each on the machines with the most free GPUs."""
+
+    def decide(self, now, cluster):
+        started = []
+        while self.waiting and self.waiting[0].gpus <= sum(cluster.free.values()):
+            job = self.waiting.pop(0)
+            machines, need = [], job.gpus
+            for node in sorted(cluster.free, key=lambda n: (-cluster.free[n], n)):
+                take = min(cluster.free[node], need)
+                machines += [node] * take
+                need -= take
+                if need == 0:
+                    break
+            gpus = {n: machines.count(n) for n in dict.fromkeys(machines)}
+            decision = Decision(job.id, gpus, [machines])
+            cluster.reserve(decision)
+            started.append(decision)
+        return started
+
+
+def make_most_free_first(instance, *, seed=None):
+    return MostFreeFirst()
 
 
 LONGEST_FIRST = Algorithm("longest-first", longest_first, "heuristic",
@@ -88,12 +122,15 @@ LONGEST_FIRST = Algorithm("longest-first", longest_first, "heuristic",
                           problem="rar-ddls")
 LARGEST_FIRST = OnlinePolicyPlugin("ddlwmp", "largest-first", make_largest_first,
                                    "most GPUs first, Heavy-Edge placement, no delay (greedyalgos)")
+MOST_FREE_FIRST = OnlinePolicyPlugin("nimp", "most-free-first", make_most_free_first,
+                                     "arrival order, machines with the most free GPUs first (greedyalgos)")
 '''
 
 ENTRY_POINTS = '''\
 [optkit.algorithms]
 longest-first = greedyalgos:LONGEST_FIRST
 largest-first = greedyalgos:LARGEST_FIRST
+most-free-first = greedyalgos:MOST_FREE_FIRST
 '''
 
 
