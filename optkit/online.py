@@ -82,9 +82,12 @@ class Job:
     ``duration`` ("k GPUs for d seconds": the run time in seconds of a job without a model),
     ``param_bytes`` (K, bytes of the model's parameters that its workers synchronise: nimp) and
     ``collective`` (``"ring"`` or ``"halving-doubling"``, nimp; ``None``: halving-doubling when
-    ``gpus`` is a power of two, else ring). Which fields a policy needs is its problem's: ddlwmp
-    takes exactly one of ``model`` and ``duration``; nimp takes ``param_bytes`` (Titan needs it;
-    the baselines ignore it) and reads ``model`` as a network name (Tiresias' sensitivity).
+    ``gpus`` is a power of two, else ring), ``placement_sensitive`` (nimp: whether the job's
+    throughput suffers when its workers are spread, Tiresias' consolidation test; ``None``: read
+    from ``model``, as a nimp instance file does). Which fields a policy needs is its problem's:
+    ddlwmp takes exactly one of ``model`` and ``duration``; nimp takes ``param_bytes`` (Titan needs
+    it; the baselines ignore it) and reads ``placement_sensitive``, else ``model`` as a network name
+    (Tiresias' sensitivity).
     """
 
     id: str
@@ -96,6 +99,7 @@ class Job:
     duration: float | None = None
     param_bytes: float | None = None
     collective: str | None = None
+    placement_sensitive: bool | None = None
 
     def __post_init__(self) -> None:
         r, n = self.release, self.predicted_iterations
@@ -103,7 +107,8 @@ class Job:
                 and type(r) is float and 0.0 <= r < _INF and (n is None or type(n) is float and 0.0 <= n < _INF)
                 and self.duration is None and self.collective in _FAST_COLLECTIVES
                 and (self.param_bytes is None or type(self.param_bytes) is float and 0.0 <= self.param_bytes < _INF)
-                and (self.model is None or type(self.model) is str and self.model)):
+                and (self.model is None or type(self.model) is str and self.model)
+                and (self.placement_sensitive is None or type(self.placement_sensitive) is bool)):
             return  # the common case of a simulator's jobs, checked in a few comparisons
         if not isinstance(self.id, str) or not self.id:
             raise InputError("job.id", f"must be a non-empty string, got {self.id!r}")
@@ -121,6 +126,8 @@ class Job:
             raise InputError("job.model", f"must be a non-empty string, got {self.model!r}")
         if self.collective not in (None, *COLLECTIVES):
             raise InputError("job.collective", f"must be one of {', '.join(COLLECTIVES)}, got {self.collective!r}")
+        if self.placement_sensitive is not None and type(self.placement_sensitive) is not bool:
+            raise InputError("job.placement_sensitive", f"must be true, false or null, got {self.placement_sensitive!r}")
 
 
 @dataclass(frozen=True)

@@ -173,11 +173,12 @@ def test_bad_input_names_the_field(what: str, call: Callable[[], Any], field: st
 
 
 # ----------------------------------------------------------------------------- the policy driver (run_policy)
-@pytest.mark.parametrize("policy", ["titan", "elasticflow", "hived"])
+@pytest.mark.parametrize("policy", ["titan", "elasticflow", "hived", "tiresias"])
 def test_run_policy_gives_the_algorithms_placement(policy: str) -> None:
     """On every tiny instance where the algorithm entry places the job, the formulation's policy
     driver run on the same rule as an online policy places it the same way (the job arrives at 0
-    on the instance's machines and P), and solve scores the driver's placement with evaluate."""
+    on the instance's machines and P, with the file's ``placement_sensitive`` flag, which
+    Tiresias reads before the model name), and solve scores the driver's placement with evaluate."""
     from optkit import registry
     from optkit.formulations.nimp.generate import SUITES
     from optkit.formulations.nimp.model import NimpInstance

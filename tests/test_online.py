@@ -101,6 +101,8 @@ ROWS: list[tuple[str, Callable[[], Any], str]] = [
      "job.predicted_iterations"),
     ("a negative K", lambda: Job("x", 0.0, 2, model="m", param_bytes=-1.0), "job.param_bytes"),
     ("an empty model name", lambda: Job("x", 0.0, 2, model=""), "job.model"),
+    ("a sensitivity flag that is not a bool", lambda: Job("x", 0.0, 2, param_bytes=1.0, placement_sensitive=1),
+     "job.placement_sensitive"),
     ("an empty id", lambda: Job("", 0.0, 2, model="m"), "job.id"),
     ("a boolean GPU count", lambda: Job("x", 0.0, True, model="m"), "job.gpus"),
     ("a tie key that is not an integer", lambda: Job("x", 0.0, 2, seq=1.5, duration=1.0), "job.seq"),  # type: ignore[arg-type]

@@ -359,8 +359,8 @@ class TiresiasPolicy(FifoPolicy):
         self.spread = tiresias_spread
 
     def place(self, job: Job, idle: np.ndarray, gpus: np.ndarray, cluster: ClusterView) -> list[int]:
-        sensitive = is_placement_sensitive(NimpJob(job.gpus, collective_of(job), job.param_bytes or 1.0, None,
-                                                   job.model))
+        sensitive = is_placement_sensitive(NimpJob(job.gpus, collective_of(job), job.param_bytes or 1.0,
+                                                   job.placement_sensitive, job.model))
         m = tiresias(idle.tolist(), workers=job.gpus, placement_sensitive=sensitive, tiresias_spread=self.spread)
         assert m is not None
         return m
@@ -519,8 +519,9 @@ def run_policy(instance: NimpInstance, policy: Any, *, time_limit: float | None 
         The nimp instance: its machines are the view's nodes 0..M-1 (sizes and idle GPUs), its
         pair capacity the view's :meth:`~optkit.online.ClusterView.pair_capacity` (a number > 0,
         or the M x M array), its job the one job that arrives (N GPUs, K, the collective and the
-        model name; the protocol's job has no ``placement_sensitive`` flag, so a policy reads
-        sensitivity from the model name).
+        model name, and its ``placement_sensitive`` flag as the file gives it: ``None`` when the
+        file leaves it out, so a policy reads sensitivity from the model name, as the offline
+        algorithms do).
     policy
         Any object with ``on_arrival``, ``on_completion``, ``decide`` and ``next_wakeup``.
     time_limit
@@ -548,7 +549,8 @@ def run_policy(instance: NimpInstance, policy: Any, *, time_limit: float | None 
 
     Notes
     -----
-    The job arrives at time 0 (``Job("job", 0.0, N, param_bytes=K, collective=..., model=...)``);
+    The job arrives at time 0 (``Job("job", 0.0, N, param_bytes=K, collective=..., model=...,
+    placement_sensitive=...)``);
     one ``decide`` at 0 follows. A policy that starts nothing and asks for a wake-up is called
     again at that time on the same view (nothing else happens on a one-job instance), at most
     :data:`MAX_WAKEUPS` times. The decision is the placement; the start time plays no part in
@@ -587,7 +589,7 @@ def run_policy(instance: NimpInstance, policy: Any, *, time_limit: float | None 
     cap: float | np.ndarray = scalar if scalar > 0 else instance.capacity
     name = str(getattr(policy, "name", type(policy).__name__))
     job = Job("job", 0.0, N, 0, instance.job.model, param_bytes=float(instance.job.param_bytes),
-              collective=instance.job.collective)
+              collective=instance.job.collective, placement_sensitive=instance.job.placement_sensitive)
     view = ClusterView.of_arrays(idle, gpus, pair_capacity=cap)
     policy.on_arrival(job, 0.0)
     now = 0.0
