@@ -539,16 +539,18 @@ def lagrangian_bound(cp: ColumnProblem, pi: np.ndarray, sigma: np.ndarray | None
     return Duals(pi, sigma, {c: priced[c][0] for c in cp.sizes}, lb, lam, part_min), priced
 
 
-def _master_lp(cp: ColumnProblem) -> tuple[float, np.ndarray, np.ndarray, np.ndarray, dict[int, float], dict[int, float]]:
+def _master_lp(cp: ColumnProblem, partition_rows: bool = True
+               ) -> tuple[float, np.ndarray, np.ndarray, np.ndarray, dict[int, float], dict[int, float]]:
     """The linear relaxation over the current columns and partition columns, with the split rows
     and penalised slack on the equality rows (so that it is feasible whatever the columns):
-    (value without C, pi, sigma, lam, mu, rho)."""
+    (value without C, pi, sigma, lam, mu, rho). Without ``partition_rows``: the server columns
+    alone (lam = 0)."""
     from scipy.optimize import linprog
 
     S = len(cp.k)
     width = max(cp.sizes) + 1
     lst = [(c, p) for c in cp.sizes for p in sorted(cp.columns[c])]
-    pst = cp.partition_stages
+    pst = cp.partition_stages if partition_rows else []
     plist = [(s, q) for s in pst for q in sorted(cp.partitions.get(s, ()))]
     link = [(s, v) for s in pst for v in range(1, int(cp.top[s]) + 1)]
     link_row = {sv: i for i, sv in enumerate(link)}
@@ -594,14 +596,15 @@ def _master_lp(cp: ColumnProblem) -> tuple[float, np.ndarray, np.ndarray, np.nda
     return (float(res.fun) * scale, y[:S], sigma, lam, {c: float(y[S + i]) for i, c in enumerate(cp.sizes)}, rho)
 
 
-def column_generation(cp: ColumnProblem, *, deadline: float | None = None, max_rounds: int = 500
-                      ) -> tuple[Duals, int]:
+def column_generation(cp: ColumnProblem, *, deadline: float | None = None, max_rounds: int = 500,
+                      partition_rows: bool = True) -> tuple[Duals, int]:
     """Column generation to the LP optimum (or the deadline): the best duals seen and the rounds.
-    Server columns and partition columns are priced in every round."""
+    Server columns and partition columns are priced in every round (without ``partition_rows``:
+    the server columns alone, the LP before the partition rows, kept for comparison)."""
     best: Duals | None = None
     rounds = 0
     for rounds in range(1, max_rounds + 1):
-        lp, pi, sigma, lam, mu, rho = _master_lp(cp)
+        lp, pi, sigma, lam, mu, rho = _master_lp(cp, partition_rows)
         duals, priced = lagrangian_bound(cp, pi, sigma, lam)
         if best is None or duals.lb > best.lb:
             best = duals
@@ -611,7 +614,7 @@ def column_generation(cp: ColumnProblem, *, deadline: float | None = None, max_r
             if r < mu[c] - tol and p not in cp.columns[c]:
                 cp.columns[c].add(p)
                 added += 1
-        for s in cp.partition_stages:
+        for s in (cp.partition_stages if partition_rows else []):
             least, qs = stage_partitions(cp, s, lam[s])
             if least < rho[s] - tol and qs and qs[0] not in cp.partitions.setdefault(s, set()):
                 cp.partitions[s].add(qs[0])
