@@ -113,8 +113,8 @@ relative gap 0, the objective in integer units of delta so that its absolute gap
 below one unit) or on CP-SAT: the same integer programme, and tests check that both prove the
 same optima. HiGHS is the default because it closes the ring job's last half piece at its root
 (0.2 s, one node) where CP-SAT's search, on the same 1,802 columns and 259 partition literals, did
-not within 20 s with two workers (with one worker: 5 deterministic seconds, or not within 15 s
-for other seeds).
+not within 20 s with two workers (with one worker: 4.5-5.1 deterministic seconds for seeds 0 and
+1, not within 15 s for seed 2).
 
 References
 ----------
@@ -881,8 +881,10 @@ def solve_columns(co: Any, start_counts: np.ndarray, *, time_limit: float | None
     :class:`ColumnOutcome`: ``status`` ``optimal``, ``time_limit`` or ``too_many_columns`` (more
     than ``max_columns`` columns within the gap: the caller falls back to the count model), the
     best count matrix found (:func:`assignment` turns it into a mapping), a proven lower bound,
-    and ``info`` (LP bound, columns generated and enumerated, the last threshold,
-    ``deterministic_time``: CP-SAT's deterministic time summed over the integer solves).
+    and ``info`` (LP bound, columns generated and enumerated, partitions enumerated, the last
+    threshold, ``integer_solver`` (:data:`INTEGER_SOLVER`), ``deterministic_time``: CP-SAT's
+    deterministic time summed over the integer solves, ``highs_seconds``: HiGHS' wall time
+    summed over them).
 
     References
     ----------
