@@ -734,15 +734,25 @@ def _solve_integer(cp: ColumnProblem, cols: dict[int, list[tuple[int, ...]]], du
     # v, the servers holding v of its replicas = the parts v of the partition
     rows: list[tuple[dict[int, int], int]] = []
     nidx = [(i, key[1], key[2]) for i, key in enumerate(keys) if key[0] == "n"]
+    by_size: dict[int, dict[int, int]] = {c: {} for c in cp.sizes}
+    by_count: dict[tuple[int, int], dict[int, int]] = {}   # (s, v): the columns holding v of stage s
+    for i, c, p in nidx:
+        by_size[c][i] = 1
+        for s, v in enumerate(p):
+            if v:
+                by_count.setdefault((s, v), {})[i] = 1
     for c in cp.sizes:
-        rows.append(({i: 1 for i, cc, _ in nidx if cc == c}, cp.n_servers[c]))
+        rows.append((by_size[c], cp.n_servers[c]))
     for s in range(len(cp.k)):
-        rows.append(({i: p[s] for i, _, p in nidx if p[s]}, int(cp.k[s])))
-    for s in parts:
-        lits = [(i, key[2]) for i, key in enumerate(keys) if key[0] == "b" and key[1] == s]
+        rows.append(({i: v for v in range(1, int(cp.top[s]) + 1) for i in by_count.get((s, v), {})}, int(cp.k[s])))
+    literals: dict[int, list[tuple[int, tuple[int, ...]]]] = {s: [] for s in parts}
+    for i, key in enumerate(keys):
+        if key[0] == "b":
+            literals[key[1]].append((i, key[2]))
+    for s, lits in literals.items():
         rows.append(({i: 1 for i, _ in lits}, 1))
         for v in range(1, int(cp.top[s]) + 1):
-            row = {i: 1 for i, _, p in nidx if p[s] == v}
+            row = dict(by_count.get((s, v), {}))
             row.update({i: -q.count(v) for i, q in lits if v in q})
             rows.append((row, 0))
     start = None
