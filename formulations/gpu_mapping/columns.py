@@ -110,8 +110,10 @@ number more than ``max_columns``, the caller falls back to the count model.
 
 The integer solves run on HiGHS' branch and cut (:data:`INTEGER_SOLVER`; ``scipy.optimize.milp``,
 relative gap 0, the objective in integer units of delta so that its absolute gap tolerance is
-below one unit) or on CP-SAT: the same integer programme, and tests check that both prove the
-same optima. HiGHS is the default because it closes the ring job's last half piece at its root
+below one unit; its proof rests on floating-point LPs, exact up to their feasibility tolerances
+of about 1e-7, as the ``highs`` solver's does; a solution that misses a row is discarded) or on
+CP-SAT (exact integer arithmetic): the same integer programme, and tests check that both prove
+the same optima. HiGHS is the default because it closes the ring job's last half piece at its root
 (0.2 s, one node) where CP-SAT's search, on the same 1,802 columns and 259 partition literals, did
 not within 20 s with two workers (with one worker: 4.5-5.1 deterministic seconds for seeds 0 and
 1, not within 15 s for seed 2).
@@ -900,8 +902,8 @@ def solve_columns(co: Any, start_counts: np.ndarray, *, time_limit: float | None
     Notes
     -----
     Guarantee: status ``optimal`` is a proven optimum of the cut (up to the integer programme's
-    resolution, about 1e-9 relative per server); ``bound`` is a proven lower bound whatever the
-    status.
+    resolution, about 1e-9 relative per server, and, with the HiGHS engine, up to HiGHS' LP
+    tolerances in its branch and cut); ``bound`` is a proven lower bound whatever the status.
 
     Units: the bound and the objective in bytes per iteration; ``time_limit`` in seconds.
 
