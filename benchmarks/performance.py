@@ -97,22 +97,34 @@ HELD_BACK = {
         "147.102 s), whose proofs take up to 10,000 nodes (25-100 ms). Before: the leximax descent, 60-200 ms, "
         "2 of 20 cases 0.6% above the optimum. VGG19 (1,500 states) goes through count_dp.py: optimal on all 20"),
     "exact_large": (
-        "the cut of three jobs. Kept (2026-11-25): the cut as a server-column programme (columns.py: "
-        "Dantzig-Wolfe relaxation by column generation with the rows 'whole or on >= 2 servers', exact "
-        "enumeration of the columns within the gap, tree stages by a tabulated partition cost), which "
-        "proves 9 of 13 (was 5); then tree stages on servers of at most two GPUs by an exact matching per "
-        "realisable partition (resnet152_dp128: one partition, proven in 0.7 s), 10 of 13. Open: the 32 x 8 "
-        "ring job (LP bound ~11% below the incumbent, more than 200,000 columns within the gap, so the count "
-        "model runs) and the tree jobs with stages of 16 and 32 replicas on servers of up to 8 GPUs (were on the count "
-        "model), of which gpt-6.7b_pipe8x16 now runs as columns from a shipped k=16 partition table "
-        "(tree_tables.py, 186 partitions each proven by CP-SAT, 228 s once): LP bound 13.9% below the "
-        "incumbent, proven optimal at ~14-20 s wall (CP-SAT deterministic time ~12, 9 of it the last "
-        "integer solve over 7,833 columns within the gap); k=32 partitions take > 10 s each by that CP-SAT "
-        "model, so vgg19_blocks (k=32) stays on the count model. Tried, not kept: an objective cap at the "
-        "incumbent in the integer solves (deterministic time 8.8 -> 12.1). Next: a stronger relaxation "
-        "(the LP, not the tree remainder, is what is weak: the tabulated separable part is exact at (8, 8)). "
-        "Tried and dropped before: heavy-edge-refine as warm start and hint (cut 3 of 13 "
-        "proven, was 4); the exact linearisation rows of the inter-stage products (cut 4 of 13)"),
+        "the cut of one job, vgg19_blocks (tree stages of 32 replicas on servers of up to 8 GPUs: no k=32 "
+        "partition table, the count model runs, bound gap ~37%). Kept (2026-11-25, second pass): partition rows "
+        "in the column LP (columns.py, a decomposition by stage: the pieces a stage is cut into form one partition "
+        "of k_s, one column per partition, multipliers in the pricing, the Lagrangian bound and the exact listing), "
+        "which raise the LP bound of the 32 x 8 ring job from 1039.9e9 to 1068.4e9 (optimum 1077.8e9: 1,802 "
+        "columns and 259 partitions within the gap, was > 200,000 columns) and of gpt-6.7b_pipe8x16 from 62.48e9 "
+        "to 72.578e9 (optimum 72.579e9: 71 columns, was 7,833); partition literals and the objective rewritten "
+        "by those rows in the integer solves; the integer solves on HiGHS (scipy milp, gap 0), which proves the "
+        "ring job's restricted programme in 0.2 s at its root where CP-SAT (same programme) did not within 20 s "
+        "on two workers (one worker: 4.5-5.1 deterministic s for seeds 0 and 1, not within 15 s for seed 2; "
+        "with optimize_with_lb_tree_search 1.3-3.1 for seeds 0 and 1, not for seed 2 nor on two workers). Measured at load ~5 "
+        "(2026-11-25): 12 of 13 proven, the ring job in 2.9 s, gpt-6.7b_pipe8x16 in 1.2 s (was ~14-20 s, CP-SAT "
+        "deterministic time ~12), every other column case <= 0.6 s. Before (2026-11-25, first pass): the "
+        "server-column programme (Dantzig-Wolfe by server, rows 'whole or on >= 2 servers', enumeration within "
+        "the gap, tabulated tree partitions; k=2 shares by matching; the shipped k=16 table), 10 of 13. "
+        "Next for vgg19_blocks: partition costs of k=32 stages computed lazily (a lower bound per partition in the "
+        "LP and the integer solves, exact T_32(P) only for the partitions an integer solution uses, until they "
+        "are all exact). Measured (2026-11-25, a throw-away run): with the lower bound max(2(|P|-1), 62 - sum_b "
+        "K(b)) (K(b) the densest b replicas' edge units: 2, 4, 5, 7, 10, 12, <= 14 for b = 2..8) the programme "
+        "gives 0.847e9 <= optimum (the count model's incumbent 1.10e9) in 5 s, choosing (2^7, 1^18) and (2^16) "
+        "for stages 0-1 (exact by matching: 30 -> 40 units for (2^16)) and (8, 7, 6, 6, 5) for stage 2; T_32 of "
+        "such partitions is the blocker: the tree_tables CP-SAT model proves neither (8,8,8,8) nor "
+        "(7,7,6,6,5,1) in 30 s, a HiGHS model (block binaries, kept-edge variables, a forest row per tree and "
+        "block) proves T_32(8,8,8,8) = 10 in 5.6 s and finds 15 for (7,7,6,6,5,1) (CP-SAT: 18) without "
+        "proving it in 30 s. Tried and dropped before: an "
+        "objective cap at the incumbent in the integer solves (deterministic time 8.8 -> 12.1); heavy-edge-refine "
+        "as warm start and hint (cut 3 of 13 proven, was 4); the exact linearisation rows of the inter-stage "
+        "products (cut 4 of 13)"),
     "pipeline": (
         "generation: the predictor's forest on 120k rows (24k distinct, 100 trees ~58 levels deep) is ~25-30 s "
         "of it (profile of generate: fit 29.7 of 41.3 s); see the predictor row. Tried and kept: specialised "
@@ -285,7 +297,7 @@ def row_exact_large(quick: bool) -> dict[str, Any]:
         items = items[:3]
     out: dict[str, Any] = {"cases": len(items)}
     for objective in ("alpha", "cut"):
-        proven, walls, gaps, work, models = 0, [], [], [], {}
+        proven, walls, gaps, work, models, highs = 0, [], [], [], {}, []
         for _name, data in items:
             res = solve("gpu-mapping", data, "cpsat", objective=objective, time_limit=10, seed=0)
             proven += res.status.value == "optimal"
@@ -293,17 +305,21 @@ def row_exact_large(quick: bool) -> dict[str, Any]:
             # CP-SAT's deterministic time (load-independent work), both models when the columns fell back
             work.append(res.info.get("deterministic_time", 0.0)
                         + res.info.get("columns", {}).get("deterministic_time", 0.0))
+            # the column programme's integer solves on HiGHS (columns.INTEGER_SOLVER): wall seconds
+            highs.append(res.info.get("highs_seconds", 0.0) + res.info.get("columns", {}).get("highs_seconds", 0.0))
             models[res.info.get("model", "counts")] = models.get(res.info.get("model", "counts"), 0) + 1
             if res.status.value != "optimal" and res.objective:
                 gaps.append(1.0 - (res.bound or 0.0) / res.objective)
         out[objective] = {"proven": proven, "walls_s": walls, "open_gaps": gaps, "deterministic_time": work,
-                          "models": models}
+                          "models": models, "highs_s": highs}
     out["met"] = all(out[o]["proven"] == len(items) == 13 for o in ("alpha", "cut"))
     out["text"] = "; ".join(
         f"{o}: {out[o]['proven']} of {len(items)} proven within 10 s each"
         + (f" (open cases' bound gap {min(out[o]['open_gaps']) * 100:.1f}-{max(out[o]['open_gaps']) * 100:.1f}%)"
            if out[o]["open_gaps"] else "")
-        + f", CP-SAT deterministic time {sum(out[o]['deterministic_time']):.1f} in all, models "
+        + f", CP-SAT deterministic time {sum(out[o]['deterministic_time']):.1f} in all"
+        + (f", HiGHS {sum(out[o]['highs_s']):.1f} s in all" if sum(out[o]["highs_s"]) else "")
+        + f", slowest case {max(out[o]['walls_s']):.1f} s, models "
         + ", ".join(f"{m} {c}" for m, c in sorted(out[o]["models"].items()))
         for o in ("alpha", "cut")) + (" (quick: first 3 cases)" if quick else "")
     return out

@@ -55,6 +55,7 @@ def test_columns_equal_brute_force_and_counts(seed: int) -> None:
     value = evaluate(inst, r.solution).objectives["cut"]
     assert math.isclose(value, best, rel_tol=REL, abs_tol=1e-9)
     assert r.bound <= value * (1 + 1e-9) and r.bound >= best * (1 - REL)
+    assert r.info["lp_bound"] <= best * (1 + 1e-9)   # the LP with the partition rows stays a relaxation
     old = exact.run_cpsat(inst, objective="cut", time_limit=None, seed=seed, workers=1, model="counts")
     assert old.info["model"] == "counts"
     assert math.isclose(evaluate(inst, old.solution).objectives["cut"], value, rel_tol=REL)
@@ -290,15 +291,20 @@ def test_k16_tree_job_by_the_shipped_table() -> None:
 def test_a_column_run_records_its_steps_for_the_anytime_report() -> None:
     """The cut's column programme hands the anytime record (:mod:`optkit.anytime`) its steps: the
     warm start, then after column generation Heavy-Edge's cut with the LP bound, and after each
-    integer solve the best cut and the proven bound. On every column run of the small suite the
-    incumbents never rise, the bounds never fall and the last point is the run's objective
-    (``evaluate``'s cut) and bound; on some run a bound below the final one is recorded before the
-    end (the LP bound of a gap the programme then closes), which only the steps' records give."""
+    integer solve the best cut and the proven bound. On every column run of the small suite (and
+    one medium ring job) the incumbents never rise, the bounds never fall and the last point is
+    the run's objective (``evaluate``'s cut) and bound; on some run a bound below the final one is
+    recorded before the end (the LP bound of a gap the programme then closes), which only the
+    steps' records give. (With the partition rows the LP bound is the optimum on every small
+    case, so the gap closed is the medium job's.)"""
     from optkit.solve import solve
 
     runs = 0
     closed_a_gap = False
-    for name, data in FORMULATION.suites["small"].build():
+    medium = dict(FORMULATION.suites["medium"].build())
+    cases = FORMULATION.suites["small"].build() + [("resnet152_pipe4x8_ring_mixed_s105",
+                                                    medium["resnet152_pipe4x8_ring_mixed_s105"])]
+    for name, data in cases:
         r = solve("gpu-mapping", data, "cpsat", objective="cut", time_limit=30, seed=0)
         if r.info.get("model") != "columns":
             continue
@@ -311,3 +317,108 @@ def test_a_column_run_records_its_steps_for_the_anytime_report() -> None:
         assert traj[-1] == [r.wall_time_s, r.objective, r.bound]
         closed_a_gap |= any(p[2] is not None and p[2] < r.bound for p in traj[:-1])
     assert runs and closed_a_gap
+
+
+def _all_partitions(k: int, top: int) -> list[tuple[int, ...]]:
+    return columns._partitions(k, top)
+
+
+@pytest.mark.parametrize("seed", [27, 12, 17])
+def test_partition_rows_pricing_enumeration_and_bound(seed: int) -> None:
+    """The partition rows (module docstring, "Partition rows"): for random multipliers lam (free),
+    pi and sigma >= 0, the least partition cost and the partitions listed within a limit equal a
+    listing of every partition (ring stages: all partitions of k_s into parts <= top_s; tree
+    stages: the table, with its remainders D_s(P)); the columns priced and listed with lam equal
+    a listing of every column; and the Lagrangian bound with lam is below the brute-force optimum."""
+    rng = np.random.default_rng(seed)
+    inst = GpuMappingInstance.from_dict(random_instance_dict(seed))
+    co = exact._coefficients(inst)
+    cp = columns.column_problem(co)
+    best, _ = exact.brute_force(inst, "cut")
+    k = [int(v) for v in cp.k]
+    scale = float(max(cp.ring.max(), cp.pair.max(), cp.tree.max(), 1.0))
+    width = max(cp.sizes) + 1
+    assert cp.partition_stages
+    for _ in range(4):
+        pi = rng.normal(0.0, 1.0, len(k)) * scale
+        sigma = rng.uniform(0.0, 1.0, len(k)) * scale
+        lam = rng.normal(0.0, 1.0, (len(k), width)) * scale
+        lam[:, 0] = 0.0
+        for s in cp.partition_stages:
+            allp = list(cp.tree_stages[s][1]) if s in cp.tree_stages else _all_partitions(k[s], int(cp.top[s]))
+            cost = {q: cp.partition_cost(s, q) + sum(lam[s, v] for v in q) for q in allp}
+            least, one = columns.stage_partitions(cp, s, lam[s])
+            assert math.isclose(least, min(cost.values()), rel_tol=1e-9, abs_tol=1e-6)
+            assert math.isclose(cost[one[0]], least, rel_tol=1e-9, abs_tol=1e-6)
+            distinct = sorted(set(cost.values()))
+            limit = (distinct[len(distinct) // 2] + distinct[min(len(distinct) - 1, len(distinct) // 2 + 1)]) / 2
+            _, listed = columns.stage_partitions(cp, s, lam[s], limit)
+            assert sorted(listed) == sorted(q for q, v in cost.items() if v <= limit)
+        for c in cp.sizes:
+            rc = {p: cp.value(p) - float(pi @ np.asarray(p)) - float(sigma @ columns._split(cp.k, np.asarray(p)))
+                  - sum(lam[s, v] for s, v in enumerate(p)) for p in _all_columns(k, c)}
+            r, p = columns.price(cp, pi, c, sigma, lam)
+            assert math.isclose(r, min(rc.values()), rel_tol=1e-9, abs_tol=1e-6)
+            assert math.isclose(rc[p], r, rel_tol=1e-9, abs_tol=1e-6)
+            limit = sorted(rc.values())[len(rc) // 2] + 1e-3 * scale
+            listed = columns.enumerate_columns(cp, pi, c, limit, 10**6, sigma, lam)
+            assert sorted(listed) == sorted(q for q, v in rc.items() if v <= limit)
+        duals, _ = columns.lagrangian_bound(cp, pi, sigma, lam)
+        assert duals.lb <= best * (1 + 1e-9) + 1e-6
+
+
+def test_partition_rows_tighten_the_lp_bound() -> None:
+    """The medium suite's 4 x 8 ring job: the LP bound with the partition rows is above the one
+    without them (multipliers lam = 0, the server-column LP alone) and below the optimum."""
+    data = dict(FORMULATION.suites["medium"].build())["resnet152_pipe4x8_ring_mixed_s105"]
+    inst = GpuMappingInstance.from_dict(data)
+    co = exact._coefficients(inst)
+    xs = stage_counts(inst.job, exact._warm_start(inst, "cut", 0)[0], len(inst.servers))
+    r = exact.run_cpsat(inst, objective="cut", time_limit=None, seed=0, workers=1)
+    assert r.status == Status.OPTIMAL
+    optimum = evaluate(inst, r.solution).objectives["cut"]
+    cp = columns.column_problem(co)
+    cp.columns = {c: {tuple(int(v) for v in xs[:, m]) for m, cc in enumerate(co.caps) if cc == c} for c in cp.sizes}
+    cp.partitions = {s: {columns._partition_of(xs[s])} for s in cp.partition_stages}
+    with_rows, _ = columns.column_generation(cp)
+    cp0 = columns.column_problem(co)
+    cp0.columns = {c: set(v) for c, v in cp.columns.items()}
+    plain, _ = columns.column_generation(cp0, partition_rows=False)
+    assert not cp0.partitions   # no partition columns were generated: the plain server-column LP
+    assert plain.lb < with_rows.lb * (1 - 1e-6) and with_rows.lb <= optimum * (1 + 1e-9)
+
+
+@pytest.mark.parametrize("case", [("medium", "resnet152_pipe4x8_ring_mixed_s105"), ("small", "t5-11b_pipe5x2_ring_m3_s29"),
+                                  ("medium", "gpt-6.7b_pipe8x4_tree_mixed_s112")])
+def test_integer_engines_agree(case: tuple[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The programme's integer solves by HiGHS (the default) and by CP-SAT prove the same optimum."""
+    data = dict(FORMULATION.suites[case[0]].build())[case[1]]
+    inst = GpuMappingInstance.from_dict(data)
+    got = {}
+    for engine in columns.INTEGER_SOLVERS:
+        monkeypatch.setattr(columns, "INTEGER_SOLVER", engine)
+        r = exact.run_cpsat(inst, objective="cut", time_limit=None, seed=0, workers=1)
+        assert r.status == Status.OPTIMAL and r.info["model"] == "columns" and r.info["integer_solver"] == engine
+        got[engine] = evaluate(inst, r.solution).objectives["cut"]
+    assert math.isclose(got["highs"], got["cpsat"], rel_tol=REL)
+
+
+@pytest.mark.parametrize("name, optimum", [
+    # proven before the partition rows by CP-SAT on 7,833 columns (~12 deterministic seconds)
+    ("gpt-6.7b_pipe8x16_tree_random_s208", 72579210752.0),
+    # proven by HiGHS on the 1,802 columns and 259 partitions within the gap, and by CP-SAT (one
+    # worker, seed 0) on the same programme; the count model's incumbent after 10 s was 1.63e12
+    ("gpt-175b_pipe32x8_ring_random_s212", 1077845508096.0),
+])
+def test_large_suite_jobs_the_partition_rows_close(name: str, optimum: float) -> None:
+    """The two ``large`` jobs the partition rows closed: proven optimal by the column programme
+    (no fallback to the count model), the mapping's cut (evaluate) the optimum, the LP bound
+    below it, and few columns within the gap."""
+    data = dict(FORMULATION.suites["large"].build())[name]
+    inst = GpuMappingInstance.from_dict(data)
+    r = exact.run_cpsat(inst, objective="cut", time_limit=None, seed=0, workers=1)
+    assert r.status == Status.OPTIMAL and r.info["model"] == "columns" and r.info["agrees_with_evaluate"]
+    value = evaluate(inst, r.solution).objectives["cut"]
+    assert math.isclose(value, optimum, rel_tol=1e-9)
+    assert r.info["lp_bound"] <= optimum and r.bound >= optimum * (1 - 1e-8)
+    assert r.info["enumerated_columns"] <= 5_000

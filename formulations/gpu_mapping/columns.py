@@ -50,34 +50,73 @@ A stage is either whole on one server or on at least two: ``sum_{c,p} g_s(p_s) n
 cuts the relaxation's fractional covers of a stage by a part of one server (which would pay the
 ring term of one partial server instead of two).
 
+Partition rows (a decomposition by stage)
+-----------------------------------------
+Every mapping gives each stage s with k_s >= 2 a partition P_s of k_s: the multiset of its
+nonzero counts (parts at most ``top_s = min(k_s, largest server)``). With one binary ``b[s,P]``
+per partition (exactly one true per stage) the rows
+
+    sum_{c,p} [p_s = v] n[c,p] = sum_P mult_v(P) b[s,P],   v = 1..top_s,
+
+hold for every mapping (both sides count the servers holding v replicas of s), so adding them
+and the b columns to the linear relaxation keeps it a relaxation and can only raise it. A tree
+stage's remainder ``D_s(P)`` is the cost of its column b[s,P] (0 for other stages), so the LP
+now sees it. The rows force the pieces a stage is cut into to form *one* partition of k_s; the
+server-column LP alone mixed pieces no partition has (the 32 x 8 ring job of the ``large`` suite:
+a stage covered by 0.8 of a 7-piece and 1.2 of a 2-piece, no 1-piece, which no (7, 1) partition
+gives), and its bound rose from 1039.9e9 to 1068.4e9 (the optimum: 1077.8e9); on the k = 16 tree
+job from 62.48e9 to 72.578e9 (optimum 72.579e9), and on the small suite to the optimum in every case.
+
 Which columns are needed (exact pricing, then enumeration)
 ----------------------------------------------------------
-Drop the remainders (the relaxation below never exceeds the cut). For multipliers ``pi`` (stage
-rows, free) and ``sigma >= 0`` (split rows) let ``r_c = min_p (F(p) - pi.p - sigma.g(p))`` over the
-columns of size c. For every feasible n the relaxed value is
+For multipliers ``pi`` (stage rows, free), ``sigma >= 0`` (split rows) and ``lam`` (partition rows,
+free; ``lam(p) = sum_s lam[s, p_s]`` with ``lam[s, 0] = 0``, ``lam_s(P) = sum_{v in P} lam[s, v]``)
+let ``r_c = min_p (F(p) - pi.p - sigma.g(p) - lam(p))`` over the columns of size c and
+``e_s = min_P (D_s(P) + lam_s(P))`` over the partitions of stage s. For every mapping (n, b), the
+rows being met with equality and ``sum g(p) n >= 2``, sigma >= 0,
 
-    C + pi.k + sum_{c,p} (F(p) - pi.p) n[c,p] >= LB = C + pi.k + 2 sum_s sigma_s + sum_c N_c r_c
+    cut = C + sum F(p) n + sum_s D_s(P_s)
+        = C + pi.k + sum_{c,p} (F(p) - pi.p - lam(p)) n[c,p] + sum_s (D_s(P_s) + lam_s(P_s))
+       >= LB = C + pi.k + 2 sum_s sigma_s + sum_c N_c r_c + sum_s e_s
 
-(the stage rows fix ``sum p n = k``; ``sum g(p) n >= 2`` and sigma >= 0 give the sigma term), and a
-column p used by a mapping of cut <= UB has reduced cost ``F(p) - pi.p - sigma.g(p) - r_c <= UB - LB``
-(every other server contributes at least its r_c). So **every mapping better than UB uses only
-columns whose reduced cost is at most UB - LB**, for *any* pi and sigma >= 0; LB is a proven lower
-bound. Good multipliers are the duals of the linear relaxation, found by column generation
+(add ``pi.(k - sum p n) = 0`` and ``sum_s sum_v lam[s,v] (sum_P mult_v(P) b - sum [p_s = v] n) = 0``;
+subtract ``sigma.(sum g(p) n - 2) >= 0``; every server's term is at least its r_c, every stage's
+at least its e_s). And a column p used by a mapping of cut <= UB has reduced cost
+``F(p) - pi.p - sigma.g(p) - lam(p) - r_c <= UB - LB``, a partition ``D_s(P) + lam_s(P) - e_s <= UB - LB``
+(every other term is at least its least). So **every mapping better than UB uses only columns
+and partitions whose reduced cost is at most UB - LB**, for *any* pi, sigma >= 0 and lam; LB is a
+proven lower bound. Good multipliers are the duals of the linear relaxation, found by column generation
 (Dantzig & Wolfe 1960, Gilmore & Gomory 1961). The pricing problem is a chain (F couples only
-consecutive stages): a dynamic programme over the stages with state (count of the last stage,
-GPUs used), exact; the enumeration is a depth-first search over the stages pruned by the same
-programme run backwards (the least completion of a partial column), so it lists exactly the
-columns within a threshold t.
+consecutive stages; lam is a term per (stage, count) like the ring's): a dynamic programme over
+the stages with state (count of the last stage, GPUs used), exact; the enumeration is a
+depth-first search over the stages pruned by the same programme run backwards (the least
+completion of a partial column), so it lists exactly the columns within a threshold t. The
+partitions: a tree stage's table is scanned; for another stage (D = 0) the least ``lam_s(P)``
+over the partitions of k_s into parts of at most top_s is an unbounded knapsack over the part
+sizes (:func:`_partition_bounds`, exact), and the listing a depth-first search over parts in
+non-increasing order pruned by it (:func:`stage_partitions`).
 
-Steps: column generation from the Heavy-Edge columns to the LP optimum (LB); the integer
-programme over the generated columns gives a mapping (UB; when UB - LB is within the models'
-1e-9 resolution it is optimal); then for t = (UB - LB)/16, 4 times that, ..., up to UB - LB: list
-the columns within t, and let CP-SAT solve the programme over them (objective coefficients
-``floor((F(p) - pi.p - r_c) / delta)``, all >= 0, plus the remainders; the constant
-``C + pi.k + sum N_c r_c`` added back, so delta times CP-SAT's bound is a lower bound, as in
-:mod:`.exact`). When CP-SAT proves that optimum and ``UB - LB <= t`` (UB updated by it), every better
-mapping would use listed columns only: UB is the optimum. When the columns within t number more
-than ``max_columns``, the caller falls back to the count model.
+Steps: column generation (server and partition columns) from the Heavy-Edge mapping's to the LP
+optimum (LB); the integer programme over the generated columns gives a mapping (UB; when UB - LB
+is within the models' 1e-9 resolution it is optimal); then for t = (UB - LB)/16, 4 times that,
+..., up to UB - LB: list the columns and partitions within t, and solve the integer programme
+over them (:func:`_solve_integer`: the partition literals and rows above for every tree stage
+and every stage with at most :data:`PARTITION_LITERALS` partitions listed, the objective the cut
+rewritten by the rows with coefficients ``floor(. / delta) >= 0``, the constant added back, so
+delta times the integer programme's bound plus the constant is a lower bound, as in :mod:`.exact`).
+When that solve proves its optimum and ``UB - LB <= t`` (UB updated by it), every better mapping
+would use listed columns and partitions only: UB is the optimum. When the columns within t
+number more than ``max_columns``, the caller falls back to the count model.
+
+The integer solves run on HiGHS' branch and cut (:data:`INTEGER_SOLVER`; ``scipy.optimize.milp``,
+relative gap 0, the objective in integer units of delta so that its absolute gap tolerance is
+below one unit; its proof rests on floating-point LPs, exact up to their feasibility tolerances
+of about 1e-7, as the ``highs`` solver's does; a solution that misses a row is discarded) or on
+CP-SAT (exact integer arithmetic): the same integer programme, and tests check that both prove
+the same optima. HiGHS is the default because it closes the ring job's last half piece at its root
+(0.2 s, one node) where CP-SAT's search, on the same 1,802 columns and 259 partition literals, did
+not within 20 s with two workers (with one worker: 4.5-5.1 deterministic seconds for seeds 0 and
+1, not within 15 s for seed 2).
 
 References
 ----------
@@ -105,7 +144,7 @@ __all__ = ["ColumnProblem", "applies", "assignment", "column_problem", "solve_co
            "value_of_counts", "DEFAULT_MAX_COLUMNS", "TREE_TABLE_MAX_ARRANGEMENTS"]
 
 DEFAULT_MAX_COLUMNS = 200_000
-_WORK = {"deterministic_time": 0.0}  # CP-SAT's deterministic time summed over the integer solves of one call
+_WORK = {"deterministic_time": 0.0, "highs_seconds": 0.0}  # CP-SAT's deterministic time, HiGHS' seconds: the integer solves of one call
 _RESOLUTION_BITS = 30
 
 
@@ -147,6 +186,11 @@ def tree_table(k: int, largest: int) -> dict[tuple[int, ...], tuple[int, tuple[i
         i = int(np.argmin(cost))
         out[q] = (int(cost[i]), tuple(int(v) for v in arr[i]))
     return out
+
+
+PARTITION_LITERALS = 5_000
+"""A stage other than a tree stage gets partition literals in the integer solves when at most this
+many of its partitions lie within the threshold (else its partition rows stay in the bound only)."""
 
 
 MATCHING_TIME_LIMIT = 5.0
@@ -286,6 +330,21 @@ class ColumnProblem:
     tree: np.ndarray              # tree[s, v] = w0_s tau_s[v]: the separable part of a tree stage's cost
     tree_stages: dict[int, tuple[float, dict[tuple[int, ...], tuple[int, tuple[int, ...]]]]]  # s: (w0, table)
     columns: dict[int, set[tuple[int, ...]]] = field(default_factory=dict)
+    partitions: dict[int, set[tuple[int, ...]]] = field(default_factory=dict)   # s: the LP's partition columns
+
+    @property
+    def top(self) -> np.ndarray:
+        """The largest share of each stage one server can take, min(k_s, largest server)."""
+        return np.minimum(self.k, max(self.sizes))
+
+    @property
+    def partition_stages(self) -> list[int]:
+        """The stages with partition rows (k_s >= 2)."""
+        return [s for s in range(len(self.k)) if self.k[s] >= 2]
+
+    def partition_cost(self, s: int, q: tuple[int, ...]) -> float:
+        """The cost a partition column of stage s carries: the tree remainder D_s(P), 0 for other stages."""
+        return self.remainder(s, q) if s in self.tree_stages else 0.0
 
     @property
     def split_rows(self) -> np.ndarray:
@@ -339,21 +398,25 @@ def column_problem(co: Any) -> ColumnProblem:
                          {c: co.caps.count(c) for c in sizes}, float(const), tree, tree_stages)
 
 
-def _unary(cp: ColumnProblem, pi: np.ndarray, sigma: np.ndarray, c: int) -> np.ndarray:
-    """u[s, v]: the part of F(p) - pi.p - sigma.g(p) of x_s = v alone (inf above min(k_s, c))."""
+def _unary(cp: ColumnProblem, pi: np.ndarray, sigma: np.ndarray, c: int, lam: np.ndarray | None = None) -> np.ndarray:
+    """u[s, v]: the part of F(p) - pi.p - sigma.g(p) - lam(p) of x_s = v alone (inf above min(k_s, c));
+    ``lam[s, v]`` the multiplier of the partition row (s, v) (lam(p) = sum_s lam[s, p_s], lam[s, 0] = 0)."""
     S = len(cp.k)
     v = np.arange(c + 1, dtype=float)[None, :]
     k = cp.k[:, None]
     u = (np.where((v > 0) & (v < k), cp.ring[:, None], 0.0) + cp.tree[:, :c + 1] - pi[:, None] * v
          - sigma[:, None] * _split(k, v))
+    if lam is not None:
+        u = u - lam[:, :c + 1]
     return np.where(v <= np.minimum(cp.k, c)[:, None], u, np.inf).reshape(S, c + 1)
 
 
-def _completion(cp: ColumnProblem, pi: np.ndarray, sigma: np.ndarray, c: int) -> tuple[np.ndarray, list[np.ndarray]]:
+def _completion(cp: ColumnProblem, pi: np.ndarray, sigma: np.ndarray, c: int,
+                lam: np.ndarray | None = None) -> tuple[np.ndarray, list[np.ndarray]]:
     """``h[s][x, r]``: the least reduced cost of stages s+1.. given x_s = x and r GPUs left for
     them (inf if they cannot take exactly r); and u. ``min_x u[0, x] + h[0][x, c - x]`` is r_c."""
     S = len(cp.k)
-    u = _unary(cp, pi, sigma, c)
+    u = _unary(cp, pi, sigma, c, lam)
     V = c + 1
     vals = np.arange(V, dtype=float)
     h: list[np.ndarray] = [np.empty(0)] * S
@@ -373,11 +436,12 @@ def _completion(cp: ColumnProblem, pi: np.ndarray, sigma: np.ndarray, c: int) ->
     return u, h
 
 
-def price(cp: ColumnProblem, pi: np.ndarray, c: int, sigma: np.ndarray | None = None) -> tuple[float, tuple[int, ...]]:
-    """``(r_c, p)``: the least reduced cost F(p) - pi.p - sigma.g(p) over the columns of size c,
-    and a column attaining it (the chain programme of the module docstring)."""
+def price(cp: ColumnProblem, pi: np.ndarray, c: int, sigma: np.ndarray | None = None,
+          lam: np.ndarray | None = None) -> tuple[float, tuple[int, ...]]:
+    """``(r_c, p)``: the least reduced cost F(p) - pi.p - sigma.g(p) - lam(p) over the columns of
+    size c, and a column attaining it (the chain programme of the module docstring)."""
     sigma = np.zeros(len(cp.k)) if sigma is None else sigma
-    u, h = _completion(cp, pi, sigma, c)
+    u, h = _completion(cp, pi, sigma, c, lam)
     S = len(cp.k)
     first = np.array([u[0, x] + h[0][x, c - x] for x in range(c + 1)])
     x = int(np.argmin(first))
@@ -392,10 +456,11 @@ def price(cp: ColumnProblem, pi: np.ndarray, c: int, sigma: np.ndarray | None = 
 
 
 def enumerate_columns(cp: ColumnProblem, pi: np.ndarray, c: int, limit: float, cap: int,
-                      sigma: np.ndarray | None = None) -> list[tuple[int, ...]] | None:
-    """Every column of size c with reduced cost F(p) - pi.p - sigma.g(p) <= limit (None if more than ``cap``)."""
+                      sigma: np.ndarray | None = None, lam: np.ndarray | None = None) -> list[tuple[int, ...]] | None:
+    """Every column of size c with reduced cost F(p) - pi.p - sigma.g(p) - lam(p) <= limit (None
+    if more than ``cap``)."""
     sigma = np.zeros(len(cp.k)) if sigma is None else sigma
-    u, h = _completion(cp, pi, sigma, c)
+    u, h = _completion(cp, pi, sigma, c, lam)
     S = len(cp.k)
     ul = u.tolist()
     hl = [x.tolist() for x in h]
@@ -423,53 +488,131 @@ def enumerate_columns(cp: ColumnProblem, pi: np.ndarray, c: int, limit: float, c
     return out if rec(0, c, 0.0, 0) else None
 
 
+def _partition_bounds(lam_s: np.ndarray, k: int, top: int) -> np.ndarray:
+    """``best[m, j]``: the least ``sum_{v in Q} lam_s[v]`` over the partitions Q of j into parts of
+    at most m (inf where there is none): an unbounded knapsack by largest part, exact."""
+    best = np.full((top + 1, k + 1), np.inf)
+    best[:, 0] = 0.0
+    for m in range(1, top + 1):
+        best[m] = best[m - 1]
+        for j in range(m, k + 1):   # the largest part is m, the rest has parts of at most m
+            best[m, j] = min(best[m, j], lam_s[m] + best[m, j - m])
+    return best
+
+
+def stage_partitions(cp: ColumnProblem, s: int, lam_s: np.ndarray, limit: float | None = None,
+                     cap: int = 10**6) -> tuple[float, list[tuple[int, ...]] | None]:
+    """``(least, listed)`` for stage s: the least partition cost ``D_s(P) + sum_{v in P} lam_s[v]``
+    over the partitions P of k_s a mapping can give the stage (tree stages: the table's; other
+    stages: every partition into parts of at most ``top_s``), and, when ``limit`` is given, every
+    partition whose cost is at most ``limit`` (None if more than ``cap``); else ``[a least one]``.
+    Tree stages scan the table; the others run :func:`_partition_bounds` and a depth-first search
+    over parts in non-increasing order pruned by it (exact: the bound is the least completion)."""
+    if s in cp.tree_stages:
+        table = cp.tree_stages[s][1]
+        cost = {q: cp.partition_cost(s, q) + float(sum(lam_s[v] for v in q)) for q in table}
+        least = min(cost.values())
+        if limit is None:
+            return least, [min(cost, key=lambda q: (cost[q], q))]
+        got = [q for q in table if cost[q] <= limit]
+        return least, (got if len(got) <= cap else None)
+    k, top = int(cp.k[s]), int(cp.top[s])
+    best = _partition_bounds(lam_s, k, top)
+    least = float(best[top, k])
+    out: list[tuple[int, ...]] = []
+    parts: list[int] = []
+    bound = least if limit is None else limit
+
+    def rec(j: int, m: int, acc: float) -> bool:
+        if j == 0:
+            out.append(tuple(parts))
+            return len(out) <= cap and (limit is not None or len(out) < 1)
+        for v in range(min(m, j), 0, -1):
+            a = acc + float(lam_s[v])
+            if a + best[v, j - v] > bound + 1e-9 * max(1.0, abs(bound)):
+                continue
+            parts.append(v)
+            going = rec(j - v, v, a)
+            parts.pop()
+            if not going:
+                return False
+        return True
+
+    finished = rec(k, top, 0.0)
+    if limit is None:
+        return least, out[:1]
+    return least, (out if finished else None)
+
+
 @dataclass
 class Duals:
-    """Multipliers of the stage rows (pi, free) and the split rows (sigma >= 0), each size's
-    least reduced cost r_c, and the bound LB they prove."""
+    """Multipliers of the stage rows (pi, free), the split rows (sigma >= 0) and the partition rows
+    (lam, free; ``lam[s, v]`` for the servers holding v replicas of stage s), each size's least
+    reduced cost r_c, each stage's least partition cost, and the bound LB they prove."""
 
     pi: np.ndarray
     sigma: np.ndarray
     r: dict[int, float]
     lb: float
-
-    def reduced(self, cp: ColumnProblem, c: int, p: tuple[int, ...]) -> float:
-        """F(p) - pi.p - r_c: the column's cost in the integer programme's objective (>= 0)."""
-        return cp.value(p) - float(self.pi @ np.asarray(p, dtype=float)) - self.r[c]
+    lam: np.ndarray
+    part_min: dict[int, float] = field(default_factory=dict)
 
 
-def lagrangian_bound(cp: ColumnProblem, pi: np.ndarray, sigma: np.ndarray | None = None) -> tuple[Duals, dict[int, tuple[float, tuple[int, ...]]]]:
-    """LB = C + pi.k + 2 sum sigma + sum_c N_c r_c, valid for any pi and any sigma >= 0 (module
-    docstring), with each size's (r_c, argmin)."""
+def lagrangian_bound(cp: ColumnProblem, pi: np.ndarray, sigma: np.ndarray | None = None,
+                     lam: np.ndarray | None = None) -> tuple[Duals, dict[int, tuple[float, tuple[int, ...]]]]:
+    """LB = C + pi.k + 2 sum sigma + sum_c N_c r_c + sum_s min_P (D_s(P) + lam_s(P)), valid for any
+    pi, any sigma >= 0 and any lam (module docstring, "Partition rows"), with each size's (r_c, argmin)."""
     sigma = np.zeros(len(cp.k)) if sigma is None else np.maximum(sigma, 0.0) * cp.split_rows
-    priced = {c: price(cp, pi, c, sigma) for c in cp.sizes}
-    lb = cp.const + float(pi @ cp.k) + 2.0 * float(sigma.sum()) + sum(cp.n_servers[c] * priced[c][0] for c in cp.sizes)
-    return Duals(pi, sigma, {c: priced[c][0] for c in cp.sizes}, lb), priced
+    if lam is None:
+        lam = np.zeros((len(cp.k), max(cp.sizes) + 1))
+    priced = {c: price(cp, pi, c, sigma, lam) for c in cp.sizes}
+    part_min = {s: stage_partitions(cp, s, lam[s])[0] for s in cp.partition_stages}
+    lb = (cp.const + float(pi @ cp.k) + 2.0 * float(sigma.sum()) + sum(cp.n_servers[c] * priced[c][0] for c in cp.sizes)
+          + sum(part_min.values()))
+    return Duals(pi, sigma, {c: priced[c][0] for c in cp.sizes}, lb, lam, part_min), priced
 
 
-def _master_lp(cp: ColumnProblem) -> tuple[float, np.ndarray, np.ndarray, dict[int, float]]:
-    """The linear relaxation over the current columns, with the split rows and penalised slack
-    on the equality rows (so that it is feasible whatever the columns): (value without C, pi,
-    sigma, mu)."""
+def _master_lp(cp: ColumnProblem, partition_rows: bool = True
+               ) -> tuple[float, np.ndarray, np.ndarray, np.ndarray, dict[int, float], dict[int, float]]:
+    """The linear relaxation over the current columns and partition columns, with the split rows
+    and penalised slack on the equality rows (so that it is feasible whatever the columns):
+    (value without C, pi, sigma, lam, mu, rho). Without ``partition_rows``: the server columns
+    alone (lam = 0)."""
     from scipy.optimize import linprog
 
     S = len(cp.k)
+    width = max(cp.sizes) + 1
     lst = [(c, p) for c in cp.sizes for p in sorted(cp.columns[c])]
-    cost = np.array([cp.value(p) for _, p in lst])
+    pst = cp.partition_stages if partition_rows else []
+    plist = [(s, q) for s in pst for q in sorted(cp.partitions.get(s, ()))]
+    link = [(s, v) for s in pst for v in range(1, int(cp.top[s]) + 1)]
+    link_row = {sv: i for i, sv in enumerate(link)}
+    cost = np.array([cp.value(p) for _, p in lst] + [cp.partition_cost(s, q) for s, q in plist])
     scale = max(1.0, float(np.abs(cost).max()), float(cp.ring.max()), float(cp.pair.max()))
     penalty = 1e3 * scale * (1 + int(cp.k.max()))
-    R = S + len(cp.sizes)
-    a = np.zeros((R, len(lst) + 2 * R))
+    R0 = S + len(cp.sizes)
+    R = R0 + len(link) + len(pst)
+    nv = len(lst) + len(plist)
+    a = np.zeros((R, nv + 2 * R))
     rows = np.flatnonzero(cp.split_rows)
-    a_ub = np.zeros((len(rows), len(lst) + 2 * R))
+    a_ub = np.zeros((len(rows), nv + 2 * R))
     for j, (c, p) in enumerate(lst):
         a[:S, j] = p
         a[S + cp.sizes.index(c), j] = 1.0
         a_ub[:, j] = -_split(cp.k[rows], np.asarray(p)[rows])
-    a[:, len(lst):len(lst) + R] = np.eye(R)
-    a[:, len(lst) + R:] = -np.eye(R)
-    a_ub[:, len(lst):len(lst) + S][np.arange(len(rows)), rows] = -2.0   # slack: the stage row's artificial
-    b = np.concatenate([cp.k.astype(float), [float(cp.n_servers[c]) for c in cp.sizes]])
+        for s in pst:
+            if p[s]:
+                a[R0 + link_row[s, p[s]], j] = 1.0
+    for i, (s, q) in enumerate(plist):
+        j = len(lst) + i
+        for v in q:
+            a[R0 + link_row[s, v], j] -= 1.0
+        a[R0 + len(link) + pst.index(s), j] = 1.0
+    a[:, nv:nv + R] = np.eye(R)
+    a[:, nv + R:] = -np.eye(R)
+    a_ub[:, nv:nv + S][np.arange(len(rows)), rows] = -2.0   # slack: the stage row's artificial
+    b = np.concatenate([cp.k.astype(float), [float(cp.n_servers[c]) for c in cp.sizes], np.zeros(len(link)),
+                        np.ones(len(pst))])
     full = np.concatenate([cost, np.full(2 * R, penalty)])
     res = linprog(full / scale, A_ub=a_ub if len(rows) else None, b_ub=-2.0 * np.ones(len(rows)) if len(rows) else None,
                   A_eq=a, b_eq=b, bounds=(0, None), method="highs")
@@ -479,17 +622,23 @@ def _master_lp(cp: ColumnProblem) -> tuple[float, np.ndarray, np.ndarray, dict[i
     sigma = np.zeros(S)
     if len(rows):
         sigma[rows] = -np.asarray(res.ineqlin.marginals) * scale
-    return float(res.fun) * scale, y[:S], sigma, {c: float(y[S + i]) for i, c in enumerate(cp.sizes)}
+    lam = np.zeros((S, width))
+    for (s, v), i in link_row.items():
+        lam[s, v] = y[R0 + i]
+    rho = {s: float(y[R0 + len(link) + i]) for i, s in enumerate(pst)}
+    return (float(res.fun) * scale, y[:S], sigma, lam, {c: float(y[S + i]) for i, c in enumerate(cp.sizes)}, rho)
 
 
-def column_generation(cp: ColumnProblem, *, deadline: float | None = None, max_rounds: int = 500
-                      ) -> tuple[Duals, int]:
-    """Column generation to the LP optimum (or the deadline): the best duals seen and the rounds."""
+def column_generation(cp: ColumnProblem, *, deadline: float | None = None, max_rounds: int = 500,
+                      partition_rows: bool = True) -> tuple[Duals, int]:
+    """Column generation to the LP optimum (or the deadline): the best duals seen and the rounds.
+    Server columns and partition columns are priced in every round (without ``partition_rows``:
+    the server columns alone, the LP before the partition rows, kept for comparison)."""
     best: Duals | None = None
     rounds = 0
     for rounds in range(1, max_rounds + 1):
-        lp, pi, sigma, mu = _master_lp(cp)
-        duals, priced = lagrangian_bound(cp, pi, sigma)
+        lp, pi, sigma, lam, mu, rho = _master_lp(cp, partition_rows)
+        duals, priced = lagrangian_bound(cp, pi, sigma, lam)
         if best is None or duals.lb > best.lb:
             best = duals
         tol = 1e-9 * max(1.0, abs(lp))
@@ -497,6 +646,11 @@ def column_generation(cp: ColumnProblem, *, deadline: float | None = None, max_r
         for c, (r, p) in priced.items():
             if r < mu[c] - tol and p not in cp.columns[c]:
                 cp.columns[c].add(p)
+                added += 1
+        for s in (cp.partition_stages if partition_rows else []):
+            least, qs = stage_partitions(cp, s, lam[s])
+            if least < rho[s] - tol and qs and qs[0] not in cp.partitions.setdefault(s, set()):
+                cp.partitions[s].add(qs[0])
                 added += 1
         if not added or (deadline is not None and time.perf_counter() > deadline):
             break
@@ -512,59 +666,175 @@ class ColumnOutcome:
     info: dict[str, Any]
 
 
+INTEGER_SOLVERS = ("highs", "cpsat")
+INTEGER_SOLVER = "highs"
+"""The engine of the programme's integer solves: HiGHS' branch and cut (``scipy.optimize.milp``,
+relative gap 0) or CP-SAT. Both solve the same integer programme (integer objective coefficients,
+integer rows) to proven optimality; HiGHS closes the ``large`` suite's ring gaps at its root (the
+32 x 8 ring job: 0.2 s, one node) where CP-SAT's search does not within 10 s, so it is the
+default (``tests/test_gpu_mapping_columns.py`` checks that both engines give the same optima)."""
+
+
+@dataclass
+class _IntegerOutcome:
+    solver_status: str                  # "OPTIMAL", "FEASIBLE", "INFEASIBLE" or "UNKNOWN"
+    values: list[int] | None            # per variable, when a solution was found
+    bound: float | None                 # the proven bound on the integer objective
+
+
 def _solve_integer(cp: ColumnProblem, cols: dict[int, list[tuple[int, ...]]], duals: Duals, ub: float, *,
                    time_limit: float | None, seed: int | None, workers: int | None,
-                   hint: dict[int, dict[tuple[int, ...], int]] | None
+                   hint: dict[int, dict[tuple[int, ...], int]] | None,
+                   parts: dict[int, list[tuple[int, ...]]] | None = None
                    ) -> tuple[Any, dict[int, dict[tuple[int, ...], int]] | None, float | None]:
-    """CP-SAT on the programme over ``cols``. Its objective is ``sum n[c,p] (F(p) - pi.p - r_c)``
-    (each coefficient >= 0), which is the cut minus the constant ``C + pi.k + sum_c N_c r_c``
-    (the row sums are fixed); coefficients rounded down to multiples of delta. Returns the
-    outcome, the solution and the bound it proves over these columns (in bytes)."""
+    """The programme over ``cols``, with one literal per listed partition of the stages in
+    ``parts`` (every tree stage is there: its table, or the part of it ``parts`` lists), solved by
+    :data:`INTEGER_SOLVER`.
+
+    For a stage with partition literals, exactly one holds, and the number of servers holding v
+    of its replicas is the number of parts v of that partition (both true of every mapping).
+    With L the stages with literals and ``lam_L`` the partition multipliers of those stages, the
+    objective is the cut rewritten by the rows (which every solution meets with equality):
+
+        cut = C + pi.k + sum n[c,p] (F(p) - pi.p - lam_L(p)) + sum_{s in L} (D_s(P_s) + lam_s(P_s)),
+
+    each coefficient less its least over the listed columns of the size (resp. partitions of the
+    stage), so every one is >= 0 and the constant ``C + pi.k + sum_c N_c base_c + sum_s base_s``
+    is the programme's trivial bound, close to the Lagrangian bound; coefficients rounded down to
+    integer multiples of delta (so delta times a proven bound of the integer objective, plus the
+    constant, is a lower bound). Returns the outcome, the solution and the bound it proves over
+    these columns (in bytes)."""
+    parts = dict(parts or {})
+    for s, (_, table) in cp.tree_stages.items():
+        parts.setdefault(s, list(table))
+    lam = np.zeros_like(duals.lam)
+    for s in parts:
+        lam[s] = duals.lam[s]
+    lin = {c: {p: cp.value(p) - float(duals.pi @ np.asarray(p, dtype=float)) - float(sum(lam[s, v] for s, v in enumerate(p)))
+               for p in cols[c]} for c in cp.sizes}
+    base = {c: min(lin[c].values()) for c in cp.sizes}
+    plin = {s: {q: cp.partition_cost(s, q) + float(sum(lam[s, v] for v in q)) for q in qs} for s, qs in parts.items()}
+    pbase = {s: min(v.values()) for s, v in plin.items()}
+    offset = (cp.const + float(duals.pi @ cp.k) + sum(cp.n_servers[c] * base[c] for c in cp.sizes)
+              + sum(pbase.values()))
+    delta = max(abs(ub), abs(offset), 1.0) / 2.0**_RESOLUTION_BITS
+    # variables: n[c, p] in 0..N_c, then b[s, q] in 0..1; objective floor(coefficient / delta) >= 0
+    keys: list[tuple[str, int, tuple[int, ...]]] = []
+    upper: list[int] = []
+    obj: list[int] = []
+    for c in cp.sizes:
+        for p in cols[c]:
+            keys.append(("n", c, p))
+            upper.append(cp.n_servers[c])
+            obj.append(max(0, math.floor((lin[c][p] - base[c]) / delta)))
+    for s, qs in parts.items():
+        for q in qs:
+            keys.append(("b", s, q))
+            upper.append(1)
+            obj.append(max(0, math.floor((plin[s][q] - pbase[s]) / delta)))
+    # equality rows: sizes, stages, and per stage with literals exactly one partition and, for each
+    # v, the servers holding v of its replicas = the parts v of the partition
+    rows: list[tuple[dict[int, int], int]] = []
+    nidx = [(i, key[1], key[2]) for i, key in enumerate(keys) if key[0] == "n"]
+    by_size: dict[int, dict[int, int]] = {c: {} for c in cp.sizes}
+    by_count: dict[tuple[int, int], dict[int, int]] = {}   # (s, v): the columns holding v of stage s
+    for i, c, p in nidx:
+        by_size[c][i] = 1
+        for s, v in enumerate(p):
+            if v:
+                by_count.setdefault((s, v), {})[i] = 1
+    for c in cp.sizes:
+        rows.append((by_size[c], cp.n_servers[c]))
+    for s in range(len(cp.k)):
+        rows.append(({i: v for v in range(1, int(cp.top[s]) + 1) for i in by_count.get((s, v), {})}, int(cp.k[s])))
+    literals: dict[int, list[tuple[int, tuple[int, ...]]]] = {s: [] for s in parts}
+    for i, key in enumerate(keys):
+        if key[0] == "b":
+            literals[key[1]].append((i, key[2]))
+    for s, lits in literals.items():
+        rows.append(({i: 1 for i, _ in lits}, 1))
+        for v in range(1, int(cp.top[s]) + 1):
+            row = dict(by_count.get((s, v), {}))
+            row.update({i: -q.count(v) for i, q in lits if v in q})
+            rows.append((row, 0))
+    start = None
+    if hint is not None:
+        start = [hint.get(key[1], {}).get(key[2], 0) if key[0] == "n" else 0 for key in keys]
+    engine = _integer_highs if INTEGER_SOLVER == "highs" else _integer_cpsat
+    out = engine(obj, upper, rows, start, time_limit=time_limit, seed=seed, workers=workers)
+    bound = offset + delta * out.bound if out.bound is not None else None
+    if out.values is None:
+        return out, None, bound
+    sol: dict[int, dict[tuple[int, ...], int]] = {c: {} for c in cp.sizes}
+    for i, c, p in nidx:
+        if out.values[i]:
+            sol[c][p] = int(out.values[i])
+    return out, sol, bound
+
+
+def _integer_cpsat(obj: list[int], upper: list[int], rows: list[tuple[dict[int, int], int]],
+                   start: list[int] | None, *, time_limit: float | None, seed: int | None,
+                   workers: int | None) -> _IntegerOutcome:
+    """CP-SAT on ``min obj.x, rows, 0 <= x <= upper`` (integers), ``start`` as the hint."""
     from ortools.sat.python import cp_model
 
     from optkit.solvers.cpsat import solve_cp_model
 
-    offset = cp.const + float(duals.pi @ cp.k) + sum(cp.n_servers[c] * duals.r[c] for c in cp.sizes)
-    delta = max(abs(ub), abs(offset), 1.0) / 2.0**_RESOLUTION_BITS
     md = cp_model.CpModel()
-    n: dict[tuple[int, tuple[int, ...]], Any] = {}
-    obj = []
-    for c in cp.sizes:
-        for p in cols[c]:
-            var = md.NewIntVar(0, cp.n_servers[c], f"n[{c},{p}]")
-            n[c, p] = var
-            q = max(0, math.floor(duals.reduced(cp, c, p) / delta))  # floor: delta * objective stays a lower bound
-            if q:
-                obj.append(q * var)
-        md.Add(sum(n[c, p] for p in cols[c]) == cp.n_servers[c])
-    for s in range(len(cp.k)):
-        md.Add(sum(p[s] * var for (c, p), var in n.items() if p[s]) == int(cp.k[s]))
-    for s, (w0, table) in cp.tree_stages.items():
-        # the tree stage's remainder D_s(P): one literal per partition P (exactly one holds), the
-        # number of servers holding v replicas of s is sum_P (parts of P equal to v) b_P, and
-        # D_s = sum_P D_s(P) b_P: linear rows, so CP-SAT's relaxation sees the whole table
-        top = max(max(q) for q in table)
-        lits = {q: md.NewBoolVar(f"b[{s},{q}]") for q in table}
-        md.AddExactlyOne(lits.values())
-        for v in range(1, top + 1):
-            md.Add(sum(nv for (c, p), nv in n.items() if p[s] == v)
-                   == sum(q.count(v) * b for q, b in lits.items() if v in q))
-        for q, b in lits.items():
-            d = max(0, math.floor(cp.remainder(s, q) / delta))
-            if d:
-                obj.append(d * b)
-    md.Minimize(sum(obj))
-    hints = {}
-    if hint is not None:
-        for (c, p), var in n.items():
-            hints[var] = hint.get(c, {}).get(p, 0)
-    out = solve_cp_model(md, time_limit=time_limit, workers=workers, seed=seed, hint=hints)
-    _WORK["deterministic_time"] += out.raw.deterministic_time
-    bound = offset + delta * out.bound if out.bound is not None else None
-    if not out.has_solution:
-        return out, None, bound
-    sol = {c: {p: int(out.raw.Value(n[c, p])) for p in cols[c] if out.raw.Value(n[c, p])} for c in cp.sizes}
-    return out, sol, bound
+    x = [md.NewIntVar(0, u, f"x{i}") for i, u in enumerate(upper)]
+    for row, rhs in rows:
+        md.Add(sum(a * x[i] for i, a in row.items()) == rhs)
+    md.Minimize(sum(q * x[i] for i, q in enumerate(obj) if q))
+    hints = {x[i]: v for i, v in enumerate(start)} if start is not None else {}
+    got = solve_cp_model(md, time_limit=time_limit, workers=workers, seed=seed, hint=hints)
+    _WORK["deterministic_time"] += got.raw.deterministic_time
+    values = [int(got.raw.Value(v)) for v in x] if got.has_solution else None
+    return _IntegerOutcome(got.solver_status, values, got.bound)
+
+
+def _integer_highs(obj: list[int], upper: list[int], rows: list[tuple[dict[int, int], int]],
+                   start: list[int] | None, *, time_limit: float | None, seed: int | None,
+                   workers: int | None) -> _IntegerOutcome:
+    """HiGHS (``scipy.optimize.milp``, relative gap 0) on ``min obj.x, rows, 0 <= x <= upper``.
+    HiGHS is deterministic (one thread), so ``seed`` and ``workers`` are not used; nor is the
+    start (scipy passes none): the caller keeps its incumbent. The objective stays in integer
+    units (of delta), so HiGHS' absolute gap tolerance (1e-6) is below one unit."""
+    from scipy.optimize import Bounds, LinearConstraint, milp
+    from scipy.sparse import coo_matrix
+
+    r_i, c_i, a_v, rhs = [], [], [], []
+    for j, (row, b) in enumerate(rows):
+        for i, a in row.items():
+            r_i.append(j)
+            c_i.append(i)
+            a_v.append(float(a))
+        rhs.append(float(b))
+    a_mat = coo_matrix((a_v, (r_i, c_i)), shape=(len(rows), len(obj))).tocsr()
+    c = np.asarray(obj, dtype=float)
+    options: dict[str, Any] = {"disp": False, "mip_rel_gap": 0.0}
+    if time_limit is not None:
+        options["time_limit"] = float(time_limit)
+    started = time.perf_counter()
+    res = milp(c, constraints=LinearConstraint(a_mat, rhs, rhs), integrality=np.ones(len(obj)),
+               bounds=Bounds(0.0, np.asarray(upper, dtype=float)), options=options)
+    _WORK["highs_seconds"] += time.perf_counter() - started
+    values = None if res.x is None else [int(round(v)) for v in res.x]
+    dual = getattr(res, "mip_dual_bound", None)
+    bound = None if dual is None or not np.isfinite(dual) else float(dual)
+    if res.status == 0:
+        status = "OPTIMAL"
+    elif res.status == 2:
+        status = "INFEASIBLE"
+    else:
+        status = "FEASIBLE" if values is not None else "UNKNOWN"
+    if values is not None and any(sum(a * values[i] for i, a in row.items()) != b for row, b in rows):
+        values, status = None, "UNKNOWN"    # HiGHS' rounding tolerance: never hand back an infeasible point
+    return _IntegerOutcome(status, values, bound)
+
+
+def _partition_of(row: Sequence[int]) -> tuple[int, ...]:
+    """The multiset of a stage's nonzero counts, parts in non-increasing order."""
+    return tuple(sorted((int(v) for v in row if v), reverse=True))
 
 
 def _counts_from(cp: ColumnProblem, caps: tuple[int, ...], sol: dict[int, dict[tuple[int, ...], int]]) -> np.ndarray:
@@ -617,8 +887,10 @@ def solve_columns(co: Any, start_counts: np.ndarray, *, time_limit: float | None
     :class:`ColumnOutcome`: ``status`` ``optimal``, ``time_limit`` or ``too_many_columns`` (more
     than ``max_columns`` columns within the gap: the caller falls back to the count model), the
     best count matrix found (:func:`assignment` turns it into a mapping), a proven lower bound,
-    and ``info`` (LP bound, columns generated and enumerated, the last threshold,
-    ``deterministic_time``: CP-SAT's deterministic time summed over the integer solves).
+    and ``info`` (LP bound, columns generated and enumerated, partitions enumerated, the last
+    threshold, ``integer_solver`` (:data:`INTEGER_SOLVER`), ``deterministic_time``: CP-SAT's
+    deterministic time summed over the integer solves, ``highs_seconds``: HiGHS' wall time
+    summed over them).
 
     References
     ----------
@@ -630,8 +902,8 @@ def solve_columns(co: Any, start_counts: np.ndarray, *, time_limit: float | None
     Notes
     -----
     Guarantee: status ``optimal`` is a proven optimum of the cut (up to the integer programme's
-    resolution, about 1e-9 relative per server); ``bound`` is a proven lower bound whatever the
-    status.
+    resolution, about 1e-9 relative per server, and, with the HiGHS engine, up to HiGHS' LP
+    tolerances in its branch and cut); ``bound`` is a proven lower bound whatever the status.
 
     Units: the bound and the objective in bytes per iteration; ``time_limit`` in seconds.
 
@@ -650,8 +922,11 @@ def solve_columns(co: Any, start_counts: np.ndarray, *, time_limit: float | None
     """
     deadline = None if time_limit is None else time.perf_counter() + time_limit
     _WORK["deterministic_time"] = 0.0
+    _WORK["highs_seconds"] = 0.0
     got = _solve_columns(co, start_counts, deadline, max_columns, seed, workers)
     got.info["deterministic_time"] = _WORK["deterministic_time"]
+    got.info["integer_solver"] = INTEGER_SOLVER
+    got.info["highs_seconds"] = _WORK["highs_seconds"]
     return got
 
 
@@ -673,6 +948,7 @@ def _solve_columns(co: Any, start_counts: np.ndarray, deadline: float | None, ma
     cp.columns = {c: set() for c in cp.sizes}
     for m, c in enumerate(caps):
         cp.columns[c].add(tuple(int(v) for v in start_counts[:, m]))
+    cp.partitions = {s: {_partition_of(start_counts[s])} for s in cp.partition_stages}
     best_x = np.asarray(start_counts, dtype=np.int64)
     ub = value_of_counts(cp, best_x)
     duals, rounds = column_generation(cp, deadline=deadline)
@@ -702,21 +978,34 @@ def _solve_columns(co: Any, start_counts: np.ndarray, deadline: float | None, ma
         cols: dict[int, list[tuple[int, ...]]] = {}
         total = 0
         for c in cp.sizes:
-            got = enumerate_columns(cp, duals.pi, c, duals.r[c] + t + tol, max_columns - total, duals.sigma)
+            got = enumerate_columns(cp, duals.pi, c, duals.r[c] + t + tol, max_columns - total, duals.sigma, duals.lam)
             if got is None:
                 info.update(enumerated_columns=f"> {max_columns}", threshold=t)
                 return ColumnOutcome("too_many_columns", best_x, bound, info)
             cols[c] = got
             total += len(got)
-        info.update(enumerated_columns=total, threshold=t)
+        # the partitions within t of their stage's least (as the columns: no better mapping uses
+        # another); a ring stage with more than PARTITION_LITERALS of them gets no literals
+        parts: dict[int, list[tuple[int, ...]]] = {}
+        for s in cp.partition_stages:
+            _, qs = stage_partitions(cp, s, duals.lam[s], duals.part_min[s] + t + tol,
+                                     10**9 if s in cp.tree_stages else PARTITION_LITERALS)
+            if qs is not None:
+                parts[s] = qs
+        info.update(enumerated_columns=total, threshold=t,
+                    enumerated_partitions=sum(len(q) for q in parts.values()))
         for m, c in enumerate(caps):  # the incumbent's columns, so that the hint is feasible
             p = tuple(int(v) for v in best_x[:, m])
             if p not in cols[c]:
                 cols[c].append(p)
+        for s, qs in parts.items():
+            q = _partition_of(best_x[s])
+            if q not in qs:
+                qs.append(q)
         if deadline is not None and time.perf_counter() > deadline:
             return ColumnOutcome("time_limit", best_x, bound, info)
         out, sol, ip_bound = _solve_integer(cp, cols, duals, ub, time_limit=left(), seed=seed, workers=workers,
-                                            hint=_solution_of(cp, caps, best_x))
+                                            hint=_solution_of(cp, caps, best_x), parts=parts)
         info["solver_status"] = out.solver_status
         if sol is not None and value_of_counts(cp, _counts_from(cp, caps, sol)) < ub:
             best_x = _counts_from(cp, caps, sol)
