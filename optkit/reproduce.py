@@ -41,6 +41,7 @@ by ``--rerun``, not used with ``--no-memo``/``memo=False``).
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 import math
 import re
@@ -221,6 +222,12 @@ class Measurements:
     stored_defaults: dict[str, dict[str, Any]] = field(default_factory=dict)
     """For measurements read back from CSVs: per experiment, the setting its pages called
     "default" when they were generated (:func:`measurements_from_csv`)."""
+    combination_rows: list[dict[str, Any]] | None = None
+    """The rows the consistent-reading search reads (:func:`consistent_reading`): every
+    measurement the store holds of the selected experiments at this scale and these seeds, under
+    any reading setting, so that a page whose tables show ``--readings each`` still searches the
+    combinations an earlier ``--readings all`` run measured into the same store. ``None``:
+    :attr:`rows`."""
 
 
 def reproduce(
@@ -304,6 +311,7 @@ def reproduce(
             finally:
                 bar.close()
             rows = store.rows(keys=[t.key for t in tasks])
+            combos = _stored_combinations(store, selection, rows, scale, seed_list)
     finally:
         executor.close()
     for r in rows:
@@ -312,7 +320,30 @@ def reproduce(
                     f"{r['status']}: {r['message']}")
             if line not in failures:
                 failures.append(line)
-    return Measurements(selection, rows, scale, seed_list, readings, time.perf_counter() - start, failures)
+    return Measurements(selection, rows, scale, seed_list, readings, time.perf_counter() - start, failures,
+                        combination_rows=combos)
+
+
+def _stored_combinations(store: Any, selection: Sequence[tuple[Formulation, Experiment, list[str]]],
+                         rows: Sequence[dict[str, Any]], scale: str, seeds: Sequence[int]) -> list[dict[str, Any]]:
+    """:attr:`Measurements.combination_rows`: ``rows``, then every other stored measurement of the
+    selected experiments (their claims, not a plug-in's series) at ``scale`` and ``seeds``, one
+    per (experiment, reading setting, seed): a setting ``rows`` holds keeps the row of ``rows``."""
+    ids = {exp.id for _, exp, _ in selection}
+    wanted = set(seeds)
+    out: dict[tuple[str, str, Any], dict[str, Any]] = {}
+
+    def key(r: Mapping[str, Any]) -> tuple[str, str, Any]:
+        return r["instance_name"], json.dumps(r["params"].get("readings") or {}, sort_keys=True), r["seed"]
+
+    for r in rows:
+        out.setdefault(key(r), r)
+    for problem in sorted({f.name for f, _, _ in selection}):
+        for r in store.iter_rows(problem=problem):
+            if (r["instance_name"] in ids and r["objective_name"] == "claims" and r["seed"] in wanted
+                    and r["params"].get("scale") == scale):
+                out.setdefault(key(r), r)
+    return list(out.values())
 
 
 @dataclass(frozen=True)
@@ -1180,7 +1211,9 @@ def consistent_reading(m: Measurements, paper: str) -> ConsistentReading:
 
     A combination gives every reading the paper's counted claims depend on a value; it is
     *measured* when, for every experiment, its values of that experiment's readings
-    (:attr:`~optkit.claims.Experiment.readings`) are a setting stored in ``m``. A claim counts
+    (:attr:`~optkit.claims.Experiment.readings`) are a setting stored in ``m`` (in
+    :attr:`Measurements.combination_rows` when it is set: every setting the store holds, so a
+    page of ``--readings each`` searches what an earlier ``--readings all`` run measured). A claim counts
     for a combination when its verdict under that setting reproduces (:func:`claim_verdicts`:
     the page's verdict over the seeds stored). Counted are the comparable claims with a verdict
     in ``m``; incomparable ones and those without any verdict (another scale, nothing measured)
@@ -1200,6 +1233,8 @@ def consistent_reading(m: Measurements, paper: str) -> ConsistentReading:
     the synthetic ``workload`` the others use) is that experiment's own (``workload@EXPERIMENT``):
     chosen for it alone, not counted in the distance; otherwise no combination could hold both.
     """
+    if m.combination_rows is not None:
+        m = dataclasses.replace(m, rows=m.combination_rows, combination_rows=None)
     relations, counted, not_comparable, no_verdict, per_label = _relations(m, paper)
     defaults = {n: "" if "@" in n else show_value(rel.f.reading(n).default) for rel in relations for n in rel.names}
     joins = [_Join(g, defaults) for g in _components(relations)]

@@ -229,3 +229,29 @@ def test_a_reading_an_experiment_cannot_measure_at_its_default_is_its_own() -> N
     assert cr.unmeasured == [] and cr.combinations == 2
     assert cr.readings == {"e": 1, "e@toy-e5": 1} and cr.label == "e=1, e@toy-e5=1" and cr.distance == 1
     assert cr.reproduced == ["i", "p"]
+
+
+def test_each_tables_search_the_combinations_the_store_holds() -> None:
+    """A page of ``--readings each`` whose store also holds an ``--readings all`` run: its tables
+    show the each-settings, its consistent reading searches every stored combination."""
+    each, every = _measurements("each"), _measurements("all")
+    alone = consistent_reading(each, "toy")
+    both = consistent_reading(dataclasses.replace(each, combination_rows=every.rows), "toy")
+    assert both == consistent_reading(every, "toy") and both.combinations == 48
+    assert alone.combinations < 48 and len(alone.reproduced) < len(both.reproduced)
+
+
+@pytest.mark.usefixtures("_coin_registered")
+def test_reproduce_each_on_a_store_of_all_reads_every_stored_combination(tmp_path: Path) -> None:
+    from optkit.reproduce import reproduce
+
+    db = tmp_path / "m.sqlite"
+    kw: dict[str, Any] = {"seeds": [0, 1], "db": db, "jobs": 1, "progress": False}
+    each_first = reproduce(["coin-half"], readings="each", **kw)
+    assert len(each_first.combination_rows or []) == len(each_first.rows)  # nothing else stored yet
+    every = reproduce(["coin-half"], readings="all", **kw)
+    each = reproduce(["coin-half"], readings="each", **kw)
+    assert len(each.rows) < len(every.rows) == len(each.combination_rows or [])
+    assert consistent_reading(each, "coin-paper").combinations == consistent_reading(every, "coin-paper").combinations > 1
+    other_seed = reproduce(["coin-half"], readings="each", **dict(kw, seeds=[2]))
+    assert {r["seed"] for r in other_seed.combination_rows or []} == {2}
