@@ -271,6 +271,75 @@ def test_shipped_tree_table_k16() -> None:
     assert set(columns.stage_tree_table(16, (6, 5, 5))) == {q for q in table if q[0] <= 6}
 
 
+@pytest.mark.parametrize("k", [3, 4, 5, 6, 7, 8, 9, 10])
+def test_partition_costs_by_dp_equal_enumeration(k: int) -> None:
+    """The dynamic programme along the ranks (:func:`tree_tables.partition_costs_by_dp`) gives,
+    for every partition and every largest part, the least cut enumeration finds
+    (:func:`columns.tree_table`, every arrangement; odd k has the shifted tree 2, even k the
+    mirrored one), and an arrangement with the partition's block sizes cutting exactly that."""
+    mult = tree_tables.merged_tree_edges(k)
+    checked = 0
+    for largest in range(1, k + 1):
+        full = columns.tree_table(k, largest)
+        if full is None:
+            continue
+        got = tree_tables.partition_costs_by_dp(k, largest)
+        assert set(got) == set(full)
+        for q, (cost, arrangement) in got.items():
+            assert cost == full[q][0], (k, largest, q)
+            assert [arrangement.count(j) for j in range(len(q))] == list(q)
+            assert cost == sum(w for (a, b), w in mult.items() if arrangement[a] != arrangement[b])
+            checked += 1
+    assert checked >= 5
+
+
+def test_partition_costs_by_dp_equal_the_cpsat_k16_table() -> None:
+    """k = 16: the dynamic programme's 186 least cuts are the shipped table's, each of which CP-SAT
+    proved (:func:`tree_tables.exact_partition_cost`); a time limit it cannot meet raises."""
+    got = tree_tables.partition_costs_by_dp(16, 8)
+    table = tree_tables.TABLES[(16, 8)]
+    assert set(got) == set(table)
+    assert all(got[q][0] == table[q][0] for q in table)
+    with pytest.raises(TimeoutError):
+        tree_tables.partition_costs_by_dp(16, 8, time_limit=0.0)
+
+
+def test_shipped_tree_table_k32() -> None:
+    """The shipped k = 32 table (:mod:`tree_table_k32`, by the dynamic programme): one entry per
+    partition of 32 into parts of at most 8; every arrangement has the partition's block sizes and
+    cuts what the table says (so each value is attained); no value is below the forest bound
+    2(|P| - 1) (each tree keeps at most |B| - 1 edges inside a block B); the entries of parts at most
+    2 equal the independent matching solves of :func:`columns.tree_table_by_matching`; the values
+    of two partitions a HiGHS model proved by hand (T(8,8,8,8) = 10) or bounded (15 for
+    (7,7,6,6,5,1)) are the table's; the column programme takes k = 32 tree stages from it."""
+    table = tree_tables.TABLES[(32, 8)]
+    assert set(table) == set(columns._partitions(32, 8)) and len(table) == 3319
+    mult = tree_tables.merged_tree_edges(32)
+    for q, (cost, arrangement) in table.items():
+        assert [arrangement.count(j) for j in range(len(q))] == list(q), q
+        assert cost == sum(w for (a, b), w in mult.items() if arrangement[a] != arrangement[b]), q
+        assert cost >= 2 * (len(q) - 1), q
+    matched = columns.tree_table_by_matching(32, (2,) * 16 + (1,) * 16)
+    assert matched is not None and len(matched) == 17
+    assert all(matched[q][0] == table[q][0] for q in matched)
+    assert table[(8, 8, 8, 8)][0] == 10 and table[(7, 7, 6, 6, 5, 1)][0] == 15
+    got = columns.stage_tree_table(32, (8, 7, 6, 6, 5))
+    assert got is not None and set(got) == {q for q in table if q[0] <= 8}
+
+
+@pytest.mark.parametrize("caps", [(8, 8, 8, 8), (8, 7, 6, 6, 5)])
+def test_k32_tree_job_by_the_shipped_table(caps: tuple[int, ...]) -> None:
+    """A one-stage tree job of 32 replicas on full servers: one partition only, so the optimum
+    is w0 T_32(caps); the column programme proves it and its mapping's cut (evaluate) is that."""
+    from optkit.formulations.gpu_mapping.model import Cluster, PipelineJob, Stage
+
+    inst = GpuMappingInstance(Cluster(8, 1.25e9, 3e11), PipelineJob((Stage(32, .1, .2, 0, 0, 4e7),), "tree"), caps)
+    r = exact.run_cpsat(inst, objective="cut", time_limit=None, seed=0, workers=1)
+    assert r.status == Status.OPTIMAL and r.info["model"] == "columns" and r.info["agrees_with_evaluate"]
+    value = evaluate(inst, r.solution).objectives["cut"]
+    assert math.isclose(value, 31 / 32 * 4e7 * tree_tables.TABLES[(32, 8)][caps][0], rel_tol=1e-12)
+
+
 def test_k16_tree_job_by_the_shipped_table() -> None:
     """A one-stage tree job of 16 replicas on servers of 8, 5 and 3 GPUs: one partition only, so
     the optimum is w0 T_16((8, 5, 3)); the column programme proves it and its mapping's cut
@@ -409,9 +478,12 @@ def test_integer_engines_agree(case: tuple[str, str], monkeypatch: pytest.Monkey
     # proven by HiGHS on the 1,802 columns and 259 partitions within the gap, and by CP-SAT (one
     # worker, seed 0) on the same programme; the count model's incumbent after 10 s was 1.63e12
     ("gpt-175b_pipe32x8_ring_random_s212", 1077845508096.0),
+    # k = 32 tree stages from the shipped table (tree_table_k32.py): the LP bound is the optimum;
+    # the count model's incumbent after 10 s was 1.10e9, its bound ~0.7e9
+    ("vgg19_blocks-32-32-32-16-8-8_tree_mixed_s201", 1049733264.0),
 ])
 def test_large_suite_jobs_the_partition_rows_close(name: str, optimum: float) -> None:
-    """The two ``large`` jobs the partition rows closed: proven optimal by the column programme
+    """The ``large`` jobs the partition rows (and the k = 32 table) closed: proven optimal by the column programme
     (no fallback to the count model), the mapping's cut (evaluate) the optimum, the LP bound
     below it, and few columns within the gap."""
     data = dict(FORMULATION.suites["large"].build())[name]

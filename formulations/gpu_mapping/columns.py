@@ -4,8 +4,9 @@ An equivalent reformulation of the stage-count model of :mod:`.exact` for the ``
 used by ``cpsat`` when every stage's intra-stage cut is known as a function of its counts: ring
 stages, stages of one replica, and tree stages whose partition costs are tabulated
 (:func:`stage_tree_table`: by enumeration for k_s <= 8 always, by a matching per realisable
-partition when no server can take more than two of the stage's replicas, and k_s = 16 from a
-table computed once by CP-SAT, :mod:`.tree_tables`). It removes the server symmetry and has
+partition when no server can take more than two of the stage's replicas, and k_s = 16 and 32
+from tables computed once, by CP-SAT and by an exact dynamic programme along the ranks,
+:mod:`.tree_tables`). It removes the server symmetry and has
 the linear relaxation of a Dantzig-Wolfe decomposition by server, which proves the ``large``
 suite's cases the count model left open.
 
@@ -269,8 +270,8 @@ def stage_tree_table(k: int, caps: Sequence[int]) -> dict[tuple[int, ...], tuple
     """The partition table of a tree stage of k replicas on servers with ``caps`` free GPUs:
     :func:`tree_table` (every partition, by enumeration) when it applies, else
     :func:`tree_table_by_matching` (the realisable partitions, when no server takes more than two
-    replicas), else a shipped table (:data:`.tree_tables.TABLES`, k = 16 with parts up to 8: its
-    partitions with parts up to ``largest``), else None (the count model runs)."""
+    replicas), else a shipped table (:data:`.tree_tables.TABLES`, k = 16 and k = 32 with parts up
+    to 8: its partitions with parts up to ``largest``), else None (the count model runs)."""
     from .tree_tables import TABLES
 
     largest = min(k, max(caps))
