@@ -70,8 +70,9 @@ def test_random_cases_include_ring_and_tree_jobs() -> None:
 def test_columns_equal_count_model_on_suites(suite: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """The column programme's optimum equals the count model's wherever the count model proves
     its optimum within a deterministic work limit (CP-SAT ``max_deterministic_time`` 5, not a
-    clock); where it does not (three medium tree jobs), the column optimum lies between the
-    count model's bound and its incumbent."""
+    clock); where it does not (four medium tree jobs; the fourth, resnet152_dp32, joined the
+    programme with the shipped k = 32 table), the column optimum lies between the count model's
+    bound and its incumbent."""
     from optkit.solvers import cpsat
 
     cases = _column_cases(suite)
@@ -89,7 +90,7 @@ def test_columns_equal_count_model_on_suites(suite: str, monkeypatch: pytest.Mon
             compared += 1
         else:
             assert old.bound * (1 - REL) <= new.objective <= old.objective * (1 + REL), name
-    assert compared >= len(cases) - 3
+    assert compared >= len(cases) - 4
 
 
 def test_column_value_is_the_cut_of_contiguous_counts() -> None:
