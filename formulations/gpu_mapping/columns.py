@@ -4,8 +4,9 @@ An equivalent reformulation of the stage-count model of :mod:`.exact` for the ``
 used by ``cpsat`` when every stage's intra-stage cut is known as a function of its counts: ring
 stages, stages of one replica, and tree stages whose partition costs are tabulated
 (:func:`stage_tree_table`: by enumeration for k_s <= 8 always, by a matching per realisable
-partition when no server can take more than two of the stage's replicas, and k_s = 16 from a
-table computed once by CP-SAT, :mod:`.tree_tables`). It removes the server symmetry and has
+partition when no server can take more than two of the stage's replicas, and k_s = 16 and 32
+from tables computed once, by CP-SAT and by an exact dynamic programme along the ranks,
+:mod:`.tree_tables`). It removes the server symmetry and has
 the linear relaxation of a Dantzig-Wolfe decomposition by server, which proves the ``large``
 suite's cases the count model left open.
 
@@ -97,7 +98,8 @@ sizes (:func:`_partition_bounds`, exact), and the listing a depth-first search o
 non-increasing order pruned by it (:func:`stage_partitions`).
 
 Steps: column generation (server and partition columns) from the Heavy-Edge mapping's to the LP
-optimum (LB); the integer programme over the generated columns gives a mapping (UB; when UB - LB
+optimum (LB); the integer programme over the generated columns (a tree stage's partition literals:
+the LP's partition columns and the incumbent's only, a heuristic) gives a mapping (UB; when UB - LB
 is within the models' 1e-9 resolution it is optimal); then for t = (UB - LB)/16, 4 times that,
 ..., up to UB - LB: list the columns and partitions within t, and solve the integer programme
 over them (:func:`_solve_integer`: the partition literals and rows above for every tree stage
@@ -269,8 +271,8 @@ def stage_tree_table(k: int, caps: Sequence[int]) -> dict[tuple[int, ...], tuple
     """The partition table of a tree stage of k replicas on servers with ``caps`` free GPUs:
     :func:`tree_table` (every partition, by enumeration) when it applies, else
     :func:`tree_table_by_matching` (the realisable partitions, when no server takes more than two
-    replicas), else a shipped table (:data:`.tree_tables.TABLES`, k = 16 with parts up to 8: its
-    partitions with parts up to ``largest``), else None (the count model runs)."""
+    replicas), else a shipped table (:data:`.tree_tables.TABLES`, k = 16 and k = 32 with parts up
+    to 8: its partitions with parts up to ``largest``), else None (the count model runs)."""
     from .tree_tables import TABLES
 
     largest = min(k, max(caps))
@@ -286,15 +288,21 @@ def stage_tree_table(k: int, caps: Sequence[int]) -> dict[tuple[int, ...], tuple
 
 def _separable_part(table: dict[tuple[int, ...], tuple[int, tuple[int, ...]]], k: int, largest: int) -> np.ndarray:
     """tau[v], v = 0..largest, with sum_{v in P} tau[v] <= T(P) for every partition P (an LP
-    maximising the sum over all P): the separable part of the tree cost the columns carry."""
+    maximising the sum over all P): the separable part of the tree cost the columns carry.
+    Cached by the table's values (an LP over the 3,319 partitions of a k = 32 stage is ~0.08 s)."""
+    return _separable_part_of(k, largest, tuple((q, table[q][0]) for q in table)).copy()
+
+
+@lru_cache(maxsize=64)
+def _separable_part_of(k: int, largest: int, entries: tuple[tuple[tuple[int, ...], int], ...]) -> np.ndarray:
     from scipy.optimize import linprog
 
-    parts = list(table)
+    parts = [q for q, _ in entries]
     a = np.zeros((len(parts), largest))
     for i, q in enumerate(parts):
         for v in q:
             a[i, v - 1] += 1.0
-    cost = np.array([table[q][0] for q in parts], dtype=float)
+    cost = np.array([c for _, c in entries], dtype=float)
     # a table of some partitions only (tree_table_by_matching) leaves the LP unbounded or its
     # optimum a ray: bounded by the largest cut, 2(k-1) (every partition's tabulated otherwise)
     full = len(parts) == len(_partitions(k, largest))
@@ -331,6 +339,25 @@ class ColumnProblem:
     tree_stages: dict[int, tuple[float, dict[tuple[int, ...], tuple[int, tuple[int, ...]]]]]  # s: (w0, table)
     columns: dict[int, set[tuple[int, ...]]] = field(default_factory=dict)
     partitions: dict[int, set[tuple[int, ...]]] = field(default_factory=dict)   # s: the LP's partition columns
+    _tree_arrays: dict[int, tuple[list[tuple[int, ...]], np.ndarray, np.ndarray, dict[tuple[int, ...], float]]] = field(
+        default_factory=dict, repr=False)
+
+    def tree_partition_arrays(self, s: int) -> tuple[list[tuple[int, ...]], np.ndarray, np.ndarray,
+                                                       dict[tuple[int, ...], float]]:
+        """Tree stage s's table as arrays, computed once: its partitions, their remainders
+        D_s(P), the multiplicity of each part size v in each (rows: partitions, columns: v =
+        0..largest) and the remainders by partition (a k = 32 stage has 3,319 partitions)."""
+        got = self._tree_arrays.get(s)
+        if got is None:
+            qs = list(self.tree_stages[s][1])
+            d = np.array([self.remainder(s, q) for q in qs])
+            a = np.zeros((len(qs), self.tree.shape[1]))
+            for i, q in enumerate(qs):
+                for v in q:
+                    a[i, v] += 1.0
+            got = (qs, d, a, dict(zip(qs, d.tolist())))
+            self._tree_arrays[s] = got
+        return got
 
     @property
     def top(self) -> np.ndarray:
@@ -344,7 +371,7 @@ class ColumnProblem:
 
     def partition_cost(self, s: int, q: tuple[int, ...]) -> float:
         """The cost a partition column of stage s carries: the tree remainder D_s(P), 0 for other stages."""
-        return self.remainder(s, q) if s in self.tree_stages else 0.0
+        return self.tree_partition_arrays(s)[3][q] if s in self.tree_stages else 0.0
 
     @property
     def split_rows(self) -> np.ndarray:
@@ -509,12 +536,12 @@ def stage_partitions(cp: ColumnProblem, s: int, lam_s: np.ndarray, limit: float 
     Tree stages scan the table; the others run :func:`_partition_bounds` and a depth-first search
     over parts in non-increasing order pruned by it (exact: the bound is the least completion)."""
     if s in cp.tree_stages:
-        table = cp.tree_stages[s][1]
-        cost = {q: cp.partition_cost(s, q) + float(sum(lam_s[v] for v in q)) for q in table}
-        least = min(cost.values())
+        qs, d, a, _ = cp.tree_partition_arrays(s)
+        cost = d + a @ np.asarray(lam_s, dtype=float)[:a.shape[1]]
+        least = float(cost.min())
         if limit is None:
-            return least, [min(cost, key=lambda q: (cost[q], q))]
-        got = [q for q in table if cost[q] <= limit]
+            return least, [min(qs[i] for i in np.flatnonzero(cost == least))]
+        got = [qs[i] for i in np.flatnonzero(cost <= limit)]
         return least, (got if len(got) <= cap else None)
     k, top = int(cp.k[s]), int(cp.top[s])
     best = _partition_bounds(lam_s, k, top)
@@ -956,11 +983,17 @@ def _solve_columns(co: Any, start_counts: np.ndarray, deadline: float | None, ma
     _record(ub, lb)
     info: dict[str, Any] = {"model": "columns", "cg_rounds": rounds, "lp_bound": lb,
                             "generated_columns": sum(len(v) for v in cp.columns.values())}
-    # a better mapping than Heavy-Edge's: the programme over the columns generated so far
+    # a better mapping than Heavy-Edge's: the programme over the columns generated so far, the
+    # tree stages with the partitions the LP generated (and the incumbent's) only: a heuristic for
+    # the upper bound (the threshold loop below lists every partition a better mapping may use);
+    # all 3,319 partitions of a k = 32 stage as literals cost HiGHS seconds here
     gen = {c: sorted(cp.columns[c]) for c in cp.sizes}
+    first_parts: dict[int, list[tuple[int, ...]]] = {}
+    for s in cp.tree_stages:
+        first_parts[s] = sorted(cp.partitions.get(s, set()) | {_partition_of(best_x[s])})
     budget = left()
     out, sol, _ = _solve_integer(cp, gen, duals, ub, time_limit=None if budget is None else budget / 4,
-                                 seed=seed, workers=workers, hint=_solution_of(cp, caps, best_x))
+                                 seed=seed, workers=workers, hint=_solution_of(cp, caps, best_x), parts=first_parts)
     if sol is not None and value_of_counts(cp, _counts_from(cp, caps, sol)) < ub:
         best_x = _counts_from(cp, caps, sol)
         ub = value_of_counts(cp, best_x)

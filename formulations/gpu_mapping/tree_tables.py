@@ -1,4 +1,4 @@
-"""Tree-stage partition tables too large to enumerate, computed once by CP-SAT and shipped.
+"""Tree-stage partition tables too large to enumerate, computed once and shipped.
 
 For a tree stage of k replicas (NCCL's double binary tree, :func:`.model.double_binary_tree_edges`),
 ``TABLES[(k, largest)][P] = (T_k(P), arrangement)``: for every partition P of the k replicas into
@@ -6,11 +6,20 @@ blocks of at most ``largest`` (parts in non-increasing order), the least number 
 units (an edge of both trees counted twice) between different blocks, and an arrangement
 attaining it (block index per replica, blocks numbered in P's order), as
 :func:`.columns.tree_table` would give by enumeration, which is out of reach here (k = 16:
-more than 10^10 arrangements). Each entry was solved to proven optimality by
-:func:`exact_partition_cost` (``python -m optkit.formulations.gpu_mapping.tree_tables 16 8``
-regenerates the table; 186 partitions, about 230 s of CP-SAT on a loaded 2-core machine,
-2026-11-25); ``tests/test_gpu_mapping_columns.py`` re-checks every arrangement's cut and
-the least cuts against enumeration and CP-SAT where those are cheap.
+more than 10^10 arrangements).
+
+* k = 16, parts up to 8 (186 partitions): each entry solved to proven optimality by
+  :func:`exact_partition_cost` (CP-SAT, about 230 s on a loaded 2-core machine, 2026-11-25);
+  :func:`partition_costs_by_dp` gives the same 186 values in 0.13 s (a test checks it).
+* k = 32, parts up to 8 (3,319 partitions, :mod:`.tree_table_k32`): by the exact dynamic
+  programme along the ranks :func:`partition_costs_by_dp` (``python -m
+  optkit.formulations.gpu_mapping.tree_tables 32 8 formulations/gpu_mapping/tree_table_k32.py``
+  regenerates it: 51 s and 0.9 GB on a loaded 2-core machine, 2026-11-25, under a 30-minute
+  limit). CP-SAT's model proves no single k = 32 partition within 30 s.
+
+``tests/test_gpu_mapping_columns.py`` re-checks every shipped arrangement's cut, the dynamic
+programme against enumeration (k <= 10) and the CP-SAT table (k = 16), and k = 32 entries
+against an independent exact method (the matching of :func:`.columns.tree_table_by_matching`).
 """
 
 from __future__ import annotations
@@ -20,7 +29,7 @@ from typing import Sequence
 
 from .model import double_binary_tree_edges
 
-__all__ = ["TABLES", "exact_partition_cost", "merged_tree_edges"]
+__all__ = ["TABLES", "exact_partition_cost", "merged_tree_edges", "partition_costs_by_dp"]
 
 
 def merged_tree_edges(k: int) -> dict[tuple[int, int], int]:
@@ -261,15 +270,238 @@ TABLES: dict[tuple[int, int], dict[tuple[int, ...], tuple[int, tuple[int, ...]]]
 }
 
 
-def main(argv: Sequence[str]) -> None:  # pragma: no cover - regeneration by hand
+_DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
+"""Block indices written one character each in the shipped k = 32 table (blocks < 36)."""
+
+
+def partition_costs_by_dp(k: int, largest: int, *, time_limit: float = 600.0
+                          ) -> dict[tuple[int, ...], tuple[int, tuple[int, ...]]]:
+    """T_k(P) and an arrangement attaining it for *every* partition P of k into parts of at most
+    ``largest``, in one dynamic programme along the ranks (exact; ``TimeoutError`` past
+    ``time_limit`` seconds).
+
+    Notes
+    -----
+    Guarantee: exact (the least cut over every arrangement), by the argument below.
+
+    Units: edge units of the merged double binary tree (an edge of both trees counts 2).
+
+    **Why the ranks are a good order.** Both trees are NCCL's binary trees whose in-order is the
+    rank order (tree 2 the mirror, or the shift by one, of tree 1), so few edges pass over any
+    point of the rank line: after ranks 0..v are placed, at most 5 of them (k = 32; 4 for k = 16)
+    still have a neighbour above v (the *open* ranks).
+
+    **Pieces.** Process the ranks in order; each rank joins a *piece*: one holding an open rank
+    (any, adjacent or not) or a new one, a piece growing to at most ``largest``. A piece none of
+    whose ranks is open is *closed*: only its size is kept (the multiset of closed sizes). The
+    cost is the edge units between ranks of different pieces, added when the upper end is placed
+    (its lower end is then open). State: the open ranks' pieces (labelled by first appearance),
+    the open pieces' sizes and the closed multiset; equal states keep the least cost. At the end
+    every piece is closed and ``g(M)`` is the least cost ending with piece sizes M.
+
+    **Exactness.** T_k(P) = min over the M that refine P (P's blocks are unions of M's parts) of
+    g(M). (<=) Take a best arrangement with blocks of sizes P and follow it: a rank of block B
+    joins B's open piece if B has one, else starts a new piece of B. A closed piece of B has no
+    edge to any later rank, so no edge joins two pieces of one block: the path's cost is the
+    arrangement's cut, and its pieces refine P. (>=) The pieces of any path, grouped into blocks
+    as the refinement says, form an arrangement whose cut is at most the path's cost (edges inside
+    a block between two of its pieces were paid but are not cut). ``min over M refining P`` is a
+    recursion over partitions: P itself or P with one part split in two (every refinement is
+    reached by such splits). The arrangement: the path of the best M is replayed from back
+    pointers, its pieces packed into P's blocks (a depth-first search, blocks in P's order).
+
+    Checked against enumeration for k <= 10 and against the CP-SAT table for k = 16
+    (``tests/test_gpu_mapping_columns.py``). Cost: k = 16 in 0.13 s; k = 32 (3,319 partitions,
+    up to ~10^6 states a rank) 51 s and 0.9 GB, once, for the shipped table.
+
+    References
+    ----------
+    * P. Sanders, J. Speck, J. L. Traeff, *Two-tree algorithms for full bandwidth broadcast,
+      reduction and scan*, Parallel Computing 35(12), 2009 (the double binary tree NCCL uses).
+    * H. L. Bodlaender, *A partial k-arboretum of graphs with bounded treewidth*, Theoretical
+      Computer Science 209, 1998 (dynamic programmes over a path decomposition, as here along
+      the ranks).
+
+    Examples
+    --------
+    >>> got = partition_costs_by_dp(8, 4)
+    >>> got[(4, 4)][0], got[(1,) * 8][0]
+    (4, 14)
+    """
+    import time
+    from array import array
+
     from .columns import _partitions
 
+    deadline = time.perf_counter() + time_limit
+    mult = merged_tree_edges(k)
+    lower: list[list[tuple[int, int]]] = [[] for _ in range(k)]
+    last = list(range(k))
+    for (a, b), w in mult.items():
+        lower[b].append((a, w))
+        last[a] = max(last[a], b)
+    opened: list[int] = []
+    # state -> (cost, id); per rank the back pointers (previous state's id, label chosen)
+    layer: dict[tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]], tuple[int, int]] = {((), (), ()): (0, 0)}
+    back_prev: list[array[int]] = []
+    back_label: list[array[int]] = []
+    for v in range(k):
+        if time.perf_counter() > deadline:
+            raise TimeoutError(f"partition_costs_by_dp({k}, {largest}): over {time_limit} s")
+        pos = {u: i for i, u in enumerate(opened)}
+        stays = [last[u] > v for u in opened + [v]]
+        nxt: dict[tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]], tuple[int, int]] = {}
+        prev_ids = array("i")
+        labels = array("b")
+        for (lab, size, closed), (cost0, sid) in layer.items():
+            n_open = len(size)
+            for piece in range(n_open + 1):
+                if piece < n_open and size[piece] >= largest:
+                    continue
+                cost = cost0 + sum(w for u, w in lower[v] if lab[pos[u]] != piece)
+                grown = list(size) + [0] if piece == n_open else list(size)
+                grown[piece] += 1
+                full = lab + (piece,)
+                remap: dict[int, int] = {}
+                for x, keep in zip(full, stays):
+                    if keep and x not in remap:
+                        remap[x] = len(remap)
+                new_lab = tuple(remap[x] for x, keep in zip(full, stays) if keep)
+                new_size = [0] * len(remap)
+                for x, y in remap.items():
+                    new_size[y] = grown[x]
+                now_closed = closed + tuple(grown[x] for x in range(len(grown)) if x not in remap)
+                key = (new_lab, tuple(new_size), tuple(sorted(now_closed, reverse=True)))
+                old = nxt.get(key)
+                if old is None:
+                    nxt[key] = (cost, len(prev_ids))
+                    prev_ids.append(sid)
+                    labels.append(piece)
+                elif cost < old[0]:
+                    nxt[key] = (cost, old[1])
+                    prev_ids[old[1]] = sid
+                    labels[old[1]] = piece
+        layer = nxt
+        back_prev.append(prev_ids)
+        back_label.append(labels)
+        opened = [u for u, keep in zip(opened + [v], stays) if keep]
+    final = {closed: (cost, sid) for (_, _, closed), (cost, sid) in layer.items()}
+
+    def pieces_of(sid: int) -> list[int]:
+        """The piece of every rank on the path ending at state ``sid`` (replayed forwards)."""
+        chosen = [0] * k
+        for v in range(k - 1, -1, -1):
+            chosen[v] = back_label[v][sid]
+            sid = back_prev[v][sid]
+        piece = [0] * k
+        n_pieces = 0
+        now: list[int] = []
+        for v in range(k):
+            order = list(dict.fromkeys(piece[u] for u in now))
+            if chosen[v] < len(order):
+                piece[v] = order[chosen[v]]
+            else:
+                piece[v] = n_pieces
+                n_pieces += 1
+            now = [u for u in now + [v] if last[u] > v]
+        return piece
+
+    best: dict[tuple[int, ...], tuple[int, tuple[int, ...]]] = {}   # P -> (T, the refinement M attaining it)
+    for q in sorted(_partitions(k, largest), key=len, reverse=True):
+        cand = (final[q][0], q) if q in final else (2 * k * k, q)
+        for i, v in enumerate(q):
+            if i and q[i - 1] == v:
+                continue
+            for a in range(1, v // 2 + 1):
+                finer = tuple(sorted(q[:i] + q[i + 1:] + (a, v - a), reverse=True))
+                cand = min(cand, best[finer])
+        best[q] = cand
+    out: dict[tuple[int, ...], tuple[int, tuple[int, ...]]] = {}
+    for q, (cost, m) in best.items():
+        piece = pieces_of(final[m][1])
+        sizes = [piece.count(j) for j in range(max(piece) + 1)]
+        into = _pack(sizes, q)
+        arrangement = tuple(into[piece[r]] for r in range(k))
+        inside = sum(w for (a, b), w in mult.items() if arrangement[a] == arrangement[b])
+        assert 2 * (k - 1) - inside == cost, (q, cost)
+        out[q] = (cost, arrangement)
+    return out
+
+
+def _pack(sizes: Sequence[int], blocks: Sequence[int]) -> list[int]:
+    """A block (index into ``blocks``) per piece so that every block's pieces fill it exactly
+    (one exists: the pieces refine the blocks); a depth-first search, largest pieces first."""
+    order = sorted(range(len(sizes)), key=lambda j: -sizes[j])
+    room = list(blocks)
+    into = [-1] * len(sizes)
+    failed: set[tuple[int, tuple[int, ...]]] = set()
+
+    def rec(i: int) -> bool:
+        if i == len(order):
+            return True
+        key = (i, tuple(room))
+        if key in failed:
+            return False
+        seen = set()
+        for b in range(len(room)):
+            if room[b] >= sizes[order[i]] and room[b] not in seen:
+                seen.add(room[b])
+                room[b] -= sizes[order[i]]
+                into[order[i]] = b
+                if rec(i + 1):
+                    return True
+                room[b] += sizes[order[i]]
+        failed.add(key)
+        return False
+
+    if not rec(0):
+        raise AssertionError(f"pieces {sizes} do not pack into {blocks}")
+    return into
+
+
+def _decoded(entries: dict[tuple[int, ...], tuple[int, str]]) -> dict[tuple[int, ...], tuple[int, tuple[int, ...]]]:
+    return {q: (cost, tuple(_DIGITS.index(c) for c in arrangement)) for q, (cost, arrangement) in entries.items()}
+
+
+def _load_k32() -> None:
+    from .tree_table_k32 import ENTRIES
+
+    TABLES[(32, 8)] = _decoded(ENTRIES)
+
+
+_load_k32()
+
+
+def main(argv: Sequence[str]) -> None:  # pragma: no cover - regeneration by hand
+    """``python -m optkit.formulations.gpu_mapping.tree_tables K LARGEST [PATH]``: a module holding
+    the table of :func:`partition_costs_by_dp` (exact, under a 30-minute limit), each arrangement
+    as a string of block indices (:data:`_DIGITS`), written to PATH once computed (the shipped
+    module can be overwritten: it is read at import) or printed. ``32 8`` gives ``tree_table_k32.py``."""
+    import contextlib
+    import io
+
     k, largest = int(argv[0]), int(argv[1])
-    for q in _partitions(k, largest):
-        cost, arrangement, proven = exact_partition_cost(k, q)
-        if not proven:
-            raise SystemExit(f"{q}: not proven within the time limit")
-        print(f"        {q!r}: ({cost}, {arrangement!r}),")
+    table = partition_costs_by_dp(k, largest, time_limit=1800.0)
+    text = io.StringIO()
+    with contextlib.redirect_stdout(text):
+        _print_module(k, largest, table)
+    if len(argv) > 2:
+        with open(argv[2], "w", encoding="utf-8") as fh:
+            fh.write(text.getvalue())
+    else:
+        print(text.getvalue(), end="")
+
+
+def _print_module(k: int, largest: int, table: dict[tuple[int, ...], tuple[int, tuple[int, ...]]]) -> None:
+    print(f'"""T_{k}(P) for the {len(table)} partitions of {k} into parts of at most {largest}, with an arrangement\n'
+          f"attaining each (block index per rank, one character each): generated by\n"
+          f"``python -m optkit.formulations.gpu_mapping.tree_tables {k} {largest} formulations/gpu_mapping/tree_table_k{k}.py``\n"
+          f"(the exact dynamic programme "
+          f':func:`.tree_tables.partition_costs_by_dp`); :data:`.tree_tables.TABLES` decodes it."""\n')
+    print(f"ENTRIES: dict[tuple[int, ...], tuple[int, str]] = {{")
+    for q, (cost, arrangement) in table.items():
+        print(f"    {q!r}: ({cost}, {''.join(_DIGITS[b] for b in arrangement)!r}),")
+    print("}")
 
 
 if __name__ == "__main__":  # pragma: no cover
