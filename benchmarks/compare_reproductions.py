@@ -9,13 +9,20 @@ behaviour kept as a declared reading: ``titan_algorithm=pair-grouping=default``)
 id matches ``--timing`` (a regular expression; default: Table II's computation-time claims,
 ``-pct$``) are wall times and listed apart.
 
-Run: ``python benchmarks/compare_reproductions.py OLD_DIR NEW_DIR [--same-as ...]``.
+``--by-settings`` reads each folder's measurement store (``measurements.sqlite``) instead of its
+CSVs and keys the rows by the complete reading setting instead of the page's reading label: when
+the defaults changed between the two runs, a label such as ``default`` names different settings,
+and only rows measured under the very same setting can show whether a change of code changed a
+value.
+
+Run: ``python benchmarks/compare_reproductions.py OLD_DIR NEW_DIR [--same-as ...] [--by-settings]``.
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import json
 import re
 import sys
 from pathlib import Path
@@ -23,8 +30,34 @@ from pathlib import Path
 Key = tuple[str, str, str, str]
 
 
-def load(folder: Path) -> dict[Key, str]:
-    """``{(experiment, claim, reading, seed): value}`` of every CSV in ``folder``."""
+def load_settings(folder: Path) -> dict[Key, str]:
+    """``{(experiment, claim, complete setting as canonical JSON, seed): value}`` of the claims'
+    measurements in ``folder/measurements.sqlite`` (plug-in series left out)."""
+    import sqlite3
+
+    db = folder / "measurements.sqlite"
+    if not db.is_file():
+        raise SystemExit(f"compare_reproductions: {db} does not exist (--by-settings reads the store)")
+    con = sqlite3.connect(f"file:{db.resolve()}?mode=ro", uri=True)
+    try:
+        rows = con.execute("SELECT instance_name, params, seed, metrics FROM rows "
+                           "WHERE objective_name = 'claims' AND status = 'feasible'").fetchall()
+    finally:
+        con.close()
+    out: dict[Key, str] = {}
+    for exp, params, seed, metrics in rows:
+        setting = json.dumps(json.loads(params).get("readings") or {}, sort_keys=True)
+        for claim, value in json.loads(metrics).items():
+            if not claim.startswith("_"):
+                out[(exp, claim, setting, str(seed))] = repr(value)
+    return out
+
+
+def load(folder: Path, by_settings: bool = False) -> dict[Key, str]:
+    """``{(experiment, claim, reading, seed): value}`` of every CSV in ``folder``, or of its store
+    by complete setting when ``by_settings`` (:func:`load_settings`)."""
+    if by_settings:
+        return load_settings(folder)
     files = sorted(folder.glob("*.csv"))
     if not files:
         raise SystemExit(f"compare_reproductions: {folder} holds no reproduce CSV")
@@ -50,8 +83,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("new", type=Path)
     ap.add_argument("--same-as", action="append", default=[], metavar="NEW_READING=OLD_READING")
     ap.add_argument("--timing", default=r"-pct$", help="claims that are wall times (regular expression)")
+    ap.add_argument("--by-settings", action="store_true",
+                    help="match rows by the complete reading setting, not by the page's reading label")
     args = ap.parse_args(argv)
-    old, new = load(args.old), load(args.new)
+    old, new = load(args.old, args.by_settings), load(args.new, args.by_settings)
     timing = re.compile(args.timing)
     common = sorted(set(old) & set(new))
     changed = [k for k in common if old[k] != new[k]]
