@@ -13,7 +13,12 @@ id matches ``--timing`` (a regular expression; default: Table II's computation-t
 CSVs and keys the rows by the complete reading setting instead of the page's reading label: when
 the defaults changed between the two runs, a label such as ``default`` names different settings,
 and only rows measured under the very same setting can show whether a change of code changed a
-value.
+value. ``--declared-at-defaults`` (with ``--by-settings``) also matches a new row to an old one
+when the new setting adds readings the old run did not record (declared since) at their
+defaults and agrees on every other: the old run measured what those defaults still are, if
+declaring them changed nothing, which the comparison then shows; ``--old-default KEY=VALUE``
+(repeatable, VALUE as JSON) says which value the old run used for a reading whose default has
+changed since (``consolidate=true``).
 
 Run: ``python benchmarks/compare_reproductions.py OLD_DIR NEW_DIR [--same-as ...] [--by-settings]``.
 """
@@ -53,6 +58,44 @@ def load_settings(folder: Path) -> dict[Key, str]:
     return out
 
 
+def _defaults() -> dict[str, str]:
+    """Every reading's default of every installed problem, as canonical JSON."""
+    from optkit import registry
+
+    return {r.name: _canon(r.default) for f in registry.all_formulations().values() for r in f.readings}
+
+
+def _canon(v: object) -> str:
+    """A reading's value as JSON, numbers as floats (10 and 10.0 are one value)."""
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        v = float(v)
+    return json.dumps(v)
+
+
+def _as_old_settings(old: dict[Key, str], new: dict[Key, str], given: dict[str, str]) -> dict[Key, str]:
+    """``new`` with each row re-keyed to an old row's setting where the new setting equals it on
+    the old setting's readings and holds every other reading at the value the old run used:
+    ``given`` (``--old-default``), else today's default (``--declared-at-defaults``)."""
+    defaults = {**_defaults(), **given}
+    old_settings: dict[str, list[dict[str, object]]] = {}
+    for exp, _, setting, _ in old:
+        old_settings.setdefault(exp, [])
+        d = json.loads(setting)
+        if d not in old_settings[exp]:
+            old_settings[exp].append(d)
+    out: dict[Key, str] = {}
+    for (exp, claim, setting, seed), value in new.items():
+        d = json.loads(setting)
+        key = setting
+        for o in old_settings.get(exp, []):
+            if all(k in d and _canon(d[k]) == _canon(v) for k, v in o.items()) and all(
+                    _canon(v) == defaults.get(k) for k, v in d.items() if k not in o):
+                key = json.dumps(o, sort_keys=True)
+                break
+        out[(exp, claim, key, seed)] = value
+    return out
+
+
 def load(folder: Path, by_settings: bool = False) -> dict[Key, str]:
     """``{(experiment, claim, reading, seed): value}`` of every CSV in ``folder``, or of its store
     by complete setting when ``by_settings`` (:func:`load_settings`)."""
@@ -85,8 +128,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timing", default=r"-pct$", help="claims that are wall times (regular expression)")
     ap.add_argument("--by-settings", action="store_true",
                     help="match rows by the complete reading setting, not by the page's reading label")
+    ap.add_argument("--declared-at-defaults", action="store_true",
+                    help="with --by-settings: readings only the new run records match the old run at their defaults")
+    ap.add_argument("--old-default", action="append", default=[], metavar="KEY=VALUE",
+                    help="with --declared-at-defaults: the value the old run used for an unrecorded reading")
     args = ap.parse_args(argv)
     old, new = load(args.old, args.by_settings), load(args.new, args.by_settings)
+    if args.declared_at_defaults:
+        given = {}
+        for spec in args.old_default:
+            k, sep, v = spec.partition("=")
+            if not sep:
+                raise SystemExit(f"compare_reproductions: --old-default wants KEY=VALUE, got {spec!r}")
+            given[k] = _canon(json.loads(v))
+        new = _as_old_settings(old, new, given)
     timing = re.compile(args.timing)
     common = sorted(set(old) & set(new))
     changed = [k for k in common if old[k] != new[k]]
