@@ -77,7 +77,7 @@ NOTES = [
     "stated; the fit is close to linear in the jobs at a fixed cluster.",
     "**Above linear in the input, no stated complexity.** heavy-edge-refine (optkit's local search "
     "after Heavy-Edge: each move scores every swap of replicas between servers) and KaHIP (an external "
-    "graph partitioner, a peer) grow fastest and reach the point cap first; neither is a paper's "
+    "graph partitioner, a peer) grow fastest (KaHIP reaches the point cap first); neither is a paper's "
     "algorithm.",
     "**Exact solvers.** A series stops at the first size not proven optimal within the limit. The "
     "limit bounds the solver's search, not the building of its model: a point proven after the limit "
