@@ -255,3 +255,12 @@ def test_reproduce_each_on_a_store_of_all_reads_every_stored_combination(tmp_pat
     assert consistent_reading(each, "coin-paper").combinations == consistent_reading(every, "coin-paper").combinations > 1
     other_seed = reproduce(["coin-half"], readings="each", **dict(kw, seeds=[2]))
     assert {r["seed"] for r in other_seed.combination_rows or []} == {2}
+
+
+@pytest.mark.usefixtures("_coin_registered")
+def test_the_cli_keeps_a_memo_beside_the_store_unless_no_memo(tmp_path: Path) -> None:
+    base = ["reproduce", "coin-half", "--readings", "default", "--seeds", "1", "--jobs", "1", "--no-progress"]
+    assert cli.main([*base, "--db", str(tmp_path / "a.sqlite"), "--out", str(tmp_path / "a")]) == 0
+    assert (tmp_path / "a.sqlite.memo").is_dir()
+    assert cli.main([*base, "--db", str(tmp_path / "b.sqlite"), "--out", str(tmp_path / "b"), "--no-memo"]) == 0
+    assert (tmp_path / "b.sqlite").is_file() and not (tmp_path / "b.sqlite.memo").exists()
