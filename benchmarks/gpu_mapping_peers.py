@@ -7,17 +7,20 @@ proven bound of each instance (the exact solvers' bounds and ``bounds.lower_boun
 also counts how often METIS and KaHIP missed the exact part sizes and had to be repaired.
 
 Run: ``python benchmarks/gpu_mapping_peers.py [--time-limit 30] [--jobs 2] [--objective cut]``.
-Writes ``benchmarks/perf/gpu_mapping_peers_<objective>.md``.
+Writes ``benchmarks/perf/gpu_mapping_peers_<objective>.md``, headed by the command, date, commit,
+machine and load (``_page.run_line``). ``--db`` resumes an interrupted run; its rows are keyed by
+instance, algorithm and settings, not by the code, so measure changed code into a new ``--db``.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import platform
 import tempfile
 from collections import Counter
 from pathlib import Path
+
+from _page import run_line
 
 from optkit.formulations.gpu_mapping import FORMULATION
 from optkit.harness.compare import compare
@@ -41,7 +44,6 @@ def main() -> None:
     lines = [
         f"# gpu-mapping peers: objective `{args.objective}` on {args.suites}",
         "",
-        f"Measured on {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
         f"{args.jobs} runs at a time, time limit {args.time_limit:g} s per run. Gap = (objective - best proven "
         "bound) / objective over the instance's best bound (exact solvers' bounds and `bounds.lower_bound`). "
         "Wall time is the algorithm's own, from the harness.",
@@ -69,6 +71,7 @@ def main() -> None:
             lines.append(f"- BOUND CONFLICT: {c.describe()}")
         for note in rep.notes:
             lines.append(f"- note: {note}")
+    lines[2] = run_line() + " " + lines[2]  # the load average when the page is written
     text = "\n".join(lines) + "\n"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text)

@@ -50,6 +50,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from _page import run_line  # noqa: E402
+
 from optkit import reproduce as rp  # noqa: E402
 
 
@@ -63,6 +65,7 @@ def _load() -> str:
 def ci(jobs: int, seeds: int, only: list[str]) -> int:
     exps = rp.experiments()
     ids = only or list(exps)
+    print(run_line())
     print(f"reproduce --scale ci --seeds {seeds} --jobs {jobs}, one experiment at a time, fresh store; "
           f"cpus {os.cpu_count()}; {_load()}")
     print("| experiment | claims | measurements | wall (s) | under 60 s | load after |")
@@ -128,6 +131,7 @@ def paper(dbs: list[str], workers: list[int], seeds: int, basis: str, since: str
         if not Path(db).is_file():
             print(f"paper: {db} does not exist", file=sys.stderr)
             return 2
+    print(run_line())
     stored = _stored(dbs)
     by_exp: dict[str, list[tuple[str, float, int, str]]] = {}
     for name, status, wall, seed, params in stored:
