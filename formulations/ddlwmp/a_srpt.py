@@ -136,7 +136,11 @@ class ASRPT:
         self._vt = 0.0                                   # Ã1's clock
         self._future: list[tuple[float, int, float, JobSpec]] = []    # (release, seq, size, job)
         self._active: list[tuple[float, float, int, JobSpec]] = []    # (remaining, release, seq, job)
-        self._pending: deque[JobSpec] = deque()
+        # pending_queue (Alg. 1), in Ã1's completion order, kept as one deque per GPU demand with a
+        # queue position, so head_of_line="skip" finds the first job that fits without scanning
+        # the backlog (the order and every decision are those of one queue scanned front to back)
+        self._queues: dict[int, deque[tuple[int, JobSpec]]] = {}
+        self._qseq = 0
         self._waiting: tuple[JobSpec, float, float] | None = None     # (job, kappa, last slot)
         self._heavy: dict[str, bool] = {}
         self.delayed = 0          # diagnostics: delayed starts, and those that found a better alpha
@@ -166,7 +170,7 @@ class ASRPT:
                 if fin <= horizon + _tol(horizon):
                     heapq.heappop(act)
                     self._vt = max(self._vt, fin)
-                    self._pending.append(job)
+                    self._enqueue(job)
                     continue
                 if horizon > self._vt:
                     heapq.heapreplace(act, (rem - (horizon - self._vt), rel, seq, job))
@@ -179,6 +183,26 @@ class ASRPT:
                     heapq.heappush(act, (size, rel, seq, job))
                 continue
             return
+
+    def _enqueue(self, job: JobSpec) -> None:
+        """Append ``job`` to pending_queue (Ã1 completed it)."""
+        self._queues.setdefault(job.gpus, deque()).append((self._qseq, job))
+        self._qseq += 1
+
+    def _next_job(self, free_total: int) -> JobSpec | None:
+        """Take the job the scan of lines 8-25 reaches next, with ``free_total`` GPUs free: strict, the
+        queue's head if it fits, else none (line 25: the head waits, and so does the queue); skip,
+        the first job in queue order that fits. The free GPUs only fall during a scan, so a job
+        passed over stays too big: the first fitting job is the head of the earliest of the
+        per-demand deques of at most ``free_total`` GPUs."""
+        strict = self.head_of_line == "strict"
+        head: deque[tuple[int, JobSpec]] | None = None
+        for g, q in self._queues.items():
+            if q and (strict or g <= free_total) and (head is None or q[0][0] < head[0][0]):
+                head = q
+        if head is None or head[0][1].gpus > free_total:
+            return None
+        return head.popleft()[1]
 
     # ------------------------------------------------------------------ the cluster
     def _comm_heavy(self, model: str) -> bool:
@@ -212,16 +236,10 @@ class ASRPT:
                     start(job, p)
             if self._waiting is not None and self.delay_blocks_queue:
                 return out
-        pending = self._pending
-        skipped: list[JobSpec] = []  # head_of_line="skip": jobs passed over, kept in queue order
-        while pending:
-            job = pending[0]
-            if job.gpus > state.free_total:  # line 25: the head waits, and so does the queue
-                if self.head_of_line == "strict" or state.free_total == 0:
-                    break
-                skipped.append(pending.popleft())
-                continue
-            pending.popleft()
+        while True:
+            job = self._next_job(state.free_total)
+            if job is None:
+                break
             model = job.model
             if self._comm_heavy(model):
                 amin = self.placer.alpha_min(model)
@@ -244,8 +262,6 @@ class ASRPT:
                 start(job, self.placer.place_least_free(model, state.free))
             else:
                 start(job, self.placer.place_most_free(model, state.free))
-        if skipped:
-            pending.extendleft(reversed(skipped))
         return out
 
     def next_wakeup(self, now: float) -> float | None:
