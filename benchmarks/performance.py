@@ -37,7 +37,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import resource
 import statistics
 import subprocess
@@ -48,6 +47,8 @@ from typing import Any, Callable
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from _page import run_line  # noqa: E402
 
 # (row, previous figure (issue 15, quiet 2-core machine), goal)
 TABLE: list[tuple[str, str, str, str]] = [
@@ -487,8 +488,8 @@ def main() -> None:
     cap = args.cap or (240.0 if args.quick else 900.0)
     wanted = [r for r in args.rows.split(",") if r]
     print(f"# optkit performance (issue 15){' -- QUICK settings, not the issue''s' if args.quick else ''}")
-    print(f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; load average at start "
-          f"{os.getloadavg()[0]:.1f}. The machine is shared: timings may be several times a quiet machine's.\n")
+    print(run_line().replace("when the page was written", "at start") + " The machine is shared: timings may "
+          "be several times a quiet machine's.\n")
     results = {}
     for key, what, prev, goal in TABLE:
         if key not in wanted:
