@@ -168,9 +168,12 @@ def paper(dbs: list[str], workers: list[int], seeds: int, basis: str, since: str
     for eid, (f, e) in rp.experiments().items():
         if chosen is not None and eid not in chosen:
             continue
-        planned = len(rp.measurement_tasks(f, e, rp.reading_settings(f, e, mode), list(range(seeds)), "paper"))
+        tasks = rp.measurement_tasks(f, e, rp.reading_settings(f, e, mode), list(range(seeds)), "paper")
+        planned = len(tasks)
         planned_total += planned
-        rows = by_exp.get(eid, [])
+        # only the stored measurements this run plans (a store an --readings all run filled holds more)
+        wanted = {(json.dumps(t.params["readings"], sort_keys=True), t.seed) for t in tasks}
+        rows = [r for r in by_exp.get(eid, []) if (r[3], r[2]) in wanted]
         n_stored += len(rows)
         walls = [w for _, w, _, _ in rows]
         failed = sum(st != "feasible" for st, _, _, _ in rows)
@@ -188,7 +191,7 @@ def paper(dbs: list[str], workers: list[int], seeds: int, basis: str, since: str
         d0 = f"{first[0]:.0f}" if first else "-"
         print(f"| {eid} | {planned} | {len(rows)} | {failed} | {d0} | "
               f"{'-' if mean is None else f'{mean:.0f}'} | {est} |")
-    print(f"stored {n_stored} of {planned_total} measurements")
+    print(f"stored {n_stored} of the {planned_total} planned measurements")
     if unknown:
         print(f"no basis yet for {', '.join(unknown)}: the estimates below leave them out")
     print(f"estimated summed wall of the run: {sum(estimated) / 3600:.2f} h")
