@@ -264,3 +264,21 @@ def test_the_cli_keeps_a_memo_beside_the_store_unless_no_memo(tmp_path: Path) ->
     assert (tmp_path / "a.sqlite.memo").is_dir()
     assert cli.main([*base, "--db", str(tmp_path / "b.sqlite"), "--out", str(tmp_path / "b"), "--no-memo"]) == 0
     assert (tmp_path / "b.sqlite").is_file() and not (tmp_path / "b.sqlite.memo").exists()
+
+
+def test_the_index_times_stored_measurements_and_says_when_rows_carry_no_times(tmp_path: Path) -> None:
+    """A run's index sums its measurements' wall times; an index rewritten from the papers' CSVs
+    (benchmarks/results_index.py, rows without times) says so instead of claiming 0 s."""
+    timed = _measurements("each", exps=(E1,))
+    for r in timed.rows:
+        r["wall_time_s"] = 1.5
+    write_pages(timed, tmp_path / "run")
+    head = (tmp_path / "run" / "index.md").read_text().splitlines()[2]
+    assert f"({len(timed.rows)} measurements, {1.5 * len(timed.rows):.0f} s of measurement time in all" in head
+    untimed = _measurements("each", exps=(E1,))
+    for r in untimed.rows:
+        r["wall_time_s"] = None
+    write_pages(untimed, tmp_path / "csv")
+    head = (tmp_path / "csv" / "index.md").read_text().splitlines()[2]
+    assert "read from the papers' CSVs, which keep no measurement times" in head
+    assert "measurement time in all" not in head
