@@ -136,9 +136,11 @@ class ASRPT:
         self._vt = 0.0                                   # Ã1's clock
         self._future: list[tuple[float, int, float, JobSpec]] = []    # (release, seq, size, job)
         self._active: list[tuple[float, float, int, JobSpec]] = []    # (remaining, release, seq, job)
-        # pending_queue (Alg. 1), in Ã1's completion order, kept as one deque per GPU demand with a
-        # queue position, so head_of_line="skip" finds the first job that fits without scanning
-        # the backlog (the order and every decision are those of one queue scanned front to back)
+        # pending_queue (Alg. 1), in Ã1's completion order: one deque under head_of_line="strict";
+        # under "skip" one deque per GPU demand with queue positions, so the first job that fits is
+        # found without scanning the backlog (the order and every decision are those of one queue
+        # scanned front to back)
+        self._pending: deque[JobSpec] = deque()
         self._queues: dict[int, deque[tuple[int, JobSpec]]] = {}
         self._qseq = 0
         self._waiting: tuple[JobSpec, float, float] | None = None     # (job, kappa, last slot)
@@ -186,6 +188,9 @@ class ASRPT:
 
     def _enqueue(self, job: JobSpec) -> None:
         """Append ``job`` to pending_queue (Ã1 completed it)."""
+        if self.head_of_line == "strict":
+            self._pending.append(job)
+            return
         self._queues.setdefault(job.gpus, deque()).append((self._qseq, job))
         self._qseq += 1
 
@@ -195,14 +200,14 @@ class ASRPT:
         the first job in queue order that fits. The free GPUs only fall during a scan, so a job
         passed over stays too big: the first fitting job is the head of the earliest of the
         per-demand deques of at most ``free_total`` GPUs."""
-        strict = self.head_of_line == "strict"
+        if self.head_of_line == "strict":
+            pending = self._pending
+            return pending.popleft() if pending and pending[0].gpus <= free_total else None
         head: deque[tuple[int, JobSpec]] | None = None
         for g, q in self._queues.items():
-            if q and (strict or g <= free_total) and (head is None or q[0][0] < head[0][0]):
+            if q and g <= free_total and (head is None or q[0][0] < head[0][0]):
                 head = q
-        if head is None or head[0][1].gpus > free_total:
-            return None
-        return head.popleft()[1]
+        return None if head is None else head.popleft()[1]
 
     # ------------------------------------------------------------------ the cluster
     def _comm_heavy(self, model: str) -> bool:
