@@ -41,13 +41,11 @@ def main() -> None:
     args = ap.parse_args()
     out = Path(args.out or Path(__file__).parent / "perf" / f"gpu_mapping_peers_{args.objective}.md")
 
-    lines = [
-        f"# gpu-mapping peers: objective `{args.objective}` on {args.suites}",
-        "",
+    settings = (
         f"{args.jobs} runs at a time, time limit {args.time_limit:g} s per run. Gap = (objective - best proven "
         "bound) / objective over the instance's best bound (exact solvers' bounds and `bounds.lower_bound`). "
-        "Wall time is the algorithm's own, from the harness.",
-    ]
+        "Wall time is the algorithm's own, from the harness.")
+    lines: list[str] = []
     for suite in args.suites.split(","):
         items = FORMULATION.suites[suite].build()
         sizes = sorted(sum(st["replicas"] for st in d["job"]["stages"]) for _, d in items)
@@ -71,8 +69,8 @@ def main() -> None:
             lines.append(f"- BOUND CONFLICT: {c.describe()}")
         for note in rep.notes:
             lines.append(f"- note: {note}")
-    lines[2] = run_line() + " " + lines[2]  # the load average when the page is written
-    text = "\n".join(lines) + "\n"
+    header = [f"# gpu-mapping peers: objective `{args.objective}` on {args.suites}", "", run_line() + " " + settings]
+    text = "\n".join(header + lines) + "\n"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text)
     print(text)

@@ -488,7 +488,7 @@ def main() -> None:
     cap = args.cap or (240.0 if args.quick else 900.0)
     wanted = [r for r in args.rows.split(",") if r]
     print(f"# optkit performance (issue 15){' -- QUICK settings, not the issue''s' if args.quick else ''}")
-    print(run_line().replace("when the page was written", "at start") + " The machine is shared: timings may "
+    print(run_line(load_when="at start") + " The machine is shared: timings may "
           "be several times a quiet machine's.\n")
     results = {}
     for key, what, prev, goal in TABLE:

@@ -146,7 +146,7 @@ def paper(dbs: list[str], workers: list[int], seeds: int, basis: str, since: str
         if not Path(db).is_file():
             print(f"paper: {db} does not exist", file=sys.stderr)
             return 2
-    print(run_line())
+    print(run_line(load_when="at start"))
     stored = _stored(dbs)
     by_exp: dict[str, list[tuple[str, float, int, str]]] = {}
     for name, status, wall, seed, params in stored:
