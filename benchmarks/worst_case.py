@@ -21,8 +21,19 @@ algorithm; the page states the budget it ran with.
 
 Usage::
 
-    python benchmarks/worst_case.py --budget 600 --jobs 2            # the issue's run (hours)
-    python benchmarks/worst_case.py --budget 25 --jobs 2 --fresh      # what the page holds now
+    python benchmarks/worst_case.py --budget 600 --jobs 2 --fresh    # the issue's run (3.5 hours)
+    python benchmarks/worst_case.py --budget 600 --jobs 2            # go on with it after a stop
+
+A run of every algorithm at the issue's budget takes longer than one working session, and the
+resume state of a search (``state.json``, ``evaluations.jsonl``) stays out of git. So the run goes
+on across sessions at the granularity of one algorithm: an algorithm whose committed
+``summary.json`` records a finished search with this run's budget, seed, oracle time limit and
+size limits is kept as it is (commit each folder as its search finishes); any other algorithm's
+folder is emptied and searched from the start, so that every row of the page is one
+uninterrupted search of exactly ``--budget`` seconds (a resumed search would get a second
+budget). A problem's shipped suites are measured once per run, after its algorithms, and kept
+in ``suites.json`` with the settings they were measured with. ``--fresh`` discards every kept
+result of the problems searched.
 """
 
 from __future__ import annotations
@@ -42,6 +53,8 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 PROBLEMS = ("gpu-mapping", "ddlwmp", "rar-ddls", "nimp")
+# Issue 24's budget per algorithm: 10 minutes on 2 cores.
+ISSUE_BUDGET = 600.0
 
 
 def algorithms(problem: str) -> list[str]:
@@ -147,7 +160,8 @@ def write_page(path: Path, rows: list[dict[str, Any]], suites: dict[str, Any], a
 
     runs = Path(args.runs)
     time_what = ("of search summed over the algorithms (page rebuilt by --page-only)" if args.page_only
-                 else "in all")
+                 else "in all (the algorithms' searches and the suites' measurements, summed over the sessions "
+                      "the run took)")
     if not args.page_only and set(args.problems) != set(PROBLEMS):
         time_what = (f"for this run, which searched {', '.join(args.problems)} again; the other problems' rows are "
                      "those of the earlier run, from their summary.json files")
@@ -160,8 +174,11 @@ def write_page(path: Path, rows: list[dict[str, Any]], suites: dict[str, Any], a
         "",
         f"**Budget: {args.budget:g} s of wall time per algorithm** on this machine ({os.cpu_count()} cores shared "
         f"with other work; load above), seed {args.seed}, oracle time limit {args.oracle_time_limit:g} s per exact "
-        f"call; {wall / 60:.1f} minutes {time_what}. Issue 24 asks 10 minutes per algorithm on 2 cores; that run is "
-        "still to do (`--budget 600`). A larger budget can only find larger ratios: every ratio here is a lower "
+        f"call; {wall / 60:.1f} minutes {time_what}. "
+        + ("" if args.budget >= ISSUE_BUDGET else
+           f"Issue 24 asks {ISSUE_BUDGET / 60:g} minutes per algorithm on 2 cores; that run is still to do "
+           f"(`--budget {ISSUE_BUDGET:g}`). ")
+        + "A larger budget can only find larger ratios: every ratio here is a lower "
         "bound on the algorithm's worst case (within the size limits below).",
         "",
         "Ratio: the algorithm's objective (from the formulation's `evaluate`) over the proven optimum of the exact "
@@ -256,16 +273,15 @@ def _page_only(args: argparse.Namespace, runs: Path) -> int:
     if len(budgets) != 1:
         raise SystemExit(f"the runs under {runs} used different budgets: {sorted(budgets)}")
     args.budget = budgets.pop()
-    saved = json.loads((runs / "suites.json").read_text()) if (runs / "suites.json").exists() else None
-    if saved is not None:
+    saved = _load_suites(runs)
+    if saved["suites"]:
         suites, wall = saved["suites"], saved["wall_s"]
     else:
         executor = LocalExecutor(args.jobs)
         suites = {p: measure_suites(p, algorithms(p), executor, args.oracle_time_limit, args.seed)
                   for p in PROBLEMS if p in args.problems}
         wall = sum(r["summary"]["elapsed_s"] for r in rows)  # the searches' time; the suites' is not known
-        (runs / "suites.json").write_text(json.dumps({"suites": suites, "wall_s": wall}, indent=1, allow_nan=True)
-                                          + "\n")
+        _atomic_json(runs / "suites.json", {"suites": suites, "settings": {}, "suite_wall_s": {}, "wall_s": wall})
     write_page(Path(args.out), rows, suites, args, wall)
     print(f"wrote {args.out}")
     return 0
@@ -294,31 +310,93 @@ def main(argv: list[str] | None = None) -> int:
         for problem in args.problems:
             if (runs / problem).exists():
                 shutil.rmtree(runs / problem)
-    start = time.monotonic()
+    runs.mkdir(parents=True, exist_ok=True)
+    (runs / ".gitignore").write_text("state.json\nevaluations.jsonl\n*.tmp\n")
     rows, suites = [], {}
-    saved = json.loads((runs / "suites.json").read_text())["suites"] if (runs / "suites.json").exists() else {}
+    saved = _load_suites(runs)
+    wanted = _suite_settings(args)
     executor = LocalExecutor(args.jobs)
     for problem in PROBLEMS:
         if problem not in args.problems:
             kept = [runs / problem / a / "summary.json" for a in algorithms(problem)]
-            if problem in saved and all(k.exists() for k in kept):
+            if problem in saved["suites"] and all(k.exists() for k in kept):
                 rows += [{"summary": json.loads(k.read_text())} for k in kept]
-                suites[problem] = saved[problem]
+                suites[problem] = saved["suites"][problem]
             continue
         algos = algorithms(problem)
         for a in algos:
-            s = worst_case(problem, a, runs / problem / a, budget=args.budget, seed=args.seed, jobs=args.jobs,
-                           oracle_time_limit=args.oracle_time_limit, progress=False)
-            print(format_summary(s), f"  (load {os.getloadavg()[0]:.1f})", flush=True)
+            out = runs / problem / a
+            s = finished_search(out, problem, args)
+            if s is None:  # not searched at these settings, or cut off: from the start (see the docstring)
+                if out.exists():
+                    shutil.rmtree(out)
+                s = worst_case(problem, a, out, budget=args.budget, seed=args.seed, jobs=args.jobs,
+                               oracle_time_limit=args.oracle_time_limit, progress=False)
+                print(format_summary(s), f"  (load {os.getloadavg()[0]:.1f})", flush=True)
+            else:
+                print(f"{problem} / {a}: kept, searched at these settings ({s['elapsed_s']:.0f} s, "
+                      f"{s['evaluations']} evaluations)", flush=True)
             rows.append({"summary": s})
-        suites[problem] = measure_suites(problem, algos, executor, args.oracle_time_limit, args.seed)
-        print(f"{problem}: shipped suites measured ({suites[problem]['_instances']} instances)", flush=True)
-    (runs / ".gitignore").write_text("state.json\nevaluations.jsonl\n*.tmp\n")
-    wall = time.monotonic() - start
-    (runs / "suites.json").write_text(json.dumps({"suites": suites, "wall_s": wall}, indent=1, allow_nan=True) + "\n")
+        if problem in saved["suites"] and saved["settings"].get(problem) == wanted:
+            suites[problem] = saved["suites"][problem]
+            print(f"{problem}: shipped suites kept (measured at these settings)", flush=True)
+        else:
+            began = time.monotonic()
+            suites[problem] = measure_suites(problem, algos, executor, args.oracle_time_limit, args.seed)
+            saved["suites"][problem] = suites[problem]
+            saved["settings"][problem] = wanted
+            saved["suite_wall_s"][problem] = time.monotonic() - began
+            _atomic_json(runs / "suites.json", saved)
+            print(f"{problem}: shipped suites measured ({suites[problem]['_instances']} instances)", flush=True)
+    wall = (sum(float(r["summary"]["elapsed_s"]) for r in rows)
+            + sum(float(saved["suite_wall_s"].get(p, 0.0)) for p in suites))
+    saved["wall_s"] = wall
+    _atomic_json(runs / "suites.json", saved)
     write_page(Path(args.out), rows, suites, args, wall)
     print(f"wrote {args.out}")
     return 0
+
+
+def _suite_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """What a problem's suite measurements depend on, and the budget of the run that made them
+    (so that a run at a new budget measures the suites on its own code again)."""
+    return {"seed": args.seed, "oracle_time_limit": args.oracle_time_limit, "budget": args.budget}
+
+
+def _load_suites(runs: Path) -> dict[str, Any]:
+    """``suites.json``: per problem the suite measurements, the settings they were made with and
+    their wall time (a file from before the settings were kept holds none: every problem is then
+    measured again)."""
+    empty: dict[str, Any] = {"suites": {}, "settings": {}, "suite_wall_s": {}, "wall_s": 0.0}
+    path = runs / "suites.json"
+    if not path.exists():
+        return empty
+    saved = json.loads(path.read_text())
+    if "settings" not in saved:
+        return {**empty, "suites": saved.get("suites", {}), "wall_s": float(saved.get("wall_s", 0.0))}
+    return saved
+
+
+def _atomic_json(path: Path, data: Any) -> None:
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(data, indent=1, allow_nan=True) + "\n")
+    tmp.replace(path)
+
+
+def finished_search(out: Path, problem: str, args: argparse.Namespace) -> dict[str, Any] | None:
+    """The summary of a search in ``out`` that ran to the end of one invocation at this run's
+    budget, seed, oracle time limit and default size limits, else None (see the docstring: such
+    a folder is kept when a run goes on in a later session)."""
+    from optkit.worst_case import size_limits
+
+    path = out / "summary.json"
+    if not path.exists():
+        return None
+    s: dict[str, Any] = json.loads(path.read_text())
+    same = (s.get("budget_s") == args.budget and s.get("seed") == args.seed and s.get("max_evals") is None
+            and s.get("oracle_time_limit_s") == args.oracle_time_limit
+            and s.get("max_size") == size_limits(problem) and s.get("target", "ratio") == "ratio")
+    return s if same else None
 
 
 if __name__ == "__main__":
