@@ -153,31 +153,61 @@ def _guarantee_now(s: dict[str, Any], instance_file: Path) -> tuple[Any, str]:
 
 
 def write_page(path: Path, rows: list[dict[str, Any]], suites: dict[str, Any], args: argparse.Namespace,
-               wall: float) -> None:
+               wall: float, suite_settings: dict[str, Any] | None = None) -> None:
+    """Write the page from the searches' summaries and the suites' measurements.
+
+    Rows may come from searches of several budgets: while the issue's run goes on across
+    sessions (module docstring), ``--page-only`` writes the algorithms searched so far at the new
+    budget beside the others' earlier rows, and the page says which row has which budget."""
     from _page import run_line
 
     from optkit import worst_case as wc
 
     runs = Path(args.runs)
-    time_what = ("of search summed over the algorithms (page rebuilt by --page-only)" if args.page_only
-                 else "in all (the algorithms' searches and the suites' measurements, summed over the sessions "
-                      "the run took)")
+    suite_settings = suite_settings or {}
+    budgets = sorted({float(r["summary"]["budget_s"]) for r in rows}, reverse=True)
+    mixed = len(budgets) > 1
+    commits = sorted({r["summary"]["code_commit"] for r in rows if r["summary"].get("code_commit")})
+    unrecorded = sum(not r["summary"].get("code_commit") for r in rows)
+    code_text = ("the code that searched: commit " + ", ".join(commits) if commits else "")
+    if unrecorded:
+        code_text += ((" (" if commits else "") + f"{unrecorded} earlier rows do not record their commit"
+                      + (")" if commits else ""))
+    time_what = ("of search and suite measurement summed over the rows below (page rebuilt by --page-only)"
+                 if args.page_only else
+                 "in all (the algorithms' searches and the suites' measurements, summed over the sessions the run "
+                 "took)")
     if not args.page_only and set(args.problems) != set(PROBLEMS):
         time_what = (f"for this run, which searched {', '.join(args.problems)} again; the other problems' rows are "
                      "those of the earlier run, from their summary.json files")
+    if args.page_only:
+        command = "python benchmarks/worst_case.py --page-only"
+    else:
+        command = (f"python benchmarks/worst_case.py --budget {args.budget:g} --jobs {args.jobs} --seed {args.seed}"
+                   + (" --fresh" if args.fresh else "")
+                   + ("" if set(args.problems) == set(PROBLEMS) else f" --problems {' '.join(args.problems)}"))
+    if mixed:
+        counts = {b: sum(float(r["summary"]["budget_s"]) == b for r in rows) for b in budgets}
+        budget_text = ("**Budget per algorithm: " + ", ".join(f"{b:g} s of wall time for {n} of the {len(rows)} "
+                                                              "algorithms" for b, n in counts.items())
+                       + "** (the column *budget*): the run at the larger budget is still going on (it resumes one "
+                       "algorithm at a time across sessions, `python benchmarks/worst_case.py --budget "
+                       f"{budgets[0]:g} --jobs 2`), and the other rows are those of the earlier run.")
+    else:
+        budget_text = f"**Budget: {budgets[0]:g} s of wall time per algorithm**."
+    behind = budgets[-1] < ISSUE_BUDGET
     lines = [
         "# Worst ratio found per algorithm, beside the paper's guarantee",
         "",
-        run_line(f"python benchmarks/worst_case.py --budget {args.budget:g} --jobs {args.jobs} --seed {args.seed}"
-                 + (" --fresh" if args.fresh else "")
-                 + ("" if set(args.problems) == set(PROBLEMS) else f" --problems {' '.join(args.problems)}")),
+        run_line(command),
         "",
-        f"**Budget: {args.budget:g} s of wall time per algorithm** on this machine ({os.cpu_count()} cores shared "
-        f"with other work; load above), seed {args.seed}, oracle time limit {args.oracle_time_limit:g} s per exact "
-        f"call; {wall / 60:.1f} minutes {time_what}. "
-        + ("" if args.budget >= ISSUE_BUDGET else
-           f"Issue 24 asks {ISSUE_BUDGET / 60:g} minutes per algorithm on 2 cores; that run is still to do "
-           f"(`--budget {ISSUE_BUDGET:g}`). ")
+        f"{budget_text} On this machine ({os.cpu_count()} cores shared with other work; the load at each search's "
+        f"end is in its summary.json), seed {args.seed}, oracle time limit {args.oracle_time_limit:g} s per exact "
+        f"call; {wall / 60:.1f} minutes {time_what}; {code_text}. "
+        + ("" if not behind else
+           f"Issue 24 asks {ISSUE_BUDGET / 60:g} minutes per algorithm on 2 cores; "
+           + ("that run is still to do " if not mixed else "rows below that budget are still to do ")
+           + f"(`--budget {ISSUE_BUDGET:g}`). ")
         + "A larger budget can only find larger ratios: every ratio here is a lower "
         "bound on the algorithm's worst case (within the size limits below).",
         "",
@@ -196,9 +226,9 @@ def write_page(path: Path, rows: list[dict[str, Any]], suites: dict[str, Any], a
         + "; ".join(f"{p}: " + ", ".join(f"{k} ≤ {v[0]}" for k, v in wc._SPECS[p].limits.items()) for p in PROBLEMS)
         + ".",
         "",
-        "| problem | algorithm | worst ratio found | worst instance (shrunk) | evaluations | worst ratio on the "
-        "shipped suites | paper's guarantee | verdict |",
-        "|---|---|---|---|---|---|---|---|",
+        "| problem | algorithm | " + ("budget | " if mixed else "") + "worst ratio found | worst instance (shrunk) "
+        "| evaluations | worst ratio on the shipped suites | paper's guarantee | verdict |",
+        "|---|---|" + ("---:|" if mixed else "") + "---|---|---|---|---|---|",
     ]
     for r in rows:
         s = r["summary"]
@@ -215,11 +245,14 @@ def write_page(path: Path, rows: list[dict[str, Any]], suites: dict[str, Any], a
         g, gtext = _guarantee_now(s, runs / p / a / "instance.json")
         gtext = gtext.replace("|", "\\|")
         gcell = gtext if g is None else f"{_fmt(g)} on the worst instance: {gtext}"
-        lines.append(f"| {p} | {a} | {_fmt(s['ratio'])}{against} | {link}{shrink} | {s['evaluations']} | "
+        budget_cell = f"{float(s['budget_s']):g} s | " if mixed else ""
+        lines.append(f"| {p} | {a} | {budget_cell}{_fmt(s['ratio'])}{against} | {link}{shrink} | {s['evaluations']} | "
                      f"{suite_cell} | {gcell} | {_verdict(s, su, g)} |")
     lines += ["", "Shipped instances per problem (every suite under `instances/`; the column above counts those "
-              "with a ratio: infeasible instances have none): "
-              + "; ".join(f"{p}: {suites[p]['_instances']}" for p in PROBLEMS if p in suites) + ".", ""]
+              "with a ratio: infeasible instances have none), and the run that measured them: "
+              + "; ".join(f"{p}: {suites[p]['_instances']} ("
+                          + (f"with the {suite_settings[p]['budget']:g}-s run" if p in suite_settings
+                             else "with an earlier run") + ")" for p in PROBLEMS if p in suites) + ".", ""]
     violated = [r["summary"] for r in rows if r["summary"]["violations_seen"]]
     lines += ["## Violations of a proven guarantee", ""]
     for r in rows:
@@ -269,20 +302,19 @@ def _page_only(args: argparse.Namespace, runs: Path) -> int:
             if s["violations_seen"] != len(hashes):
                 s["violations_seen"] = len(hashes)
                 (journal.parent / "summary.json").write_text(json.dumps(s, indent=1, allow_nan=True) + "\n")
-    budgets = {r["summary"]["budget_s"] for r in rows}
-    if len(budgets) != 1:
-        raise SystemExit(f"the runs under {runs} used different budgets: {sorted(budgets)}")
-    args.budget = budgets.pop()
+    args.budget = max(r["summary"]["budget_s"] for r in rows)
     saved = _load_suites(runs)
     if saved["suites"]:
-        suites, wall = saved["suites"], saved["wall_s"]
+        suites = saved["suites"]
+        wall = (sum(float(r["summary"]["elapsed_s"]) for r in rows)
+                + sum(float(saved["suite_wall_s"].get(p, 0.0)) for p in suites))
     else:
         executor = LocalExecutor(args.jobs)
         suites = {p: measure_suites(p, algorithms(p), executor, args.oracle_time_limit, args.seed)
                   for p in PROBLEMS if p in args.problems}
         wall = sum(r["summary"]["elapsed_s"] for r in rows)  # the searches' time; the suites' is not known
         _atomic_json(runs / "suites.json", {"suites": suites, "settings": {}, "suite_wall_s": {}, "wall_s": wall})
-    write_page(Path(args.out), rows, suites, args, wall)
+    write_page(Path(args.out), rows, suites, args, wall, saved["settings"])
     print(f"wrote {args.out}")
     return 0
 
@@ -300,6 +332,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--runs", default=str(ROOT / "benchmarks/results/worst-case"))
     p.add_argument("--out", default=str(ROOT / "benchmarks/results/worst-case.md"))
     args = p.parse_args(argv)
+    from _page import commit
+
     from optkit.harness.executors import LocalExecutor
     from optkit.worst_case import format_summary, worst_case
 
@@ -332,6 +366,8 @@ def main(argv: list[str] | None = None) -> int:
                     shutil.rmtree(out)
                 s = worst_case(problem, a, out, budget=args.budget, seed=args.seed, jobs=args.jobs,
                                oracle_time_limit=args.oracle_time_limit, progress=False)
+                s["code_commit"] = commit()  # which code searched (a run may span sessions and commits)
+                _atomic_json(out / "summary.json", s)
                 print(format_summary(s), f"  (load {os.getloadavg()[0]:.1f})", flush=True)
             else:
                 print(f"{problem} / {a}: kept, searched at these settings ({s['elapsed_s']:.0f} s, "
@@ -352,7 +388,7 @@ def main(argv: list[str] | None = None) -> int:
             + sum(float(saved["suite_wall_s"].get(p, 0.0)) for p in suites))
     saved["wall_s"] = wall
     _atomic_json(runs / "suites.json", saved)
-    write_page(Path(args.out), rows, suites, args, wall)
+    write_page(Path(args.out), rows, suites, args, wall, saved["settings"])
     print(f"wrote {args.out}")
     return 0
 
