@@ -12,13 +12,17 @@ import sys
 from pathlib import Path
 
 
-def commit() -> str:
-    """The checkout's commit, ``+`` when the tree has uncommitted changes (``unknown`` outside git)."""
+def commit(paths: tuple[str, ...] = ()) -> str:
+    """The checkout's commit, ``+`` when the tree has uncommitted changes (``unknown`` outside git).
+
+    ``paths`` (relative to the repository root) limits the ``+`` to changes under them: a script
+    that rewrites its own result files while it runs names the code it runs on."""
     here = Path(__file__).resolve().parent
     try:
         head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=here,
                               check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True,
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--",
+                                *(str(here.parent / p) for p in paths)], capture_output=True,
                                text=True, cwd=here, check=True).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return "unknown"

@@ -55,6 +55,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 PROBLEMS = ("gpu-mapping", "ddlwmp", "rar-ddls", "nimp")
 # Issue 24's budget per algorithm: 10 minutes on 2 cores.
 ISSUE_BUDGET = 600.0
+# The code a search runs on (its result files under benchmarks/results/ change while it runs).
+CODE = ("optkit", "formulations", "benchmarks/worst_case.py", "pyproject.toml")
 
 
 def algorithms(problem: str) -> list[str]:
@@ -338,6 +340,7 @@ def main(argv: list[str] | None = None) -> int:
     from optkit.worst_case import format_summary, worst_case
 
     runs = Path(args.runs)
+    code = commit(CODE)
     if args.page_only:  # rebuild the page from the runs' summaries (the suites are measured again if needed)
         return _page_only(args, runs)
     if args.fresh:  # only the problems searched again: the others' runs stay on the page
@@ -366,7 +369,7 @@ def main(argv: list[str] | None = None) -> int:
                     shutil.rmtree(out)
                 s = worst_case(problem, a, out, budget=args.budget, seed=args.seed, jobs=args.jobs,
                                oracle_time_limit=args.oracle_time_limit, progress=False)
-                s["code_commit"] = commit()  # which code searched (a run may span sessions and commits)
+                s["code_commit"] = code  # which code searched (a run may span sessions and commits)
                 _atomic_json(out / "summary.json", s)
                 print(format_summary(s), f"  (load {os.getloadavg()[0]:.1f})", flush=True)
             else:
