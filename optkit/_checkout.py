@@ -10,6 +10,13 @@ maps exactly that name to the sibling folder. Submodules then resolve through th
 ``__path__`` as usual. The finder is added only when the sibling folder exists and belongs to
 this project (a ``pyproject.toml`` beside it), so an unrelated top-level ``formulations``
 package installed next to optkit is never picked up.
+
+The finder goes first on :data:`sys.meta_path`. An editable install (``pip install -e``) of
+another checkout adds setuptools' own finder, which maps ``optkit.formulations`` to *that*
+checkout's folder; behind it, this checkout's ``optkit`` would run with the other checkout's
+formulations: tests run in a second git worktree (or in a scratch copy of the repository, as
+``tools/mutate.py`` made before it laid its copy out as installed) silently exercised the
+formulations of the checkout installed in editable mode.
 """
 
 from __future__ import annotations
@@ -49,4 +56,4 @@ def install_finder() -> None:
         return
     if any(isinstance(f, _CheckoutFinder) for f in sys.meta_path):
         return
-    sys.meta_path.append(_CheckoutFinder(folder))
+    sys.meta_path.insert(0, _CheckoutFinder(folder))  # before an editable install's finder (docstring)

@@ -33,3 +33,36 @@ def test_module_lines_and_names_read_mutmuts_meta_files(tmp_path: Path) -> None:
     assert mutate.module_lines(tmp_path) == [
         "mutate.py: formulations/x/a.py: 5 mutants, 4 tested, 2 killed, 1 survived, "
         "1 reached by no selected test, score 66.7%"]
+
+
+def test_module_counts_name_formulations_by_their_repository_path(tmp_path: Path) -> None:
+    """A package of formulations/ is mutated at its installed place, optkit/formulations/ (so that
+    mutmut's path-derived names match the modules the tests import); counts and lines name it by
+    its path in the repository."""
+    meta = tmp_path / "mutants" / "optkit" / "formulations" / "x" / "a.py.meta"
+    meta.parent.mkdir(parents=True)
+    meta.write_text(json.dumps({"exit_code_by_key": {"optkit.formulations.x.a.x_f__mutmut_1": 0,
+                                                     "optkit.formulations.x.a.x_f__mutmut_2": 1}}))
+    assert mutate.module_counts(tmp_path) == {
+        "formulations/x/a.py": {"mutants": 2, "tested": 2, "killed": 1, "survived": 1, "no_tests": 0}}
+    assert mutate.survivors(tmp_path) == ["optkit.formulations.x.a.x_f__mutmut_1"]
+
+
+@pytest.mark.parametrize("module, source, only", [
+    ("formulations/nimp/bounds.py", "optkit/", "optkit/formulations/nimp/bounds.py"),
+    ("formulations/nimp/", "optkit/", "optkit/formulations/nimp/*.py"),
+    ("optkit/worst_case.py", "optkit/", "optkit/worst_case.py"),
+])
+def test_the_scratch_copy_has_the_installed_layout(tmp_path: Path, module: str, source: str, only: str) -> None:
+    """mutmut links a test to a mutant by ``orig.__module__`` against a name derived from the
+    mutated file's path: tests import ``optkit.formulations.nimp.bounds``, so that file must be
+    mutated at ``optkit/formulations/nimp/bounds.py`` (mutated at ``formulations/``, every mutant
+    was 'reached by no test' and mutmut stopped)."""
+    mutate.prepare(tmp_path, module, ["tests/test_nimp_bounds.py"])
+    config = (tmp_path / "pyproject.toml").read_text().split("[tool.mutmut]", 1)[1]
+    assert f'source_paths = ["{source}"]' in config
+    assert f'only_mutate = ["{only}"]' in config
+    assert '"formulations/"' in config.split("also_copy", 1)[1].split("\n", 1)[0]
+    assert (tmp_path / "optkit" / "formulations" / "nimp" / "bounds.py").read_text() == \
+        (mutate.REPO / "formulations" / "nimp" / "bounds.py").read_text()
+    assert mutate.repository_path(mutate.scratch_path(module)) == module

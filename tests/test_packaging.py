@@ -46,3 +46,34 @@ def test_entry_points_name_the_installed_packages(wheel_names: set[str], tmp_pat
     for problem in ("gpu_mapping", "ddlwmp", "rar_ddls", "nimp"):
         assert f'"optkit.formulations.{problem}:FORMULATION"' in text
         assert f"optkit/formulations/{problem}/__init__.py" in wheel_names
+
+
+def test_a_checkout_imports_its_own_formulations_before_an_editable_installs(tmp_path: Path) -> None:
+    """optkit imported from this checkout takes ``optkit.formulations`` from this checkout's
+    ``formulations/``, even when another finder on the meta path maps that name elsewhere, as
+    setuptools' finder of an editable install of another checkout does (here a stand-in mapping
+    it to a folder whose package would say so). With the checkout's finder behind it, mutation
+    testing in a scratch copy ran every test on the unmutated code (optkit/_checkout.py)."""
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "__init__.py").write_text("OTHER = True\n")
+    script = f"""
+import importlib.abc, importlib.util, sys
+class Editable(importlib.abc.MetaPathFinder):
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != "optkit.formulations":
+            return None
+        return importlib.util.spec_from_file_location(fullname, {str(other / '__init__.py')!r},
+                                                      submodule_search_locations=[{str(other)!r}])
+sys.meta_path.insert(0, Editable())  # ahead of every finder optkit finds on import
+sys.path.insert(0, {str(ROOT)!r})
+import optkit.formulations as f
+import optkit.formulations.nimp.bounds as b
+print(f.__file__)
+print(b.__file__)
+print(hasattr(f, "OTHER"))
+"""
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=tmp_path,
+                         timeout=120).stdout.split()
+    assert out == [str(ROOT / "formulations" / "__init__.py"), str(ROOT / "formulations" / "nimp" / "bounds.py"),
+                   "False"]

@@ -40,6 +40,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 COPY = ("optkit", "formulations", "tests", "instances", "pyproject.toml", "README.md", ".ci")
@@ -50,7 +51,16 @@ def _toml_list(items: list[str]) -> str:
 
 
 def prepare(workdir: Path, module: str, pytest_args: list[str]) -> None:
-    """Copy the repository to ``workdir`` and configure mutmut for ``module``."""
+    """Copy the repository to ``workdir`` and configure mutmut for ``module``.
+
+    The copy has the installed layout: ``formulations/`` also lies at ``optkit/formulations/``,
+    and mutmut mutates it there (:func:`scratch_path`). mutmut links a test to a mutant by the
+    function's module name (``orig.__module__``) against a name it derives from the file's path;
+    the tests import ``optkit.formulations.nimp.bounds``, so the file must be
+    ``optkit/formulations/nimp/bounds.py``. Mutated at ``formulations/nimp/bounds.py`` (the
+    repository's own layout), every mutant would be "reached by no test". The top-level
+    ``formulations/`` stays in the copy, unmutated, for tests that read its files (READMEs); its
+    modules are never imported, since ``optkit/formulations/`` exists (``optkit._checkout``)."""
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "mutants", ".pytest_cache")
     for name in COPY:
         src = REPO / name
@@ -58,8 +68,10 @@ def prepare(workdir: Path, module: str, pytest_args: list[str]) -> None:
             shutil.copytree(src, workdir / name, ignore=ignore)
         elif src.is_file():
             shutil.copy2(src, workdir / name)
-    package = module.split("/")[0] + "/"
-    pattern = module if module.endswith(".py") else module.rstrip("/") + "/*.py"
+    shutil.copytree(REPO / "formulations", workdir / "optkit" / "formulations", ignore=ignore)
+    target = scratch_path(module)
+    package = target.split("/")[0] + "/"
+    pattern = target if target.endswith(".py") else target.rstrip("/") + "/*.py"
     also = [f"{n}/" for n in ("optkit", "formulations", "instances", ".ci") if f"{n}/" != package]
     with open(workdir / "pyproject.toml", "a") as fh:
         fh.write("\n[tool.mutmut]\n"
@@ -68,6 +80,17 @@ def prepare(workdir: Path, module: str, pytest_args: list[str]) -> None:
                  f"also_copy = {_toml_list(also + ['README.md'])}\n"
                  f"pytest_add_cli_args_test_selection = {_toml_list(pytest_args)}\n"
                  'pytest_add_cli_args = ["-p", "no:randomly", "-p", "no:cacheprovider"]\n')
+
+
+def scratch_path(module: str) -> str:
+    """Where ``module`` (a path in the repository) is mutated in the scratch copy:
+    ``formulations/X`` at ``optkit/formulations/X`` (:func:`prepare`), anything else in place."""
+    return "optkit/" + module if module.startswith("formulations/") else module
+
+
+def repository_path(path: str) -> str:
+    """The inverse of :func:`scratch_path`: a mutated file's path in the repository."""
+    return path[len("optkit/"):] if path.startswith("optkit/formulations/") else path
 
 
 # mutmut's exit codes per mutant (mutmut.stats.status_by_exit_code), grouped as this script
@@ -93,21 +116,83 @@ def wilson(killed: int, ran: int, z: float = 1.96) -> tuple[float, float]:
     return (centre - half, centre + half)
 
 
+def module_counts(workdir: Path) -> dict[str, dict[str, int]]:
+    """Per mutated module (its path relative to the repository), from mutmut's
+    ``mutants/**/*.py.meta`` files: ``mutants`` generated, ``tested`` (run, or found unreachable),
+    ``killed`` (a failing test, a timeout or a crash), ``survived`` and ``no_tests`` (reached by no
+    selected test)."""
+    out = {}
+    for meta in sorted((workdir / "mutants").rglob("*.py.meta")):
+        codes = list(json.loads(meta.read_text())["exit_code_by_key"].values())
+        rel = repository_path(meta.relative_to(workdir / "mutants").as_posix()[: -len(".meta")])
+        out[rel] = {"mutants": len(codes), "tested": sum(c is not None for c in codes),
+                    "killed": sum(c in _KILLED for c in codes), "survived": sum(c in _SURVIVED for c in codes),
+                    "no_tests": sum(c in _NO_TESTS for c in codes)}
+    return out
+
+
+def survivors(workdir: Path) -> list[str]:
+    """The names of the mutants that survived (exit code 0), sorted: ``mutmut show NAME`` in the
+    scratch folder prints one."""
+    return sorted(k for meta in (workdir / "mutants").rglob("*.py.meta")
+                  for k, c in json.loads(meta.read_text())["exit_code_by_key"].items() if c in _SURVIVED)
+
+
 def module_lines(workdir: Path) -> list[str]:
     """One line per mutated module, read from mutmut's ``mutants/**/*.py.meta`` files."""
     lines = []
-    for meta in sorted((workdir / "mutants").rglob("*.py.meta")):
-        codes = list(json.loads(meta.read_text())["exit_code_by_key"].values())
-        killed = sum(c in _KILLED for c in codes)
-        survived = sum(c in _SURVIVED for c in codes)
-        no_tests = sum(c in _NO_TESTS for c in codes)
-        ran = killed + survived
-        rel = meta.relative_to(workdir / "mutants").as_posix()[: -len(".meta")]
-        score = f"{killed / ran:.1%}" if ran else "-"
-        tested = sum(c is not None for c in codes)
-        lines.append(f"mutate.py: {rel}: {len(codes)} mutants, {tested} tested, {killed} killed, "
-                     f"{survived} survived, {no_tests} reached by no selected test, score {score}")
+    for rel, c in module_counts(workdir).items():
+        ran = c["killed"] + c["survived"]
+        score = f"{c['killed'] / ran:.1%}" if ran else "-"
+        lines.append(f"mutate.py: {rel}: {c['mutants']} mutants, {c['tested']} tested, {c['killed']} killed, "
+                     f"{c['survived']} survived, {c['no_tests']} reached by no selected test, score {score}")
     return lines
+
+
+def run(module: str, pytest_args: list[str], workdir: Path, *, max_children: int = 1, sample: int = 0,
+        seed: int = 0) -> dict[str, Any]:
+    """Mutate ``module`` (a ``.py`` file or package folder) against the tests ``pytest_args`` in
+    the scratch folder ``workdir``; print mutmut's results and one line per module; return the
+    counts (:func:`module_counts`, under ``modules``), mutmut's CI/CD stats (``stats``), the whole
+    ``score`` (killed / mutants that ran) with its 95% interval when sampled, and the sample size.
+    Raises ``RuntimeError`` when mutmut fails."""
+    prepare(workdir, module, pytest_args or ["tests"])
+    print(f"mutate.py: {module} in {workdir}; tests: {' '.join(pytest_args) or 'tests'}", flush=True)
+    mutmut = [sys.executable, "-m", "mutmut"]
+    names: list[str] = []
+    generated = None
+    if sample > 0:
+        # Generate every mutant and the coverage map: a name filter matching nothing stops mutmut there.
+        subprocess.run([*mutmut, "run", "--max-children", str(max_children), "optkit-mutate-generate-only"],
+                       cwd=workdir, capture_output=True)
+        every = mutant_names(workdir)
+        if not every:
+            raise RuntimeError("mutmut generated no mutants")
+        generated = len(every)
+        names = sorted(random.Random(seed).sample(every, min(sample, len(every))))
+        print(f"mutate.py: testing a sample of {len(names)} of {len(every)} mutants (seed {seed})", flush=True)
+    done = subprocess.run([*mutmut, "run", "--max-children", str(max_children), *names], cwd=workdir)
+    if done.returncode != 0:
+        raise RuntimeError(f"mutmut run exited with {done.returncode}")
+    subprocess.run([*mutmut, "results"], cwd=workdir)
+    subprocess.run([*mutmut, "export-cicd-stats"], cwd=workdir, capture_output=True)
+    for line in module_lines(workdir):
+        print(line, flush=True)
+    stats = json.loads((workdir / "mutants" / "mutmut-cicd-stats.json").read_text())
+    ran = stats["killed"] + stats["survived"] + stats["timeout"] + stats["suspicious"] + stats["segfault"]
+    killed = stats["killed"] + stats["timeout"] + stats["segfault"]
+    score = killed / ran if ran else float("nan")
+    not_tested = (stats["total"] - ran - stats["no_tests"] - stats["skipped"]
+                  - stats["check_was_interrupted_by_user"])
+    interval = wilson(killed, ran) if names else None
+    shown = "" if interval is None else f", 95% interval [{interval[0]:.1%}, {interval[1]:.1%}] for the whole"
+    print(f"mutate.py: {module}: {killed} of {ran} mutants killed ({score:.1%}{shown}); "
+          f"{stats['survived']} survived, {stats['no_tests']} reached by no selected test, "
+          f"{stats['total']} generated, {not_tested} not tested", flush=True)
+    return {"module": module, "tests": list(pytest_args), "sample": len(names) if names else None, "seed": seed,
+            "generated": generated if generated is not None else stats["total"], "killed": killed, "ran": ran,
+            "score": score, "interval": interval, "stats": stats, "modules": module_counts(workdir),
+            "survivors": survivors(workdir)}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -125,41 +210,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"module must be a .py file or a folder of .py files in the repository, got {args.module!r}")
     workdir = Path(args.workdir or tempfile.mkdtemp(prefix="optkit-mutmut-"))
     workdir.mkdir(parents=True, exist_ok=True)
-    prepare(workdir, module, pytest_args or ["tests"])
-    print(f"mutate.py: {module} in {workdir}; tests: {' '.join(pytest_args) or 'tests'}", flush=True)
-    mutmut = [sys.executable, "-m", "mutmut"]
-    names: list[str] = []
-    if args.sample > 0:
-        # Generate every mutant and the coverage map: a name filter matching nothing stops mutmut there.
-        subprocess.run([*mutmut, "run", "--max-children", str(args.max_children), "optkit-mutate-generate-only"],
-                       cwd=workdir, capture_output=True)
-        every = mutant_names(workdir)
-        if not every:
-            print("mutate.py: mutmut generated no mutants", file=sys.stderr)
-            return 1
-        names = sorted(random.Random(args.seed).sample(every, min(args.sample, len(every))))
-        print(f"mutate.py: testing a sample of {len(names)} of {len(every)} mutants (seed {args.seed})", flush=True)
-    run = subprocess.run([*mutmut, "run", "--max-children", str(args.max_children), *names], cwd=workdir)
-    if run.returncode != 0:
-        print(f"mutate.py: mutmut run exited with {run.returncode}", file=sys.stderr)
+    try:
+        run(module, pytest_args, workdir, max_children=args.max_children, sample=args.sample, seed=args.seed)
+    except RuntimeError as exc:
+        print(f"mutate.py: {exc}", file=sys.stderr)
         return 1
-    subprocess.run([*mutmut, "results"], cwd=workdir)
-    subprocess.run([*mutmut, "export-cicd-stats"], cwd=workdir, capture_output=True)
-    for line in module_lines(workdir):
-        print(line, flush=True)
-    stats = json.loads((workdir / "mutants" / "mutmut-cicd-stats.json").read_text())
-    ran = stats["killed"] + stats["survived"] + stats["timeout"] + stats["suspicious"] + stats["segfault"]
-    killed = stats["killed"] + stats["timeout"] + stats["segfault"]
-    score = killed / ran if ran else float("nan")
-    not_tested = (stats["total"] - ran - stats["no_tests"] - stats["skipped"]
-                  - stats["check_was_interrupted_by_user"])
-    interval = ""
-    if names:
-        lo, hi = wilson(killed, ran)
-        interval = f", 95% interval [{lo:.1%}, {hi:.1%}] for the whole"
-    print(f"mutate.py: {module}: {killed} of {ran} mutants killed ({score:.1%}{interval}); "
-          f"{stats['survived']} survived, {stats['no_tests']} reached by no selected test, "
-          f"{stats['total']} generated, {not_tested} not tested", flush=True)
     return 0
 
 
