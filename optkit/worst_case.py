@@ -784,12 +784,13 @@ class _Search:
         seen: set[str] = {_hash(cur)}
         cands: list[dict[str, Any]] = []
         for c in _reductions(cur, self.spec):
+            if not self._valid(c):  # first: rounding 1.5e308 to one digit gives inf, which has no hash
+                continue
             h = _hash(c)
             if h in seen:
                 continue
             seen.add(h)
-            if self._valid(c):
-                cands.append(c)
+            cands.append(c)
         if self.state["shrink_clean"] >= len(cands):
             return []  # a whole pass without a reduction that keeps the ratio: minimal
         pos = self.state["shrink_pos"] if self.state["shrink_pos"] < len(cands) else 0

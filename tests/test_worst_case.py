@@ -441,3 +441,29 @@ def test_a_short_budget_stops_with_files_written_and_the_next_run_resumes(tmp_pa
                            jobs=1)
     assert second["evaluations"] >= first["evaluations"]
     assert second["phase"] == "done" or second["evaluations"] > first["evaluations"] or first["phase"] == "done"
+
+
+def test_shrink_skips_a_rounding_that_overflows(tmp_path: Path) -> None:
+    """Found by the 600-s run of ``benchmarks/worst_case.py`` on A-SRPT: the search had driven a
+    prediction to 1.52e308 (no realistic range bounds predictions), and rounding it to one
+    significant digit gives 2e308 = inf, an instance no JSON can hash: the shrink crashed. Such a
+    reduction is invalid (the formulation rejects a non-finite number) and is skipped; the other
+    reductions remain."""
+    big = 1.5169605515647485e308
+    inst = {"problem": "ddlwmp",
+            "cluster": {"servers": 1, "gpus_per_server": 1, "inter_bandwidth": 1e8, "intra_bandwidth": 1e8},
+            "models": {"m": {"allreduce": "ring", "stages": [{"replicas": 1, "fwd_time": 0.5, "bwd_time": 0.25,
+                                                               "in_bytes": 0.0, "out_bytes": 0.0,
+                                                               "param_bytes": 0.0}]}},
+            "jobs": [{"id": "a", "release": 0.0, "model": "m", "iterations": 2, "predicted_iterations": 3.0},
+                     {"id": "b", "release": 0.0, "model": "m", "iterations": 1, "predicted_iterations": big}]}
+    assert math.isinf(float(f"{big:.0e}"))
+    search = wc._Search("ddlwmp", "a-srpt", "total_completion_time", wc.size_limits("ddlwmp"), 0, 5.0, tmp_path,
+                        {})
+    search.state["best"] = {"instance": inst}
+    search.state["shrink_clean"] = 0
+    batch = search.shrink_batch()
+    preds = [j.get("predicted_iterations") for c in batch for j in c["jobs"] if j["id"] == "b"]
+    assert preds and all(math.isfinite(x) for x in preds)
+    assert float(f"{big:.1e}") in preds  # the two-digit rounding is finite and kept
+    assert any(len(c["jobs"]) == 1 for c in batch)  # removing a job is still tried
