@@ -281,12 +281,18 @@ def main(argv: list[str] | None = None) -> int:
             data["packages"][package] = measure(package, args.sample, args.seed, args.jobs, workdir)
             save(store, data)
             print(f"mutation.py: {package}: stored in {store}", flush=True)
+            publish(args, data, command)  # after each package: the page matches the store between sessions
+    publish(args, data, command)
+    return 0
+
+
+def publish(args: argparse.Namespace, data: dict[str, Any], command: str) -> None:
+    """Write the page, and the README block with ``--update-readme``."""
     write_page(Path(args.out), data, command)
-    print(f"mutation.py: wrote {args.out}")
+    print(f"mutation.py: wrote {args.out}", flush=True)
     if args.update_readme:
         changed = update_readme(Path(args.readme), data)
-        print(f"mutation.py: {args.readme} " + ("updated" if changed else "unchanged"))
-    return 0
+        print(f"mutation.py: {args.readme} " + ("updated" if changed else "unchanged"), flush=True)
 
 
 if __name__ == "__main__":

@@ -98,9 +98,15 @@ def test_a_run_keeps_packages_measured_at_its_settings(tmp_path: Path, monkeypat
         return _record(package, {package + "model.py": (10, 10, 9, 1, 0)})
 
     monkeypatch.setattr(mutation, "measure", fake)
+    published: list[int] = []
+    real_publish = mutation.publish
+    monkeypatch.setattr(mutation, "publish", lambda args, data, command: (
+        published.append(len(json.loads(store.read_text())["packages"])), real_publish(args, data, command)))
     argv = ["--store", str(store), "--out", str(tmp_path / "m.md"), "--sample", "500", "--seed", "0"]
     assert mutation.main(argv) == 0
     assert ran == ["formulations/ddlwmp/", "formulations/rar_ddls/", "formulations/nimp/"]
+    # the page is written after every package measured (a session may end before the next)
+    assert published == [3, 4, 4, 4] and (tmp_path / "m.md").exists()
     saved = json.loads(store.read_text())["packages"]
     assert saved["formulations/gpu_mapping/"]["modules"] == data["packages"]["formulations/gpu_mapping/"]["modules"]
     assert saved["formulations/nimp/"]["modules"] == {"formulations/nimp/model.py": {
