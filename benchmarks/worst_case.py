@@ -45,6 +45,7 @@ import os
 import shutil
 import sys
 import time
+import traceback
 from pathlib import Path
 from typing import Any
 
@@ -350,6 +351,7 @@ def main(argv: list[str] | None = None) -> int:
     runs.mkdir(parents=True, exist_ok=True)
     (runs / ".gitignore").write_text("state.json\nevaluations.jsonl\n*.tmp\n")
     rows, suites = [], {}
+    failed: list[str] = []
     saved = _load_suites(runs)
     wanted = _suite_settings(args)
     executor = LocalExecutor(args.jobs)
@@ -367,8 +369,15 @@ def main(argv: list[str] | None = None) -> int:
             if s is None:  # not searched at these settings, or cut off: from the start (see the docstring)
                 if out.exists():
                     shutil.rmtree(out)
-                s = worst_case(problem, a, out, budget=args.budget, seed=args.seed, jobs=args.jobs,
-                               oracle_time_limit=args.oracle_time_limit, progress=False)
+                try:
+                    s = worst_case(problem, a, out, budget=args.budget, seed=args.seed, jobs=args.jobs,
+                                   oracle_time_limit=args.oracle_time_limit, progress=False)
+                except Exception:  # noqa: BLE001 - one algorithm's crash must not stop the hours-long run
+                    traceback.print_exc()
+                    failed.append(f"{problem}/{a}")
+                    print(f"{problem} / {a}: FAILED (traceback above); its folder is left without a summary and "
+                          "the page keeps no row for it", flush=True)
+                    continue
                 s["code_commit"] = code  # which code searched (a run may span sessions and commits)
                 _atomic_json(out / "summary.json", s)
                 print(format_summary(s), f"  (load {os.getloadavg()[0]:.1f})", flush=True)
@@ -393,6 +402,9 @@ def main(argv: list[str] | None = None) -> int:
     _atomic_json(runs / "suites.json", saved)
     write_page(Path(args.out), rows, suites, args, wall, saved["settings"])
     print(f"wrote {args.out}")
+    if failed:
+        print(f"failed: {', '.join(failed)}", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -541,14 +541,23 @@ def _mutate(d: dict[str, Any], spec: _Spec, rng: np.random.Generator) -> dict[st
     elif numbers:
         p, v = numbers[int(rng.integers(len(numbers)))]
         if isinstance(v, int):
-            op = int(rng.integers(5))
-            new: Any = [v + 1, v - 1, 2 * v, v // 2, int(rng.integers(0, 2 * v + 2))][op]
+            new: Any = _int_move(v, int(rng.integers(5)), rng)
         else:
             op = int(rng.integers(5))
             new = [v * math.exp(float(rng.normal(0.0, 1.0))), v * 10.0, v / 10.0, 0.0,
                    v * math.exp(float(rng.normal(0.0, 0.2)))][op]
         _set(d, p, _clamp(p[-1], new))
     return spec.repair(d)
+
+
+def _int_move(v: int, op: int, rng: np.random.Generator) -> int:
+    """Move ``op`` (0-4) on the integer ``v``: +1, -1, doubled, halved, or a uniform draw from
+    ``[0, 2v + 2)``. A move's 2-3 steps are validated only at the end, so ``v`` may be negative
+    here (1 halved to 0, then less one): the draw is then from ``[0, 1)``. For ``v >= 0`` the range
+    is the one every earlier search used, so their candidates are unchanged."""
+    if op == 4:
+        return int(rng.integers(0, max(2 * v + 2, 1)))
+    return [v + 1, v - 1, 2 * v, v // 2][op]
 
 
 def _reductions(d: dict[str, Any], spec: _Spec) -> Iterator[dict[str, Any]]:

@@ -161,3 +161,30 @@ def test_page_only_at_one_budget_has_no_budget_column_and_nothing_still_to_do(tm
     assert "**Budget: 600 s of wall time per algorithm**" in text
     assert "still to do" not in text
     assert all(len(r) == 8 for r in _table(text))  # problem, algorithm, ratio, ..., verdict: no budget column
+
+
+def test_one_algorithms_crash_does_not_stop_the_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """A search that raises (the 600-s run met two such bugs, each fixed with a test in
+    tests/test_worst_case.py) is reported with its traceback; the run goes on with the next
+    algorithm, writes the page without that row and exits 1."""
+    runs = tmp_path / "runs"
+
+    def fake_search(problem: str, algorithm: str, out: Path, **kw: Any) -> dict[str, Any]:
+        if algorithm == "hived":
+            raise ValueError("high <= 0")
+        s = _summary(problem, algorithm, kw["budget"])
+        _write(Path(out), s)
+        return s
+
+    written: list[list[dict[str, Any]]] = []
+    monkeypatch.setattr(wc, "worst_case", fake_search)
+    monkeypatch.setattr(wc, "format_summary", lambda s: s["algorithm"])
+    monkeypatch.setattr(page, "measure_suites", lambda *a: {"_instances": 0, "_skipped": 0})
+    monkeypatch.setattr(page, "write_page", lambda path, rows, *a: written.append(rows))
+    argv = [*SETTINGS, "--jobs", "1", "--problems", "nimp", "--runs", str(runs), "--out", str(tmp_path / "p.md")]
+    assert page.main(argv) == 1
+    err = capsys.readouterr()
+    assert "ValueError: high <= 0" in err.err and "nimp / hived: FAILED" in err.out
+    assert [r["summary"]["algorithm"] for r in written[0]] == [a for a in page.algorithms("nimp") if a != "hived"]
+    assert not (runs / "nimp" / "hived" / "summary.json").exists()
