@@ -66,3 +66,29 @@ def test_the_scratch_copy_has_the_installed_layout(tmp_path: Path, module: str, 
     assert (tmp_path / "optkit" / "formulations" / "nimp" / "bounds.py").read_text() == \
         (mutate.REPO / "formulations" / "nimp" / "bounds.py").read_text()
     assert mutate.repository_path(mutate.scratch_path(module)) == module
+
+
+def test_the_scratch_copy_holds_what_the_tests_read(tmp_path: Path) -> None:
+    """Tests read the shipped instances, the docs' examples (test_online imports them, so
+    test_nimp_online fails at collection without docs/) and benchmark files: each is copied and
+    named in mutmut's also_copy, so that mutmut's own copy holds them too."""
+    mutate.prepare(tmp_path, "formulations/nimp/", ["tests/test_nimp_online.py"])
+    also = (tmp_path / "pyproject.toml").read_text().split("also_copy = ", 1)[1].split("\n", 1)[0]
+    for folder in ("instances", "docs", "benchmarks", ".ci"):
+        assert (tmp_path / folder).is_dir(), folder
+        assert f'"{folder}/"' in also, folder
+    assert (tmp_path / "docs" / "howto" / "drive-a-srpt.rst").is_file()
+
+
+def test_mutmut_runs_with_the_checkouts_trace_folder(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """From the scratch folder ../shared/data/traces does not exist: mutmut gets the folder the
+    checkout finds as $OPTKIT_TRACES, and an explicitly set folder is kept."""
+    from optkit.traces import TRACES_ENV
+
+    monkeypatch.setenv(TRACES_ENV, str(tmp_path))
+    assert mutate.mutmut_env()[TRACES_ENV] == str(tmp_path)
+    monkeypatch.delenv(TRACES_ENV)
+    monkeypatch.setattr("optkit.traces.trace_root", lambda: tmp_path / "found")
+    assert mutate.mutmut_env()[TRACES_ENV] == str(tmp_path / "found")
+    monkeypatch.setattr("optkit.traces.trace_root", lambda: None)
+    assert TRACES_ENV not in mutate.mutmut_env()

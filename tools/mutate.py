@@ -9,12 +9,16 @@ for example::
     python tools/mutate.py formulations/nimp/bounds.py tests/test_nimp_exact.py -k "not slow"
     python tools/mutate.py formulations/nimp/ tests/test_nimp_titan.py tests/test_battery.py -k nimp
 
-The repository (``optkit/``, ``formulations/``, ``tests/``, ``instances/``, ``pyproject.toml``,
-``README.md``, ``.ci/``) is copied to a scratch folder with a ``[tool.mutmut]`` section that
+The repository (``optkit/``, ``formulations/``, ``tests/`` and what tests read: ``instances/``,
+``docs/``, ``benchmarks/``, ``.ci/``, ``pyproject.toml``, ``README.md``) is copied to a scratch folder with a ``[tool.mutmut]`` section that
 mutates ``MODULE.py`` (or every ``.py`` file of ``PACKAGE/``) only and runs only the given tests
 (file order, no pytest-randomly), so the checkout is never touched and no configuration needs
 editing. mutmut first runs the selected tests once to learn which test calls which function,
 then runs, for every mutant, the tests that reach it. The selected tests must pass on the unmutated code.
+The tests on the real traces find them as in the checkout: ``$OPTKIT_TRACES`` if set, else the
+folder the checkout finds (:func:`optkit.traces.trace_root`), passed to mutmut as
+``$OPTKIT_TRACES`` (from the scratch folder, ``../shared/data/traces`` would not exist, and those
+tests would skip and kill nothing).
 
 ``--sample N [--seed S]`` tests a uniform random sample of N of the generated mutants (seeded)
 instead of all of them: mutmut first generates every mutant (a run filtered on a name that
@@ -34,6 +38,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import random
 import shutil
 import subprocess
@@ -43,7 +48,9 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
-COPY = ("optkit", "formulations", "tests", "instances", "pyproject.toml", "README.md", ".ci")
+# Folders the tests import or read (besides tests/ itself), copied and also given to mutmut.
+FOLDERS = ("optkit", "formulations", "instances", "docs", "benchmarks", ".ci")
+COPY = (*FOLDERS, "tests", "pyproject.toml", "README.md")
 
 
 def _toml_list(items: list[str]) -> str:
@@ -72,7 +79,7 @@ def prepare(workdir: Path, module: str, pytest_args: list[str]) -> None:
     target = scratch_path(module)
     package = target.split("/")[0] + "/"
     pattern = target if target.endswith(".py") else target.rstrip("/") + "/*.py"
-    also = [f"{n}/" for n in ("optkit", "formulations", "instances", ".ci") if f"{n}/" != package]
+    also = [f"{n}/" for n in FOLDERS if f"{n}/" != package]
     with open(workdir / "pyproject.toml", "a") as fh:
         fh.write("\n[tool.mutmut]\n"
                  f"source_paths = {_toml_list([package])}\n"
@@ -80,6 +87,20 @@ def prepare(workdir: Path, module: str, pytest_args: list[str]) -> None:
                  f"also_copy = {_toml_list(also + ['README.md'])}\n"
                  f"pytest_add_cli_args_test_selection = {_toml_list(pytest_args)}\n"
                  'pytest_add_cli_args = ["-p", "no:randomly", "-p", "no:cacheprovider"]\n')
+
+
+def mutmut_env() -> dict[str, str]:
+    """The environment of mutmut's runs: this one, with ``$OPTKIT_TRACES`` naming the trace folder
+    the checkout finds (:func:`optkit.traces.trace_root`) when it is not set and one is found."""
+    if str(REPO) not in sys.path:
+        sys.path.insert(0, str(REPO))
+    from optkit.traces import TRACES_ENV, trace_root
+
+    env = dict(os.environ)
+    root = trace_root()
+    if root is not None:
+        env[TRACES_ENV] = str(root)
+    return env
 
 
 def scratch_path(module: str) -> str:
@@ -159,23 +180,24 @@ def run(module: str, pytest_args: list[str], workdir: Path, *, max_children: int
     prepare(workdir, module, pytest_args or ["tests"])
     print(f"mutate.py: {module} in {workdir}; tests: {' '.join(pytest_args) or 'tests'}", flush=True)
     mutmut = [sys.executable, "-m", "mutmut"]
+    env = mutmut_env()
     names: list[str] = []
     generated = None
     if sample > 0:
         # Generate every mutant and the coverage map: a name filter matching nothing stops mutmut there.
         subprocess.run([*mutmut, "run", "--max-children", str(max_children), "optkit-mutate-generate-only"],
-                       cwd=workdir, capture_output=True)
+                       cwd=workdir, capture_output=True, env=env)
         every = mutant_names(workdir)
         if not every:
             raise RuntimeError("mutmut generated no mutants")
         generated = len(every)
         names = sorted(random.Random(seed).sample(every, min(sample, len(every))))
         print(f"mutate.py: testing a sample of {len(names)} of {len(every)} mutants (seed {seed})", flush=True)
-    done = subprocess.run([*mutmut, "run", "--max-children", str(max_children), *names], cwd=workdir)
+    done = subprocess.run([*mutmut, "run", "--max-children", str(max_children), *names], cwd=workdir, env=env)
     if done.returncode != 0:
         raise RuntimeError(f"mutmut run exited with {done.returncode}")
-    subprocess.run([*mutmut, "results"], cwd=workdir)
-    subprocess.run([*mutmut, "export-cicd-stats"], cwd=workdir, capture_output=True)
+    subprocess.run([*mutmut, "results"], cwd=workdir, env=env)
+    subprocess.run([*mutmut, "export-cicd-stats"], cwd=workdir, capture_output=True, env=env)
     for line in module_lines(workdir):
         print(line, flush=True)
     stats = json.loads((workdir / "mutants" / "mutmut-cicd-stats.json").read_text())
