@@ -12,7 +12,7 @@ import pytest
 from optkit.formulations.gpu_mapping import (
     GpuMappingInstance, alpha_max, alpha_min_estimate, evaluate, heavy_edge, heavy_edge_job, job_graph,
 )
-from optkit.formulations.gpu_mapping.model import double_binary_tree_edges, job_edges
+from optkit.formulations.gpu_mapping.model import PipelineJob, double_binary_tree_edges, job_edges
 from optkit.errors import InputError
 
 # Paper Fig. 2: three stages of two replicas onto servers with 4, 1 and 1 free GPUs. The S1
@@ -184,6 +184,7 @@ BAD_INPUTS = [
     (["job", "allreduce"], "butterfly", "job.allreduce"),
     (["cluster", "inter_bandwidth"], 0, "cluster.inter_bandwidth"),
     (["cluster", "gpus_per_server"], True, "cluster.gpus_per_server"),
+    (["job", "stages"], [], "job.stages"),                              # no stage
 ]
 
 
@@ -193,6 +194,18 @@ def test_bad_input_names_the_field(path: list, value: object, field: str) -> Non
         GpuMappingInstance.from_dict(_mutate(path, value))
     assert info.value.field == field
     assert field in str(info.value)
+
+
+def test_a_job_built_in_code_is_checked_too() -> None:
+    """A job a library user builds with the constructor goes through validate_job: no stage, and
+    more than MAX_REPLICAS replicas in all (each stage within its own limit), name ``job.stages``."""
+    from optkit.formulations.gpu_mapping.model import MAX_REPLICAS, Stage
+
+    half = MAX_REPLICAS // 2 + 1
+    for stages in ((), (Stage(half, 1, 1, 0, 1, 1), Stage(half, 1, 1, 1, 0, 1))):
+        with pytest.raises(InputError) as info:
+            PipelineJob(stages, "ring")
+        assert info.value.field == "job.stages"
 
 
 def test_validation_tolerance_is_relative_1e9() -> None:

@@ -9,9 +9,11 @@ import pytest
 
 from optkit.formulations.gpu_mapping.heavy_edge import heavy_edge_job
 from optkit.formulations.gpu_mapping.model import (
-    Cluster, GpuMappingInstance, PipelineJob, Stage, assignment_from_vertex_servers, evaluate,
+    Cluster, GpuMappingInstance, PipelineJob, Stage, assignment_from_vertex_servers, evaluate, stage_times,
+    vertex_servers,
 )
 from optkit.formulations.gpu_mapping import baselines, refine
+from optkit.errors import InputError
 from optkit.result import Status
 from tests.needs import needs_modules
 
@@ -244,3 +246,114 @@ def test_refine_info_and_time_limit() -> None:
     assert res.info["objective"] <= res.info["start_objective"]
     with pytest.raises(ValueError):
         refine.heavy_edge_refine(inst, objective="makespan")
+
+
+# ----------------------------------------------------------------------------- input checks
+@pytest.mark.parametrize("caps", [(8, 8), (2, 1), (0, 15), ()])
+@pytest.mark.parametrize("call", [
+    lambda job, caps: baselines.random_mapping(job, caps, seed=0),
+    lambda job, caps: baselines.metis_mapping(job, caps, seed=0),
+    lambda job, caps: baselines.kahip_mapping(job, caps, seed=0),
+    lambda job, caps: heavy_edge_job(job, caps, seed=0),
+], ids=["random", "metis", "kahip", "heavy-edge"])
+def test_free_gpus_must_be_positive_and_add_up_to_the_replicas(call, caps: tuple[int, ...]) -> None:  # type: ignore[no-untyped-def]
+    """A job of 15 replicas: positive counts adding to 16 or 3, a zero, or no server at all are
+    each rejected by the mapping functions themselves (their callers' checks aside), naming
+    ``free_gpus``."""
+    job = make_job([4, 4, 4, 3], "ring")
+    with pytest.raises(InputError) as err:
+        call(job, caps)
+    assert err.value.field == "free_gpus"
+
+
+# ----------------------------------------------------------------------------- refine's state
+def _recount(state: refine._CountState) -> None:
+    """The incremental state equals the same state computed from scratch from ``state.sv``."""
+    fresh = refine._CountState(state.job, state.cluster, state.sv, state.k)
+    assert state.x.tolist() == fresh.x.tolist()
+    np.testing.assert_allclose(state.conn, fresh.conn, rtol=0, atol=1e-6 * max(1.0, float(fresh.conn.max())))
+    np.testing.assert_array_equal(np.isnan(state.beta), np.isnan(fresh.beta))
+    np.testing.assert_allclose(np.nan_to_num(state.beta), np.nan_to_num(fresh.beta), rtol=1e-12)
+
+
+def test_refine_state_stays_equal_to_a_recount_under_every_move() -> None:
+    """heavy-edge-refine's moves (a vertex swap, the best count swap of a stage pair, setting a
+    server's column) update the counts x, the connectivity conn = A onehot(server) and the stage
+    times beta incrementally; after each of 40 seeded moves per instance they equal a recount,
+    and setting a column gives exactly that column with the pair's totals kept."""
+    rng = np.random.default_rng(11)
+    checked = 0
+    for inst in INSTANCES:
+        k = len(inst.servers)
+        if k < 2:
+            continue
+        sv = vertex_servers(inst.job, heavy_edge_job(inst.job, inst.servers, seed=0))
+        state = refine._CountState(inst.job, inst.cluster, sv, k)
+        for step in range(40):
+            a_, b_ = (int(v) for v in rng.choice(k, size=2, replace=False))
+            move = step % 3
+            if move == 0:
+                us, vs = np.nonzero(state.sv == a_)[0], np.nonzero(state.sv == b_)[0]
+                state.swap_vertices(int(rng.choice(us)), int(rng.choice(vs)))
+            elif move == 1:
+                s_ = int(rng.choice(np.nonzero(state.x[:, a_])[0]))
+                t_ = int(rng.choice(np.nonzero(state.x[:, b_])[0]))
+                u, v = state.count_swap(a_, b_, s_, t_)
+                assert (state.st[u], state.sv[u], state.st[v], state.sv[v]) == (s_, b_, t_, a_)
+            else:
+                pair = state.x[:, a_] + state.x[:, b_]
+                xa_new = np.zeros_like(pair)
+                for _ in range(int(state.x[:, a_].sum())):  # same total on a, drawn within the pair's counts
+                    xa_new[int(rng.choice(np.nonzero(xa_new < pair)[0]))] += 1
+                refine._set_column_pair(state, a_, b_, xa_new)
+                assert state.x[:, a_].tolist() == xa_new.tolist()
+                assert (state.x[:, a_] + state.x[:, b_]).tolist() == pair.tolist()
+            _recount(state)
+            checked += 1
+    assert checked >= 600
+
+
+def _swap_key(state: refine._CountState, quantum: float, depth: int, swap: tuple[int, int, int, int]) -> list[float]:
+    """The truncated leximax key of the counts after ``swap`` (a, b, s, t), from scratch: every
+    cell's stage time after the swap, rounded to ``quantum``, empty cells -inf, sorted down."""
+    a_, b_, s_, t_ = swap
+    x = state.x.copy()
+    x[s_, a_] -= 1
+    x[s_, b_] += 1
+    x[t_, b_] -= 1
+    x[t_, a_] += 1
+    beta = stage_times(state.job, state.cluster, x)
+    cells = np.sort(np.where(np.isnan(beta), -np.inf, np.round(beta / quantum)).ravel())[::-1]
+    return list(np.concatenate([cells, np.full(max(0, depth - cells.size), -np.inf)])[:depth])
+
+
+@pytest.mark.parametrize("depth", [1, 3, 8])
+def test_best_count_swap_is_the_leximax_best_of_every_allowed_swap(depth: int) -> None:
+    """refine's vectorised choice of a count swap equals brute force: over every swap (a, b, s, t)
+    with a != b, s != t, a replica of s on a and of t on b, and the cells allowed to move that
+    way (seeded masks, or none masked), the one with the smallest truncated leximax key, ties to
+    the lowest (a, b, s, t); None when no swap is allowed."""
+    rng = np.random.default_rng(depth)
+    compared = 0
+    for inst in INSTANCES:
+        k, n_st = len(inst.servers), len(inst.job.stages)
+        if k < 2 or n_st < 2:
+            continue
+        sv = vertex_servers(inst.job, heavy_edge_job(inst.job, inst.servers, seed=0))
+        state = refine._CountState(inst.job, inst.cluster, sv, k)
+        quantum = 1e-9 * float(np.nanmax(state.beta))
+        for masked in (False, True):
+            up_ok = rng.random((n_st, k)) < 0.7 if masked else np.ones((n_st, k), dtype=bool)
+            down_ok = rng.random((n_st, k)) < 0.7 if masked else np.ones((n_st, k), dtype=bool)
+            allowed = [(a_, b_, s_, t_) for a_ in range(k) for b_ in range(k) for s_ in range(n_st)
+                       for t_ in range(n_st)
+                       if a_ != b_ and s_ != t_ and state.x[s_, a_] >= 1 and state.x[t_, b_] >= 1
+                       and down_ok[s_, a_] and up_ok[s_, b_] and down_ok[t_, b_] and up_ok[t_, a_]]
+            got = refine._best_count_swap(state, quantum, depth, up_ok, down_ok)
+            if not allowed:
+                assert got is None
+                continue
+            key, swap = min((_swap_key(state, quantum, depth, w), w) for w in allowed)
+            assert got is not None and got[1] == swap and list(got[0]) == key
+            compared += 1
+    assert compared >= 20
