@@ -134,6 +134,24 @@ def test_strict_head_of_line_versus_work_conserving() -> None:
     assert w["a"]["start"] == 0 and w["c"]["start"] == 2 and w["big"]["start"] == 10
 
 
+def test_predicted_queues_order_by_duration_or_by_workload() -> None:
+    """Sec. V-A-1-d's keys on one 4-GPU server held by a blocker until t = 4 s: x (1 GPU, 8 s,
+    workload 8 GPU-s) and y (4 GPUs, 3 s, workload 12 GPU-s) wait. By predicted duration (spjf,
+    wcs-duration) y starts first; by predicted workload, duration x GPUs (spwf, wcs-workload), x
+    does. The work-conserving ones also start the other job when it fits (never here: y takes
+    the whole server, and x leaves three GPUs to a 4-GPU job)."""
+    four = {"allreduce": "ring", "stages": [_stage(4, 0.4, 0.6, 0, 0, 1.0)]}  # alpha ~ 1 s
+    jobs = [{"id": "blocker", "release": 0, "model": "four", "iterations": 4, "predicted_iterations": 4},
+            {"id": "x", "release": 1, "model": "one", "iterations": 8, "predicted_iterations": 8},
+            {"id": "y", "release": 1, "model": "four", "iterations": 3, "predicted_iterations": 3}]
+    inst = _instance(1, 4, {"one": SMALL, "four": four}, jobs)
+    for name, first in (("spjf", "y"), ("wcs-duration", "y"), ("spwf", "x"), ("wcs-workload", "x")):
+        sched = _run(name, inst)
+        second = "x" if first == "y" else "y"
+        assert sched["blocker"]["completion"] == pytest.approx(4.0, abs=0.01), name
+        assert sched[first]["start"] == 4 and sched[second]["start"] >= sched[first]["completion"] - 1e-9, name
+
+
 def _delay_case(tau: float, **readings: Any) -> dict[str, Any]:
     # Two servers of 4 GPUs; h2 (2 GPUs) and h4 (4 GPUs) are communication-heavy (large ring
     # AllReduce). H1 and H2 take 2 GPUs of server 0 and of server 1; H4 then only finds 2 + 2.
