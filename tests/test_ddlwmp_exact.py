@@ -141,6 +141,20 @@ def test_guarantees() -> None:
     assert g["OPT_A1"] <= g["lemma1_rhs"]          # Lemma 1 is a theorem about OPT_A (A1 uses the estimate)
     assert g["eps"] == sum(abs(j.iterations - j.predicted_iterations) for j in inst.jobs)
     assert g["theorem1_ratio"] is not None and g["lemma2_rhs"] is not None
+    # the right-hand sides as the module docstring states Lemmas 1-3 and Theorem 1, term by term
+    G, gm, n, tau = g["G"], g["g_max"], g["I"], 0.5
+    rho, rho_bar, amax, eps, opt = g["rho"], g["rho_bar"], g["alpha_max_all"], g["eps"], res.objective
+    assert g["lemma1_rhs"] == pytest.approx(rho * opt, rel=1e-12)
+    assert g["lemma2_rhs"] == pytest.approx((1 + tau + rho * G / (G - gm)) * g["OPT_A1_tilde"]
+                                            + n * gm * amax * eps / (G - gm) + rho * opt, rel=1e-12)
+    assert g["lemma3_rhs"] == pytest.approx(g["OPT_A1"] + n * (gm * amax / G) * eps, rel=1e-12)
+    assert g["theorem1_ratio"] == pytest.approx((2 + tau + rho * G / (G - gm)) * rho + 2 * rho * gm * rho_bar
+                                                * (1 + tau + (1 + rho) * G / (G - gm)) * eps / n, rel=1e-12)
+    assert g["ratio"] == pytest.approx(1.5, rel=1e-12)
+    for lemma, lhs in (("lemma1", g["OPT_A1"]), ("lemma2", res.objective * 1.5), ("lemma3", g["OPT_A1_tilde"])):
+        assert g[f"{lemma}_holds"] == (lhs <= g[f"{lemma}_rhs"] * (1 + 1e-12)), lemma
+    assert g["theorem1_holds"] == (1.5 <= g["theorem1_ratio"] * (1 + 1e-12))
+    assert g["rho_bar"] == pytest.approx(amax / g["alpha_min_all"], rel=1e-12) and g["eps_bar"] == eps / n
     # G > g_max fails: one 4-GPU server and a 4-GPU job
     one = _uniform_instance([(0, 4)], replicas=4, servers=1)
     g1 = bounds.guarantees(one)
