@@ -114,3 +114,20 @@ def test_readme_worst_case_command_parses() -> None:
     assert args.func is cmd_worst_case and args.algorithm in registry.get(args.problem).algorithms
     assert (args.budget, args.out) == (60.0, "wc/")
     assert (Path(__file__).resolve().parents[1] / "benchmarks/results/worst-case.md").exists()
+
+
+def test_mutation_block_is_what_the_stored_counts_give() -> None:
+    """The README's mutation table is written by `python benchmarks/mutation.py --page-only
+    --update-readme` from benchmarks/perf/mutation.json; a hand edit of a count or a store
+    changed without regenerating the block makes this fail."""
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    sys.path.insert(0, str(root / "benchmarks"))
+    import mutation
+
+    data = mutation.load(mutation.STORE)
+    assert data["packages"], "benchmarks/perf/mutation.json holds no package"
+    assert not mutation.update_readme(root / "README.md", data, check=True), (
+        "README's mutation block differs from benchmarks/perf/mutation.json: "
+        "run python benchmarks/mutation.py --page-only --update-readme")
