@@ -10,8 +10,9 @@ for example::
     python tools/mutate.py formulations/nimp/ tests/test_nimp_titan.py tests/test_battery.py -k nimp
 
 The repository (``optkit/``, ``formulations/``, ``tests/`` and what tests read: ``instances/``,
-``docs/``, ``benchmarks/``, ``.ci/``, ``pyproject.toml``, ``README.md``) is copied to a scratch folder with a ``[tool.mutmut]`` section that
-mutates ``MODULE.py`` (or every ``.py`` file of ``PACKAGE/``) only and runs only the given tests
+``docs/``, ``benchmarks/``, ``.ci/``, ``pyproject.toml``, ``README.md``) is copied to a scratch
+folder with a ``[tool.mutmut]`` section that mutates ``MODULE.py`` (or every ``.py`` file of
+``PACKAGE/``) only and runs only the given tests
 (file order, no pytest-randomly), so the checkout is never touched and no configuration needs
 editing. mutmut first runs the selected tests once to learn which test calls which function,
 then runs, for every mutant, the tests that reach it. The selected tests must pass on the unmutated code.
