@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from optkit.formulations.gpu_mapping import FORMULATION
 from optkit.formulations.gpu_mapping.generate import (
-    PATTERNS, SUITES, composition, dumps, free_gpus, generate, random_small, write_suite,
+    PATTERNS, SUITES, composition, dumps, free_gpus, generate, random_small, suite_folder, write_suite,
 )
 from optkit.formulations.gpu_mapping.heavy_edge import heavy_edge_job
 from optkit.formulations.gpu_mapping.model import GpuMappingInstance, evaluate
@@ -189,9 +189,9 @@ def test_table2_suite(built) -> None:
 @pytest.mark.parametrize("suite", ["small", "table2"])
 def test_shipped_files_are_regenerated_byte_for_byte(suite: str, tmp_path: Path) -> None:
     written = write_suite(suite, tmp_path)
-    # The checkout's files, found from this test (not from the package's own path: tools/mutate.py
-    # imports the package from optkit/formulations/, one level deeper than formulations/).
-    shipped = Path(__file__).resolve().parents[1] / "instances" / "gpu-mapping" / suite
+    shipped = suite_folder(suite)
+    # the checkout's folder in either layout (tools/mutate.py imports the package from optkit/formulations/)
+    assert shipped == Path(__file__).resolve().parents[1] / "instances" / "gpu-mapping" / suite
     assert sorted(p.name for p in shipped.glob("*.json")) == sorted(p.name for p in written)
     for p in written:
         assert (shipped / p.name).read_bytes() == p.read_bytes(), p.name

@@ -364,8 +364,13 @@ SUITES: dict[str, Suite] = {
 
 
 def suite_folder(name: str) -> Path:
-    """``instances/gpu-mapping/<name>`` in the repository this package sits in."""
-    return Path(__file__).resolve().parents[2] / "instances" / PROBLEM / name
+    """``instances/gpu-mapping/<name>`` in the repository this package sits in: the folder that
+    holds the imported ``optkit`` package. Anchored on ``optkit``, not on this file, whose depth
+    depends on the layout: ``formulations/gpu_mapping/`` in the repository, but
+    ``optkit/formulations/gpu_mapping/`` when installed and in ``tools/mutate.py``'s scratch copy."""
+    import optkit
+
+    return Path(optkit.__file__).resolve().parents[1] / "instances" / PROBLEM / name
 
 
 def dumps(data: dict[str, Any]) -> str:
