@@ -93,7 +93,7 @@ def cmd_readings(args: argparse.Namespace) -> int:
     print(f"{f.name}: {len(rows)} readings (pass one with --param NAME=VALUE; sweep with --param NAME=V1,V2)")
     for r in rows:
         print(f"\n{r['name']}: {r['summary']}")
-        for k in ("options", "default", "rule", "post hoc", "used by", "passage", "reason"):
+        for k in ("options", "default", "rule", "post hoc", "used by", "passage", "reason", "history"):
             print(f"  {k + ':':<9} {r[k]}")
     return 0
 

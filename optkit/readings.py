@@ -22,29 +22,46 @@ in :attr:`optkit.formulation.Algorithm.params` (for a function that takes ``**pa
 
 The rule for a reading's default
 --------------------------------
-A reading's default comes from the paper's text, never from a result. In order:
+A reading's default is chosen by evidence, never by the result it gives. The clauses are ranked:
+a higher one, where it speaks, decides.
 
-1. ``stated``: the value the paper states (a number, a worked example's outcome), wherever in the
-   paper it is stated;
-2. ``literal``: else the most literal reading of what the paper writes (the pseudo-code over a
-   paraphrase; the words of the passage over what would make sense of a result);
-3. where the paper is silent:
+1. ``stated``: a value the paper states *for the same setting*. A value stated for the testbed does
+   not bind the simulations (and the reverse); where the paper states a value for one setting
+   only, the other setting falls to the clauses below, and the stated value stays an option.
+2. ``example``: the paper's own worked examples and the stated behaviour of its algorithm (a worked
+   placement such as the Titan paper's Fig. 1(c); "communication-heavy jobs are delayed until
+   sufficient server resources are available"; a theorem's premise). No default may contradict
+   them: a reading under which the worked example comes out otherwise, or under which the stated
+   behaviour never happens, cannot be the default.
+3. ``literal``: the most literal reading of the text consistent with 1-2 (the pseudo-code over a
+   paraphrase; the words of the passage over what would make sense of a result).
+   ``repaired``: a pseudo-code line that is evidently garbled (it breaks the very constraint the
+   algorithm exists to keep) gets the minimal repair as the default, and the literal line stays
+   a declared option (:attr:`Reading.literal` names it).
+4. Where the paper is silent:
 
    * ``baseline-favourable``: for a choice inside a *baseline* (a competitor the paper compares
      against), the option under which that baseline does best, so that a claim of the paper's
      algorithm beating it is tested against the strongest baseline the text allows;
-   * ``separate-workloads``: for a parameter of the paper's *own* algorithm, a value chosen on
-     workloads separate from those the claims are measured on (other seeds or another trace),
-     by a procedure written in :attr:`Reading.procedure` that anyone can re-run.
+   * ``held-out``: for a free parameter of the paper's *own* algorithm, the value a recorded
+     protocol (:attr:`Reading.procedure`: the command, the candidate values, the criterion) selects
+     on *held-out* workloads, whose seeds and workload draws are disjoint from every reported
+     measurement;
+   * ``swept``: for a parameter of the *experiment* the paper does not state (an operating point
+     such as the offered load), the claim is measured over the parameter's plausible range and
+     reported as a curve with the band where it holds; the default only names the point that
+     single-point tables use, and the reason says why that point.
 
 A reading is never chosen, and an option never added, *because* it reproduces a claim. Each
 :class:`Reading` names the clause its default follows (:attr:`Reading.rule`, validated against
-:data:`RULES`) and says in :attr:`Reading.post_hoc` whether it (its default or one of its
-options) was chosen or added after the results it matters to had been seen, so that they may have
-steered it (the git history and the reason texts tell; an option that only keeps optkit's earlier
-behaviour, or a default that follows the ``stated`` or ``literal`` clause, is not post hoc by
-itself). The result pages (:mod:`optkit.reproduce`) mark every verdict that rests on
-a post-hoc reading set away from its default.
+:data:`RULES`), says in :attr:`Reading.post_hoc` whether it (its default or one of its options) was
+chosen or added after the results it matters to had been seen, and in :attr:`Reading.history`
+when its options arrived relative to those first results (the git history tells; an option that
+only keeps optkit's earlier behaviour, or a default that follows a higher clause, is not post hoc
+by itself). A default that moved records its old value in :attr:`Reading.moved_from`; the README's
+table of moved defaults is generated from those (:func:`moved_defaults_markdown`). The result
+pages (:mod:`optkit.reproduce`) mark every verdict that rests on a post-hoc reading set away from
+its default.
 """
 
 from __future__ import annotations
@@ -63,21 +80,34 @@ if TYPE_CHECKING:
     from optkit.formulation import Algorithm, Formulation
 
 __all__ = [
-    "Reading", "ALL", "RULES", "readings_for", "accepted_params", "check_params", "resolve_params",
+    "Reading", "ALL", "NOT_MOVED", "RULES", "moved_defaults_markdown", "readings_for", "accepted_params", "check_params", "resolve_params",
     "parse_param_values", "expand_sweep", "format_params", "show_value", "reading_table",
 ]
 
 ALL = "*"
 """In :attr:`Reading.algorithms`: every algorithm of the problem takes this reading."""
 
+
+class _NotMoved:
+    def __repr__(self) -> str:
+        return "NOT_MOVED"
+
+
+NOT_MOVED: Any = _NotMoved()
+""":attr:`Reading.moved_from` of a reading whose default did not move."""
+
 _ENGINE_KEYWORDS = ("objective", "time_limit", "seed")
 
 RULES = {
-    "stated": "the paper's stated value",
-    "literal": "the most literal reading of the paper's text",
-    "baseline-favourable": "paper silent, a baseline's choice: the option most favourable to the baseline",
-    "separate-workloads": "paper silent, a parameter of the paper's own algorithm: chosen on workloads separate "
-                          "from the claims' (procedure given)",
+    "stated": "1. the paper's stated value for the same setting",
+    "example": "2. the paper's own worked examples and stated behaviour of its algorithm",
+    "literal": "3. the most literal reading consistent with the paper's values, examples and stated behaviour",
+    "repaired": "3. the minimal repair of an evidently garbled pseudo-code line (the literal line kept as an option)",
+    "baseline-favourable": "4. paper silent, a baseline's choice: the option most favourable to the baseline",
+    "held-out": "4. paper silent, a free parameter of the paper's own algorithm: tuned by a recorded protocol on "
+                "held-out workloads",
+    "swept": "4. paper silent, a parameter of the experiment: measured over its plausible range and reported as a "
+             "curve",
 }
 """The clauses of the rule for a reading's default (module docstring), by the name
 :attr:`Reading.rule` takes."""
@@ -107,8 +137,15 @@ class Reading:
         Keyword only and required.
     post_hoc: True when its default was chosen, or one of its options added, after the results it
         matters to had been seen (module docstring). Keyword only and required.
-    procedure: for ``rule="separate-workloads"``, how the default was chosen, reproducibly (the
-        command or function, and the workloads it ran on); empty otherwise.
+    procedure: for ``rule="held-out"``, how the default was chosen, reproducibly: the command or
+        function, the candidate values, the criterion and the held-out workloads (seeds and draws
+        disjoint from every reported measurement); empty otherwise.
+    literal: for ``rule="repaired"``, the option that runs the garbled line as written (it must
+        be one of the options and differ from the default); ``None`` otherwise.
+    history: when the reading and each of its options arrived, relative to the first results it
+        matters to (from the git history): the evidence behind :attr:`post_hoc`.
+    moved_from: the previous default, when the default moved under the current rule (the
+        README's table of moved defaults lists these); :data:`NOT_MOVED` otherwise.
     """
 
     name: str
@@ -126,15 +163,24 @@ class Reading:
     rule: str = field(kw_only=True)
     post_hoc: bool = field(kw_only=True)
     procedure: str = field(default="", kw_only=True)
+    literal: Any = field(default=None, kw_only=True)
+    history: str = field(default="", kw_only=True)
+    moved_from: Any = field(default=NOT_MOVED, kw_only=True)
 
     def __post_init__(self) -> None:
         if self.rule not in RULES:
             raise ValueError(f"reading {self.name!r}: rule must be one of {', '.join(RULES)}, got {self.rule!r}")
         if not isinstance(self.post_hoc, bool):
             raise ValueError(f"reading {self.name!r}: post_hoc must be True or False, got {self.post_hoc!r}")
-        if (self.rule == "separate-workloads") != bool(self.procedure):
-            raise ValueError(f"reading {self.name!r}: a procedure is required with rule 'separate-workloads' "
+        if (self.rule == "held-out") != bool(self.procedure):
+            raise ValueError(f"reading {self.name!r}: a procedure is required with rule 'held-out' "
                              "and only with it")
+        if (self.rule == "repaired") != (self.literal is not None):
+            raise ValueError(f"reading {self.name!r}: the literal option is required with rule 'repaired' "
+                             "and only with it")
+        if self.literal is not None and (self.literal not in self.options or self.literal == self.default):
+            raise ValueError(f"reading {self.name!r}: the literal option {self.literal!r} must be one of the "
+                             "options and differ from the repaired default")
         if not self.name.isidentifier():
             raise ValueError(f"reading name {self.name!r} must be a Python identifier")
         if not self.options:
@@ -383,7 +429,28 @@ def reading_table(formulation: "Formulation") -> list[dict[str, str]]:
         if r.scope:
             users = f"{users}; {r.scope}" if users else r.scope
         rule = RULES[r.rule] + (f" ({r.procedure})" if r.procedure else "")
-        rows.append({"name": r.name, "summary": r.summary, "options": options, "default": show_value(r.default),
+        default = show_value(r.default)
+        if r.moved_from is not NOT_MOVED:
+            default += f" (was {show_value(r.moved_from)})"
+        if r.literal is not None:
+            default += f"; the line as written: {show_value(r.literal)}"
+        rows.append({"name": r.name, "summary": r.summary, "options": options, "default": default,
                      "rule": r.rule, "post hoc": "yes" if r.post_hoc else "no",
-                     "used by": users or "-", "passage": r.passage, "reason": r.reason + f" [rule: {rule}]"})
+                     "used by": users or "-", "passage": r.passage, "reason": r.reason + f" [rule: {rule}]",
+                     "history": r.history or "-"})
     return rows
+
+
+def moved_defaults_markdown(formulations: Iterable["Formulation"]) -> str:
+    """The README's table of every reading whose default moved (:attr:`Reading.moved_from`):
+    problem, reading, old -> new, the clause the new default follows, and why (the reading's
+    reason). Generated, never typed (``tests/test_readme.py``)."""
+    lines = ["| problem | reading | old → new | rule | why |", "|---|---|---|---|---|"]
+    for f in formulations:
+        for r in f.readings:
+            if r.moved_from is NOT_MOVED:
+                continue
+            why = " ".join(r.reason.split()).replace("|", "\\|")
+            lines.append(f"| {f.name} | `{r.name}` | {show_value(r.moved_from)} → {show_value(r.default)} | "
+                         f"{r.rule} | {why} |")
+    return "\n".join(lines) + "\n"

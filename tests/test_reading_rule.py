@@ -22,17 +22,28 @@ def _readings() -> list[tuple[str, Reading]]:
 
 def test_a_reading_must_name_its_rule_clause() -> None:
     kw: dict[str, Any] = {"passage": "p", "reason": "r"}
-    with pytest.raises(ValueError, match="rule must be one of stated, literal, baseline-favourable"):
+    with pytest.raises(ValueError, match="rule must be one of stated, example, literal, repaired, "
+                                         "baseline-favourable, held-out, swept"):
         Reading("x", "s", ("a",), "a", **kw, rule="reproduces", post_hoc=False)
     with pytest.raises(ValueError, match="procedure is required"):
-        Reading("x", "s", ("a",), "a", **kw, rule="separate-workloads", post_hoc=False)
+        Reading("x", "s", ("a",), "a", **kw, rule="held-out", post_hoc=False)
     with pytest.raises(ValueError, match="procedure is required"):
         Reading("x", "s", ("a",), "a", **kw, rule="literal", post_hoc=False, procedure="seeds 100-104")
     with pytest.raises(ValueError, match="post_hoc must be True or False"):
         Reading("x", "s", ("a",), "a", **kw, rule="literal", post_hoc="no")  # type: ignore[arg-type]
-    ok = Reading("x", "s", ("a",), "a", **kw, rule="separate-workloads", post_hoc=False,
+    ok = Reading("x", "s", ("a",), "a", **kw, rule="held-out", post_hoc=False,
                  procedure="optkit reproduce x --seeds 100-104")
     assert ok.procedure.startswith("optkit")
+    # a repaired default names the literal option, which must be another declared option
+    with pytest.raises(ValueError, match="literal option is required"):
+        Reading("x", "s", ("a", "b"), "a", **kw, rule="repaired", post_hoc=False)
+    with pytest.raises(ValueError, match="literal option is required"):
+        Reading("x", "s", ("a", "b"), "a", **kw, rule="literal", post_hoc=False, literal="b")
+    with pytest.raises(ValueError, match="must be one of the options and differ"):
+        Reading("x", "s", ("a", "b"), "a", **kw, rule="repaired", post_hoc=False, literal="a")
+    with pytest.raises(ValueError, match="must be one of the options and differ"):
+        Reading("x", "s", ("a", "b"), "a", **kw, rule="repaired", post_hoc=False, literal="c")
+    assert Reading("x", "s", ("a", "b"), "a", **kw, rule="repaired", post_hoc=False, literal="b").literal == "b"
     with pytest.raises(TypeError, match="rule"):
         Reading("x", "s", ("a",), "a", **kw)  # type: ignore[call-arg]
 
@@ -162,3 +173,19 @@ def test_heavy_edge_readings_reach_every_ddlwmp_policy() -> None:
         pol = _policy(inst, name, {"single_gpu_weight": "total", "server_start": "from-placed"}, 0)
         assert pol.placer.heavy_edge == {"single_gpu_weight": "total", "server_start": "from-placed"}, name
     assert _policy(inst, "spjf", {}, 0).placer.heavy_edge["single_gpu_weight"] == "unassigned"
+
+
+def test_moved_defaults_table_lists_exactly_the_readings_that_moved() -> None:
+    from dataclasses import replace
+
+    from optkit.formulation import Formulation
+    from optkit.readings import NOT_MOVED, moved_defaults_markdown
+
+    kw: dict[str, Any] = {"passage": "p", "reason": "because | the paper's Fig. 1", "rule": "literal",
+                          "post_hoc": False}
+    stay = Reading("stay", "s", ("a", "b"), "a", **kw)
+    moved = Reading("went", "s", (0, 10), 10, **kw, moved_from=0)
+    fake = replace(registry.get("nimp"), name="fake", readings=(stay, moved))
+    assert isinstance(fake, Formulation) and stay.moved_from is NOT_MOVED
+    table = moved_defaults_markdown([fake]).splitlines()
+    assert table[2:] == ["| fake | `went` | 0 → 10 | literal | because \\| the paper's Fig. 1 |"]
