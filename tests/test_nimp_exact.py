@@ -136,19 +136,20 @@ def test_remaining_machines_form() -> None:
 
 def test_titan_meets_the_claim_on_tiny(optima: dict) -> None:
     """The remaining-machines form of Theorems 4-5 holds on every tiny instance where Titan places
-    under ``titan_algorithm="pair-grouping"``; under the pseudo-code (the default) it fails on
-    tiny-33 only (Theorem 5: (4 - 3) / (4 - 1) = 1/3; by hand in tests/test_nimp_titan.py)."""
+    under the default ``titan_algorithm="repaired"`` and under ``"pair-grouping"``; under the
+    pseudo-code it fails on tiny-33 only (Theorem 5: (4 - 3) / (4 - 1) = 1/3; by hand in
+    tests/test_nimp_titan.py)."""
     failing = []
     for name, d in TINY:
         if optima[name][0] != "optimal":
             continue
-        for params in ({"titan_algorithm": "pair-grouping"}, {}):
+        for params in ({"titan_algorithm": "pair-grouping"}, {}, {"titan_algorithm": "pseudo-code"}):
             res = solve("nimp", d, "titan", params=params)
             if res.status.value != "feasible":
                 continue
             chk = approximation_check(NimpInstance.from_dict(d), res.objective, optima[name][1])
             if not (chk["holds_o1"] and chk["holds_o2"]):
-                failing.append((name, params.get("titan_algorithm", "pseudo-code"), chk["ratio_o1"], chk["ratio_o2"]))
+                failing.append((name, params.get("titan_algorithm", "repaired"), chk["ratio_o1"], chk["ratio_o2"]))
     assert failing == [("tiny-33", "pseudo-code", 1.0, pytest.approx(1 / 3))]
 
 

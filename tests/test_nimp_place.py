@@ -40,27 +40,32 @@ def test_place_by_name_is_titan_by_position(seed: int) -> None:
 
 
 def test_breaks_bandwidth_is_not_a_proof_of_infeasibility() -> None:
-    """The issue's instance (b) (``tests/test_nimp_titan.py`` traces Titan on it by hand): 4-GPU
-    machines x, y, z with 1, 4 and 2 idle GPUs (y is idle), a 3-worker halving-doubling job of
-    100 MB, P = 50 MB per machine pair. Titan's Alg. 3 breaks P, so ``place`` answers
-    ``breaks-bandwidth``; yet [x, z, z] meets Eq. 1 without opening y, and brute force proves
-    (0 idle machines, 2 used) optimal. The detail says a placement may still exist."""
-    machines = {"x": Machine(4, 1), "y": Machine(4, 4), "z": Machine(4, 2)}
-    p = place(Job(3, "halving-doubling", 100e6), machines, 50e6)
+    """The issue's instance (b) without its idle machine: 4-GPU machines x, z with 1 and 2 idle
+    GPUs, a 3-worker halving-doubling job of 100 MB (every pair 50 MB in a phase; W2's two pairs
+    share one), P = 50 MB. Titan's merged sets are {W0, W1} (the first of three equally heavy
+    pairs) on z and {W2}, which Alg. 1 refuses on x (100 MB in one phase), and there is no other
+    machine: ``place`` answers ``breaks-bandwidth``; yet [x, z, z] meets Eq. 1 and brute force
+    proves (0 idle machines, 2 used) optimal. The detail says a placement may still exist. With
+    the idle machine y added Titan opens it ([y, y, y]); the pseudo-code breaks P there too."""
+    job = Job(3, "halving-doubling", 100e6)
+    p = place(job, {"x": Machine(4, 1), "z": Machine(4, 2)}, 50e6)
     assert p.reason == "breaks-bandwidth" and "may still exist" in p.detail
-    inst = NimpInstance.from_dict({"machines": [{"gpus": 4, "idle_gpus": r} for r in (1, 4, 2)],
+    inst = NimpInstance.from_dict({"machines": [{"gpus": 4, "idle_gpus": r} for r in (1, 2)],
                                    "pair_capacity_bytes": 50e6,
                                    "job": {"workers": 3, "collective": "halving-doubling", "param_bytes": 100e6}})
-    assert evaluate(inst, solution_dict([0, 2, 2])).feasible
+    assert evaluate(inst, solution_dict([0, 1, 1])).feasible
     best = solve("nimp", inst, "brute-force", objective="lex")
     assert best.status is Status.OPTIMAL and list(best.objective) == [0, 2]
+    three = {"x": Machine(4, 1), "y": Machine(4, 4), "z": Machine(4, 2)}
+    assert place(job, three, 50e6).machine_of_worker == ["y", "y", "y"]
+    assert place(job, three, 50e6, titan_algorithm="pseudo-code").reason == "breaks-bandwidth"
 
 
 def test_pair_mapping_in_either_order() -> None:
     hosts = {"a": Machine(8, 2), "b": Machine(8, 8), "c": Machine(8, 3)}
     one = place(Job(4, "ring", 100e6), hosts, {("a", "b"): 200e6, ("c", "a"): 200e6, ("b", "c"): 200e6})
     two = place(Job(4, "ring", 100e6), hosts, 200e6)
-    assert one == two and one.ok and one.machine_of_worker == ["c", "c", "c", "a"]
+    assert one == two and one.ok and one.machine_of_worker == ["c", "c", "a", "c"]
 
 
 @pytest.mark.parametrize("call,field", [

@@ -67,16 +67,21 @@ def test_hand_checked_hived_replay():
 
 def test_elasticflow_and_titan_on_the_tiny_workload():
     """Elasticflow keeps B on machine 1 (no cross traffic); C then starts at t = 10 on an empty
-    cluster, on machine 0. Titan (Algorithms 1-3 as written) places B as HiveD does: step 1 gives
-    Phi_n = {1}; step 2 takes the non-idle machine 0 first, its feasible set {W0, W1}, then W2 and
-    W3 join machine 1 (each sends K/2 in phase 1; K/2 + K/2 = K <= P = 1e9 B/s x 1 s); so B and C
-    run as in test_hand_checked_hived_replay ([0, 0, 1, 1], B ends at 14, C starts at 10)."""
+    cluster, on machine 0. Titan (the default, ``repaired``) does the same: machine 0's 2 idle GPUs
+    cannot hold B, so one idle machine is needed, and machine 1 holds the whole job: (1 idle, 1
+    machine). Titan as the pseudo-code is written places B as HiveD does, (1 idle, 2 machines):
+    step 1 gives Phi_n = {1}; step 2 takes the non-idle machine 0 first, its feasible set {W0, W1},
+    then W2 and W3 join machine 1 (each sends K/2 in phase 1; K/2 + K/2 = K <= P = 1e9 B/s x 1 s);
+    so B and C run as in test_hand_checked_hived_replay ([0, 0, 1, 1], B ends at 14, C starts at 10)."""
     jobs, topo, cfg = workload_from_dict(TINY)
-    by = {j["id"]: j for j in replay(jobs, POLICIES["elasticflow"](), topo=topo, config=cfg).jobs}
+    elastic = replay(jobs, POLICIES["elasticflow"](), topo=topo, config=cfg).jobs
+    by = {j["id"]: j for j in elastic}
     assert by["A"]["machine_of_worker"] == [0, 0]
     assert by["B"]["machine_of_worker"] == [1, 1, 1, 1] and by["B"]["comm_s"] == 0 and by["B"]["end"] == 10
     assert by["C"]["machine_of_worker"] == [0, 0, 0, 0] and (by["C"]["start"], by["C"]["end"]) == (10, 15)
-    by = {j["id"]: j for j in replay(jobs, POLICIES["titan"](), topo=topo, config=cfg).jobs}
+    assert replay(jobs, POLICIES["titan"](), topo=topo, config=cfg).jobs == elastic
+    by = {j["id"]: j for j in replay(jobs, POLICIES["titan"](titan_algorithm="pseudo-code"), topo=topo,
+                                     config=cfg).jobs}
     assert by["A"]["machine_of_worker"] == [0, 0]
     assert by["B"]["machine_of_worker"] == [0, 0, 1, 1] and by["B"]["end"] == pytest.approx(14.0)
     assert by["C"]["machine_of_worker"] == [0, 0, 1, 1] and by["C"]["start"] == 10

@@ -1,12 +1,15 @@
-"""Titan (formulations/nimp/titan.py): step 2, the tie-break readings, the merge rule, the
-no-solution status of every heuristic, and the (1 - 1/e) check.
+"""Titan (formulations/nimp/titan.py): the default ``repaired`` (Alg. 1's check as each worker
+joins, Alg. 2 line 18 repaired), Algorithms 1-3 as written (``pseudo-code``), step 2, the tie-break
+readings, the merge rule, the no-solution status of every heuristic, and the (1 - 1/e) check.
 
-Oracles are independent of Titan: an enumeration of machine subsets (without bandwidth the
-lexicographic optimum depends only on which machines are used), hand-worked cases in the
-docstrings, and the exhaustive search of ``exact.brute_force``."""
+Oracles are independent of Titan: a brute force over every placement (numpy, per machine count
+and worker count), an enumeration of machine subsets (without bandwidth the lexicographic optimum
+depends only on which machines are used), hand-worked cases in the docstrings, and the
+exhaustive search of ``exact.brute_force``."""
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 
@@ -16,10 +19,11 @@ import pytest
 from optkit.formulations.nimp.approximation import line18_breaks, random_instance, ratios, submodular_values, trials
 from optkit.formulations.nimp.bounds import RATIO
 from optkit.formulations.nimp.exact import brute_force
-from optkit.formulations.nimp.model import NimpInstance, criteria, evaluate, halving_doubling_phases
+from optkit.formulations.nimp.model import NimpInstance, criteria, evaluate, halving_doubling_phases, ring_phases
 from optkit.formulations.nimp.generate import tiny
-from optkit.formulations.nimp.titan import (Collective, alg3_deployment, choose, feasible_worker_set, place_unchecked,
-                                              place_with_and_without_capacity, run_titan, submodular_greedy, titan)
+from optkit.formulations.nimp.titan import (Collective, _place, alg3_deployment, choose, feasible_worker_set,
+                                              place_unchecked, place_with_and_without_capacity, run_titan,
+                                              submodular_greedy, titan)
 from optkit.solve import solve
 
 K = 1.0e8
@@ -49,10 +53,11 @@ def _subset_oracle(gpus: list[int], idle: list[int], n: int) -> tuple[tuple[int,
 
 
 def _titan(gpus: list[int], idle: list[int], n: int, cap: object = math.inf, **kw: str) -> list[int] | None:
-    """Titan under the reading ``titan_algorithm="pair-grouping"`` (the tests of its own readings
-    ``titan_step2`` and ``titan_tie_break``); ``kw`` may override it."""
-    return titan(gpus, idle, cap, halving_doubling_phases(n, K), workers=n,
-                 **{"titan_algorithm": "pair-grouping", **kw})
+    """Titan under its default ``titan_algorithm="repaired"`` (the tests of the readings
+    ``titan_step2`` and ``titan_tie_break``, which ``repaired`` and ``pair-grouping`` share; with
+    an infinite P the two place alike, :func:`test_repaired_is_the_lexicographic_optimum_where_bandwidth_cannot_bind`);
+    ``kw`` may override it."""
+    return titan(gpus, idle, cap, halving_doubling_phases(n, K), workers=n, **kw)
 
 
 def _lex(gpus: list[int], idle: list[int], m: list[int]) -> tuple[int, int]:
@@ -60,7 +65,104 @@ def _lex(gpus: list[int], idle: list[int], m: list[int]) -> tuple[int, int]:
     return sum(1 for s in used if idle[s] == gpus[s]), len(used)
 
 
-# ----------------------------------------------------------------------------- pseudo-code (the default)
+# ----------------------------------------------------------------------------- repaired (the default)
+@functools.lru_cache(maxsize=None)
+def _placements(M: int, n: int) -> np.ndarray:
+    """Every one of the M^n placements of n workers on M machines, one per row."""
+    return np.array(list(itertools.product(range(M), repeat=n)), dtype=np.int8).reshape(-1, n)
+
+
+def _brute_force_lex(gpus: list[int], idle: list[int], n: int) -> tuple[int, int]:
+    """The lexicographic optimum (idle machines used, machines used) over every placement that
+    meets the resource constraint (at most R_s workers on machine s), all at once in numpy: the
+    optimum of Eq. (1) where no bandwidth constraint binds."""
+    M = len(idle)
+    load = (_placements(M, n)[:, :, None] == np.arange(M)).sum(axis=1)
+    used = load > 0
+    key = (used & (np.asarray(idle) == np.asarray(gpus))).sum(axis=1) * (M + 1) + used.sum(axis=1)
+    best = int(key[(load <= np.asarray(idle)).all(axis=1)].min())
+    return best // (M + 1), best % (M + 1)
+
+
+def test_repaired_is_the_lexicographic_optimum_where_bandwidth_cannot_bind() -> None:
+    """240 seeded instances (2-5 machines of 2, 4 or 8 GPUs, some idle, some full; 1-6 workers,
+    halving-doubling or ring; P = 1e30 B, which no phase reaches, so Alg. 1's check runs and never
+    refuses): the default Titan's (idle used, used) is the brute force's optimum on every one,
+    under every tie-break; ``pair-grouping`` places exactly as ``repaired`` there (no check
+    refuses, no placement breaks P); the pseudo-code misses the optimum on some (the oracle tells
+    them apart)."""
+    rng = np.random.default_rng(34)
+    checked = missed = 0
+    while checked < 240:
+        M = int(rng.integers(2, 6))
+        gpus = [int(g) for g in rng.choice([2, 4, 8], size=M)]
+        idle = [g if u < 0.3 else (0 if u < 0.4 else int(rng.integers(1, g))) for g, u in zip(gpus, rng.random(M))]
+        n = int(rng.integers(1, min(6, sum(idle)) + 1)) if sum(idle) else 0
+        if n == 0 or M ** n > 20_000:
+            continue
+        ph = halving_doubling_phases(n, K) if rng.random() < 0.5 else ring_phases(n, K)
+        best = _brute_force_lex(gpus, idle, n)
+        m = titan(gpus, idle, 1e30, ph, workers=n)
+        assert m is not None and _lex(gpus, idle, m) == best, (gpus, idle, n)
+        assert all(np.bincount(m, minlength=M) <= idle)
+        for tb in ("best-fit", "worst-fit"):
+            other = titan(gpus, idle, 1e30, ph, workers=n, titan_tie_break=tb)
+            assert other is not None and _lex(gpus, idle, other) == best, (gpus, idle, n, tb)
+        assert titan(gpus, idle, 1e30, ph, workers=n, titan_algorithm="pair-grouping") == m
+        literal = titan(gpus, idle, 1e30, ph, workers=n, titan_algorithm="pseudo-code")
+        missed += literal is None or _lex(gpus, idle, literal) != best
+        checked += 1
+    assert missed >= 10
+
+
+def test_repaired_places_wherever_pair_grouping_places() -> None:
+    """The bandwidth-binding sets of benchmarks/nimp_approximation.py (approximation.random_instance,
+    seed 0: 300 instances, P in {1/8, 1/4, 1/2} K, scalar or per pair): wherever ``pair-grouping``
+    places, the default places too (titan.py's proof: same selections in the same order, and on a
+    selection where pair-grouping's placement meets P the checked deployment is that placement),
+    every placement it returns meets Eq. (1) (``evaluate``), and it places on some instances where
+    pair-grouping finds nothing (a checked worker goes where P allows)."""
+    rng = np.random.default_rng(0)
+    more = 0
+    for _ in range(300):
+        inst = NimpInstance.from_dict(random_instance(rng))
+        if sum(x.idle_gpus for x in inst.machines) < inst.N:
+            continue
+        rep = run_titan(inst)
+        grouped = run_titan(inst, titan_algorithm="pair-grouping")
+        if rep.solution is not None:
+            assert evaluate(inst, rep.solution).feasible
+        assert grouped.solution is None or rep.solution is not None, inst
+        more += rep.solution is not None and grouped.solution is None
+    assert more >= 3
+
+
+def test_repaired_checks_each_worker_as_it_joins() -> None:
+    """Three non-idle machines with 3, 2, 2 idle GPUs of 4; a 4-worker HD job (K = 100 MB: the
+    a^2 pairs (W0, W2), (W1, W3) carry 50 MB in phases 1 and 4, the a^1 pairs (W0, W1), (W2, W3)
+    25 MB in phases 2-3); P01 = P12 = 25 MB, P02 = 50 MB. The sets are {W0, W2} and {W1, W3}.
+
+    * Two machines (3 + 2 or 2 + 2) never work: with the sets apart, their two a^1 pairs cross the
+      same machine pair in one phase (50 MB); a set split puts an a^2 pair (50 MB) on a 25 MB pair.
+      ``pair-grouping`` then takes all three machines and places {W0, W2} on machine 0 and
+      {W1, W3} on machine 1, first fit, which breaks P01 (50 MB), and finds nothing.
+    * ``repaired`` (Alg. 1's check as each worker joins): {W0, W2} on machine 0; W3 is refused on
+      machine 1 (25 MB + 25 MB over P01 = 25 MB), so the set {W1, W3} goes whole to machine 2 (50 MB
+      over P02 = 50 MB): [0, 2, 0, 2], (0 idle, 2 used), the optimum by brute force."""
+    cap = [[0.0, 25 * MB, 50 * MB], [25 * MB, 0.0, 25 * MB], [50 * MB, 25 * MB, 0.0]]
+    gpus, idle = [4, 4, 4], [3, 2, 2]
+    ph = halving_doubling_phases(4, K)
+    assert titan(gpus, idle, cap, ph, workers=4) == [0, 2, 0, 2]
+    assert titan(gpus, idle, cap, ph, workers=4, titan_algorithm="pair-grouping") is None
+    best, at = _independent_optimum(gpus, idle, cap, [(p.pairs, p.volume) for p in ph], 4)
+    assert best == (0, 2) and [0, 2, 0, 2] in at
+    # on machines 0 and 1 alone (the worst-fit pair) the check refuses W3 everywhere: no placement
+    pt = Collective(4, ph)
+    assert _place(pt, [0, 1], idle, np.asarray(cap)) is None
+    assert list(_place(pt, [0, 1], idle)) == [0, 1, 0, 1]  # unchecked: pair-grouping's, which breaks P01
+
+
+# ----------------------------------------------------------------------------- pseudo-code (the literal line 18)
 MB = 1.0e6
 # Halving-doubling of 6 workers (gloo's binary blocks 4 + 2, model.halving_doubling_phases), written
 # out so that the brute force below does not rest on the model: reduce-scatter inside the blocks,
@@ -126,7 +228,7 @@ def test_hd_phases_written_out_are_the_models() -> None:
 
 def test_issue_instance_a_pseudo_code_finds_nothing_where_two_idle_machines_do() -> None:
     """Brute force (and CP-SAT, and exact.brute_force): optimum (2 idle, 3 used), reached by
-    [0, 4, 1, 4, 4, 4]. The pseudo-code, by hand:
+    [0, 4, 1, 4, 4, 4]. Every reading of Titan finds nothing. The pseudo-code, by hand:
 
     * step 1, Alg. 2 over S_n = {1, 4}: K - 1 = 1 iteration; both feasible sets are {W0..W3} (no
       worker placed yet), H ties, machine 1 (index order, line 10); line 18 puts W4, W5 on machine
@@ -154,8 +256,12 @@ def test_issue_instance_a_pseudo_code_finds_nothing_where_two_idle_machines_do()
     step2 = submodular_greedy([0, 1, 2, 3, 4], idle, is_idle, P, pt, keep_idle=True)
     assert step2 == [2, 2, 1, 1, 1, 0]
     assert not evaluate(inst, {"machine_of_worker": step2}).feasible
-    assert titan(gpus, idle, P, ph, workers=6) is None
+    assert titan(gpus, idle, P, ph, workers=6, titan_algorithm="pseudo-code") is None
     assert titan(gpus, idle, P, ph, workers=6, titan_algorithm="pair-grouping") is None
+    # repaired finds nothing either: the merged sets put W0-W3 (4 GPUs) on idle machine 1 in every
+    # selection, and then W4 (25 MB to each of W0, W1 in one phase) and W5 pass Alg. 1's check on no
+    # other machine with room (P = 12.5 MB or 25 MB to machine 1, 50 MB only from the 1-GPU machine 0)
+    assert titan(gpus, idle, P, ph, workers=6) is None
     res = solve("nimp", d, "titan")
     assert res.status.value == "no_solution" and "not a proof" in res.message
 
@@ -168,7 +274,10 @@ def test_issue_instance_b_pseudo_code_finds_nothing_where_no_idle_machine_is_nee
     all three on machine 1 (Phi_n = {1}); step 2 over {0, 1, 2}, non-idle first: machine 2 takes
     the first two workers in index order, {W0, W1}; W2 then has both partners on machine 2 (100 MB
     over any pair), so no machine can take it, and line 18 puts it on machine 1 unchecked: [2, 2, 1]
-    breaks P. Titan returns nothing (pair-grouping: [1, 1, 1], one idle machine)."""
+    breaks P. Titan returns nothing. ``repaired`` (and pair-grouping): step 2's selection {2, 0}
+    gets the sets {W0, W1} (the heaviest pair first) and {W2}; Alg. 1 refuses W2 on machine 0 (both
+    its partners on machine 2) and machine 2 is full, so the selection fails and no other non-idle
+    one exists; step 1's [1, 1, 1], one idle machine, is the answer: feasible, not optimal."""
     gpus, idle = [4, 4, 4], [1, 4, 2]
     cap = [[50 * MB] * 3 for _ in range(3)]
     best, at = _independent_optimum(gpus, idle, cap, HD3, 3)
@@ -183,9 +292,10 @@ def test_issue_instance_b_pseudo_code_finds_nothing_where_no_idle_machine_is_nee
     pt = Collective(3, ph)
     is_idle = [False, True, False]
     assert submodular_greedy([0, 1, 2], idle, is_idle, 50 * MB, pt, keep_idle=True) == [2, 2, 1]
-    assert titan(gpus, idle, 50 * MB, ph, workers=3) is None
+    assert titan(gpus, idle, 50 * MB, ph, workers=3, titan_algorithm="pseudo-code") is None
     grouped = titan(gpus, idle, 50 * MB, ph, workers=3, titan_algorithm="pair-grouping")
     assert grouped == [1, 1, 1] and _lex(gpus, idle, grouped) == (1, 1) > best
+    assert titan(gpus, idle, 50 * MB, ph, workers=3) == [1, 1, 1]
 
 
 def test_alg1_checks_each_worker_as_it_joins() -> None:
@@ -213,7 +323,7 @@ def test_alg2_runs_k_minus_1_iterations_and_line_18_does_not_check() -> None:
     no bandwidth limit: machine 0 takes W0-W3, machine 1 W4, line 18 W5 on machine 2."""
     pt4 = Collective(4, halving_doubling_phases(4, K))
     assert submodular_greedy([0, 1], [3, 3], [False, False], 0.0, pt4, keep_idle=True) == [0, 0, 0, 1]
-    assert titan([4, 4], [3, 3], 0.0, halving_doubling_phases(4, K), workers=4) is None
+    assert titan([4, 4], [3, 3], 0.0, halving_doubling_phases(4, K), workers=4, titan_algorithm="pseudo-code") is None
     pt6 = Collective(6, halving_doubling_phases(6, K))
     assert submodular_greedy([0, 1, 2], [4, 1, 1], [False] * 3, math.inf, pt6, keep_idle=True) == [0, 0, 0, 0, 1, 2]
     # Line 18's machine: the greedy stops when no machine can take W3 (P = 0); of the unused
@@ -271,7 +381,7 @@ def test_pseudo_code_fig1_and_the_step2_preference() -> None:
     preference (keep_idle=False), the greedy takes the idle machine 0's four GPUs: 1 idle machine."""
     inst = NimpInstance.from_dict(_inst([4, 3, 2, 1], [4] * 4, 4))
     ph = inst.phases()
-    m = titan([4] * 4, [4, 3, 2, 1], math.inf, ph, workers=4)
+    m = titan([4] * 4, [4, 3, 2, 1], math.inf, ph, workers=4, titan_algorithm="pseudo-code")
     assert m == [1, 1, 1, 2] and criteria(inst, m) == (0, 2, pytest.approx(1.5 * K))
     pt = Collective(4, ph)
     assert submodular_greedy([0, 1, 2, 3], [4, 3, 2, 1], [True, False, False, False], math.inf, pt,
@@ -286,11 +396,14 @@ def test_pseudo_code_tiny_33_uses_three_machines_where_one_suffices() -> None:
     paper's remaining-machines form of Theorem 5 fails: (C_max - 3) / (C_max - 1) = 1/3."""
     d = tiny(33)
     inst = NimpInstance.from_dict(d)
-    res = run_titan(inst)
+    res = run_titan(inst, titan_algorithm="pseudo-code")
     assert res.solution == {"machine_of_worker": [0, 0, 3, 1]} and evaluate(inst, res.solution).feasible
     assert criteria(inst, [0, 0, 3, 1])[:2] == (1, 3)
     bf = brute_force(inst)
     assert bf is not None and bf[1] == (1, 1)
+    # the default: the non-idle machines hold 3 < 4 GPUs, so one idle machine (machine 1, 4 GPUs)
+    # is needed and holds all four: (1, 1)
+    assert run_titan(inst).solution == {"machine_of_worker": [1, 1, 1, 1]}
 
 
 def test_pseudo_code_is_feasible_when_it_places_and_never_beats_the_optimum() -> None:
@@ -303,7 +416,7 @@ def test_pseudo_code_is_feasible_when_it_places_and_never_beats_the_optimum() ->
     for _ in range(400):
         d = random_instance(rng)
         inst = NimpInstance.from_dict(d)
-        res = run_titan(inst)
+        res = run_titan(inst, titan_algorithm="pseudo-code")
         bf = brute_force(inst)
         if res.solution is None:
             continue
@@ -424,9 +537,11 @@ def test_readings_through_the_engine() -> None:
     # titan_step2 reaches the algorithm too: the old pool-prefix step takes the head of the pool
     # (most idle GPUs, machine 0), as the direct call in test_tie_break_one_worker_goes_best_fit.
     assert solve("nimp", d, "titan", params={**pg, "titan_step2": "pool-prefix"}).solution["machine_of_worker"] == [0]
-    # The default, the pseudo-code: every machine's feasible set is {W0}, H ties, and Alg. 2's
-    # strict 'tmp > opt' (line 10) keeps the first machine in index order: machine 0.
-    assert solve("nimp", d, "titan").solution["machine_of_worker"] == [0]
+    # The pseudo-code: every machine's feasible set is {W0}, H ties, and Alg. 2's strict
+    # 'tmp > opt' (line 10) keeps the first machine in index order: machine 0.
+    assert solve("nimp", d, "titan", params={"titan_algorithm": "pseudo-code"}).solution["machine_of_worker"] == [0]
+    # The default, repaired: a one-worker job goes best fit (no traffic for least-traffic to weigh)
+    assert solve("nimp", d, "titan").solution["machine_of_worker"] == [1]
 
 
 def test_max_attempts_reaches_titan_through_the_engine() -> None:
@@ -436,13 +551,13 @@ def test_max_attempts_reaches_titan_through_the_engine() -> None:
     from optkit.formulations.nimp.generate import tiny
 
     d = tiny(104)
-    pg = {"titan_algorithm": "pair-grouping"}
-    free = solve("nimp", d, "titan", params=pg)
-    assert free.status.value == "feasible"
-    assert evaluate(NimpInstance.from_dict(d), free.solution).feasible
-    one = solve("nimp", d, "titan", params={**pg, "max_attempts": 1})
-    assert one.status.value == "no_solution" and one.solution is None
-    assert "not a proof" in one.message
+    for pg in ({"titan_algorithm": "pair-grouping"}, {}):
+        free = solve("nimp", d, "titan", params=pg)
+        assert free.status.value == "feasible"
+        assert evaluate(NimpInstance.from_dict(d), free.solution).feasible
+        one = solve("nimp", d, "titan", params={**pg, "max_attempts": 1})
+        assert one.status.value == "no_solution" and one.solution is None
+        assert "not a proof" in one.message
 
 
 # ----------------------------------------------------------------------------- pair-grouping: merge rule
@@ -521,12 +636,12 @@ def test_submodular_values_by_hand() -> None:
 
 
 def test_approximation_trials_count_and_can_fail() -> None:
-    """Seeded trials with a binding P (the pseudo-code, the default): the counters add up, every
-    instance where Titan finds nothing is traced to the constraint line 18 broke (bandwidth, on
-    these instances), the ratio distribution covers the instances where Titan places, and the check
-    does fail (ratio 0 where Titan finds nothing although a placement exists; below 1 - 1/e where
-    it places, Theorem 5)."""
-    out = trials(120, 0)
+    """Seeded trials with a binding P (the pseudo-code): the counters add up, every instance where
+    Titan finds nothing is traced to the constraint line 18 broke (bandwidth, on these instances),
+    the ratio distribution covers the instances where Titan places, every failure is put down to
+    one constraint, and the check does fail (ratio 0 where Titan finds nothing although a placement
+    exists; below 1 - 1/e where it places, Theorem 5)."""
+    out = trials(120, 0, titan_algorithm="pseudo-code")
     assert out["tried"] == 120 and 0 < out["compared"] <= 120
     assert out["titan_placed"] + out["titan_found_none"] == out["compared"]
     assert out["titan_optimal"] <= out["titan_placed"]
@@ -540,6 +655,12 @@ def test_approximation_trials_count_and_can_fail() -> None:
         assert out[f"violations_placed_{name}"] <= out[f"violations_{name}"]
         assert out[f"violations_{name}"] <= out[f"violations_placed_{name}"] + out["titan_found_none"]
     assert out["violations_placed_theorem5"] >= 1 and out["worst_ratio_theorem5"] == 0.0
+    assert out["titan_optimal"] + out["titan_worse"] == out["titan_placed"]
+    failures = out["titan_found_none"] + out["titan_worse"]
+    assert sum(out["failures_cause"].values()) == failures and out["failures_cause"].get("capacity", 0) >= 1
+    assert 0 < out["failures_optimum_unbound"] <= failures
+    for name in ("theorem4", "theorem5"):
+        assert sum(out[f"violations_cause_{name}"].values()) == out[f"violations_{name}"]
     ex = out["examples"][0]
     inst = NimpInstance.from_dict(ex["instance"])
     best = brute_force(inst)
@@ -547,6 +668,13 @@ def test_approximation_trials_count_and_can_fail() -> None:
     grouped = trials(120, 0, titan_algorithm="pair-grouping")
     assert grouped["compared"] == out["compared"] and grouped["found_none_breaks"] == {}
     assert grouped["without_bandwidth"]["titan_optimal"] == grouped["compared"]
+    # the default: optimal with P removed, so every failure and violation is one of bandwidth (its
+    # placement without P meets P only where it is the placement under P, the optimum)
+    repaired = trials(120, 0)
+    assert repaired["compared"] == out["compared"] and repaired["found_none_breaks"] == {}
+    assert repaired["without_bandwidth"]["titan_optimal"] == repaired["compared"]
+    assert set(repaired["failures_cause"]) == {"bandwidth"}
+    assert repaired["titan_found_none"] < grouped["titan_found_none"] <= out["titan_found_none"]
 
 
 def test_line18_breaks_names_the_constraint() -> None:
@@ -613,10 +741,12 @@ def test_one_worker_closed_form_equals_the_pseudo_codes_greedy() -> None:
         assert _one_worker_pseudo_code(R, K) == want
 
 
-def test_one_run_for_both_capacities_equals_two_runs() -> None:
+@pytest.mark.parametrize("readings", [{}, {"titan_algorithm": "pseudo-code"}, {"titan_step2": "pool-prefix"}])
+def test_one_run_for_both_capacities_equals_two_runs(readings: dict[str, str]) -> None:
     """``place_with_and_without_capacity`` (the replay's Titan, one run where its proof allows)
     returns exactly what two runs of Titan return, under P and under P = infinity, on 400 seeded
-    instances with a binding P (scalar or per pair); both of its paths are taken."""
+    instances with a binding P (scalar or per pair), for the default (with either step 2) and the
+    pseudo-code; both of its paths are taken."""
     rng = np.random.default_rng(11)
     shortcut = rerun = 0
     for _ in range(400):
@@ -626,9 +756,9 @@ def test_one_run_for_both_capacities_equals_two_runs() -> None:
         if R.sum() < inst.N:
             continue
         cap = float(inst.capacity[0, 0]) if inst.capacity_is_scalar else inst.capacity
-        want = (place_unchecked(K, R, cap, inst.phases(), workers=inst.N),
-                place_unchecked(K, R, math.inf, inst.phases(), workers=inst.N))
-        got = place_with_and_without_capacity(K, R, cap, inst.phases(), workers=inst.N)
+        want = (place_unchecked(K, R, cap, inst.phases(), workers=inst.N, **readings),
+                place_unchecked(K, R, math.inf, inst.phases(), workers=inst.N, **readings))
+        got = place_with_and_without_capacity(K, R, cap, inst.phases(), workers=inst.N, **readings)
         assert got == want
         if want[1] is not None and want[0] == want[1]:
             shortcut += 1

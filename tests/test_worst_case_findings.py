@@ -9,7 +9,9 @@ Titan, Theorems 4-5 (``instances/nimp/worst-case/``; the write-up is in that fol
 measured as optkit checks them everywhere (``formulations/nimp/approximation.py``): Def. 1's H,
 ``H_1 = N - idle used`` and ``H_2 = N - used``, Titan's at least ``(1 - 1/e)`` times the
 optimum's; the search's ratio is the inverse. Each finding also breaks Eq. (3)'s stated form
-``C_max - O_k`` (``approximation_check``), which H implies.
+``C_max - O_k`` (``approximation_check``), which H implies. Two are findings on Algorithms 1-3 as
+written (``titan_algorithm=pseudo-code``), which the default ``repaired`` places optimally; one is
+a finding on the default, under a binding P.
 """
 
 from __future__ import annotations
@@ -48,28 +50,32 @@ def test_titan_finds_no_placement_where_one_idle_machine_holds_the_job() -> None
     """Machines (2 GPUs, 1 idle) and (4 GPUs, 4 idle), P = 0, a 2-worker ring job. The idle
     machine holds both workers with no cross traffic: optimum (1 idle, 1 machine). Titan's
     pseudo-code starts on the non-idle machine's free GPU and then needs the idle machine, which
-    sends bytes over a pair of capacity 0: its placement breaks Eq. (1) and it returns none."""
+    sends bytes over a pair of capacity 0: its placement breaks Eq. (1) and it returns none. The
+    default ``repaired`` (and pair-grouping): the non-idle machine cannot hold the job, so one idle
+    machine is needed, and it holds both workers: the optimum."""
     data, inst = _load("titan-no-placement.json")
     opt = _optimum(inst)
     assert opt == [1, 1]
-    titan = solve("nimp", inst, "titan", seed=0)
+    literal = {"titan_algorithm": "pseudo-code"}
+    titan = solve("nimp", inst, "titan", seed=0, params=literal)
     assert titan.status.value == "no_solution" and titan.objective is None
-    # the same under every reading of step 2 and of the tie break: only pair-grouping places it
+    # the same under every reading of step 2 and of the tie break (the pseudo-code has its own)
     for step2 in ("fix-idle-count", "pool-prefix"):
         for tie in ("least-traffic", "best-fit", "worst-fit"):
-            r = solve("nimp", inst, "titan", seed=0, params={"titan_step2": step2, "titan_tie_break": tie})
+            r = solve("nimp", inst, "titan", seed=0, params={**literal, "titan_step2": step2, "titan_tie_break": tie})
             assert r.objective is None
-    grouped = solve("nimp", inst, "titan", seed=0, params={"titan_algorithm": "pair-grouping"})
-    assert grouped.objective == opt
+    for params in ({}, {"titan_algorithm": "pair-grouping"}):
+        assert solve("nimp", inst, "titan", seed=0, params=params).objective == opt
     r = ratios(inst, None, opt)  # H^opt = (2 - 1, 2 - 1); Titan keeps 0 of each
     assert r["optimum_values"] == [1, 1] and r["ratio_theorem4"] == r["ratio_theorem5"] == 0.0
     assert not r["holds_theorem4"] and not r["holds_theorem5"]
     assert approximation_check(inst, opt, opt)["remaining_optimum"] == [1, 1]  # Eq. (3): C_max = 2, O^opt > 0
     got = wc.measure_candidate(problem="nimp", instance=data, algorithm="titan", objective="lex",
-                               oracle_time_limit=30.0)
+                               oracle_time_limit=30.0, params=literal)
     assert got["ratio"] == math.inf and got["guarantee"] == pytest.approx(1 / RATIO) and got["violates"]
     with pytest.raises(AssertionError, match="no solution"):
-        assert_within("nimp", "titan", data)
+        assert_within("nimp", "titan", data, params=literal)
+    assert assert_within("nimp", "titan", data).measured == 1.0
 
 
 def test_titan_uses_three_machines_where_one_idle_machine_holds_the_job() -> None:
@@ -77,11 +83,13 @@ def test_titan_uses_three_machines_where_one_idle_machine_holds_the_job() -> Non
     3-worker ring job. Optimum: the idle machine alone, (1 idle, 1 machine). Titan's pseudo-code
     places (1 idle, 3 machines). H_2 = 3 - 3 = 0 against the optimum's 3 - 1 = 2, and
     0 < (1 - 1/e)·2: Theorem 5 fails (H_1 = 2 against 2 holds). C_max = max(3, 3) = N, so
-    Eq. (3)'s stated form gives the same numbers."""
+    Eq. (3)'s stated form gives the same numbers. The default ``repaired`` (and pair-grouping):
+    the non-idle machines hold 2 < 3, so one idle machine is needed, and it holds the job."""
     data, inst = _load("titan-three-machines.json")
     opt = _optimum(inst)
     assert opt == [1, 1]
-    titan = solve("nimp", inst, "titan", seed=0)
+    literal = {"titan_algorithm": "pseudo-code"}
+    titan = solve("nimp", inst, "titan", seed=0, params=literal)
     assert titan.status.value == "feasible"
     ev = registry.get("nimp").evaluate(inst, titan.solution)
     assert ev.feasible and ev.objectives["lex"] == [1, 3]
@@ -92,12 +100,35 @@ def test_titan_uses_three_machines_where_one_idle_machine_holds_the_job() -> Non
     assert r["heuristic_values"] == [2, 0] and r["optimum_values"] == [2, 2]
     assert r["holds_theorem4"] and r["ratio_theorem5"] == 0.0 and not r["holds_theorem5"]
     got = wc.measure_candidate(problem="nimp", instance=data, algorithm="titan", objective="lex",
-                               oracle_time_limit=30.0)
+                               oracle_time_limit=30.0, params=literal)
     assert got["objective"] == [1, 3] and got["ratio"] == math.inf and got["violates"]
     with pytest.raises(AssertionError, match=r"ratio 0 < the guaranteed 0\.632"):
-        assert_within("nimp", "titan", data)
-    grouped = solve("nimp", inst, "titan", seed=0, params={"titan_algorithm": "pair-grouping"})
-    assert grouped.objective == opt
+        assert_within("nimp", "titan", data, params=literal)
+    for params in ({}, {"titan_algorithm": "pair-grouping"}):
+        assert solve("nimp", inst, "titan", seed=0, params=params).objective == opt
+
+
+def test_repaired_titan_finds_no_placement_under_a_binding_p() -> None:
+    """Two non-idle machines of 4 GPUs with 1 and 2 idle GPUs, P = 50 MB, a 3-worker HD job of 100 MB
+    (each of the three worker pairs carries 50 MB in a phase; W2's two pairs share one). The
+    optimum puts W0 alone on machine 0 and W1, W2 on machine 1: every phase crosses one pair
+    (0 idle, 2 machines). The default Titan merges the first of the three equally heavy pairs,
+    {W0, W1}, onto machine 1; Alg. 1 then refuses W2 on machine 0 (100 MB in one phase), no other
+    machine exists, and it returns none: ratio 0 of a positive optimum on both theorems. The
+    bandwidth constraint (Eq. 5), which the proofs leave out, is what breaks them here: with P
+    removed Titan places (0, 2)."""
+    data, inst = _load("titan-repaired-no-placement.json")
+    opt = _optimum(inst)
+    assert opt == [0, 2]
+    titan = solve("nimp", inst, "titan", seed=0)
+    assert titan.status.value == "no_solution" and titan.objective is None
+    r = ratios(inst, None, opt)  # H^opt = (3 - 0, 3 - 2)
+    assert r["optimum_values"] == [3, 1] and not r["holds_theorem4"] and not r["holds_theorem5"]
+    got = wc.measure_candidate(problem="nimp", instance=data, algorithm="titan", objective="lex",
+                               oracle_time_limit=30.0)
+    assert got["ratio"] == math.inf and got["violates"]
+    relaxed = solve("nimp", {**data, "pair_capacity_bytes": 1e12}, "titan", seed=0)
+    assert relaxed.objective == [0, 2]
 
 
 # ----------------------------------------------------------------------------- A-SRPT, Theorem 1

@@ -53,17 +53,29 @@ Trials
 ======
 :func:`trials` keeps two questions apart:
 
-* **What the paper's algorithm does** (the instances as drawn, bandwidth binding): on the
-  instances with a placement, how often Titan finds none (``titan_found_none``; its ratio is 0,
-  a violation unless the optimum's value is 0), the distribution of the ratios where it places
-  (``ratios_placed_theorem4/5``: ratio -> instances) and the violations among those
-  (``violations_placed_theorem4/5``); ``violations_theorem4/5`` counts both; ``by_capacity``
-  splits the instances compared and those where Titan found nothing by a scalar P or a matrix.
-* **Where the proof's assumptions break.** The proof applies the greedy (1 - 1/e) bound for
-  monotone submodular maximisation (Lemma 3) without the capacity and bandwidth constraints, and
-  Alg. 2's line 18 deploys the remaining workers on one machine regardless of them. Under the
-  reading ``titan_algorithm="pseudo-code"``, every instance where Titan finds nothing is traced
-  to the constraint that line 18's deployment breaks (``found_none_breaks``: ``bandwidth``,
+* **Where Titan fails** (the instances as drawn, bandwidth binding): on the instances with a
+  placement, how often Titan finds none (``titan_found_none``: a feasible placement exists and
+  Titan returns nothing; its ratio is 0, a violation unless the optimum's value is 0) or places
+  lexicographically worse than the optimum (``titan_worse``), the distribution of the ratios
+  where it places (``ratios_placed_theorem4/5``: ratio -> instances) and the violations among
+  those (``violations_placed_theorem4/5``); ``violations_theorem4/5`` counts both;
+  ``by_capacity`` splits the instances compared and those where Titan found nothing by a scalar
+  P or a matrix.
+* **Where the proof's assumptions break.** The proofs apply Lemma 3, the greedy (1 - 1/e) bound
+  for a monotone submodular function maximised over every worker subset (H's domain U is the
+  power set of N), to H: they leave out both constraints that decide which subsets a machine
+  may take, Eq. (1)'s capacity R_s and Eq. (5)'s bandwidth P. Each instance where Titan fails is
+  put down to the one that breaks (``failures_cause``; the violations likewise,
+  ``violations_cause_theorem4/5``): ``bandwidth`` when Titan's own placement without P (the same
+  readings, ``P = infinity``) breaks P, so Eq. (5) changed what the greedy may do; ``capacity``
+  when it meets P, so only the capacity was in play. ``failures_optimum_unbound`` counts the
+  failures whose optimum under P is the resource relaxation's (P leaves the optimum's value
+  unchanged, so a placement as good as without P exists and the greedy under P misses it).
+  Under the default ``titan_algorithm="repaired"`` no failure is ``capacity``: when Titan's
+  placement without P meets P it is Titan's placement under P (the proof of
+  :func:`.titan.place_with_and_without_capacity`), which is the lexicographic optimum. Under
+  ``"pseudo-code"`` every instance where Titan finds nothing is also traced to the constraint
+  that Alg. 2 line 18's unchecked deployment breaks (``found_none_breaks``: ``bandwidth``,
   ``resource`` or both). ``without_bandwidth`` repeats the comparison on the same instances with
   P removed (the resource relaxation's exact optimum, :func:`.bounds.resource_relaxation`): what
   is left there is the greedy's own behaviour under the capacity constraint.
@@ -150,6 +162,10 @@ def _lex(instance: NimpInstance, m: Sequence[int] | None) -> tuple[int, int] | N
     return idle, used
 
 
+def _count(counter: dict[str, int], key: str) -> None:
+    counter[key] = counter.get(key, 0) + 1
+
+
 def _tally(counter: dict[str, int], r: float) -> None:
     key = f"{r:.4f}"
     counter[key] = counter.get(key, 0) + 1
@@ -162,14 +178,17 @@ def trials(count: int, seed: int, **titan_readings: Any) -> dict[str, Any]:
     value is positive; ``worst_ratio_placed_*``: where it placed) and up to 5 violating instances."""
     from .bounds import resource_relaxation
     from .exact import brute_force
+    from .readings import TITAN_ALGORITHM
     from .titan import alg3_deployment, titan
 
-    as_written = titan_readings.get("titan_algorithm", "pseudo-code") == "pseudo-code"
+    as_written = titan_readings.get("titan_algorithm", TITAN_ALGORITHM.default) == "pseudo-code"
     rng = np.random.default_rng(seed)
     out: dict[str, Any] = {"tried": 0, "compared": 0, "titan_placed": 0, "titan_found_none": 0, "titan_optimal": 0,
+                           "titan_worse": 0, "failures_cause": {}, "failures_optimum_unbound": 0,
                            "found_none_breaks": {}, "optimum_zero_theorem4": 0, "optimum_zero_theorem5": 0,
                            "violations_theorem4": 0, "violations_theorem5": 0,
                            "violations_placed_theorem4": 0, "violations_placed_theorem5": 0,
+                           "violations_cause_theorem4": {}, "violations_cause_theorem5": {},
                            "ratios_placed_theorem4": {}, "ratios_placed_theorem5": {},
                            "worst_ratio_theorem4": 1.0, "worst_ratio_theorem5": 1.0,
                            "worst_ratio_placed_theorem4": 1.0, "worst_ratio_placed_theorem5": 1.0,
@@ -196,6 +215,11 @@ def trials(count: int, seed: int, **titan_readings: Any) -> dict[str, Any]:
         m = titan(gpus, idle, cap, inst.phases(), workers=inst.N, **titan_readings)
         heur = _lex(inst, m)
         r = ratios(inst, heur, opt)
+        # The same instance with P removed: the proof's setting but for the capacity constraint.
+        relax = resource_relaxation(inst)
+        assert relax is not None  # a placement exists, so the idle GPUs suffice
+        mf = titan(gpus, idle, math.inf, inst.phases(), workers=inst.N, **titan_readings)
+        cause = "bandwidth" if mf is None or bandwidth_violations(inst, np.asarray(mf), limit=1) else "capacity"
         if heur is None:
             out["titan_found_none"] += 1
             kind["titan_found_none"] += 1
@@ -205,6 +229,10 @@ def trials(count: int, seed: int, **titan_readings: Any) -> dict[str, Any]:
         else:
             out["titan_placed"] += 1
             out["titan_optimal"] += heur == opt
+            out["titan_worse"] += heur != opt
+        if heur != opt:
+            _count(out["failures_cause"], cause)
+            out["failures_optimum_unbound"] += opt == tuple(relax[:2])
         bad = False
         for k, name in ((0, "theorem4"), (1, "theorem5")):
             if r["optimum_values"][k] <= 0:
@@ -216,14 +244,11 @@ def trials(count: int, seed: int, **titan_readings: Any) -> dict[str, Any]:
             if not r[f"holds_{name}"]:
                 out[f"violations_{name}"] += 1
                 out[f"violations_placed_{name}"] += heur is not None
+                _count(out[f"violations_cause_{name}"], cause)
                 bad = True
         if bad and len(out["examples"]) < 5:
             out["examples"].append({"instance": d, "titan": None if heur is None else list(heur),
-                                    "optimum": list(opt), **r})
-        # The same instance with P removed: the proof's setting but for the capacity constraint.
-        relax = resource_relaxation(inst)
-        assert relax is not None  # a placement exists, so the idle GPUs suffice
-        mf = titan(gpus, idle, math.inf, inst.phases(), workers=inst.N, **titan_readings)
+                                    "optimum": list(opt), "cause": cause, **r})
         hf = _lex(inst, mf)
         rf = ratios(inst, hf, relax[:2])
         free["titan_found_none"] += hf is None

@@ -31,7 +31,7 @@ from typing import Any, Mapping
 
 from optkit.claims import Claim, Experiment, range_claims
 
-__all__ = ["EXPERIMENTS", "measure_fig1", "measure_replay", "measure_approximation", "measure_not_comparable",
+__all__ = ["EXPERIMENTS", "titan_readings", "measure_fig1", "measure_replay", "measure_approximation", "measure_not_comparable",
            "window", "series_fig1", "series_approximation", "series_replay", "FIG1_INSTANCE"]
 
 _M = "optkit.formulations.nimp.claims"
@@ -39,6 +39,14 @@ _T1 = "Sec. V-B; trace 1 (Microsoft), as optkit replays it"
 _T2 = ("the paper quotes panel (b), i.e. trace 2 (Shanghai AI Lab, 470,497 jobs, not public); measured on "
        "trace 1")
 _PRIVATE = "private trace: panel (b) is the paper's trace 2 (Shanghai AI Lab, not public); ours is measured on trace 1"
+
+
+def titan_readings(readings: Mapping[str, Any]) -> dict[str, Any]:
+    """Titan's three readings (``titan_algorithm``, ``titan_step2``, ``titan_tie_break``) from
+    ``readings``, each at its declared default where absent (:mod:`.readings`)."""
+    from .readings import TITAN_ALGORITHM, TITAN_STEP2, TITAN_TIE_BREAK
+
+    return {r.name: readings.get(r.name, r.default) for r in (TITAN_ALGORITHM, TITAN_STEP2, TITAN_TIE_BREAK)}
 
 
 def _pct(id_: str, where: str, value: float, statistic: str, precision: float, note: str = "", **kw: Any) -> Claim:
@@ -78,9 +86,7 @@ def measure_fig1(*, readings: Mapping[str, Any], seed: int, scale: str) -> dict[
 
     K = FIG1_K
     inst = NimpInstance.from_dict(FIG1_INSTANCE)
-    runs = {"titan": run_titan(inst, titan_step2=readings.get("titan_step2", "fix-idle-count"),
-                               titan_tie_break=readings.get("titan_tie_break", "least-traffic"),
-                               titan_algorithm=readings.get("titan_algorithm", "pseudo-code")),
+    runs = {"titan": run_titan(inst, **titan_readings(readings)),
             "elasticflow": run_elasticflow(inst, elasticflow_machines=readings.get("elasticflow_machines", "any")),
             "hived": run_hived(inst)}
     busy_before = {s for s, m in enumerate(inst.machines) if m.idle_gpus < m.gpus}
@@ -218,9 +224,7 @@ def measure_replay(*, readings: Mapping[str, Any], seed: int, scale: str) -> dic
         return {**{i: None for i in ids}, "_notes": ["../shared/data/traces/microsoft-itp is absent (set "
                                                      "OPTKIT_TRACE_ROOT): nothing replayed"]}
     budget = float(readings.get("phase_budget_s", 0.05))
-    kw = {"titan": {"titan_step2": readings.get("titan_step2", "fix-idle-count"),
-                    "titan_tie_break": readings.get("titan_tie_break", "least-traffic"),
-                    "titan_algorithm": readings.get("titan_algorithm", "pseudo-code")},
+    kw = {"titan": titan_readings(readings),
           "elasticflow": {"elasticflow_machines": readings.get("elasticflow_machines", "any")},
           "hived": {},
           "tiresias": {"tiresias_spread": readings.get("tiresias_spread", "emptiest")}}
@@ -372,9 +376,7 @@ def measure_approximation(*, readings: Mapping[str, Any], seed: int, scale: str)
     against CP-SAT."""
     from .approximation import ratios, trials
 
-    kw = {"titan_step2": readings.get("titan_step2", "fix-idle-count"),
-          "titan_tie_break": readings.get("titan_tie_break", "least-traffic"),
-          "titan_algorithm": readings.get("titan_algorithm", "pseudo-code")}
+    kw = titan_readings(readings)
     out = trials(150 if scale == "ci" else 2000, 1000 + seed, **kw)
     w4, w5 = out["worst_ratio_theorem4"], out["worst_ratio_theorem5"]
     med: list[dict[str, Any]] = []
@@ -398,14 +400,25 @@ def measure_approximation(*, readings: Mapping[str, Any], seed: int, scale: str)
     examples = out.pop("examples")
     return {"titan-theorem4-ratio": w4, "titan-theorem5-ratio": w5,
             "_details": {**out, "medium": med, "first_violations": examples[:2]},
-            "_notes": [f"{out['tried']} instances tried, {out['compared']} with a placement; Titan optimal on "
-                       f"{out['titan_optimal']}, found none on {out['titan_found_none']} (constraint Alg. 2 line 18 "
-                       f"broke: {out['found_none_breaks'] or 'n/a'}); violations: Theorem 4 "
+            "_notes": [f"{out['tried']} instances tried, {out['compared']} with a placement. Where Titan fails: "
+                       f"finds none on {out['titan_found_none']}, places worse than the optimum on "
+                       f"{out['titan_worse']}, optimal on {out['titan_optimal']}; violations: Theorem 4 "
                        f"{out['violations_theorem4']}, Theorem 5 {out['violations_theorem5']} (where Titan places: "
                        f"{out['violations_placed_theorem4']}, {out['violations_placed_theorem5']}; optimum value 0, "
-                       f"not violations: {out['optimum_zero_theorem4']}, {out['optimum_zero_theorem5']}); with P "
-                       f"removed: Theorem 4 {out['without_bandwidth']['violations_theorem4']}, Theorem 5 "
+                       f"not violations: {out['optimum_zero_theorem4']}, {out['optimum_zero_theorem5']}). Where "
+                       f"the proof's assumptions break (Lemma 3 over every worker subset, without Eq. 1's "
+                       f"capacity and Eq. 5's bandwidth): failures by the constraint in play "
+                       f"{_counts(out['failures_cause'])}, violations {_counts(out['violations_cause_theorem4'])} "
+                       f"(Theorem 4), {_counts(out['violations_cause_theorem5'])} (Theorem 5); "
+                       f"{out['failures_optimum_unbound']} failures have an optimum P leaves unchanged; "
+                       f"Alg. 2 line 18 broke: {_counts(out['found_none_breaks'])}; with P removed: "
+                       f"violations Theorem 4 {out['without_bandwidth']['violations_theorem4']}, Theorem 5 "
                        f"{out['without_bandwidth']['violations_theorem5']}."]}
+
+
+def _counts(counter: Mapping[str, int]) -> str:
+    """``{"bandwidth": 3}`` as ``bandwidth 3``; ``n/a`` when empty."""
+    return ", ".join(f"{k} {v}" for k, v in sorted(counter.items())) or "n/a"
 
 
 def series_approximation(algorithm: str, *, readings: Mapping[str, Any], seed: int, scale: str) -> dict[str, Any]:

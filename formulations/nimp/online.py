@@ -191,7 +191,7 @@ class TitanPolicy(FifoPolicy):
     name = "titan"
 
     def __init__(self, *, titan_step2: str = "fix-idle-count", titan_tie_break: str = "least-traffic",
-                 max_attempts: int | None = MAX_ATTEMPTS, titan_algorithm: str = "pseudo-code") -> None:
+                 max_attempts: int | None = MAX_ATTEMPTS, titan_algorithm: str = "repaired") -> None:
         super().__init__()
         _check_readings(titan_algorithm, titan_step2, titan_tie_break)
         self.relaxed = 0

@@ -10,9 +10,9 @@ Why nothing is placed, in ``reason``:
 
 * ``too-few-idle-gpus``: the idle GPUs of all machines are fewer than the workers (Eq. 1's
   resource constraint): no placement exists.
-* ``breaks-bandwidth``: the placement Titan builds (Alg. 3) breaks Eq. 1's bandwidth constraint
-  and the pseudo-code has no fallback. A placement may still exist: Titan is a heuristic, and the
-  exact solvers (:mod:`.exact`) decide. The detail says so.
+* ``breaks-bandwidth``: no placement Titan builds (Alg. 3, every selection it tries) meets Eq. 1's
+  bandwidth constraint. A placement may still exist: Titan is a heuristic, and the exact solvers
+  (:mod:`.exact`) decide. The detail says so.
 """
 
 from __future__ import annotations
@@ -90,7 +90,7 @@ def _rename(err: InputError, nodes: list[Any]) -> InputError:
 
 
 def place(job: Job, machines: Mapping[N, Machine], capacity: float | Mapping[tuple[N, N], float], *,
-          titan_algorithm: str = "pseudo-code", titan_step2: str = "fix-idle-count",
+          titan_algorithm: str = "repaired", titan_step2: str = "fix-idle-count",
           titan_tie_break: str = "least-traffic", max_attempts: int | None = None) -> WorkerPlacement[N]:
     """Place ``job``'s workers with Titan on machines keyed by the caller's node ids.
 
@@ -119,9 +119,10 @@ def place(job: Job, machines: Mapping[N, Machine], capacity: float | Mapping[tup
 
     Notes
     -----
-    Guarantee: Theorems 4-5 claim (1 - 1/e) per criterion under assumptions that drop the capacity
-    and bandwidth constraints; measured, the claim fails on seeded instances
-    (``benchmarks/perf/nimp_approximation.md``).
+    Guarantee: with the default readings, the lexicographic optimum wherever the bandwidth
+    constraint cannot bind (:mod:`.titan`). Theorems 4-5 claim (1 - 1/e) per criterion under
+    assumptions that drop the capacity and bandwidth constraints; measured with a binding P, the
+    claim fails on seeded instances (``benchmarks/perf/nimp_approximation.md``).
 
     Units: GPUs; ``param_bytes`` and ``capacity`` in bytes (per phase for the capacity).
 
@@ -133,7 +134,7 @@ def place(job: Job, machines: Mapping[N, Machine], capacity: float | Mapping[tup
     >>> hosts = {"a": Machine(8, 2), "b": Machine(8, 8), "c": Machine(8, 3)}
     >>> p = place(Job(4, "ring", 100e6), hosts, 200e6)
     >>> p.ok, p.machine_of_worker, p.idle_used, p.used
-    (True, ['c', 'c', 'c', 'a'], 0, 2)
+    (True, ['c', 'c', 'a', 'c'], 0, 2)
     >>> place(Job(16, "ring", 100e6), hosts, 200e6).reason
     'too-few-idle-gpus'
     """
@@ -165,7 +166,7 @@ def place(job: Job, machines: Mapping[N, Machine], capacity: float | Mapping[tup
                  titan_tie_break=titan_tie_break, max_attempts=max_attempts)
     if m_of is None:
         return WorkerPlacement(False, reason="breaks-bandwidth",
-                               detail="the placement Titan builds breaks Eq. 1's bandwidth constraint (Titan has no "
-                                      "fallback); a placement may still exist: the exact solvers decide")
+                               detail="no placement Titan builds meets Eq. 1's bandwidth constraint (Titan is a "
+                                      "heuristic); a placement may still exist: the exact solvers decide")
     idle_used, used, cross = criteria(inst, m_of)
     return WorkerPlacement(True, [nodes[s] for s in m_of], int(idle_used), int(used), float(cross))
