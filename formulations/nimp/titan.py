@@ -290,10 +290,12 @@ def _place(col: Collective, selected: Sequence[int], R: Sequence[int],
             sb = m[b]
             if sb >= 0 and free[sb] > 0:
                 gain[sb] = gain.get(sb, 0.0) + wt
-        open_ = [s for s in selected if free[s] > 0 and takes(s, [n])]
-        if not open_:
+        # the best machine by (traffic with n, room), the first of equals in selection order,
+        # among those that pass Alg. 1's check: the first that passes in that order
+        ranked = sorted((s for s in selected if free[s] > 0), key=lambda s: (-gain.get(s, 0.0), -free[s]))
+        best = next((s for s in ranked if takes(s, [n])), None)
+        if best is None:
             return None  # the check refuses n on every machine of the selection
-        best = max(open_, key=lambda s: (gain.get(s, 0.0), free[s]))
         free[best] -= 1
         _join([n], best, m, load, col)
     return np.asarray(m, dtype=np.int64)
