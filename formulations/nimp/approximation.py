@@ -71,9 +71,11 @@ Trials
   when it meets P, so only the capacity was in play. ``failures_optimum_unbound`` counts the
   failures whose optimum under P is the resource relaxation's (P leaves the optimum's value
   unchanged, so a placement as good as without P exists and the greedy under P misses it).
-  Under the default ``titan_algorithm="repaired"`` no failure is ``capacity``: when Titan's
-  placement without P meets P it is Titan's placement under P (the proof of
-  :func:`.titan.place_with_and_without_capacity`), which is the lexicographic optimum. Under
+  Under the default ``titan_algorithm="repaired"`` Titan's placement without P is the
+  lexicographic optimum of the resource relaxation, so a ``capacity`` failure needs that
+  placement to meet P while Titan under P misses its value; the proof of
+  :func:`.titan.place_with_and_without_capacity` excludes it whenever step 1's placement without
+  P meets P too, and none has been measured (``benchmarks/perf/nimp_approximation.md``). Under
   ``"pseudo-code"`` every instance where Titan finds nothing is also traced to the constraint
   that Alg. 2 line 18's unchecked deployment breaks (``found_none_breaks``: ``bandwidth``,
   ``resource`` or both). ``without_bandwidth`` repeats the comparison on the same instances with
