@@ -56,9 +56,10 @@ A reading is never chosen, and an option never added, *because* it reproduces a 
 :class:`Reading` names the clause its default follows (:attr:`Reading.rule`, validated against
 :data:`RULES`), says in :attr:`Reading.post_hoc` whether it (its default or one of its options) was
 chosen or added after the results it matters to had been seen, and in :attr:`Reading.history`
-when its options arrived relative to those first results (the git history tells; an option that
-only keeps optkit's earlier behaviour, or a default that follows a higher clause, is not post hoc
-by itself). A default that moved records its old value in :attr:`Reading.moved_from`; the README's
+when it and each of its options arrived relative to those first results (the git history tells).
+``post_hoc`` is a fact of that history, not of the clause: a default that follows a higher clause
+but arrived after the results had been seen is still post hoc, and its reason must show the
+clause; an option that only keeps optkit's earlier behaviour arrived with that behaviour. A default that moved records its old value in :attr:`Reading.moved_from`; the README's
 table of moved defaults is generated from those (:func:`moved_defaults_markdown`). The result
 pages (:mod:`optkit.reproduce`) mark every verdict that rests on a post-hoc reading set away from
 its default.
@@ -77,10 +78,12 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 from optkit.errors import InputError
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from optkit.formulation import Algorithm, Formulation
 
 __all__ = [
-    "Reading", "ALL", "NOT_MOVED", "RULES", "moved_defaults_markdown", "readings_for", "accepted_params", "check_params", "resolve_params",
+    "Reading", "ALL", "NOT_MOVED", "RULES", "moved_defaults_markdown", "update_moved_block", "readings_for", "accepted_params", "check_params", "resolve_params",
     "parse_param_values", "expand_sweep", "format_params", "show_value", "reading_table",
 ]
 
@@ -454,3 +457,23 @@ def moved_defaults_markdown(formulations: Iterable["Formulation"]) -> str:
             lines.append(f"| {f.name} | `{r.name}` | {show_value(r.moved_from)} → {show_value(r.default)} | "
                          f"{r.rule} | {why} |")
     return "\n".join(lines) + "\n"
+
+
+MOVED_BEGIN, MOVED_END = "<!-- moved-defaults:begin -->", "<!-- moved-defaults:end -->"
+
+
+def update_moved_block(path: "Path", table: str, *, check: bool = False) -> bool:
+    """Put ``table`` between :data:`MOVED_BEGIN` and :data:`MOVED_END` in the file at ``path``;
+    returns whether the block differed (with ``check``, nothing is written). An
+    :class:`InputError` names the file when it lacks the markers."""
+    text = path.read_text(encoding="utf-8")
+    if MOVED_BEGIN not in text or MOVED_END not in text:
+        raise InputError(str(path), f"has no {MOVED_BEGIN} ... {MOVED_END} block")
+    head, rest = text.split(MOVED_BEGIN, 1)
+    old, tail = rest.split(MOVED_END, 1)
+    new = f"\n{table}"
+    if old == new:
+        return False
+    if not check:
+        path.write_text(head + MOVED_BEGIN + new + MOVED_END + tail, encoding="utf-8")
+    return True
