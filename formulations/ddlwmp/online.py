@@ -174,6 +174,7 @@ class OnlineScheduler:
             self.ids, [self.cluster.gpus_per_server] * len(self.ids), slot=self.cluster.slot_seconds,
             problem=PROBLEM) if check else None
         self._durations: dict[str, float] = {}   # d of each duration job not started yet
+        self._unit: dict[int, str] = {}           # the model name of the duration jobs of k GPUs
         self._single: set[str] = set()            # single-node jobs not started yet
 
     @classmethod
@@ -210,20 +211,20 @@ class OnlineScheduler:
         if (model is None) == (d is None):
             raise _fail("job", f"job {job.id} must give exactly one of model and duration (ddlwmp)")
         predicted = job.predicted_iterations
-        if job.predicted_duration is not None:
-            if d is None:
-                raise _fail("job.predicted_duration", f"job {job.id}: only a duration job takes a predicted duration "
-                                                      "(a model job's prediction is predicted_iterations)")
-            if predicted is not None:
-                raise _fail("job.predicted_duration", f"job {job.id}: give one estimate, predicted_duration (s) or "
-                                                      "predicted_iterations (of duration), not both")
+        guess = job.predicted_duration
+        if guess is not None and (d is None or predicted is not None):
+            raise _fail("job.predicted_duration", f"job {job.id}: only a duration job takes a predicted duration "
+                        "(a model job's prediction is predicted_iterations)" if d is None else
+                        f"job {job.id}: give one estimate, predicted_duration (s) or predicted_iterations (of "
+                        "duration), not both")
         if d is not None:
-            model, md = duration_model(job.gpus)
-            if model not in self.models:
+            model = self._unit.get(job.gpus)
+            if model is None:
+                model, md = duration_model(job.gpus)
                 self.models[model] = md
+                self._unit[job.gpus] = model
             d = float(d)
-            predicted = (float(job.predicted_duration) if job.predicted_duration is not None
-                         else d if predicted is None else predicted * d)
+            predicted = float(guess) if guess is not None else d if predicted is None else predicted * d
         assert model is not None  # exactly one of model and duration (checked above)
         # the policy checks the rest (ArrivalCheck): a duplicate, an unknown model, GPUs unlike the
         # model's replicas, a job larger than the cluster, a single-node job larger than a server
