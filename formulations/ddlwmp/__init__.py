@@ -8,7 +8,7 @@ Importing one policy needs neither the harness nor a solver::
     from optkit.formulations.ddlwmp.simulate import simulate   # optkit's driver for it
 
 ``OnlineScheduler`` speaks the engine's online protocol (:mod:`optkit.online`); the how-to
-``docs/howto/drive-a-srpt.rst`` has a 40-line driver for it.
+``docs/howto/drive-a-srpt.rst`` has a driver of under 40 lines for it.
 
 Solver-backed algorithms and the generator are imported lazily.
 """
