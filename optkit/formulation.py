@@ -41,6 +41,12 @@ class Evaluation:
 
 
 class AlgorithmRun(Protocol):
+    """What the engine calls: ``run(instance, objective=..., time_limit=..., seed=...,
+    **params)``. The algorithm's own keyword parameters (readings, ``--param`` keys) follow the
+    three, each with a default; the protocol names only the three, so a function declaring its own
+    keywords (``reverse: bool = True``) matches it (one declaring ``**params: Any`` instead would
+    refuse every function that does not take arbitrary keywords)."""
+
     def __call__(
         self,
         instance: Any,
@@ -48,7 +54,6 @@ class AlgorithmRun(Protocol):
         objective: str,
         time_limit: float | None,
         seed: int | None,
-        **params: Any,
     ) -> Result: ...
 
 

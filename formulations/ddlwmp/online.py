@@ -17,7 +17,7 @@ and without a ``predicted_iterations`` its prediction is that one iteration (its
 
 from __future__ import annotations
 
-from typing import Any, Hashable, Mapping
+from typing import Any, Generic, Hashable, Mapping, TypeVar
 
 import numpy as np
 
@@ -34,13 +34,14 @@ __all__ = ["OnlineScheduler", "POLICIES"]
 
 PROBLEM = "ddlwmp"
 POLICIES = ("a-srpt", *BASELINES)
+N = TypeVar("N", bound=Hashable)
 
 
 def _fail(field: str, message: str) -> InputError:
     return InputError(field, message, problem=PROBLEM)
 
 
-class OnlineScheduler:
+class OnlineScheduler(Generic[N]):
     """One ddlwmp policy (``a-srpt`` or a baseline) as an :class:`optkit.online.OnlinePolicy`.
 
     Parameters
@@ -90,7 +91,7 @@ class OnlineScheduler:
     [Decision(job_id='train-1', gpus={'n1': 3}, replicas=[['n1', 'n1', 'n1']], time_per_iteration=60.0, extra={})]
     """
 
-    def __init__(self, policy: str = "a-srpt", *, nodes: Mapping[Hashable, int],
+    def __init__(self, policy: str = "a-srpt", *, nodes: Mapping[N, int],
                  models: Mapping[str, PipelineJob | Mapping[str, Any]] | None = None,
                  inter_bandwidth: float = 1.25e9, intra_bandwidth: float = 3e11, slot_seconds: float = 1.0,
                  seed: int | None = None, **params: Any) -> None:
@@ -121,7 +122,7 @@ class OnlineScheduler:
         self._indexed = self.ids == list(range(len(self.ids)))
 
     @classmethod
-    def of_policy(cls, policy: Policy, cluster: DdlwmpCluster, models: Mapping[str, PipelineJob]) -> OnlineScheduler:
+    def of_policy(cls, policy: Policy, cluster: DdlwmpCluster, models: Mapping[str, PipelineJob]) -> OnlineScheduler[int]:
         """An already built ddlwmp policy (:class:`.policies.Policy`: A-SRPT, a baseline, or a
         user's) behind the protocol, its nodes numbered 0..M-1: how :func:`.simulate.simulate`
         drives the policies it is given."""
@@ -159,7 +160,7 @@ class OnlineScheduler:
     def on_completion(self, job_id: str, now: float) -> None:
         self.policy.on_completion(job_id, now)
 
-    def decide(self, now: float, cluster: ClusterView) -> list[Decision]:
+    def decide(self, now: float, cluster: ClusterView[N]) -> list[Decision[N]]:
         """The policy's starts, by node id, each reserved in ``cluster`` (rule 6);
         ``cluster.free`` must name exactly this scheduler's nodes."""
         arr = cluster.free_array
