@@ -249,18 +249,27 @@ def heavy_edge(graph: nx.Graph[N], free_gpus: Sequence[int], *, seed: int | None
 
     Parameters
     ----------
-    graph: undirected graph, one vertex per GPU-bound task; edge attribute ``weight`` is the
+    graph
+        Undirected graph, one vertex per GPU-bound task; edge attribute ``weight`` is the
         data exchanged per iteration (bytes).
-    free_gpus: free GPUs of each server; must add up to the number of vertices.
-    seed: seeds the random choice made when no edge joins the server's set to the rest.
-    single_gpu_weight: reading ``single_gpu_weight``: ``"unassigned"`` (default) or ``"total"``,
+    free_gpus
+        Free GPUs of each server; must add up to the number of vertices.
+    seed
+        Seeds the random choice made when no edge joins the server's set to the rest.
+    weight
+        The edge attribute holding the bytes exchanged (default ``"weight"``; an edge without
+        it weighs 1).
+    single_gpu_weight
+        Reading ``single_gpu_weight``: ``"unassigned"`` (default) or ``"total"``,
         the weight a one-GPU server minimises (module docstring, case 2b).
-    server_start: reading ``server_start``: ``"heaviest-pair"`` (default) or ``"from-placed"``,
+    server_start
+        Reading ``server_start``: ``"heaviest-pair"`` (default) or ``"from-placed"``,
         how a multi-GPU server's set starts (module docstring, case 2c).
 
     Returns
     -------
-    ``{vertex: server index}``.
+    dict
+        ``{vertex: server index}``, keyed by the graph's own vertices.
 
     References
     ----------
