@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 from optkit import registry
 from optkit.errors import InputError
 from optkit.formulation import Formulation
+from optkit.harness.environment import environment
 from optkit.harness.executors import Executor, LocalExecutor
 from optkit.harness.store import ResultStore
 from optkit.harness.tasks import Task, build_tasks
@@ -252,11 +253,13 @@ def compare(
                     if not a.available():
                         log(f"{problem}: skipped {a.name}: needs {', '.join(a.requires)} (pip install optkit[peers])")
         if todo:
+            sweep_id = store.add_sweep(environment(jobs=getattr(executor, "jobs", None), executor=executor.description,
+                                                   time_limit=time_limit))
             counts: Counter[str] = Counter()
             bar = _progress(len(todo), progress, problem)
             try:
                 for row in executor.run(todo):
-                    store.put_row(row)
+                    store.put_row(row, sweep=sweep_id)
                     counts[row["status"]] += 1
                     bar.update(1)
                     bar.set_postfix(dict(sorted(counts.items())), refresh=False)
