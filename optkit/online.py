@@ -122,7 +122,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Callable, Hashable, Iterator, Mapping, Protocol, Sequence, Tuple, Union
+from typing import Callable, Generic, Hashable, Iterator, Mapping, Protocol, Sequence, Tuple, TypeVar, Union
 
 import numpy as np
 
@@ -134,6 +134,8 @@ __all__ = ["Job", "ClusterView", "Decision", "OnlinePolicy", "COLLECTIVES", "nod
 COLLECTIVES = ("ring", "halving-doubling")
 _FAST_COLLECTIVES = (None, *COLLECTIVES)
 _INF = float("inf")
+N = TypeVar("N", bound=Hashable)
+"""A node id: the caller's own type (``str``, ``int``, ...), kept by every view and decision."""
 
 SLOT_TOL = 1e-9
 """Relative tolerance of the slot rule (rule 3): t is on the boundary k·slot when
@@ -280,7 +282,7 @@ class Job:
 
 
 @dataclass(frozen=True)
-class Decision:
+class Decision(Generic[N]):
     """Start ``job_id`` now, taking ``gpus[node]`` GPUs on each node.
 
     replicas: per pipeline stage, the node of each replica (ddlwmp), when the policy maps them;
@@ -290,16 +292,16 @@ class Decision:
     """
 
     job_id: str
-    gpus: Mapping[Hashable, int]
-    replicas: Sequence[Sequence[Hashable]] | None = None
+    gpus: Mapping[N, int]
+    replicas: Sequence[Sequence[N]] | None = None
     time_per_iteration: float | None = None
     extra: Mapping[str, object] = field(default_factory=dict)
 
 
-PairCapacity = Union[float, Mapping[Tuple[Hashable, Hashable], float], np.ndarray]
+PairCapacity = Union[float, Mapping[Tuple[N, N], float], np.ndarray]
 
 
-class _ArrayMap(Mapping[Hashable, int]):
+class _ArrayMap(Mapping[int, int]):
     """Read-only mapping view of an array indexed by node 0..M-1."""
 
     __slots__ = ("a",)
@@ -307,19 +309,19 @@ class _ArrayMap(Mapping[Hashable, int]):
     def __init__(self, a: np.ndarray) -> None:
         self.a = a
 
-    def __getitem__(self, node: Hashable) -> int:
+    def __getitem__(self, node: int) -> int:
         if isinstance(node, bool) or not isinstance(node, (int, np.integer)) or not 0 <= node < len(self.a):
             raise KeyError(node)
         return int(self.a[node])
 
-    def __iter__(self) -> Iterator[Hashable]:
+    def __iter__(self) -> Iterator[int]:
         return iter(range(len(self.a)))
 
     def __len__(self) -> int:
         return len(self.a)
 
 
-class ClusterView:
+class ClusterView(Generic[N]):
     """The cluster at one instant, as a policy sees it in ``decide``.
 
     Parameters
@@ -349,11 +351,11 @@ class ClusterView:
 
     __slots__ = ("_free", "_size", "free_array", "size_array", "_pair", "_on_reserve")
 
-    def __init__(self, free: Mapping[Hashable, int], size: Mapping[Hashable, int], *,
-                 pair_capacity: PairCapacity | Callable[[], PairCapacity] | None = None,
-                 on_reserve: Callable[[Decision], None] | None = None) -> None:
-        self._free: dict[Hashable, int] | None = dict(free)
-        self._size: Mapping[Hashable, int] | None = size
+    def __init__(self, free: Mapping[N, int], size: Mapping[N, int], *,
+                 pair_capacity: PairCapacity[N] | Callable[[], PairCapacity[N]] | None = None,
+                 on_reserve: Callable[[Decision[N]], None] | None = None) -> None:
+        self._free: dict[N, int] | None = dict(free)
+        self._size: Mapping[N, int] | None = size
         self.free_array: np.ndarray | None = None
         self.size_array: np.ndarray | None = None
         self._pair = pair_capacity
@@ -361,8 +363,8 @@ class ClusterView:
 
     @classmethod
     def of_arrays(cls, free: np.ndarray, size: np.ndarray, *,
-                  pair_capacity: PairCapacity | Callable[[], PairCapacity] | None = None,
-                  on_reserve: Callable[[Decision], None] | None = None) -> ClusterView:
+                  pair_capacity: PairCapacity[int] | Callable[[], PairCapacity[int]] | None = None,
+                  on_reserve: Callable[[Decision[int]], None] | None = None) -> ClusterView[int]:
         """The view of nodes 0..M-1 from arrays (``free`` is copied; ``size`` is not). A driver
         may keep one such view for a whole run and refill it before each ``decide`` with
         ``numpy.copyto(view.free_array, free)``; a policy never keeps a view past the call."""
@@ -375,21 +377,21 @@ class ClusterView:
         return v
 
     @property
-    def free(self) -> Mapping[Hashable, int]:
+    def free(self) -> Mapping[N, int]:
         """Free GPUs per node (after the reservations made so far)."""
         return _ArrayMap(self.free_array) if self._free is None else self._free  # type: ignore[arg-type]
 
     @property
-    def size(self) -> Mapping[Hashable, int]:
+    def size(self) -> Mapping[N, int]:
         """GPUs per node."""
         return _ArrayMap(self.size_array) if self._size is None else self._size  # type: ignore[arg-type]
 
-    def pair_capacity(self) -> PairCapacity | None:
+    def pair_capacity(self) -> PairCapacity[N] | None:
         """The pair capacity now (``None``: the driver models no network)."""
         p = self._pair
         return p() if callable(p) else p
 
-    def reserve(self, decision: Decision) -> None:
+    def reserve(self, decision: Decision[N]) -> None:
         """Take the decision's GPUs from this view's free counts and tell the driver (rule 6).
         Raises :class:`~optkit.errors.InputError` (field ``decision.gpus``) for an unknown node
         or more GPUs than it has free."""
@@ -412,7 +414,7 @@ class ClusterView:
             self._on_reserve(decision)
 
 
-def node_sizes(nodes: Mapping[Hashable, int], *, problem: str) -> dict[Hashable, int]:
+def node_sizes(nodes: Mapping[N, int], *, problem: str) -> dict[N, int]:
     """``{node id: GPUs}`` checked as every scheduler's ``nodes`` argument: a non-empty mapping of
     integers >= 1 (an :class:`~optkit.errors.InputError` naming ``nodes`` or ``nodes[id]``)."""
     if not isinstance(nodes, Mapping) or not nodes:
@@ -423,7 +425,7 @@ def node_sizes(nodes: Mapping[Hashable, int], *, problem: str) -> dict[Hashable,
     return {n: int(g) for n, g in nodes.items()}
 
 
-class OnlinePolicy(Protocol):
+class OnlinePolicy(Protocol[N]):
     """The four methods a driver calls (module docstring: the rules).
 
     A class may declare ``protocol = "optkit.online"``: a driver that also accepts its problem's
@@ -436,7 +438,7 @@ class OnlinePolicy(Protocol):
 
     def on_completion(self, job_id: str, now: float) -> None: ...
 
-    def decide(self, now: float, cluster: ClusterView) -> list[Decision]: ...
+    def decide(self, now: float, cluster: ClusterView[N]) -> list[Decision[N]]: ...
 
     def next_wakeup(self, now: float) -> float | None: ...
 

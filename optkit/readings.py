@@ -122,32 +122,51 @@ class Reading:
 
     Attributes
     ----------
-    name: the keyword parameter (``tie_break``); unique within a problem.
-    summary: one line: what the choice is about.
-    options: the plausible values. For a closed reading (``open=False``) these are the only
+    name
+        The keyword parameter (``tie_break``); unique within a problem.
+    summary
+        One line: what the choice is about.
+    options
+        The plausible values. For a closed reading (``open=False``) these are the only
         values accepted; for an open (numeric) reading they are the values ``--readings all``
         sweeps, and any number within ``[minimum, maximum]`` is accepted.
-    default: the value used when none is given (must be accepted).
-    passage: the paper and the place it reads: ``"Titan paper, Sec. IV-B, Algorithm 2 line 4"``.
-    reason: why the default: the words or numbers that support it.
-    algorithms: registered algorithm names that take it (``("*",)`` for all of them). Readings
+    default
+        The value used when none is given (must be accepted).
+    passage
+        The paper and the place it reads: ``"Titan paper, Sec. IV-B, Algorithm 2 line 4"``.
+    reason
+        Why the default: the words or numbers that support it.
+    algorithms
+        Registered algorithm names that take it (``("*",)`` for all of them). Readings
         taken only by a generator, a simulator or a claim list no algorithm (``()``).
-    scope: where else it applies, free text (``"generator"``, ``"claim a-srpt-table2"``).
-    open: see ``options``.
-    minimum, maximum: the accepted range of an open reading.
-    option_notes: one phrase per option, shown by ``optkit readings``.
-    rule: the clause of the rule (module docstring) the default follows: a key of :data:`RULES`.
+    scope
+        Where else it applies, free text (``"generator"``, ``"claim a-srpt-table2"``).
+    open
+        See ``options``.
+    minimum
+        The lower end of the accepted range of an open reading.
+    maximum
+        The upper end of that range.
+    option_notes
+        One phrase per option, shown by ``optkit readings``.
+    rule
+        The clause of the rule (module docstring) the default follows: a key of :data:`RULES`.
         Keyword only and required.
-    post_hoc: True when its default was chosen, or one of its options added, after the results it
+    post_hoc
+        True when its default was chosen, or one of its options added, after the results it
         matters to had been seen (module docstring). Keyword only and required.
-    procedure: for ``rule="held-out"``, how the default was chosen, reproducibly: the command or
+    procedure
+        For ``rule="held-out"``, how the default was chosen, reproducibly: the command or
         function, the candidate values, the criterion and the held-out workloads (seeds and draws
         disjoint from every reported measurement); empty otherwise.
-    literal: for ``rule="repaired"``, the option that runs the garbled line as written (it must
+    literal
+        For ``rule="repaired"``, the option that runs the garbled line as written (it must
         be one of the options and differ from the default); ``None`` otherwise.
-    history: when the reading and each of its options arrived, relative to the first results it
+    history
+        When the reading and each of its options arrived, relative to the first results it
         matters to (from the git history): the evidence behind :attr:`post_hoc`.
-    moved_from: the previous default, when the default moved under the current rule (the
+    moved_from
+        The previous default, when the default moved under the current rule (the
         README's table of moved defaults lists these); :data:`NOT_MOVED` otherwise.
     """
 

@@ -870,20 +870,37 @@ def worst_case(
 
     Parameters
     ----------
-    problem, algorithm: a shipped problem and one of its non-exact algorithms.
-    out: folder for ``instance.json``, ``optimum.json``, ``solution.json``, ``summary.json`` and
+    problem
+        A shipped problem.
+    algorithm
+        One of its non-exact algorithms.
+    out
+        Folder for ``instance.json``, ``optimum.json``, ``solution.json``, ``summary.json`` and
         the resume state (``state.json``, ``evaluations.jsonl``); created if missing.
-    objective: the objective whose ratio is searched (default: the problem's first).
-    budget: wall seconds of this invocation (search 70%, shrink the rest).
-    max_size: size limits (:func:`size_limits`; keys per problem).
-    seed: the search's seed (also the algorithm's).
-    jobs, scheduler: local worker processes, or a Dask scheduler address.
-    max_evals: stop the search after this many evaluations (cumulative over resumes).
-    oracle_time_limit: seconds of each exact call and of each algorithm run.
-    params: the algorithm's parameters and readings (defaults filled in).
-    progress: a progress bar on stderr when it is a terminal.
-    executor: an executor object to use instead of ``jobs``/``scheduler`` (tests).
-    target: ``ratio`` (the largest ratio) or ``margin`` (the largest ratio over the paper's bound
+    objective
+        The objective whose ratio is searched (default: the problem's first).
+    budget
+        Wall seconds of this invocation (search 70%, shrink the rest).
+    max_size
+        Size limits (:func:`size_limits`; keys per problem).
+    seed
+        The search's seed (also the algorithm's).
+    jobs
+        Local worker processes (default: one per core).
+    scheduler
+        A Dask scheduler address to run on instead of local processes.
+    max_evals
+        Stop the search after this many evaluations (cumulative over resumes).
+    oracle_time_limit
+        Seconds of each exact call and of each algorithm run.
+    params
+        The algorithm's parameters and readings (defaults filled in).
+    progress
+        A progress bar on stderr when it is a terminal.
+    executor
+        An executor object to use instead of ``jobs``/``scheduler`` (tests).
+    target
+        ``ratio`` (the largest ratio) or ``margin`` (the largest ratio over the paper's bound
         on the instance: the search for a violation of the guarantee), :data:`TARGETS`.
 
     Returns

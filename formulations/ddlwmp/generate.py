@@ -75,7 +75,7 @@ __all__ = ["generate", "tiny", "from_trace", "model_catalog", "SUITES", "B_INTER
 B_INTER = 1.25e9
 B_INTRA = 3e11
 ITP_GPU_WEIGHTS = {2: 1483, 4: 2371, 8: 7009, 16: 381, 32: 354, 64: 71}
-"""Job counts per GPU demand above 1 in the Microsoft ITP trace (shared/data/README.md)."""
+"""Job counts per GPU demand above 1 in the Microsoft ITP trace (microsoft/elasticflow-traces)."""
 SYNTHETIC_NOTE = ("synthetic: models from formulations/gpu_mapping/profiles.py (estimates, not measurements); "
                   "groups, users, GPU demands, durations and arrivals drawn by formulations/ddlwmp/generate.py")
 

@@ -27,7 +27,7 @@ iteration, so ``now + time_per_iteration`` is its completion when d is its true 
 from __future__ import annotations
 
 import math
-from typing import Any, Hashable, Mapping
+from typing import Any, Generic, Hashable, Mapping, TypeVar
 
 import numpy as np
 
@@ -44,6 +44,7 @@ __all__ = ["OnlineScheduler", "POLICIES", "duration_model"]
 
 PROBLEM = "ddlwmp"
 POLICIES = ("a-srpt", *BASELINES)
+N = TypeVar("N", bound=Hashable)
 
 
 def _fail(field: str, message: str) -> InputError:
@@ -70,7 +71,7 @@ def duration_model(gpus: int) -> tuple[str, PipelineJob]:
     return hit
 
 
-class OnlineScheduler:
+class OnlineScheduler(Generic[N]):
     """One ddlwmp policy (``a-srpt`` or a baseline) as an :class:`optkit.online.OnlinePolicy`.
 
     Parameters
@@ -133,7 +134,7 @@ class OnlineScheduler:
     optkit.errors.InputError: ddlwmp: now must not go back (rule 1): on_completion of job train-1 at 20.0 is earlier than the previous call's 23.0
     """
 
-    def __init__(self, policy: str = "a-srpt", *, nodes: Mapping[Hashable, int],
+    def __init__(self, policy: str = "a-srpt", *, nodes: Mapping[N, int],
                  models: Mapping[str, PipelineJob | Mapping[str, Any]] | None = None,
                  inter_bandwidth: float = 1.25e9, intra_bandwidth: float = 3e11, slot_seconds: float = 1.0,
                  seed: int | None = None, **params: Any) -> None:
@@ -179,7 +180,7 @@ class OnlineScheduler:
 
     @classmethod
     def of_policy(cls, policy: Policy, cluster: DdlwmpCluster, models: Mapping[str, PipelineJob], *,
-                  check: bool = True) -> OnlineScheduler:
+                  check: bool = True) -> OnlineScheduler[int]:
         """An already built ddlwmp policy (:class:`.policies.Policy`: A-SRPT, a baseline, or a
         user's) behind the protocol, its nodes numbered 0..M-1: how :func:`.simulate.simulate`
         drives the policies it is given. ``check``: whether every call is checked against the
@@ -246,7 +247,7 @@ class OnlineScheduler:
         self.policy.on_completion(job_id, now)
         st.record_completion(job_id, now)
 
-    def decide(self, now: float, cluster: ClusterView) -> list[Decision]:
+    def decide(self, now: float, cluster: ClusterView[N]) -> list[Decision[N]]:
         """The policy's starts, by node id, each reserved in ``cluster`` (rule 6). The call and
         the view are checked first (:mod:`optkit.online`, "Misuse"): ``cluster.free`` names
         exactly this scheduler's nodes with their sizes, integers from 0 to the GPUs that no

@@ -1,6 +1,6 @@
 """The online-policy protocol of ddlwmp and the machinery its policies share.
 
-A policy is an object driven by events (DESIGN.md); any simulator may drive it:
+A policy is an object driven by events; any simulator may drive it:
 
 * ``on_arrival(job: JobSpec, now)``: a job has been released (``job.release <= now``).
 * ``on_completion(job_id, now)``: a started job has given its GPUs back.

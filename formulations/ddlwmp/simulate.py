@@ -61,7 +61,7 @@ def protocol_jobs(instance: DdlwmpInstance, *, perfect: bool = False) -> list[Jo
             for i, j in enumerate(instance.jobs)]
 
 
-def as_online(policy: Policy | OnlinePolicy, instance: DdlwmpInstance) -> OnlinePolicy:
+def as_online(policy: Policy | OnlinePolicy[int], instance: DdlwmpInstance) -> OnlinePolicy[int]:
     """``policy`` behind the protocol: a ddlwmp policy object (its ``decide`` takes a
     :class:`.policies.ClusterState`) is wrapped; an :class:`~optkit.online.OnlinePolicy` is kept."""
     from .online import OnlineScheduler  # a_srpt imports this module; online imports a_srpt
@@ -71,7 +71,7 @@ def as_online(policy: Policy | OnlinePolicy, instance: DdlwmpInstance) -> Online
     return OnlineScheduler.of_policy(policy, instance.cluster, instance.models, check=False)  # type: ignore[arg-type]
 
 
-def simulate(instance: DdlwmpInstance, policy: Policy | OnlinePolicy, *, perfect: bool = False,
+def simulate(instance: DdlwmpInstance, policy: Policy | OnlinePolicy[int], *, perfect: bool = False,
              time_limit: float | None = None, stats: dict[str, Any] | None = None) -> dict[str, Any]:
     """Run ``policy`` on ``instance``; return the schedule dict. ``stats`` (optional dict) gets
     the number of instants visited and the wall time. Raises :class:`SimulationTimeout` when

@@ -22,7 +22,7 @@ Eq. (7) is ``alpha = max { beta[s, m] : x[s, m] > 0 }`` with ``beta = comp + com
 For one replica of stage s on server m:
 
 * eq. (4): ``comp_s = p^f_s + p^b_s``, a constant.
-* eq. (5) (NOTES.md reading, x[s, m] cancels)::
+* eq. (5) (the package README's reading, x[s, m] cancels)::
 
       comm = g (2 d^in_s (k_{s-1} - x[s-1,m]) / k_{s-1} + 2 d^out_s (k_{s+1} - x[s+1,m]) / k_{s+1}) / B_inter
              + (2 d^in_s x[s-1,m] / k_{s-1} + 2 d^out_s x[s+1,m] / k_{s+1}) / B_intra

@@ -3,7 +3,7 @@ pipeline configurations.
 
 **Everything in this module is an estimate derived from public architecture facts, not a
 measurement.** The paper profiles its models on a V100 but publishes only the parameter counts
-and mini-batch sizes of Table I (``shared/papers/NOTES.md``). The derivation below is
+and mini-batch sizes of Table I. The derivation below is
 deterministic and written out in full so anyone can recompute (or replace) every number.
 
 Units and notation

@@ -54,7 +54,7 @@ ddlwmp's; the cluster replay (:func:`.replay.replay`) drives the same policy ove
 from __future__ import annotations
 
 import math
-from typing import Any, Hashable, Mapping, Sequence
+from typing import Any, Generic, Hashable, Mapping, Sequence, TypeVar
 
 import numpy as np
 
@@ -71,6 +71,7 @@ __all__ = ["FifoPolicy", "TitanPolicy", "ElasticflowPolicy", "HivedPolicy", "Tir
            "placement_of", "MAX_WAKEUPS", "pair_capacity_of"]
 
 PROBLEM = "nimp"
+N = TypeVar("N", bound=Hashable)
 # Titan's placement attempts per pass in the replay (each a placement and an Eq. (5) check); past
 # that it falls back to step 1's idle-only placement, else to P relaxed. Without it a job that no
 # non-idle selection can carry under a tight P tries every (idle count, machine count) pair of a
@@ -162,10 +163,10 @@ class FifoPolicy:
             raise RuntimeError(f"policy {self.name} split single-node job {job.id} over machines {sorted(set(m))}")
         return m
 
-    def decide(self, now: float, cluster: ClusterView) -> list[Decision]:
+    def decide(self, now: float, cluster: ClusterView[N]) -> list[Decision[N]]:
         idle = cluster.free_array
         if idle is not None:
-            ids: Sequence[Hashable] | None = None
+            ids: Sequence[N] | None = None
             gpus = cluster.size_array
             assert gpus is not None
         else:
@@ -173,7 +174,7 @@ class FifoPolicy:
             idle = np.fromiter((cluster.free[n] for n in ids), dtype=np.int64, count=len(ids))
             gpus = np.fromiter((cluster.size[n] for n in ids), dtype=np.int64, count=len(ids))
         total = int(idle.sum())
-        out: list[Decision] = []
+        out: list[Decision[N]] = []
         queue = self.queue
         while self._head < len(queue):
             job = queue[self._head]
@@ -497,7 +498,7 @@ POLICIES: dict[str, type[FifoPolicy]] = {p.name: p for p in (TitanPolicy, Elasti
                                                                TiresiasPolicy)}
 
 
-class OnlineScheduler:
+class OnlineScheduler(Generic[N]):
     """One nimp policy (``titan`` or a baseline) as an :class:`optkit.online.OnlinePolicy`.
 
     Parameters
@@ -553,7 +554,7 @@ class OnlineScheduler:
 
     protocol = "optkit.online"
 
-    def __init__(self, policy: str = "titan", *, nodes: Mapping[Hashable, int], **readings: Any) -> None:
+    def __init__(self, policy: str = "titan", *, nodes: Mapping[N, int], **readings: Any) -> None:
         if policy not in POLICIES:
             raise _fail("policy", f"must be one of {', '.join(POLICIES)}, got {policy!r}")
         self.size = node_sizes(nodes, problem=PROBLEM)
@@ -588,7 +589,7 @@ class OnlineScheduler:
         self.policy.on_completion(job_id, now)
         self.state.record_completion(job_id, now)
 
-    def decide(self, now: float, cluster: ClusterView) -> list[Decision]:
+    def decide(self, now: float, cluster: ClusterView[N]) -> list[Decision[N]]:
         """The starts, by node id; the call, the view and its pair capacity are checked first
         (class docstring)."""
         st = self.state

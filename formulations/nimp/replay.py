@@ -323,7 +323,7 @@ def online_jobs(jobs: Sequence[ReplayJob]) -> list[OnlineJob]:
                       single_node=j.single_node) for i, j in enumerate(jobs)]
 
 
-def replay(jobs: Sequence[ReplayJob], policy: OnlinePolicy, *, topo: FatTree = FatTree(),
+def replay(jobs: Sequence[ReplayJob], policy: OnlinePolicy[int], *, topo: FatTree = FatTree(),
            config: ReplayConfig = ReplayConfig(), time_limit: float | None = None) -> ReplayResult:
     """Replay ``jobs`` (sorted by submit) under ``policy``, any :class:`optkit.online.OnlinePolicy`
     (module docstring); returns every job's start, end, placement and costs, and the metric time
@@ -726,7 +726,7 @@ class _Named:
 
 
 def plugin_policy(algorithm: str, jobs: Sequence[ReplayJob], topo: FatTree, config: ReplayConfig, *,
-                  seed: int | None = None, params: Mapping[str, Any] | None = None) -> OnlinePolicy:
+                  seed: int | None = None, params: Mapping[str, Any] | None = None) -> OnlinePolicy[int]:
     """The replay's policy for a plug-in algorithm of nimp (checked parameters ``params``): an
     online policy plug-in (:class:`optkit.formulation.OnlinePolicyPlugin`) made by its
     ``make(instance, seed=seed, **params)`` with the replay's :func:`cluster_instance`, and

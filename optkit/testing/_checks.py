@@ -490,8 +490,8 @@ def check_algorithm(
     References
     ----------
     Pedregosa et al., "Scikit-learn: Machine Learning in Python", JMLR 12 (2011); its
-    ``sklearn.utils.estimator_checks.check_estimator`` is the model. The checks are those of
-    DESIGN.md, "Tests" (one battery for every algorithm).
+    ``sklearn.utils.estimator_checks.check_estimator`` is the model. The checks are the project's
+    own battery, one for every algorithm (``tests/test_battery.py`` runs this function on each).
 
     Notes
     -----
