@@ -285,10 +285,20 @@ class Job:
 class Decision(Generic[N]):
     """Start ``job_id`` now, taking ``gpus[node]`` GPUs on each node.
 
-    replicas: per pipeline stage, the node of each replica (ddlwmp), when the policy maps them;
-    nimp: one row, the node of each worker.
-    time_per_iteration: alpha (s per iteration) of this placement (ddlwmp, eq. 7), so a driver
-    that knows the true iteration count n computes the completion ``now + n * alpha``.
+    Attributes
+    ----------
+    job_id
+        The job started.
+    gpus
+        GPUs taken on each node, by the caller's node ids.
+    replicas
+        Per pipeline stage, the node of each replica (ddlwmp), when the policy maps them; nimp:
+        one row, the node of each worker.
+    time_per_iteration
+        alpha (s per iteration) of this placement (ddlwmp, eq. 7), so a driver that knows the true
+        iteration count n computes the completion ``now + n * alpha``.
+    extra
+        What else the policy reports about the start (free-form).
     """
 
     job_id: str
@@ -326,10 +336,12 @@ class ClusterView(Generic[N]):
 
     Parameters
     ----------
-    free, size
-        Free GPUs and GPUs of every node, keyed by the caller's ids, in the caller's order (which
-        breaks ties between equal nodes). The view copies ``free``: :meth:`reserve` takes from
-        that copy, never from the driver's counts.
+    free
+        Free GPUs of every node, keyed by the caller's ids, in the caller's order (which breaks
+        ties between equal nodes). The view copies ``free``: :meth:`reserve` takes from that copy,
+        never from the driver's counts.
+    size
+        GPUs of every node, keyed by the same ids.
     pair_capacity
         Optional (nimp): the bytes each pair of nodes may carry per communication phase, as one
         finite number >= 0 for every pair, a mapping ``{(a, b): bytes}`` naming every unordered

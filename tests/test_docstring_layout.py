@@ -231,9 +231,6 @@ DOCUMENTED = documented()
 # Docstrings in files other branches are rewriting at the same time; each entry says where the
 # fix goes. Remove an entry when its branch is merged.
 PENDING = {
-    "optkit.online.Decision": "optkit/online.py is being rewritten on wip/protocol (annotations only here)",
-    "optkit.online.ClusterView": "optkit/online.py is being rewritten on wip/protocol",
-    "optkit.formulations.ddlwmp.online.OnlineScheduler": "formulations/ddlwmp/online.py: wip/protocol",
     "optkit.formulations.nimp.titan.titan": "formulations/nimp/titan.py: wip/protocol and the Titan branch",
 }
 

@@ -84,8 +84,10 @@ class OnlineScheduler(Generic[N]):
     models
         ``{name: PipelineJob}`` (or its dict) of the jobs' models; jobs given by ``duration``
         need none.
-    inter_bandwidth, intra_bandwidth
-        B_inter (per-server NIC) and B_intra in bytes/s, finite and > 0 (defaults: the paper's
+    inter_bandwidth
+        B_inter, the per-server NIC, in bytes/s, finite and > 0 (default: the paper's simulation).
+    intra_bandwidth
+        B_intra, between the GPUs of one server, in bytes/s, finite and > 0 (default: the paper's
         simulation).
     slot_seconds
         The slot length (s), finite and > 0: releases, GPU returns and wake-ups fall on slot
