@@ -53,8 +53,9 @@ def test_fault_free_checks_pass_on_the_wrong_algorithms() -> None:
     """A fault is not blamed on the wrong check: the seedless algorithm's solutions are feasible
     and never beat the optimum; the one claiming 'optimal' keeps its solutions valid; and a
     correct algorithm under a new name passes every check."""
-    seedless = _report("seedless")
-    assert seedless.failed == ["same_seed_same_result"], str(seedless)
+    seedless = _report("seedless")  # other processes see it too where their counter differs from this one's
+    assert seedless.failed[0] == "same_seed_same_result", str(seedless)
+    assert set(seedless.failed) <= {"same_seed_same_result", "hash_seed_independent"}, str(seedless)
     assert "solution_passes_evaluate" not in _report("unproven").failed
     honest = _report("honest")
     assert honest.passed and [r.name for r in honest.results] == list(CHECKS), str(honest)
