@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import optkit
-from optkit.formulations.gpu_mapping import FORMULATION, columns, exact, tree_tables
+from optkit.formulations.gpu_mapping import FORMULATION, arrangements, columns, exact, tree_tables
 from optkit.formulations.gpu_mapping.model import GpuMappingInstance, evaluate, stage_counts
 from optkit.result import Status
 
@@ -30,7 +30,7 @@ def _column_cases(suite: str) -> list[tuple[str, GpuMappingInstance]]:
     out = []
     for name, data in FORMULATION.suites[suite].build():
         inst = GpuMappingInstance.from_dict(data)
-        if columns.applies(exact._coefficients(inst)):
+        if columns.applies(exact.coefficients(inst)):
             out.append((name, inst))
     return out
 
@@ -40,7 +40,7 @@ def _all_columns(k: list[int], c: int) -> list[tuple[int, ...]]:
 
 
 def _applies(seed: int) -> bool:
-    return columns.applies(exact._coefficients(GpuMappingInstance.from_dict(random_instance_dict(seed))))
+    return columns.applies(exact.coefficients(GpuMappingInstance.from_dict(random_instance_dict(seed))))
 
 
 COLUMN_SEEDS = [s for s in range(32) if _applies(s)]  # all of them, tree jobs included (small k)
@@ -97,7 +97,7 @@ def test_column_value_is_the_cut_of_contiguous_counts() -> None:
     """C + sum_m F(x[:, m]) equals evaluate's cut of the contiguous assignment, for every count
     matrix of a small ring job (brute force over the count tables)."""
     inst = GpuMappingInstance.from_dict(random_instance_dict(7))  # 4 stages on 4 servers: 116 tables
-    co = exact._coefficients(inst)
+    co = exact.coefficients(inst)
     assert columns.applies(co)
     cp = columns.column_problem(co)
     k = [s.replicas for s in inst.job.stages]
@@ -117,7 +117,7 @@ def test_tree_value_is_the_least_cut_of_the_counts(seed: int) -> None:
     matrices is the brute force's optimum (which enumerates every arrangement)."""
     inst = GpuMappingInstance.from_dict(random_instance_dict(seed))
     assert inst.job.allreduce == "tree"
-    co = exact._coefficients(inst)
+    co = exact.coefficients(inst)
     cp = columns.column_problem(co)
     assert cp.tree_stages
     k = [s.replicas for s in inst.job.stages]
@@ -137,7 +137,7 @@ def test_pricing_enumeration_and_bound() -> None:
     column; the Lagrangian bound is below the optimum for arbitrary multipliers (sigma >= 0)."""
     rng = np.random.default_rng(3)
     inst = GpuMappingInstance.from_dict(random_instance_dict(27))
-    co = exact._coefficients(inst)
+    co = exact.coefficients(inst)
     cp = columns.column_problem(co)
     best, _ = exact.brute_force(inst, "cut")
     k = [int(v) for v in cp.k]
@@ -182,7 +182,7 @@ def test_too_many_columns_falls_back_to_counts() -> None:
     solves the count model from its mapping."""
     data = dict(FORMULATION.suites["medium"].build())["resnet152_pipe4x8_ring_mixed_s105"]
     inst = GpuMappingInstance.from_dict(data)
-    co = exact._coefficients(inst)
+    co = exact.coefficients(inst)
     xs = stage_counts(inst.job, exact._warm_start(inst, "cut", 0)[0], len(inst.servers))
     got = columns.solve_columns(co, xs, seed=0, workers=1, max_columns=0)
     assert got.status == "too_many_columns"
@@ -234,7 +234,7 @@ def test_matching_table_solves_tree_jobs_as_the_count_model(monkeypatch: pytest.
         ]
         for stages, caps in cases:
             inst = GpuMappingInstance(Cluster(8, 1.25e9, 3e11), PipelineJob(stages, "tree"), caps)
-            co = exact._coefficients(inst)
+            co = exact.coefficients(inst)
             assert columns.applies(co) and columns.tree_table(max(co.k), 2) is None
             r = exact.run_cpsat(inst, objective="cut", time_limit=None, seed=0, workers=1)
             assert r.status == Status.OPTIMAL and r.info["model"] == "columns" and r.info["agrees_with_evaluate"]
@@ -253,14 +253,14 @@ def test_shipped_tree_table_k16() -> None:
     the least cut equals the enumeration's wherever the arrangements are few, and CP-SAT's
     re-solve on three partitions; the column programme takes k = 16 tree stages from it."""
     table = tree_tables.TABLES[(16, 8)]
-    assert set(table) == set(columns._partitions(16, 8)) and len(table) == 186
+    assert set(table) == set(arrangements.partitions(16, 8)) and len(table) == 186
     mult = tree_tables.merged_tree_edges(16)
     enumerated = 0
     for q, (cost, arrangement) in table.items():
         assert [arrangement.count(j) for j in range(len(q))] == list(q), q
         assert cost == sum(w for (a, b), w in mult.items() if arrangement[a] != arrangement[b]), q
-        if exact._n_arrangements(q) <= 20_000:
-            least = min(sum(w for (a, b), w in mult.items() if arr[a] != arr[b]) for arr in exact._arrangements(q))
+        if arrangements.n_arrangements(q) <= 20_000:
+            least = min(sum(w for (a, b), w in mult.items() if arr[a] != arr[b]) for arr in arrangements.arrangements(q))
             assert cost == least, q
             enumerated += 1
     assert enumerated >= 10
@@ -314,7 +314,7 @@ def test_shipped_tree_table_k32() -> None:
     of two partitions a HiGHS model proved by hand (T(8,8,8,8) = 10) or bounded (15 for
     (7,7,6,6,5,1)) are the table's; the column programme takes k = 32 tree stages from it."""
     table = tree_tables.TABLES[(32, 8)]
-    assert set(table) == set(columns._partitions(32, 8)) and len(table) == 3319
+    assert set(table) == set(arrangements.partitions(32, 8)) and len(table) == 3319
     mult = tree_tables.merged_tree_edges(32)
     for q, (cost, arrangement) in table.items():
         assert [arrangement.count(j) for j in range(len(q))] == list(q), q
@@ -444,7 +444,7 @@ def test_a_column_run_records_its_steps_for_the_anytime_report() -> None:
 
 
 def _all_partitions(k: int, top: int) -> list[tuple[int, ...]]:
-    return columns._partitions(k, top)
+    return arrangements.partitions(k, top)
 
 
 @pytest.mark.parametrize("seed", [27, 12, 17])
@@ -456,7 +456,7 @@ def test_partition_rows_pricing_enumeration_and_bound(seed: int) -> None:
     a listing of every column; and the Lagrangian bound with lam is below the brute-force optimum."""
     rng = np.random.default_rng(seed)
     inst = GpuMappingInstance.from_dict(random_instance_dict(seed))
-    co = exact._coefficients(inst)
+    co = exact.coefficients(inst)
     cp = columns.column_problem(co)
     best, _ = exact.brute_force(inst, "cut")
     k = [int(v) for v in cp.k]
@@ -496,7 +496,7 @@ def test_partition_rows_tighten_the_lp_bound() -> None:
     without them (multipliers lam = 0, the server-column LP alone) and below the optimum."""
     data = dict(FORMULATION.suites["medium"].build())["resnet152_pipe4x8_ring_mixed_s105"]
     inst = GpuMappingInstance.from_dict(data)
-    co = exact._coefficients(inst)
+    co = exact.coefficients(inst)
     xs = stage_counts(inst.job, exact._warm_start(inst, "cut", 0)[0], len(inst.servers))
     r = exact.run_cpsat(inst, objective="cut", time_limit=None, seed=0, workers=1)
     assert r.status == Status.OPTIMAL

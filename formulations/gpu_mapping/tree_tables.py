@@ -331,7 +331,7 @@ def partition_costs_by_dp(k: int, largest: int, *, time_limit: float = 600.0
     import time
     from array import array
 
-    from .columns import _partitions
+    from .arrangements import partitions
 
     deadline = time.perf_counter() + time_limit
     mult = merged_tree_edges(k)
@@ -407,7 +407,7 @@ def partition_costs_by_dp(k: int, largest: int, *, time_limit: float = 600.0
         return piece
 
     best: dict[tuple[int, ...], tuple[int, tuple[int, ...]]] = {}   # P -> (T, the refinement M attaining it)
-    for q in sorted(_partitions(k, largest), key=len, reverse=True):
+    for q in sorted(partitions(k, largest), key=len, reverse=True):
         cand = (final[q][0], q) if q in final else (2 * k * k, q)
         for i, v in enumerate(q):
             if i and q[i - 1] == v:
