@@ -4,8 +4,8 @@
 problems (Heavy-Edge, the exact solvers, A-SRPT and the ddlwmp baselines, SJF-BCO and its
 baselines, Titan and its baselines, the gpu-mapping partitioners and local search) the way a
 scheduler would. The wheel is built from the checkout (``pip wheel --no-deps
---no-build-isolation``), installed with ``pip install --no-deps --target`` into a scratch folder,
-and mypy runs from a folder outside the checkout with that folder on ``PYTHONPATH`` and the test
+--no-build-isolation`` of a scratch copy, :mod:`tests.built_wheel`), installed with ``pip install
+--no-deps --target`` into a scratch folder, and mypy runs from a folder outside the checkout with that folder on ``PYTHONPATH`` and the test
 environment's interpreter (``--python-executable``, for numpy, networkx and their stubs), so it
 reads optkit exactly as a user's installed copy: through ``py.typed``, with the errors inside the
 library silenced and every public signature the script touches checked. The script then runs,
@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.built_wheel import build_wheel
 from tests.needs import needs_modules
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -31,13 +32,10 @@ SCRIPT = ROOT / "tests" / "user_scripts" / "user_scheduler.py"
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The wheel of the checkout, installed alone into a scratch folder (its ``site``)."""
-    wheel = tmp_path_factory.mktemp("wheel")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-                    "-w", str(wheel), str(ROOT)], check=True, cwd=wheel, timeout=240)
-    (whl,) = wheel.glob("optkit-*.whl")
+    whl = build_wheel(tmp_path_factory.mktemp("wheel"))
     site = tmp_path_factory.mktemp("site")
     subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(site), str(whl)],
-                   check=True, cwd=wheel, timeout=240)
+                   check=True, cwd=site, timeout=240)
     return site
 
 
