@@ -457,7 +457,8 @@ SIZES = {f"m{i}": 8 for i in range(5)}
 
 
 @pytest.mark.parametrize("policy,readings,want", [
-    ("titan", {}, "m0"),                                             # pseudo-code: the first non-idle holder
+    ("titan", {}, "m4"),                                             # repaired: best fit among non-idle holders
+    ("titan", {"titan_algorithm": "pseudo-code"}, "m0"),            # the first non-idle holder
     ("titan", {"titan_algorithm": "pair-grouping"}, "m4"),          # best fit among non-idle holders
     ("titan", {"titan_algorithm": "pair-grouping", "titan_tie_break": "worst-fit"}, "m0"),
     ("titan", {"titan_algorithm": "pair-grouping", "titan_step2": "pool-prefix"}, "m0"),
@@ -488,11 +489,12 @@ def test_every_nimp_policy_places_a_single_node_job_by_its_rule(policy: str, rea
 
 
 def test_titan_opens_an_idle_machine_for_a_single_node_job() -> None:
-    """No non-idle machine holds it: pseudo-code takes the first idle machine that does,
-    pair-grouping the idle one with the most idle GPUs."""
+    """No non-idle machine holds it: pseudo-code takes the first idle machine that does, the
+    default (repaired) and pair-grouping the idle one with the most idle GPUs."""
     sizes = {"a": 8, "b": 8, "c": 16, "d": 8}
     idle = {"a": 8, "b": 2, "c": 16, "d": 3}
-    for readings, want in (({}, "a"), ({"titan_algorithm": "pair-grouping"}, "c")):
+    for readings, want in (({}, "c"), ({"titan_algorithm": "pseudo-code"}, "a"),
+                           ({"titan_algorithm": "pair-grouping"}, "c")):
         s = NimpScheduler("titan", nodes=sizes, **readings)
         s.on_arrival(Job("j", 0.0, 6, param_bytes=1e8, single_node=True), 0.0)
         assert s.decide(0.0, ClusterView(dict(idle), sizes)) == [Decision("j", {want: 6}, [[want] * 6])]

@@ -19,12 +19,12 @@ A single-node job (``Job.single_node``, :mod:`optkit.online`) is admitted only w
 has all its N GPUs idle (otherwise it blocks the queue, as any head that does not fit), and is
 placed on one machine by each policy's own rule restricted to the machines that hold it
 (optkit's reading; none of the systems states one): Titan places it as its closed form places a
-one-worker job (Alg. 3 with no pair crossing machines, so P plays no part): pseudo-code, the
-first non-idle machine that holds it, else the first idle one; pair-grouping, the non-idle
-machine with the fewest idle GPUs that holds it (the most under ``worst-fit`` or
-``pool-prefix``), else the idle machine with the most; Elasticflow and HiveD by their best-fit
-rules over those machines (HiveD: non-idle machines first), which take one machine when one
-holds the whole job; Tiresias consolidates it (the machine with the most idle GPUs that holds
+one-worker job (Alg. 3 with no pair crossing machines, so P plays no part): under the default
+``repaired`` and under ``pair-grouping``, the non-idle machine with the fewest idle GPUs that
+holds it (the most under ``worst-fit`` or ``pool-prefix``), else the idle machine with the most;
+under ``pseudo-code``, the first non-idle machine that holds it, else the first idle one;
+Elasticflow and HiveD by their best-fit rules over those machines (HiveD: non-idle machines
+first), which take one machine when one holds the whole job; Tiresias consolidates it (the machine with the most idle GPUs that holds
 it), whatever its model; a plug-in (:class:`AlgorithmPolicy`) is asked on the instance of
 those machines with P = 0 (no byte may cross machines), and where its answer is not one machine,
 Elasticflow's best fit over them is taken and counted in ``relaxed``.

@@ -115,15 +115,16 @@ def place(job: Job, machines: Mapping[N, Machine], capacity: float | Mapping[tup
         P in bytes per phase: one number for every machine pair, or ``{(a, b): bytes}`` naming
         every unordered pair of nodes once (either order).
     titan_algorithm
-        Reading ``titan_algorithm`` (:func:`.titan.titan`): ``"pseudo-code"`` (default) or
-        ``"pair-grouping"``.
+        Reading ``titan_algorithm`` (:func:`.titan.titan`): ``"repaired"`` (default: Alg. 1's
+        check as each worker joins, Alg. 2 line 18 repaired), ``"pseudo-code"`` (Algorithms 1-3
+        as written) or ``"pair-grouping"`` (optkit <= 0.2).
     titan_step2
-        Reading ``titan_step2`` of ``pair-grouping`` (:func:`.titan.titan`).
+        Reading ``titan_step2`` of ``repaired`` and ``pair-grouping`` (:func:`.titan.titan`).
     titan_tie_break
-        Reading ``titan_tie_break`` of ``pair-grouping`` (:func:`.titan.titan`).
+        Reading ``titan_tie_break`` of ``repaired`` and ``pair-grouping`` (:func:`.titan.titan`).
     max_attempts
-        ``pair-grouping``'s placement attempts per greedy pass (:func:`.titan.titan`; default:
-        until the pool is exhausted).
+        Placement attempts per greedy pass of ``repaired`` and ``pair-grouping``
+        (:func:`.titan.titan`; default: until the pool is exhausted).
 
     Returns
     -------

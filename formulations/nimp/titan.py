@@ -698,8 +698,10 @@ def titan(gpus: Sequence[int], idle_gpus: Sequence[int], capacity: float | np.nd
 
     Parameters
     ----------
-    gpus, idle_gpus
-        K_s and R_s per machine (GPU counts).
+    gpus
+        K_s per machine (GPU count).
+    idle_gpus
+        R_s per machine (idle GPU count, at most K_s).
     capacity
         P, one number for every machine pair or an M x M symmetric array (bytes per phase).
     phases
