@@ -28,11 +28,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from _page import run_line  # noqa: E402
 
-from optkit.formulations.nimp.approximation import trials  # noqa: E402
+from optkit.formulations.nimp.approximation import BINDING_SETS, trials  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "perf" / "nimp_approximation.md"
-SETS = (("seed 0, 300 instances", [(0, 300)]),
-        ("seeds 1000-1004, 150 each (claim titan-approximation, ci)", [(1000 + s, 150) for s in range(5)]))
+SETS = BINDING_SETS  # tests/test_nimp_titan.py compares the readings on the same sets
 READINGS = ("repaired", "pseudo-code", "pair-grouping")
 
 

@@ -16,7 +16,8 @@ import math
 import numpy as np
 import pytest
 
-from optkit.formulations.nimp.approximation import line18_breaks, random_instance, ratios, submodular_values, trials
+from optkit.formulations.nimp.approximation import (BINDING_SETS, instances, line18_breaks, random_instance, ratios,
+                                                    submodular_values, trials)
 from optkit.formulations.nimp.bounds import RATIO
 from optkit.formulations.nimp.exact import brute_force
 from optkit.formulations.nimp.model import NimpInstance, criteria, evaluate, halving_doubling_phases, ring_phases
@@ -115,26 +116,34 @@ def test_repaired_is_the_lexicographic_optimum_where_bandwidth_cannot_bind() -> 
     assert missed >= 10
 
 
-def test_repaired_places_wherever_pair_grouping_places() -> None:
-    """The bandwidth-binding sets of benchmarks/nimp_approximation.py (approximation.random_instance,
-    seed 0: 300 instances, P in {1/8, 1/4, 1/2} K, scalar or per pair): wherever ``pair-grouping``
-    places, the default places too (titan.py's proof: same selections in the same order, and on a
-    selection where pair-grouping's placement meets P the checked deployment is that placement),
-    every placement it returns meets Eq. (1) (``evaluate``), and it places on some instances where
-    pair-grouping finds nothing (a checked worker goes where P allows)."""
-    rng = np.random.default_rng(0)
+@pytest.mark.parametrize("label,runs", BINDING_SETS, ids=["seed-0", "seeds-1000-1004"])
+def test_repaired_places_wherever_pair_grouping_places(label: str, runs: tuple[tuple[int, int], ...]) -> None:
+    """The bandwidth-binding sets of benchmarks/nimp_approximation.py (``approximation.BINDING_SETS``,
+    drawn by ``approximation.instances``: P in {1/8, 1/4, 1/2} K, scalar or per pair): per set, the
+    default places at least as many instances feasibly (``evaluate``) as ``pair-grouping``, and on
+    every instance where pair-grouping places, the default places too (titan.py's proof: same
+    selections in the same order, and on a selection where pair-grouping's placement meets P the
+    checked deployment is that placement). Every placement either returns meets Eq. (1), and the
+    default places on some instances where pair-grouping finds nothing (a checked worker goes where
+    P allows)."""
+    placed = {"repaired": 0, "pair-grouping": 0}
     more = 0
-    for _ in range(300):
-        inst = NimpInstance.from_dict(random_instance(rng))
-        if sum(x.idle_gpus for x in inst.machines) < inst.N:
-            continue
-        rep = run_titan(inst)
-        grouped = run_titan(inst, titan_algorithm="pair-grouping")
-        if rep.solution is not None:
-            assert evaluate(inst, rep.solution).feasible
-        assert grouped.solution is None or rep.solution is not None, inst
-        more += rep.solution is not None and grouped.solution is None
-    assert more >= 3
+    for seed, count in runs:
+        for d in instances(count, seed):
+            inst = NimpInstance.from_dict(d)
+            if sum(x.idle_gpus for x in inst.machines) < inst.N:
+                continue
+            got = {}
+            for algorithm in placed:
+                sol = run_titan(inst, titan_algorithm=algorithm).solution
+                got[algorithm] = sol is not None
+                if sol is not None:
+                    assert evaluate(inst, sol).feasible, (algorithm, d)
+                    placed[algorithm] += 1
+            assert got["repaired"] or not got["pair-grouping"], (label, d)
+            more += got["repaired"] and not got["pair-grouping"]
+    assert placed["repaired"] >= placed["pair-grouping"], (label, placed)
+    assert more >= 3, (label, placed)
 
 
 def test_repaired_checks_each_worker_as_it_joins() -> None:

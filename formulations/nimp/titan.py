@@ -48,11 +48,12 @@ on the idle machines and then on S_f ∪ Phi_n (Alg. 3). What each line is read 
   deploys them without any check and breaks the very constraint Alg. 1 exists to keep (Titan then
   returns nothing on instances that have a placement). Repaired: the remaining workers (those of
   a set no machine takes whole) are deployed one by one with the same check, each on the
-  selected machine with room that holds the most traffic with it; when the check refuses a
-  worker on every selected machine, the greedy takes the next machine (the next selection: one
-  more non-idle machine, then one more idle one) and deploys again. The line as written is the
-  option ``pseudo-code``. Line 5's bound ``|Phi| <= K - 1``: the selection grows at most to the
-  whole pool (``max_attempts`` caps the attempts).
+  selected machine that holds the most traffic with it (then the most room) among those with room
+  that the check accepts; when the check refuses a worker on every selected machine, the greedy
+  takes the next machine (the next selection: one more non-idle machine, then one more idle one)
+  and deploys again. The line as written is the option ``pseudo-code``. Line 5's bound
+  ``|Phi| <= K - 1``: the selection grows at most to the whole pool (``max_attempts`` caps the
+  attempts).
 * **Alg. 3** (:func:`_two_steps`): step 1 (lines 1-4) runs Alg. 2 over the idle machines S_n,
   most idle GPUs first (the shortest prefix holding the job, one more machine when no
   deployment meets Eq. 5); Phi_n = the machines it uses (all of S_n when it finds none). Step 2
@@ -88,7 +89,9 @@ What the repair keeps, proved here and measured in ``tests/test_nimp_titan.py``:
   the same placement: the bytes between two machines only grow as workers join, so every
   choice ``pair-grouping`` makes passes Alg. 1's check there. The same holds in step 1, so if
   step 1 of ``pair-grouping`` places, so does ``repaired``'s (no later), and if neither does,
-  both run step 2 over the same pool. Whenever ``pair-grouping`` places, ``repaired`` places.
+  both run step 2 over the same pool. Whenever ``pair-grouping`` places, ``repaired`` places
+  (tested instance by instance on the bandwidth-binding sets of
+  ``approximation.BINDING_SETS``, the sets ``benchmarks/nimp_approximation.py`` measures).
 * *Fig. 1(c).* Fig. 1 (4 machines of 4 GPUs with 4, 3, 2, 1 idle; HD with 4 workers): step 1
   gives Phi_n = {machine 1}; step 2 needs 0 idle machines and 2 non-idle ones. Best fit takes
   machines 2 and 4 (3 + 1) and must split the job 3 + 1 (3K/2); worst fit takes 2 and 3
