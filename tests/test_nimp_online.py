@@ -132,6 +132,48 @@ def test_titan_respects_a_pair_mapping_by_name() -> None:
     assert s2.policy.relaxed == 0 and d2.gpus.get("x") == 2  # type: ignore[attr-defined]  # no idle host is opened
 
 
+def test_online_titan_is_the_offline_titan_under_the_same_default() -> None:
+    """The online Titan (the policy the replay, ``optkit simulate`` and :class:`OnlineScheduler`
+    run) takes ``titan_algorithm`` with the offline default (``readings.TITAN_ALGORITHM``,
+    ``repaired``), and places as the offline function does: on the first 100 draws of the
+    bandwidth-binding set of seed 0 (``approximation.BINDING_SETS``), a job arriving on the
+    instance's machines and P gets the offline placement under the default and under
+    ``pseudo-code`` wherever that places, and P relaxed (counted) where it finds nothing. The two
+    readings differ on some of these instances, so a policy running the other one fails here."""
+    from optkit.formulations.nimp.approximation import BINDING_SETS, instances
+    from optkit.formulations.nimp.model import NimpInstance
+    from optkit.formulations.nimp.readings import TITAN_ALGORITHM
+    from optkit.formulations.nimp.titan import titan
+
+    # every entry point's keyword default: tests/test_nimp_readings.py::test_titan_functions_take_the_declared_defaults
+    assert TITAN_ALGORITHM.default == "repaired"
+    assert OnlineScheduler("titan", nodes={0: 4}).policy.kw["titan_algorithm"] == "repaired"  # type: ignore[attr-defined]
+    [(_label, [(seed, _count)])] = BINDING_SETS[:1]
+    compared = differ = relaxed = 0
+    for d in instances(100, seed):  # the set's first 100 (the test's time)
+        inst = NimpInstance.from_dict(d)
+        if sum(x.idle_gpus for x in inst.machines) < inst.N:
+            continue
+        gpus = np.array([x.gpus for x in inst.machines])
+        free = np.array([x.idle_gpus for x in inst.machines])
+        cap = float(inst.capacity[0, 1]) if inst.capacity_is_scalar else inst.capacity
+        offline = {}
+        for readings in ({}, {"titan_algorithm": "pseudo-code"}):
+            want = titan(gpus.tolist(), free.tolist(), cap, inst.phases(), workers=inst.N, **readings)
+            s = OnlineScheduler("titan", nodes={i: int(g) for i, g in enumerate(gpus)}, **readings)
+            s.on_arrival(Job("j", 0.0, inst.N, param_bytes=inst.job.param_bytes, collective=inst.job.collective), 0.0)
+            [dec] = s.decide(0.0, ClusterView.of_arrays(free, gpus, pair_capacity=cap))
+            if want is None:
+                relaxed += 1
+                assert s.policy.relaxed == 1  # type: ignore[attr-defined]
+            else:
+                assert dec.replicas == [want], (readings, d)
+            offline[readings.get("titan_algorithm", "repaired")] = want
+        compared += 1
+        differ += offline["repaired"] != offline["pseudo-code"]
+    assert compared >= 90 and differ >= 20 and relaxed >= 1
+
+
 def _arrive(s: OnlineScheduler, *jobs: Job) -> None:
     for j in jobs:
         s.on_arrival(j, j.release)
