@@ -21,10 +21,47 @@ def test_every_reading_says_when_its_options_arrived() -> None:
         assert r.history and "ce8e352" in r.history, r.name
 
 
+def _git(*args: str) -> str | None:
+    """``git args`` in the repository, or ``None`` when it has no full history here."""
+    import subprocess
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    try:
+        shallow = subprocess.run(["git", "rev-parse", "--is-shallow-repository"], cwd=root, capture_output=True,
+                                 text=True, check=True).stdout.strip()
+        if shallow != "false":
+            return None
+        return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
+
+
+def test_every_commit_a_history_cites_has_the_date_it_gives() -> None:
+    """Each commit a reading's history names exists, and where the history dates it (``abc1234,
+    2026-11-22 06:24`` or ``abc1234 (2026-11-22 ...``) git gives that date (and time): the histories
+    are read from ``git log -S`` and must stay true to it."""
+    import re
+
+    if _git("rev-parse", "HEAD") is None:
+        pytest.skip("not a git checkout with full history: the commits cannot be looked up")
+    cited: dict[str, set[str]] = {}
+    for r in READINGS:
+        for commit, day, hour in re.findall(r"\b([0-9a-f]{7})\b(?:,| \()?\s*(\d{4}-\d{2}-\d{2})?(?: (\d{2}:\d{2}))?",
+                                            r.history):
+            cited.setdefault(commit, set()).add(f"{day} {hour}".strip())
+    assert {"6f3a4b1", "ce8e352", "77f1967", "bd32538", "c856815"} <= set(cited)
+    for commit, dates in cited.items():
+        out = _git("log", "-1", "--format=%ad", "--date=format:%Y-%m-%d %H:%M", commit)
+        assert out, f"{commit} is not a commit of this repository"
+        for date in dates - {""}:
+            assert out.strip().startswith(date), (commit, date, out)
+
+
 def test_titan_algorithm_is_the_repaired_pseudo_code() -> None:
     r = FORMULATION.reading("titan_algorithm")
     assert (r.default, r.rule, r.literal, r.moved_from, r.post_hoc) == ("repaired", "repaired", "pseudo-code",
-                                                                         "pseudo-code", False)
+                                                                         "pseudo-code", True)
     assert set(r.options) == {"repaired", "pseudo-code", "pair-grouping"}
     assert "Fig. 1(c)" in r.reason and "line 18" in r.reason
     table = moved_defaults_markdown([FORMULATION])
@@ -34,7 +71,7 @@ def test_titan_algorithm_is_the_repaired_pseudo_code() -> None:
 
 
 @pytest.mark.parametrize("name,rule,post_hoc", [
-    ("titan_step2", "example", False), ("titan_tie_break", "example", True), ("elasticflow_machines", "literal", True),
+    ("titan_step2", "example", True), ("titan_tie_break", "example", True), ("elasticflow_machines", "literal", True),
     ("tiresias_spread", "literal", True), ("hd_non_power_of_two", "literal", False), ("phase_budget_s", "swept", True),
 ])
 def test_rule_and_post_hoc_of_each_reading(name: str, rule: str, post_hoc: bool) -> None:

@@ -12,7 +12,10 @@ from optkit.readings import Reading
 __all__ = ["READINGS", "TITAN_ALGORITHM", "TITAN_STEP2", "TITAN_TIE_BREAK", "ELASTICFLOW_MACHINES", "TIRESIAS_SPREAD",
            "HD_NON_POWER_OF_TWO"]
 
-# When each option arrived, relative to the first results it matters to (``git log -S``):
+# When each option arrived, relative to the first results it matters to (``git log -S`` on the option
+# strings in formulations/nimp; an option that keeps optkit's earlier behaviour dates from that behaviour):
+_FIRST = ("6f3a4b1, 2026-11-22 06:24, the commit of optkit's first nimp code and first nimp results "
+          "(benchmarks/results/nimp_exact.md): after no result")
 _REPLAY_FIRST = ("the replay's first committed results (ce8e352, 2026-11-22 06:39: Exp#1-#4 on the ITP trace, "
                  "benchmarks/results/nimp_replay*.md)")
 _CLAIMS_FIRST = ("the claims' first committed results (1ddb768, 2026-11-23 19:07, Exp#1-#4 at ci scale; fb44b34, "
@@ -39,20 +42,21 @@ TITAN_ALGORITHM = Reading(
            "clauses 1-2: Alg. 1's check as each worker joins (kept as written), Alg. 2's greedy selection of the "
            "machines that maximises the remaining machines (idle ones first: titan_step2, titan_tie_break) with "
            "the worker subsets merged by pair traffic (Def. 1's H), run on the idle machines and then on "
-           "S_f ∪ Phi_n (Alg. 3), and line 18 repaired: the remaining workers are deployed with the same check, "
-           "on the next machine the greedy takes. 'pseudo-code' runs line 18 (and every other line) as written; "
+           "S_f ∪ Phi_n (Alg. 3), and line 18 repaired: the remaining workers are deployed one by one under the "
+           "same check, and when it refuses one on every selected machine the greedy takes the next machine. 'pseudo-code' runs line 18 (and every other line) as written; "
            "'pair-grouping' (optkit <= 0.2) places the same worker sets where they have room and checks Eq. (5) "
            "afterwards, which no line of Algorithms 1-3 does. formulations/nimp/titan.py reads each line and "
            "proves that 'repaired' gives Fig. 1(c), the lexicographic optimum wherever bandwidth cannot bind, and "
            "a placement wherever 'pair-grouping' gives one (tests/test_nimp_titan.py, tests/test_nimp_fig1.py).",
-    algorithms=("titan",), rule="repaired", literal="pseudo-code", moved_from="pseudo-code", post_hoc=False,
-    history="The reading arrived in bd32538 (2026-11-24 19:40, issue 23), after " + _REPLAY_FIRST + " and "
-            + _CLAIMS_FIRST + ". 'pair-grouping' is optkit's first Titan (6f3a4b1, 2026-11-22 06:24, before any "
-                              "result). 'pseudo-code' arrived with the reading as the literal reading of "
-                              "Algorithms 1-3 and was the default until issue 34 (the paper-scale pages of "
-                              "734b6e4 and e368515, 2026-11-25, measured it). 'repaired' arrived at issue 34, after "
-                              "all of these, as the default clauses 2-3 require; it keeps no result in view (the "
-                              "other options keep optkit's earlier behaviour), so the reading is not post hoc.",
+    algorithms=("titan",), rule="repaired", literal="pseudo-code", moved_from="pseudo-code", post_hoc=True,
+    history="'pair-grouping' is optkit's first Titan (" + _FIRST + "). The reading and 'pseudo-code' arrived in "
+            "bd32538 (2026-11-24 19:40, issue 23), after " + _REPLAY_FIRST + " and " + _CLAIMS_FIRST + "; "
+            "'pseudo-code' was the default until issue 34 (the paper-scale pages of 734b6e4 and e368515, "
+            "2026-11-25, measured it). 'repaired', the default, arrived in c856815 (2026-11-27 02:14, issue 34), "
+            "after all of these and after issue 34's measurements of the pseudo-code default: the default was "
+            "chosen after the results had been seen, so the reading is post hoc. The reason shows the clauses that "
+            "decide it (2: Fig. 1(c) and the stated behaviour; 3: the minimal repair of line 18, the literal line "
+            "kept as 'pseudo-code').",
     option_notes={"repaired": "Alg. 1's check as each worker joins; line 18's remaining workers deployed with the "
                               "same check (Fig. 1(c))",
                   "pseudo-code": "Alg. 1-3 as written: line 18 deploys the rest on one machine without a check",
@@ -78,11 +82,13 @@ TITAN_STEP2 = Reading(
            "(1 idle, 4 machines) where (1, 3) is optimal, against the stated objective; kept because 'run Alg. 2 "
            "over S'' can be read that way. The pseudo-code (titan_algorithm=pseudo-code) has its own step 2 and "
            "ignores this reading.",
-    algorithms=("titan",), rule="example", post_hoc=False,
-    history="Arrived in 77f1967 (2026-11-23 18:42), after " + _REPLAY_FIRST + " and before " + _CLAIMS_FIRST
-            + ". 'pool-prefix' is optkit's first Titan's step 2 (6f3a4b1, before any result); 'fix-idle-count' "
-              "follows the stated objective, not a result: not post hoc. From bd32538 (2026-11-24) to issue 34 it "
-              "applied to titan_algorithm=pair-grouping only; since issue 34 it reads the default 'repaired' too.",
+    algorithms=("titan",), rule="example", post_hoc=True,
+    history="'pool-prefix' is optkit's first Titan's step 2 (" + _FIRST + "). The reading and 'fix-idle-count', "
+            "the default, arrived in 77f1967 (2026-11-23 18:42), after " + _REPLAY_FIRST + ", whose Titan runs "
+            "step 2, and before " + _CLAIMS_FIRST + ": the default was chosen after results it matters to had "
+            "been seen, so the reading is post hoc; the reason shows the clause that decides it (2: Eq. 1's "
+            "lexicographic objective). From bd32538 (2026-11-24) to issue 34 it applied to "
+            "titan_algorithm=pair-grouping only; since c856815 (issue 34) it reads the default 'repaired' too.",
     option_notes={"fix-idle-count": "fewest idle machines, then fewest machines (lexicographically optimal "
                                     "without bandwidth)",
                   "pool-prefix": "shortest prefix of (non-idle by most idle GPUs, then Phi_n); old behaviour"},
@@ -109,10 +115,12 @@ TITAN_TIE_BREAK = Reading(
            "1-worker job always goes best fit). 'worst-fit' is the coverage greedy (most idle GPUs first, optkit "
            "<= 0.1), which leaves the fullest gaps behind. The pseudo-code ignores this reading.",
     algorithms=("titan",), rule="example", post_hoc=True,
-    history="'worst-fit' is optkit's first Titan's order (6f3a4b1, 2026-11-22, before any result). "
-            "'least-traffic' (the default) and 'best-fit' arrived in 77f1967 (2026-11-23 18:42), after "
-            + _REPLAY_FIRST + ": 'best-fit' is an option added after results were seen, so the reading is post "
-                              "hoc; the default follows clause 2 (Fig. 1(c) and the stated low fragmentation).",
+    history="'worst-fit' is optkit's first Titan's order (" + _FIRST + "). 'least-traffic' (the default) and "
+            "'best-fit' arrived in 77f1967 (2026-11-23 18:42), after " + _REPLAY_FIRST + " and before "
+            + _CLAIMS_FIRST + ": the default was chosen, and 'best-fit' added, after results it matters to had "
+                              "been seen, so the reading is post hoc; the default follows clause 2 (Fig. 1(c) "
+                              "and the stated low fragmentation). Since c856815 (issue 34) it reads the default "
+                              "'repaired' too.",
     option_notes={"least-traffic": "fewer cross bytes of the best-fit and worst-fit selections, ties to best fit",
                   "best-fit": "fewest idle GPUs among minimum-count selections (ties: larger R_s, lower index)",
                   "worst-fit": "most idle GPUs first (coverage greedy)"},
@@ -133,7 +141,7 @@ ELASTICFLOW_MACHINES = Reading(
            "so the replay's admission rule is the same for every policy). 'idle-only' was added after the "
            "replay's results had been seen (post hoc): a verdict that needs it rests on a post-hoc reading.",
     algorithms=("elasticflow",), rule="literal", post_hoc=True,
-    history="'any' is optkit's first Elasticflow (6f3a4b1, 2026-11-22 06:24, before any result). 'idle-only' "
+    history="'any' is optkit's first Elasticflow (" + _FIRST + "). 'idle-only' "
             "arrived in 77f1967 (2026-11-23 18:42), after " + _REPLAY_FIRST + ": post hoc. The reason given until "
             "issue 34 ('Both options date from optkit's first Elasticflow') was wrong: `git log -S idle-only` "
             "finds the string in 6f3a4b1 only in Titan's docstring ('an idle-only placement').",
@@ -158,7 +166,7 @@ TIRESIAS_SPREAD = Reading(
            "other. Both were added after the replay's results had been seen (post hoc): a verdict that "
            "needs one of them rests on a post-hoc reading.",
     algorithms=("tiresias",), rule="literal", post_hoc=True,
-    history="'emptiest' is optkit's first Tiresias (6f3a4b1, 2026-11-22, before any result); 'first-fit' and "
+    history="'emptiest' is optkit's first Tiresias (" + _FIRST + "); 'first-fit' and "
             "'best-fit' arrived in 77f1967 (2026-11-23 18:42), after " + _REPLAY_FIRST + ": post hoc.",
     option_notes={"emptiest": "round robin over machines, most idle GPUs first",
                   "first-fit": "fill machines in index order",
@@ -180,10 +188,10 @@ HD_NON_POWER_OF_TWO = Reading(
     algorithms=(),
     scope="instances: model.halving_doubling_phases (every algorithm and the replay)", rule="literal",
     post_hoc=False,
-    history="'reject' is optkit's first model (6f3a4b1, 2026-11-22: an InputError for HD with N not a power of "
-            "two). 'binary-blocks' arrived in 77f1967 (2026-11-23 18:42), after " + _REPLAY_FIRST + ", which it "
-            "does not touch (the replay gives a job whose N is not a power of two the ring collective, as in "
-            "ce8e352), and before the first results it matters to (the titan-approximation instances with N = 3, "
+    history="'reject' is optkit's first model (" + _FIRST + ": an InputError for HD with N not a power of "
+            "two, so no result before 77f1967 has such a job). 'binary-blocks' arrived in 77f1967 (2026-11-23 "
+            "18:42), after " + _REPLAY_FIRST + ", which it does not touch (the replay gives a job whose N is not "
+            "a power of two the ring collective, as in ce8e352), and before the first results it matters to (the titan-approximation instances with N = 3, "
             "5, 6, registered in abe6aa6 and first measured in fb44b34): not post hoc.",
     option_notes={"binary-blocks": "gloo's binary blocks (power-of-two N unchanged)",
                   "reject": "InputError naming job.workers"},
@@ -216,7 +224,7 @@ PHASE_BUDGET = Reading(
     history="0.05 (the default) and 0.005 both date from " + _REPLAY_FIRST + ", which has a page at each; the "
             "reading was declared in abe6aa6 (2026-11-23 18:55). Which of the two came first git cannot tell; "
             "0.005 was named the contention regime where P binds with the replay in view, so the reading is post "
-            "hoc. The other options arrived at issue 34, after every result, as the range the swept rule "
+            "hoc. The other options arrived in c856815 (2026-11-27, issue 34), after every result, as the range the swept rule "
             "measures (no point of it is chosen).",
     option_notes={"0.05": "P slack (paper-like)", "0.005": "P binds (contention regime)"},
 )
