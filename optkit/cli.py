@@ -20,27 +20,13 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from optkit import generators, registry
-from optkit.cli_args import OneLineParser, check_out_file, seed_arg, time_limit_arg, write_out_file, write_schedule
+from optkit.cli_args import (OneLineParser, check_out_file, parse_params, seed_arg, time_limit_arg, write_out_file,
+                             write_schedule)
 from optkit.errors import InputError
 from optkit.validation import DEFAULT_MAX_VIOLATIONS
 from optkit.instances import instance_files, instance_hash, instance_violations, load_instance, read_json, save_instance
 
 __all__ = ["main", "build_parser"]
-
-
-def _parse_params(items: Sequence[str] | None) -> dict[str, Any]:
-    """``key=value`` pairs, one value each (``solve`` and ``generate``); a value that parses as
-    JSON is taken as JSON, otherwise a string. ``key=v1,v2`` is a sweep: only ``compare`` and
-    ``simulate`` run those."""
-    from optkit.readings import parse_param_values
-
-    params: dict[str, Any] = {}
-    for key, values in parse_param_values(items).items():
-        if len(values) != 1:
-            raise InputError(f"--param {key}", "takes one value here; sweep several with `optkit compare` "
-                                               "or `optkit simulate`")
-        params[key] = values[0]
-    return params
 
 
 def _print_json(obj: Any) -> None:
@@ -125,7 +111,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
         return 0
     if f.generate is None:
         raise InputError("problem", f"{f.name} has no generator")
-    params = _parse_params(args.param)
+    params = parse_params(args.param)
     if args.seed is not None:
         params["seed"] = args.seed
     generators.check_params(f.name, f.generate, params)
@@ -197,7 +183,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
     check_out_file(args.out)
     problem, instance, _ = load_instance(args.file, problem=args.problem)
     result = solve(problem, instance, args.algorithm, objective=args.objective, time_limit=args.time_limit,
-                   seed=args.seed, params=_parse_params(args.param))
+                   seed=args.seed, params=parse_params(args.param))
     if args.out:
         write_out_file(args.out, json.dumps(result.solution, indent=1) + "\n")
     if args.json:

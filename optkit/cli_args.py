@@ -8,6 +8,8 @@ one-line error and exit status 2 whatever the verb (see :mod:`optkit.cli`).
   limit is a finite number of seconds > 0 in every verb; leave it out for none (``solve``,
   ``simulate``); ``inf`` is refused everywhere alike.
 * :func:`check_out_file`: an output file whose folder must exist, checked before any work.
+* :func:`parse_params`: ``--param KEY=VALUE`` of the verbs that run one setting (``solve``,
+  ``generate``, ``worst-case``).
 """
 
 from __future__ import annotations
@@ -17,11 +19,11 @@ import json
 import math
 import sys
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NoReturn, Sequence
 
 from optkit.errors import InputError
 
-__all__ = ["OneLineParser", "seed_arg", "time_limit_arg", "check_out_file", "write_out_file"]
+__all__ = ["OneLineParser", "seed_arg", "time_limit_arg", "check_out_file", "write_out_file", "parse_params"]
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -63,6 +65,22 @@ def time_limit_arg(text: str) -> float:
         raise argparse.ArgumentTypeError(
             f"must be a finite number of seconds > 0, got {text!r} (leave it out for no limit where a verb allows it)")
     return value
+
+
+def parse_params(items: Sequence[str] | None) -> dict[str, Any]:
+    """``key=value`` pairs, one value each (``solve``, ``generate`` and ``worst-case``); a value
+    that parses as JSON is taken as JSON, otherwise a string. ``key=v1,v2`` is a sweep: only
+    ``compare`` and ``simulate`` run those, so here it is an :class:`InputError` naming
+    ``--param KEY``."""
+    from optkit.readings import parse_param_values
+
+    params: dict[str, Any] = {}
+    for key, values in parse_param_values(items).items():
+        if len(values) != 1:
+            raise InputError(f"--param {key}", "takes one value here; sweep several with `optkit compare` "
+                                               "or `optkit simulate`")
+        params[key] = values[0]
+    return params
 
 
 def check_out_file(path: str | None, arg: str = "--out") -> None:

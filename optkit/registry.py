@@ -32,7 +32,7 @@ from optkit.errors import InputError
 from optkit.formulation import Algorithm, Formulation, OnlinePolicyPlugin
 
 __all__ = [
-    "register", "register_algorithm", "get", "all_formulations", "plugin_algorithms",
+    "register", "register_algorithm", "get", "all_formulations", "plugin_algorithms", "ensure_registered",
     "ENTRY_POINT_GROUP", "ALGORITHM_ENTRY_POINT_GROUP", "ALGORITHMS_ENV",
 ]
 
@@ -185,6 +185,30 @@ def load_algorithm_targets(value: str | None) -> None:
         for algo in _as_algorithms(_resolve_plugin(target), f"{ALGORITHMS_ENV} {target}"):
             if _plugins.get(algo.problem or "", {}).get(algo.name) is None:
                 _add(algo)
+
+
+def ensure_registered(problem: str, targets: str | None) -> None:
+    """Make ``problem`` known in this process, loading ``OPTKIT_FORMULATIONS``-style ``targets``
+    (``module:attribute``, comma separated) when it is not.
+
+    A worker process started from a forkserver keeps the environment the server was started
+    with; the parent passes its current ``OPTKIT_FORMULATIONS`` so a formulation registered
+    after the server started is found too. Only the target whose
+    :class:`~optkit.formulation.Formulation` is named ``problem`` is registered; without one,
+    the :class:`InputError` of :func:`get` naming the known problems.
+    """
+    try:
+        get(problem)
+        return
+    except InputError:
+        if not targets:
+            raise
+    for target in filter(None, (t.strip() for t in targets.split(","))):
+        obj = _resolve(target, "FORMULATION")
+        if isinstance(obj, Formulation) and obj.name == problem:
+            register(obj)
+            return
+    get(problem)  # raises the InputError naming the known problems
 
 
 def _load() -> None:

@@ -1145,13 +1145,13 @@ def _parse_sizes(items: Sequence[str] | None) -> dict[str, int]:
 
 def cmd_worst_case(args: argparse.Namespace) -> int:
     """``optkit worst-case``: run :func:`worst_case` and print the ratio beside the guarantee."""
-    from optkit.cli import _parse_params
+    from optkit.cli_args import parse_params
 
     summary = worst_case(args.problem, args.algorithm, args.out, objective=args.objective, budget=args.budget,
                          target=args.target,
                          max_size=_parse_sizes(args.max_size), seed=args.seed, jobs=args.jobs,
                          scheduler=args.scheduler, max_evals=args.max_evals,
-                         oracle_time_limit=args.oracle_time_limit, params=_parse_params(args.param),
+                         oracle_time_limit=args.oracle_time_limit, params=parse_params(args.param),
                          progress=not args.json)
     if args.json:
         print(json.dumps(summary, allow_nan=True, default=str))

@@ -30,6 +30,7 @@ from optkit.harness import (  # noqa: E402
 )
 from optkit import cli  # noqa: E402
 from optkit.harness.compare import compare, resolve_algorithms  # noqa: E402
+from optkit.harness.processes import HARD_LIMIT_FACTOR, live_children  # noqa: E402
 from optkit.instances import instance_hash  # noqa: E402
 from tests.plugins import sleepy  # noqa: E402
 from tests.needs import needs_modules  # noqa: E402
@@ -147,7 +148,7 @@ def test_worker_turns_every_failure_into_a_row(monkeypatch: pytest.MonkeyPatch) 
     waits = _spy(monkeypatch, worker, "_wait_cancellable", 1)
     hung = run_task(one_task("hang", time_limit=0.3), grace_s=GRACE)
     limit = hard_limit(0.3, GRACE)
-    assert waits == [limit] and limit == 0.3 * worker.HARD_LIMIT_FACTOR + GRACE
+    assert waits == [limit] and limit == 0.3 * HARD_LIMIT_FACTOR + GRACE
     assert hung["status"] == "time_limit" and hung["objective"] is None
     assert f"hard limit of {limit:.3g} s" in hung["message"] and hung["info"]["harness"]["killed"] is True
 
@@ -186,8 +187,6 @@ def test_interrupted_local_executor_kills_its_children(tmp_path: Path) -> None:
     """Closing the row stream (what a KeyboardInterrupt in the consuming loop does) kills the
     running children. The hangs have no time limit at all, so nothing but that kill can end
     them: without it ``close`` blocks and pytest-timeout fails the test (no clock involved)."""
-    from optkit.harness import worker
-
     log = tmp_path / "runs.log"
     hangs = []
     for size in (4, 5):
@@ -199,7 +198,7 @@ def test_interrupted_local_executor_kills_its_children(tmp_path: Path) -> None:
     while len(log_lines(log)) < 2:  # both hangs have started (each logs before it hangs)
         time.sleep(0.02)
     rows.close()
-    assert not worker._live
+    assert live_children() == []
 
 
 # ----------------------------------------------------------------------------- sweeps

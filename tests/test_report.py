@@ -21,7 +21,7 @@ from optkit import registry  # noqa: E402
 from optkit.errors import InputError  # noqa: E402
 from optkit import cli  # noqa: E402
 from optkit.harness import ResultStore, Task  # noqa: E402
-from optkit.harness.worker import make_row  # noqa: E402
+from optkit.harness.rows import make_row  # noqa: E402
 from optkit.instances import instance_hash  # noqa: E402
 from optkit.report import build_report, format_table, summarize, to_markdown  # noqa: E402
 from tests.plugins import sleepy  # noqa: E402

@@ -24,7 +24,7 @@ from optkit import cli, registry
 from optkit.harness import ResultStore, Task, compare
 from optkit.harness.environment import describe, environment
 from optkit.harness.store import SCHEMA_VERSION
-from optkit.harness.worker import make_row
+from optkit.harness.rows import make_row
 from optkit.instances import instance_hash
 from optkit.report import build_report, to_markdown
 from optkit.report_analysis import charged_time

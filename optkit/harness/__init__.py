@@ -17,7 +17,8 @@ from optkit.harness.gaps import BoundConflict, annotate_gaps, best_bounds
 from optkit.harness.executors import DaskExecutor, Executor, LocalExecutor, make_executor
 from optkit.harness.store import ResultStore
 from optkit.harness.tasks import Task, build_tasks, task_key
-from optkit.harness.worker import execute_task, hard_limit, run_task
+from optkit.harness.processes import hard_limit
+from optkit.harness.worker import execute_task, run_task
 
 __all__ = [
     "BoundConflict", "DaskExecutor", "Executor", "LocalExecutor", "ResultStore", "Task",

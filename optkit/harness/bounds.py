@@ -34,6 +34,7 @@ import math
 import sys
 from pathlib import Path
 import multiprocessing
+import multiprocessing.connection
 import os
 import sqlite3
 import time
@@ -41,6 +42,10 @@ from typing import Any, Mapping
 
 from optkit import registry
 from optkit.errors import InputError
+from optkit.harness.processes import (
+    death_message, default_start_method, detach_group, forget_child, kill_group, set_parent_death_signal, start_context,
+    track_child, watch_parent,
+)
 
 __all__ = ["DEFAULT_BOUND_TIME_LIMIT_S", "BOUND_TIME_LIMIT_ENV", "QUICK_SUFFIX", "StoredInstances",
            "bound_time_limit", "formulation_bounds", "compute_bounds", "code_digest"]
@@ -85,9 +90,7 @@ Item = tuple[str, Mapping[str, Any], list[str]]  # (instance hash, instance dict
 def _prepare(problem: str, targets: str | None, which: str) -> tuple[Any, Any]:
     """The formulation and its bound ``which``, the bound's module imported (so that no
     instance's clock pays the imports)."""
-    from optkit.harness.worker import _ensure_registered
-
-    _ensure_registered(problem, targets)
+    registry.ensure_registered(problem, targets)
     formulation = registry.get(problem)
     bound = getattr(formulation, which)
     target = getattr(bound, "target", None)  # a lazy_run entry
@@ -127,11 +130,9 @@ def compute_bounds(problem: str, data: Mapping[str, Any], objectives: list[str],
 
 def _child_main(problem: str, items: list[Item], conn: Any, alive: Any, targets: str, which: str) -> None:
     """Send ``("ready", "")`` once the bound is imported, then ``(hash, outcomes)`` per item."""
-    from optkit.harness.worker import _detach_group, _set_parent_death_signal, _watch_parent
-
-    _detach_group()
-    _set_parent_death_signal()
-    _watch_parent(alive)
+    detach_group()
+    set_parent_death_signal()
+    watch_parent(alive)
     try:
         formulation, bound = _prepare(problem, targets or None, which)
     except BaseException as exc:  # noqa: BLE001 - e.g. the formulation does not import here
@@ -147,13 +148,11 @@ def _one_child(problem: str, items: list[Item], limit: float, which: str, out: d
     """Run ``items`` in order in one child, each under ``limit`` seconds from the previous
     answer; record outcomes in ``out``; return how many items are settled (the child is killed
     at the first time-out or dies; the caller restarts the rest)."""
-    from optkit.harness import worker
-
     def settle(item: Item, outcome: Outcome) -> None:
         for o in item[2]:
             out[(item[0], o)] = outcome
 
-    ctx = worker._context(worker.default_start_method())
+    ctx = start_context(default_start_method())
     recv, send = ctx.Pipe(duplex=False)
     alive_r, alive_w = ctx.Pipe(duplex=False)
     proc = ctx.Process(target=_child_main, name=f"optkit-bound-{problem}", daemon=False,
@@ -164,8 +163,7 @@ def _one_child(problem: str, items: list[Item], limit: float, which: str, out: d
     finally:
         send.close()
         alive_r.close()
-    with worker._live_lock:
-        worker._live.add(proc)
+    track_child(proc)
 
     def receive(timeout: float | None) -> tuple[bool, Any]:
         """(answered, message); message None when the child died or was silent."""
@@ -181,7 +179,7 @@ def _one_child(problem: str, items: list[Item], limit: float, which: str, out: d
         answered, msg = receive(_START_LIMIT_S)
         if msg is None or msg[0] != "ready":
             why = msg[1] if msg else ("its process did not start within "
-                                      f"{_START_LIMIT_S:g} s" if not answered else worker._death_message(proc.exitcode))
+                                      f"{_START_LIMIT_S:g} s" if not answered else death_message(proc.exitcode))
             for item in items:
                 settle(item, ("failed", None, f"not computed: {why}"))
             return len(items)
@@ -194,16 +192,15 @@ def _one_child(problem: str, items: list[Item], limit: float, which: str, out: d
                 settle(item, ("timeout", None, f"no result within {limit:g} s"))
             else:
                 proc.join(_JOIN_S)
-                settle(item, ("failed", None, worker._death_message(proc.exitcode)))
+                settle(item, ("failed", None, death_message(proc.exitcode)))
             return done + 1
         return len(items)
     finally:
         alive_w.close()
         recv.close()
-        with worker._live_lock:
-            worker._live.discard(proc)
+        forget_child(proc)
         if proc.is_alive():
-            worker._kill(proc)
+            kill_group(proc)
         proc.join()
         proc.close()
 

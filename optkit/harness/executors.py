@@ -34,8 +34,10 @@ import uuid
 from typing import Any, Iterator, Protocol, Sequence
 
 from optkit.errors import InputError
+from optkit.harness.processes import DEFAULT_GRACE_S, kill_live_children
+from optkit.harness.rows import make_row
 from optkit.harness.tasks import Task
-from optkit.harness.worker import DEFAULT_GRACE_S, kill_live_children, make_row, run_task
+from optkit.harness.worker import run_task
 
 __all__ = [
     "Executor", "LocalExecutor", "DaskExecutor", "make_executor", "CONNECT_TIMEOUT_S", "CONNECT_TIMEOUT_ENV",
@@ -87,7 +89,7 @@ class LocalExecutor:
     jobs
         Concurrent tasks; default ``os.cpu_count()``.
     grace_s
-        Start-up grace of the hard time limit (see :func:`~optkit.harness.worker.hard_limit`).
+        Start-up grace of the hard time limit (see :func:`~optkit.harness.processes.hard_limit`).
     method
         Process start method for :func:`~optkit.harness.worker.run_task` (default: its own).
     """

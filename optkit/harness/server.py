@@ -16,7 +16,8 @@ first use (or as soon as a :class:`~optkit.harness.executors.DaskExecutor` conne
 a fresh child process under the same hard time limit, and answers with the same row as the
 local pool (plus ``info["harness"]["server"]``, the server's process id). Requests and rows
 travel as JSON lines over the server's stdin and stdout; several worker threads may have runs
-in the server at once.
+in the server at once. This module is the worker's side (:class:`TaskServer`,
+:func:`run_in_server`); the server's own process runs :func:`optkit.harness.server_main.main`.
 
 Guarantees (the harness's isolation, unchanged):
 
@@ -48,6 +49,8 @@ import sys
 import threading
 from typing import Any, Mapping
 
+from optkit.harness.processes import death_message, hard_limit, kill_group
+from optkit.harness.rows import make_row
 from optkit.harness.tasks import Task
 
 __all__ = ["SERVER_STARTUP_S", "TaskServer", "task_server", "run_in_server", "warm_up"]
@@ -55,7 +58,7 @@ __all__ = ["SERVER_STARTUP_S", "TaskServer", "task_server", "run_in_server", "wa
 SERVER_STARTUP_S = 30.0
 """Seconds a run waits for its server beyond the run's hard limit (the server's own start-up,
 its imports and its forkserver's preload, on a busy machine) before the server is deemed stuck."""
-_ENTRY = "import sys; from optkit.harness.server import _serve_main; sys.exit(_serve_main())"
+_ENTRY = "import sys; from optkit.harness.server_main import main; sys.exit(main())"
 
 
 class _ServerGone(Exception):
@@ -94,10 +97,8 @@ class TaskServer:
             if slot is not None:
                 slot[1] = msg.get("row")
                 slot[0].set()
-        from optkit.harness.worker import _death_message
-
         code = self.proc.wait()
-        self._fail(_death_message(code).replace("the worker process", f"the task server (pid {self.pid})"))
+        self._fail(death_message(code).replace("the worker process", f"the task server (pid {self.pid})"))
 
     def _fail(self, reason: str) -> None:
         """Mark the server dead and wake every run waiting on it (they get no row)."""
@@ -111,10 +112,8 @@ class TaskServer:
 
     def kill(self, reason: str) -> None:
         """SIGKILL the server (its whole session: the forkserver and the runs) and fail its waiters."""
-        from optkit.harness.worker import _kill
-
         self._fail(reason)
-        _kill(self.proc)
+        kill_group(self.proc)
 
     def request(self, task: Mapping[str, Any], grace_s: float, timeout: float | None) -> dict[str, Any] | str:
         """Send ``task`` and wait for its row; a string says why no row came.
@@ -183,8 +182,6 @@ def warm_up() -> int | None:
 def run_in_server(task: Task | Mapping[str, Any], *, grace_s: float) -> dict[str, Any]:
     """Run ``task`` through this process's task server and return its row (never raises for a
     failing run, a dead server or a stuck one: see the module's description)."""
-    from optkit.harness.worker import hard_limit, make_row
-
     task = task if isinstance(task, Task) else Task.from_dict(task)
     limit = hard_limit(task.time_limit, grace_s)
     timeout = None if limit is None else limit + SERVER_STARTUP_S
@@ -207,52 +204,3 @@ def run_in_server(task: Task | Mapping[str, Any], *, grace_s: float) -> dict[str
         return make_row(task, status="error", message=answer, info=info)
     return make_row(task, status="error", message=f"could not start a task server: {reason}",
                     info={"harness": {"method": "task-server"}})
-
-
-def _serve_main() -> int:
-    """The server's entry point: read requests on stdin, run each in a thread, answer on stdout."""
-    from optkit.harness.worker import (
-        _context, default_start_method, kill_live_children, make_row, run_task,
-    )
-
-    channel = os.fdopen(os.dup(1), "w", encoding="utf-8")
-    os.dup2(2, 1)  # anything a run prints goes to stderr, never into the answers
-    sys.stdout = sys.stderr
-    try:
-        from optkit import registry
-
-        registry.all_formulations()  # the forkserver preloads the formulations found here
-    except Exception:  # noqa: BLE001 - a broken plug-in fails its own runs, not the server
-        pass
-    method = default_start_method()
-    if method == "forkserver":
-        try:  # start (and preload) the forkserver now, while no run waits for it
-            import multiprocessing.forkserver
-
-            _context(method)
-            multiprocessing.forkserver.ensure_running()
-        except Exception:  # noqa: BLE001 - run_task falls back to spawn on its own
-            pass
-    write_lock = threading.Lock()
-
-    def answer(request: dict[str, Any]) -> None:
-        try:
-            row = run_task(request["task"], grace_s=float(request["grace_s"]))
-        except Exception as exc:  # noqa: BLE001 - the harness itself failed: still one row
-            row = make_row(Task.from_dict(request["task"]), status="error",
-                           message=f"harness: {type(exc).__name__}: {exc}")
-        row.setdefault("info", {}).setdefault("harness", {})["server"] = os.getpid()
-        text = json.dumps({"id": request["id"], "row": row}, allow_nan=True) + "\n"
-        try:
-            with write_lock:
-                channel.write(text)
-                channel.flush()
-        except (OSError, ValueError):  # the parent is gone
-            kill_live_children()
-            os._exit(0)
-
-    for line in sys.stdin:
-        if line.strip():
-            threading.Thread(target=answer, args=(json.loads(line),), name="optkit-serve", daemon=True).start()
-    kill_live_children()  # stdin closed: the parent is done or dead
-    os._exit(0)

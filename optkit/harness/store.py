@@ -30,7 +30,7 @@ from typing import Any, Iterable, Iterator, Mapping
 
 from optkit.errors import InputError
 from optkit.harness.bounds import StoredInstances
-from optkit.harness.worker import ROW_FIELDS
+from optkit.harness.rows import ROW_FIELDS
 
 __all__ = ["ResultStore", "SCHEMA_VERSION", "FAILED_STATUSES", "check_store"]
 
