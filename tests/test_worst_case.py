@@ -214,9 +214,15 @@ def test_nimp_ratio_is_the_inverted_measure_of_theorems_4_5() -> None:
     assert worst_case_ratio(inst, None, [0, 2]) == math.inf  # found nothing where the optimum saves machines
 
 
+PSEUDO_CODE = {"titan_algorithm": "pseudo-code"}
+"""Titan's literal reading (Algorithms 1-3 as written), which breaks Theorems 4-5 on the seeded
+instances below: the tests of the search's measurement need an algorithm that violates its
+guarantee, and the default (``repaired``) is optimal on every one of them."""
+
+
 def _nimp_cases() -> list[dict]:
-    """Seeded instances of the claim's generator on which Titan places, and the pinned finding
-    on which it places but breaks Theorem 5."""
+    """Seeded instances of the claim's generator on which Titan (:data:`PSEUDO_CODE`) places,
+    and the pinned finding on which it places but breaks Theorem 5."""
     import numpy as np
 
     from optkit.formulations.nimp.approximation import random_instance
@@ -226,14 +232,15 @@ def _nimp_cases() -> list[dict]:
     cases: list[dict] = []
     while len(cases) < 5:
         d = random_instance(rng)
-        if solve("nimp", d, "titan", seed=0).solution is not None and solve("nimp", d, "brute-force").solution:
+        if (solve("nimp", d, "titan", seed=0, params=PSEUDO_CODE).solution is not None
+                and solve("nimp", d, "brute-force").solution):
             cases.append(d)
     finding = Path(__file__).resolve().parents[1] / "instances" / "nimp" / "worst-case" / "titan-three-machines.json"
     return cases + [json.loads(finding.read_text())]
 
 
 def test_the_search_and_assert_within_measure_titan_with_one_number() -> None:
-    """On seeded instances (one where Titan breaks Theorem 5), the worst-case search's ratio is
+    """On seeded instances (one where Titan's pseudo-code breaks Theorem 5), the worst-case search's ratio is
     exactly the inverse of the ratio assert_within checks (from its message where it fails), and
     both say violated on the same instances."""
     import re
@@ -243,9 +250,9 @@ def test_the_search_and_assert_within_measure_titan_with_one_number() -> None:
     seen = []
     for d in _nimp_cases():
         got = wc.measure_candidate(problem="nimp", instance=d, algorithm="titan", objective="lex",
-                                   oracle_time_limit=30.0)
+                                   oracle_time_limit=30.0, params=PSEUDO_CODE)
         try:
-            measured, failed = assert_within("nimp", "titan", d).measured, False
+            measured, failed = assert_within("nimp", "titan", d, params=PSEUDO_CODE).measured, False
         except AssertionError as exc:
             m = re.search(r"ratio ([0-9.e+-]+) < the guaranteed", str(exc))
             assert m is not None, str(exc)
@@ -420,7 +427,9 @@ def test_the_oracle_calls_run_on_dask_with_the_same_result(tmp_path: Path) -> No
 
 
 def test_violations_are_counted_once_per_distinct_instance(tmp_path: Path) -> None:
-    s = _run(tmp_path / "t", "nimp", "titan", evals=24)
+    """Titan's pseudo-code (:data:`PSEUDO_CODE`) breaks Theorems 4-5 within 24 evaluations."""
+    s = wc.worst_case("nimp", "titan", tmp_path / "t", budget=600.0, max_evals=24, seed=0, max_size=NIMP,
+                      progress=False, jobs=1, params=PSEUDO_CODE)
     records = [json.loads(x) for x in (tmp_path / "t" / "evaluations.jsonl").read_text().splitlines()]
     violating = {r["hash"] for r in records if r["result"].get("violates")}
     assert s["violations_seen"] == len(violating) > 0

@@ -90,7 +90,7 @@ from typing import Any, Iterator, Sequence
 
 import numpy as np
 
-from .bounds import RATIO
+from .bounds import RATIO, ratios, submodular_values, worst_case_ratio
 from .generate import pair_capacity
 from .model import NimpInstance, bandwidth_violations, criteria
 
@@ -106,36 +106,6 @@ BINDING_SETS: tuple[tuple[str, tuple[tuple[int, int], ...]], ...] = (
     ("seed 0, 300 instances", ((0, 300),)),
     ("seeds 1000-1004, 150 each (claim titan-approximation, ci)", tuple((1000 + s, 150) for s in range(5))),
 )
-
-
-def submodular_values(instance: NimpInstance, idle_used: int, used: int) -> tuple[int, int]:
-    """(Theorem 4's, Theorem 5's) value of a placement: Def. 1's H, the machines saved by merging
-    the N one-worker sets, counting the machines each objective counts: ``(N - idle used, N -
-    used)`` (module docstring)."""
-    return instance.N - idle_used, instance.N - used
-
-
-def ratios(instance: NimpInstance, heuristic: Sequence[int] | None, optimum: Sequence[int]) -> dict[str, Any]:
-    """Ratios of :func:`submodular_values` (heuristic / optimum) for Theorems 4 and 5, and whether
-    each holds (>= 1 - 1/e). ``heuristic`` = (idle used, used) or ``None`` (found nothing: ratio 0).
-    An optimum value of 0: ratio 1, holds (even when the heuristic found nothing)."""
-    o = submodular_values(instance, optimum[0], optimum[1])
-    h = submodular_values(instance, heuristic[0], heuristic[1]) if heuristic is not None else (0, 0)
-    out: dict[str, Any] = {"optimum_values": list(o), "heuristic_values": list(h)}
-    for k, name in ((0, "theorem4"), (1, "theorem5")):
-        r = 1.0 if o[k] <= 0 else (0.0 if heuristic is None else h[k] / o[k])
-        out[f"ratio_{name}"] = r
-        out[f"holds_{name}"] = r >= RATIO - 1e-12
-    return out
-
-
-def worst_case_ratio(instance: NimpInstance, heuristic: Sequence[int] | None, optimum: Sequence[int]) -> float:
-    """The measure of :func:`ratios` inverted so that larger is worse (the worst-case search's
-    ratio): ``1 / min(ratio_theorem4, ratio_theorem5)``, infinite where that minimum is 0; the
-    guarantee (>= 1 - 1/e) becomes ``<= e / (e - 1)``."""
-    r = ratios(instance, heuristic, optimum)
-    worst = min(r["ratio_theorem4"], r["ratio_theorem5"])
-    return math.inf if worst <= 0 else 1.0 / worst
 
 
 def random_instance(rng: np.random.Generator) -> dict[str, Any]:

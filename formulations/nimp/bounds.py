@@ -40,7 +40,8 @@ from typing import Any, Sequence
 
 from .model import NimpInstance, key_of
 
-__all__ = ["resource_relaxation", "lower_bound", "remaining_machines", "approximation_check", "RATIO"]
+__all__ = ["resource_relaxation", "lower_bound", "remaining_machines", "approximation_check", "RATIO",
+           "submodular_values", "ratios", "worst_case_ratio"]
 
 RATIO = 1.0 - 1.0 / math.e
 
@@ -111,13 +112,43 @@ def approximation_check(instance: NimpInstance, heuristic: Sequence[int], optimu
     return out
 
 
+# ----------------------------------------------------------------------------- Theorems 4-5 in Def. 1's H
+# (the one measure, argued in :mod:`.approximation`)
+def submodular_values(instance: NimpInstance, idle_used: int, used: int) -> tuple[int, int]:
+    """(Theorem 4's, Theorem 5's) value of a placement: Def. 1's H, the machines saved by merging
+    the N one-worker sets, counting the machines each objective counts: ``(N - idle used, N -
+    used)`` (module docstring)."""
+    return instance.N - idle_used, instance.N - used
+
+
+def ratios(instance: NimpInstance, heuristic: Sequence[int] | None, optimum: Sequence[int]) -> dict[str, Any]:
+    """Ratios of :func:`submodular_values` (heuristic / optimum) for Theorems 4 and 5, and whether
+    each holds (>= 1 - 1/e). ``heuristic`` = (idle used, used) or ``None`` (found nothing: ratio 0).
+    An optimum value of 0: ratio 1, holds (even when the heuristic found nothing)."""
+    o = submodular_values(instance, optimum[0], optimum[1])
+    h = submodular_values(instance, heuristic[0], heuristic[1]) if heuristic is not None else (0, 0)
+    out: dict[str, Any] = {"optimum_values": list(o), "heuristic_values": list(h)}
+    for k, name in ((0, "theorem4"), (1, "theorem5")):
+        r = 1.0 if o[k] <= 0 else (0.0 if heuristic is None else h[k] / o[k])
+        out[f"ratio_{name}"] = r
+        out[f"holds_{name}"] = r >= RATIO - 1e-12
+    return out
+
+
+def worst_case_ratio(instance: NimpInstance, heuristic: Sequence[int] | None, optimum: Sequence[int]) -> float:
+    """The measure of :func:`ratios` inverted so that larger is worse (the worst-case search's
+    ratio): ``1 / min(ratio_theorem4, ratio_theorem5)``, infinite where that minimum is 0; the
+    guarantee (>= 1 - 1/e) becomes ``<= e / (e - 1)``."""
+    r = ratios(instance, heuristic, optimum)
+    worst = min(r["ratio_theorem4"], r["ratio_theorem5"])
+    return math.inf if worst <= 0 else 1.0 / worst
+
+
 # ----------------------------------------------------------------------------- guarantees as data
 def _submodular_ratio(instance: NimpInstance, heuristic: Any, optimum: Any) -> float:
     """The worse of Theorems 4-5's two ratios in the one measure (:mod:`.approximation`: Def. 1's
     H, ``N - idle used`` and ``N - used``, Titan / optimum); the worst-case search's ratio is its
-    inverse (:func:`.approximation.worst_case_ratio`)."""
-    from .approximation import ratios
-
+    inverse (:func:`worst_case_ratio`)."""
     r = ratios(instance, heuristic[:2], optimum[:2])
     return float(min(r["ratio_theorem4"], r["ratio_theorem5"]))
 
