@@ -80,7 +80,8 @@ if TYPE_CHECKING:
     from optkit.formulation import Algorithm, Formulation
 
 __all__ = [
-    "Reading", "ALL", "NOT_MOVED", "RULES", "moved_defaults_markdown", "readings_for", "accepted_params", "check_params", "resolve_params",
+    "Reading", "ALL", "NOT_MOVED", "RULES", "moved_defaults_markdown", "readings_for", "accepted_params", "check_params",
+    "check_reading", "resolve_params",
     "parse_param_values", "expand_sweep", "format_params", "show_value", "reading_table",
 ]
 
@@ -256,6 +257,20 @@ def show_value(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"))
 
 
+def check_reading(readings: Iterable[Reading], name: str, value: Any, problem: str) -> Any:
+    """``value`` of the reading ``name`` (one of ``readings``) in canonical form, or an
+    :class:`InputError` naming the keyword ``name`` and ``problem`` with the words ``--param``
+    gets (:meth:`Reading.validate`): what a public function calls for a reading given as a
+    keyword, so a typed call is refused as the CLI refuses it."""
+    for r in readings:
+        if r.name == name:
+            try:
+                return r.validate(value, where=name)
+            except InputError as err:
+                raise err.with_problem(problem) from None
+    raise KeyError(name)
+
+
 # ----------------------------------------------------------------------------- lookup
 def readings_for(formulation: "Formulation", algorithm: str | None = None) -> list[Reading]:
     """The readings of ``formulation`` (those ``algorithm`` takes, when given)."""
@@ -336,10 +351,13 @@ def check_params(formulation: "Formulation", algorithm: str, params: Mapping[str
             raise InputError(f"--param {key}", f"is not a parameter of {formulation.name}/{algorithm}{hint}; "
                                                f"valid: {valid}", problem=formulation.name)
         reading = accepted[key]
-        if reading is not None:
-            out[key] = reading.validate(value, where=f"--param {key}")
-        else:
-            out[key] = _check_tuning(formulation, algorithm, key, value, defaults.get(key, inspect.Parameter.empty))
+        try:
+            if reading is not None:
+                out[key] = reading.validate(value, where=f"--param {key}")
+            else:
+                out[key] = _check_tuning(formulation, algorithm, key, value, defaults.get(key, inspect.Parameter.empty))
+        except InputError as err:
+            raise err.with_problem(formulation.name) from None
     return out
 
 

@@ -10,20 +10,27 @@ closest valid one (``cluster.inter_bandwith is not a field of cluster; did you m
 from __future__ import annotations
 
 import difflib
+import functools
+import inspect
 import math
+import numbers
+import operator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any, Callable, Iterator, Mapping, Sequence, TypeVar
+from typing import Any, Callable, Iterator, Mapping, ParamSpec, Sequence, TypeVar
 
 from optkit.errors import InputError
 
 __all__ = ["FREE_KEYS", "MAX_COUNT", "DEFAULT_MAX_VIOLATIONS", "mapping", "number", "integer", "instance_object", "known_keys",
-           "all_violations", "trusted", "check_typed"]
+           "all_violations", "trusted", "check_typed", "check_seed", "check_time_limit", "SEED_MESSAGE",
+           "TIME_LIMIT_MESSAGE", "checked_arguments"]
 
 DEFAULT_MAX_VIOLATIONS = 20
 """How many violations :func:`all_violations` reports before it stops (like a compiler)."""
 
 T = TypeVar("T")
+P = ParamSpec("P")
+R = TypeVar("R")
 _collected: ContextVar[list[InputError] | None] = ContextVar("optkit_violations", default=None)
 _cap: ContextVar[int] = ContextVar("optkit_violation_cap", default=DEFAULT_MAX_VIOLATIONS)
 
@@ -177,3 +184,112 @@ def known_keys(d: Mapping[str, Any], fields: Sequence[str], path: str = "", what
         _fail(InputError(f"{path}.{name}" if path else name,
                          f"is not a field of {what or path or 'the instance'}{hint} (fields: {listed}; "
                          f"free-form: {', '.join(FREE_KEYS)})"), None)
+
+
+SEED_MESSAGE = "must be an integer >= 0"
+"""What a seed must be, in every entry (``--seed`` of the CLI and ``seed=`` of the Python API)."""
+TIME_LIMIT_MESSAGE = "must be a finite number of seconds > 0"
+"""What a time limit must be, in every entry (``--time-limit`` and ``time_limit=``)."""
+
+
+def check_seed(seed: Any, field: str = "seed", *, problem: str | None = None, generator: bool = False) -> Any:
+    """``seed`` checked once at a public entry: ``None`` (no seed) or an integer >= 0 (a Python
+    or numpy integer; booleans, floats and strings are refused, as numpy's generators refuse
+    them deep inside, or worse accept ``True`` as 1). With ``generator=True`` a
+    ``numpy.random.Generator`` passes too (the entries that document taking one).
+
+    Returns the seed as a plain ``int`` (or ``None``, or the generator). The message is the
+    CLI's for ``--seed`` (:data:`SEED_MESSAGE`), an :class:`InputError` naming ``field``."""
+    if seed is None:
+        return None
+    if generator:
+        import numpy as np
+
+        if isinstance(seed, np.random.Generator):
+            return seed
+    if not isinstance(seed, bool):
+        try:
+            value = operator.index(seed)
+        except TypeError:
+            value = None
+        if value is not None and value >= 0:
+            return value
+    extra = " or a numpy.random.Generator" if generator else ""
+    raise InputError(field, f"{SEED_MESSAGE}{extra}, got {seed!r}", problem=problem)
+
+
+def check_time_limit(time_limit: Any, field: str = "time_limit", *, problem: str | None = None) -> float | None:
+    """``time_limit`` checked once at a public entry: ``None`` (no limit) or a finite number of
+    seconds > 0, returned as a ``float``. Zero, negative, NaN, infinite, boolean and string
+    values are an :class:`InputError` naming ``field`` with the CLI's message for
+    ``--time-limit`` (:data:`TIME_LIMIT_MESSAGE`).
+
+    ``0`` is refused rather than read as "no time at all" (which would leave only answers that
+    need no search, the bound shortcuts) or as "no limit" (the opposite): there is no useful
+    run it could name, and the CLI has always refused it. Leave the limit out (``None``) for no
+    limit."""
+    if time_limit is None:
+        return None
+    if not isinstance(time_limit, bool) and isinstance(time_limit, numbers.Real):
+        value = float(time_limit)
+        if math.isfinite(value) and value > 0:
+            return value
+    raise InputError(field, f"{TIME_LIMIT_MESSAGE}, got {time_limit!r} (None for no limit)", problem=problem)
+
+
+def _binding_error(name: str, sig: inspect.Signature, args: tuple[Any, ...], kwargs: dict[str, Any],
+                   problem: str | None) -> InputError | None:
+    """The :class:`InputError` for a call of ``name`` whose arguments do not bind to ``sig``
+    (``None`` when they do)."""
+    try:
+        sig.bind(*args, **kwargs)
+    except TypeError:
+        pass
+    else:
+        return None
+    params = sig.parameters
+    takes_kwargs = any(p.kind is p.VAR_KEYWORD for p in params.values())
+    names = [p.name for p in params.values() if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    keywords = [n for n in names if params[n].kind is not params[n].POSITIONAL_ONLY]
+    for key in kwargs:
+        if key not in keywords and not takes_kwargs:
+            close = difflib.get_close_matches(key, keywords, n=1, cutoff=0.6)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            return InputError(key, f"is not a parameter of {name}{hint}; its parameters: {', '.join(keywords)}",
+                              problem=problem)
+    positional = [n for n in names if params[n].kind in (params[n].POSITIONAL_ONLY, params[n].POSITIONAL_OR_KEYWORD)]
+    if len(args) > len(positional) and not any(p.kind is p.VAR_POSITIONAL for p in params.values()):
+        return InputError(name, f"takes {len(positional)} positional arguments ({', '.join(positional)}), got "
+                                f"{len(args)}; pass the others by keyword", problem=problem)
+    given = set(positional[:len(args)]) | set(kwargs)
+    for n in names:
+        if params[n].default is inspect.Parameter.empty and n not in given:
+            return InputError(n, f"is required (an argument of {name})", problem=problem)
+    for n in positional[:len(args)]:
+        if n in kwargs:
+            return InputError(n, f"is given twice to {name} (by position and by keyword)", problem=problem)
+    return InputError(name, "got arguments that do not fit its parameters", problem=problem)
+
+
+def checked_arguments(problem: str | None = None) -> Callable[[Callable[P, R]], Callable[P, R]]:
+    """A public function whose call with an unknown keyword (a misspelt reading), a missing
+    argument or too many positional ones raises an :class:`InputError` naming the argument,
+    the closest valid keyword and ``problem``, instead of Python's ``TypeError``.
+
+    Costs nothing on a good call: the arguments are matched against the signature only when the
+    call raised ``TypeError``; a ``TypeError`` from inside the function propagates unchanged."""
+
+    def decorate(fn: Callable[P, R]) -> Callable[P, R]:
+        @functools.wraps(fn)
+        def call(*args: P.args, **kwargs: P.kwargs) -> R:
+            try:
+                return fn(*args, **kwargs)
+            except TypeError:
+                err = _binding_error(fn.__name__, inspect.signature(fn), args, dict(kwargs), problem)
+                if err is None:
+                    raise
+                raise err from None
+
+        return call
+
+    return decorate

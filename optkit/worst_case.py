@@ -99,6 +99,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
 import numpy as np
 
 from optkit.errors import InputError
+from optkit.validation import TIME_LIMIT_MESSAGE, check_time_limit
 
 if TYPE_CHECKING:
     from optkit.formulation import Formulation
@@ -587,9 +588,11 @@ def _reductions(d: dict[str, Any], spec: _Spec) -> Iterator[dict[str, Any]]:
 
 # ============================================================================ the search
 def _check_budget(value: Any, name: str = "--budget") -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
-        raise InputError(name, f"must be a positive number of seconds, got {value!r}")
-    return float(value)
+    """Seconds > 0, finite, required: the words of every time limit (:func:`optkit.validation.check_time_limit`)."""
+    seconds = check_time_limit(value, name)
+    if seconds is None:
+        raise InputError(name, f"{TIME_LIMIT_MESSAGE}, got None")
+    return seconds
 
 
 def _hash(d: Mapping[str, Any]) -> str:
@@ -1084,7 +1087,7 @@ def _budget_arg(text: str) -> float:
     try:
         return time_limit_arg(text)
     except argparse.ArgumentTypeError:
-        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"{TIME_LIMIT_MESSAGE}, got {text!r}") from None
 
 
 def _positive_int(text: str) -> int:

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, Hashable, Mapping, TypeVar
 
 from optkit.errors import InputError
+from optkit.validation import checked_arguments
 
 from .model import Job, Machine, NimpInstance, criteria
 from .titan import titan
@@ -89,6 +90,7 @@ def _rename(err: InputError, nodes: list[Any]) -> InputError:
     return InputError(f, err.message, problem=PROBLEM)
 
 
+@checked_arguments(PROBLEM)
 def place(job: Job, machines: Mapping[N, Machine], capacity: float | Mapping[tuple[N, N], float], *,
           titan_algorithm: str = "pseudo-code", titan_step2: str = "fix-idle-count",
           titan_tie_break: str = "least-traffic", max_attempts: int | None = None) -> WorkerPlacement[N]:

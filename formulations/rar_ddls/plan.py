@@ -184,7 +184,7 @@ class Estimates:
     def __init__(self, instance: RarInstance, *, u: float = DEFAULTS["u"],
                  rho_hat: str = DEFAULTS["rho_hat"]) -> None:
         if isinstance(u, bool) or not isinstance(u, (int, float)) or not math.isfinite(u) or u < 1:
-            raise InputError("u", f"must be a number >= 1 (the paper's u >= 1, eq. 15), got {u!r}")
+            raise InputError("u", f"must be a number >= 1 (the paper's u >= 1, eq. 15), got {u!r}", problem=PROBLEM)
         self.rho_hat = check_choice("rho_hat", rho_hat, RHO_HAT)
         self.instance = instance
         self.u = float(u)

@@ -46,6 +46,7 @@ from typing import Any, Mapping
 
 from optkit.errors import InputError
 from optkit.harness.tasks import Task
+from optkit.solvers import SOLVER_LIBRARIES
 
 __all__ = [
     "HARD_LIMIT_FACTOR", "DEFAULT_GRACE_S", "DEFAULT_SOLVER_PRELOAD", "SUBPROCESS_STARTUP_S", "ROW_FIELDS", "hard_limit",
@@ -57,7 +58,7 @@ HARD_LIMIT_FACTOR = 1.2
 """The child is killed after ``time_limit * HARD_LIMIT_FACTOR + grace_s`` seconds."""
 DEFAULT_GRACE_S = 3.0
 """Seconds of start-up grace added to the hard limit (imports a preload did not cover)."""
-DEFAULT_SOLVER_PRELOAD = ("ortools.sat.python.cp_model", "pyomo.environ")
+DEFAULT_SOLVER_PRELOAD = SOLVER_LIBRARIES
 """Solver libraries the forkserver imports once (override with ``OPTKIT_HARNESS_PRELOAD``,
 a comma-separated list of module names; empty preloads none)."""
 _JOIN_AFTER_RESULT_S = 5.0

@@ -14,7 +14,8 @@ from optkit.formulation import Algorithm, Formulation
 from optkit.instances import instance_hash
 from optkit.readings import accepted_params, readings_for, resolve_params
 from optkit.result import Result, Status, scalar_objective
-from optkit.solve import solve
+from optkit.solve import check_instance_object, solve
+from optkit.validation import check_seed, checked_arguments, integer
 
 __all__ = ["CHECKS", "CheckResult", "CheckReport", "AlgorithmCheckError", "RunCache", "check_algorithm",
            "default_instances", "reference_optimum"]
@@ -112,10 +113,27 @@ def reference_optimum(problem: str | Formulation, instances: Sequence[Any], inde
     return ctx.reference(index, objective, exclude="")
 
 
+def _instance(f: Formulation, i: int, x: Any) -> Any:
+    """The ``i``-th instance given to :func:`check_algorithm`, as an instance object; a bad one
+    is an InputError naming ``instances[i]`` and the problem."""
+    try:
+        if isinstance(x, dict):
+            return f.instance_from_dict(x)
+        check_instance_object(f, x)
+        return x
+    except InputError as err:
+        raise InputError(f"instances[{i}].{err.field}" if err.field != "instance" else f"instances[{i}]",
+                         err.message, problem=f.name) from None
+
+
 def default_instances(problem: str | Formulation, n: int = DEFAULT_INSTANCES) -> list[Any]:
     """The first ``n`` instances of the problem's first suite (by convention its smallest,
     exact-solvable one), as instance objects: seeded, so the same in every run."""
     f = problem if isinstance(problem, Formulation) else registry.get(problem)
+    try:
+        n = integer(n, "n", low=1)
+    except InputError as err:
+        raise err.with_problem(f.name) from None
     if not f.suites:
         raise InputError("instances", "must be given: the problem declares no suite", problem=f.name)
     suite = f.suites[next(iter(f.suites))]
@@ -429,6 +447,7 @@ def _with_algorithm(f: Formulation, algorithm: str | Algorithm) -> tuple[Formula
     return dataclasses.replace(f, algorithms={**f.algorithms, algorithm.name: algorithm}), algorithm
 
 
+@checked_arguments()
 def check_algorithm(
     problem: str | Formulation,
     algorithm: str | Algorithm,
@@ -533,21 +552,26 @@ def check_algorithm(
     (True, [])
     """
     f = problem if isinstance(problem, Formulation) else registry.get(problem)
-    f, algo = _with_algorithm(f, algorithm)
+    try:
+        f, algo = _with_algorithm(f, algorithm)
+    except InputError as err:
+        raise err.with_problem(f.name) from None
     from optkit.solve import check_algorithm as check_names
 
     wanted = list(CHECKS if checks is None else checks)
     for name in wanted:
         if name not in _CHECK_FUNCTIONS:
-            raise InputError("checks", f"names the unknown check {name!r} (known: {', '.join(CHECKS)})")
-    seeds = tuple(int(s) for s in seeds)
+            raise InputError("checks", f"names the unknown check {name!r} (known: {', '.join(CHECKS)})",
+                             problem=f.name)
+    if isinstance(seeds, (str, bytes)) or not isinstance(seeds, Iterable):
+        raise InputError("seeds", f"must be a sequence of integers >= 0, got {seeds!r}", problem=f.name)
+    seeds = tuple(check_seed(s, f"seeds[{i}]", problem=f.name) for i, s in enumerate(seeds))
     if not seeds:
-        raise InputError("seeds", "must hold at least one seed")
+        raise InputError("seeds", "must hold at least one seed", problem=f.name)
     objs = tuple(algo.objectives if objectives is None else objectives)
     for o in objs:
         check_names(f, algo.name, o)
-    insts = default_instances(f) if instances is None else [
-        f.instance_from_dict(x) if isinstance(x, dict) else x for x in instances]
+    insts = default_instances(f) if instances is None else [_instance(f, i, x) for i, x in enumerate(instances)]
     if not insts:
         raise InputError("instances", "must hold at least one instance", problem=f.name)
     ctx = _Context(f, algo, insts, seeds, objs, params, cache if cache is not None else RunCache())
