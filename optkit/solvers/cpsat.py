@@ -66,18 +66,24 @@ def solve_cp_model(
 
     Parameters
     ----------
-    time_limit: wall-clock seconds (``max_time_in_seconds``); ``None`` for no limit. Inside an
-        exact solve with a deadline (:mod:`optkit.deadline`) CP-SAT gets at most what is left.
-    workers: ``num_workers``; default :func:`default_workers`.
-    seed: CP-SAT's ``random_seed``; ``None`` keeps CP-SAT's default (0), so runs are repeatable
+    time_limit
+        Wall-clock seconds (``max_time_in_seconds``); ``None`` for no limit. Inside an exact
+        solve with a deadline (:mod:`optkit.deadline`) CP-SAT gets at most what is left.
+    workers
+        ``num_workers``; default :func:`default_workers`.
+    seed
+        CP-SAT's ``random_seed``; ``None`` keeps CP-SAT's default (0), so runs are repeatable
         with one worker. With several workers the search is parallel and the incumbent may vary
         between runs (the optimum and its proof do not).
-    hint: ``{variable: value}`` passed to ``AddHint`` (a warm start, repaired if infeasible).
-    log: print CP-SAT's search log.
+    hint
+        ``{variable: value}`` passed to ``AddHint`` (a warm start, repaired if infeasible).
+    log
+        Print CP-SAT's search log.
 
     Returns
     -------
-    :class:`SolverOutcome`; ``raw`` is the ``CpSolver`` (read the incumbent with ``raw.Value``).
+    SolverOutcome
+        ``raw`` is the ``CpSolver`` (read the incumbent with ``raw.Value``).
     """
     from ortools.sat.python import cp_model
 

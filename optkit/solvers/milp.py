@@ -130,21 +130,28 @@ def solve_pyomo_model(
 
     Parameters
     ----------
-    solver: Pyomo solver name (default ``highs``).
-    time_limit: wall-clock seconds; ``None`` for no limit. Inside an exact solve with a deadline
+    solver
+        Pyomo solver name (default ``highs``).
+    time_limit
+        Wall-clock seconds; ``None`` for no limit. Inside an exact solve with a deadline
         (:mod:`optkit.deadline`) the solver gets at most what is left of it, and the model's
         translation to HiGHS stops at it.
-    seed: the solver's random seed (HiGHS ``random_seed``), where the adapter knows its name.
-    mip_rel_gap: relative MIP gap at which the solver may declare optimality; the absolute gap
+    seed
+        The solver's random seed (HiGHS ``random_seed``), where the adapter knows its name.
+    mip_rel_gap
+        Relative MIP gap at which the solver may declare optimality; the absolute gap
         is set to the same number (objective units).
-    write: write the model to this file before solving; the format follows the extension
+    write
+        Write the model to this file before solving; the format follows the extension
         (``.mps``, ``.lp``, and any other format Pyomo writes).
-    options: solver options passed through verbatim; they override the ones set here.
+    options
+        Solver options passed through verbatim; they override the ones set here.
 
     Returns
     -------
-    :class:`SolverOutcome`; when ``has_solution`` the incumbent is loaded into the model's
-    variables. ``raw`` is Pyomo's results object.
+    SolverOutcome
+        When ``has_solution`` the incumbent is loaded into the model's variables. ``raw`` is
+        Pyomo's results object.
     """
     time_limit = check_time_limit(time_limit)
     if not mip_rel_gap >= 0:
