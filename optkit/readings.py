@@ -295,9 +295,20 @@ def check_reading(readings: Iterable[Reading], name: str, value: Any, problem: s
 
 # ----------------------------------------------------------------------------- lookup
 def readings_for(formulation: "Formulation", algorithm: str | None = None) -> list[Reading]:
-    """The readings of ``formulation`` (those ``algorithm`` takes, when given)."""
+    """The readings of ``formulation`` (those ``algorithm`` takes, when given; an algorithm the
+    problem does not have is an :class:`InputError` naming ``algorithm``)."""
+    if algorithm is not None:
+        _known_algorithm(formulation, algorithm)
     out = list(formulation.readings)
     return out if algorithm is None else [r for r in out if r.takes(algorithm)]
+
+
+def _known_algorithm(formulation: "Formulation", algorithm: str) -> None:
+    """An :class:`InputError` naming ``algorithm`` and the problem when it is not one of the
+    problem's algorithms (the message of ``optkit solve --algorithm``)."""
+    if algorithm not in formulation.algorithms:
+        raise InputError("algorithm", f"is unknown for {formulation.name}: {algorithm!r} (known: "
+                                      f"{', '.join(formulation.algorithms)})", problem=formulation.name)
 
 
 def _function_keywords(algo: "Algorithm") -> dict[str, Any]:
@@ -343,6 +354,7 @@ def _keywords(formulation: "Formulation", algorithm: str) -> tuple[dict[str, Rea
     """``(accepted, defaults)``: every keyword ``algorithm`` accepts (``{name: Reading}`` for
     readings, ``{name: None}`` for tuning parameters) and the function's own keyword defaults,
     from one look at its signature."""
+    _known_algorithm(formulation, algorithm)
     algo = formulation.algorithms[algorithm]
     defaults = _function_keywords(algo)
     accepted: dict[str, Reading | None] = {n: None for n in sorted(set(defaults) | set(algo.params))}
@@ -364,6 +376,9 @@ def check_params(formulation: "Formulation", algorithm: str, params: Mapping[str
     options lists the options.
     """
     accepted, defaults = _keywords(formulation, algorithm)
+    if params is not None and not isinstance(params, Mapping):
+        raise InputError("params", f"must map parameter names to values, got {type(params).__name__}",
+                         problem=formulation.name)
     out: dict[str, Any] = {}
     for key, value in dict(params or {}).items():
         if key not in accepted:

@@ -15,9 +15,12 @@ path, with the CLI's words (``test_seed_and_time_limit_words_are_the_clis``).
 from __future__ import annotations
 
 import argparse
+import json
 import math
+import tempfile
 from collections import Counter
-from typing import Any, Callable
+from pathlib import Path
+from typing import Any, Callable, Iterator, Mapping
 
 import networkx as nx
 import numpy as np
@@ -31,6 +34,7 @@ from optkit.formulations.ddlwmp.a_srpt import ASRPT
 from optkit.formulations.ddlwmp.baselines import FIFO, SPJF
 from optkit.formulations.ddlwmp.generate import tiny as ddlwmp_tiny
 from optkit.formulations.ddlwmp.model import DdlwmpCluster, DdlwmpInstance
+from optkit.formulations.ddlwmp.online import OnlineScheduler as DdlwmpScheduler
 from optkit.formulations.ddlwmp.placement import Placer
 from optkit.formulations.ddlwmp.policies import ClusterState, JobSpec
 from optkit.formulations.ddlwmp.simulate import simulate as simulate_ddlwmp
@@ -42,16 +46,20 @@ from optkit.formulations.nimp import place as nimp_place, titan
 from optkit.formulations.nimp.baselines import elasticflow, hived, tiresias
 from optkit.formulations.nimp.generate import tiny as nimp_tiny
 from optkit.formulations.nimp.model import Job as NimpJob, Machine, ring_phases
-from optkit.formulations.nimp.online import POLICIES
-from optkit.formulations.nimp.replay import replay
+from optkit.formulations.nimp.online import POLICIES, OnlineScheduler as NimpScheduler
+from optkit.formulations.nimp.replay import ReplayJob, replay
 from optkit.formulations.rar_ddls import schedule_batch
 from optkit.formulations.rar_ddls.baselines import ff, ls, rand
 from optkit.formulations.rar_ddls.generate import tiny as rar_tiny
-from optkit.formulations.rar_ddls.model import Job as RarJob, Network, RarInstance
+from optkit.formulations.rar_ddls.model import Job as RarJob, Network, RarInstance, simulate as rar_simulate
 from optkit.formulations.rar_ddls.sjf_bco import sjf_bco
+from optkit.harness.compare import compare
 from optkit.instances import instance_hash, load_instance
+from optkit.online import ClusterView, Job as OnlineJob
+from optkit.readings import check_params, parse_param_values, readings_for, resolve_params
 from optkit.testing import assert_within, check_algorithm, default_instances, optimum
 from optkit.validation import SEED_MESSAGE, TIME_LIMIT_MESSAGE, check_seed, check_time_limit
+from optkit.worst_case import worst_case
 
 GM = random_small(0)
 NI = nimp_tiny(1)
@@ -71,6 +79,7 @@ HOSTS = {"a": Machine(8, 2), "b": Machine(8, 8), "c": Machine(8, 3)}
 NJ = NimpJob(4, "ring", 100e6)
 PH3 = ring_phases(3, 1e8)
 SERVERS = {"a": RAR.servers[0], "b": RAR.servers[1]}
+NIF = optkit.get_formulation("nimp")
 
 
 def _batch(**kw: Any) -> Any:
@@ -410,7 +419,165 @@ ROWS: list[tuple[str, str, Callable[[], Any], str | None, str]] = [
     ("engine", "a string bound (relative_gap)", lambda: optkit.relative_gap(1.0, "0"), None, "bound"),
 ]
 
-CLASSES = ("seed", "time_limit", "keyword", "reading", "fraction", "non-finite", "range", "size", "type", "engine")
+
+
+class Pairs(Mapping[Any, Any]):
+    """A user's own mapping over a list of ``(node, value)`` pairs: its iteration lists a node as
+    often as the list does (the issue's "a nimp mapping listing a node twice")."""
+
+    def __init__(self, pairs: list[tuple[Any, Any]]) -> None:
+        self.pairs = pairs
+
+    def __getitem__(self, key: Any) -> Any:
+        for k, v in self.pairs:
+            if k == key:
+                return v
+        raise KeyError(key)
+
+    def __iter__(self) -> Iterator[Any]:
+        return (k for k, _ in self.pairs)
+
+    def __len__(self) -> int:
+        return len(self.pairs)
+
+
+_TMP = Path(tempfile.mkdtemp(prefix="optkit-bad-inputs-"))  # nothing is written there: every row is refused first
+
+
+def _compare(**kw: Any) -> Any:
+    return compare("nimp", [("a", NI)], ["titan"], db=str(_TMP / "r.sqlite"), progress=False, **kw)
+
+
+def _worst(**kw: Any) -> Any:
+    return worst_case("rar-ddls", "ls", _TMP / "wc", progress=False, max_evals=1, **kw)
+
+
+def _ddlwmp_decide(free: dict[str, int], size: dict[str, int]) -> Any:
+    s = DdlwmpScheduler(nodes={"a": 4, "b": 4})
+    s.on_arrival(OnlineJob("j", 0.0, 2, duration=1.0), 0.0)
+    return s.decide(0.0, ClusterView(free, size))
+
+
+def _nimp_decide(free: dict[str, int], size: dict[str, int]) -> Any:
+    s = NimpScheduler(nodes={"a": 4, "b": 4})
+    s.on_arrival(OnlineJob("j", 0.0, 2, param_bytes=1e8), 0.0)
+    return s.decide(0.0, ClusterView(free, size, pair_capacity=1e9))
+
+
+GMF = optkit.get_formulation("gpu-mapping")
+
+ROWS += [
+    # ------------------------------------------------------------ seed and time_limit at the other entries
+    ("seed", "a string seed into compare", lambda: _compare(seeds=["1"]), "nimp", "seeds[0]"),
+    ("seed", "a negative seed into compare", lambda: _compare(seeds=[0, -1]), "nimp", "seeds[1]"),
+    ("seed", "a boolean seed into compare", lambda: _compare(seeds=[True]), "nimp", "seeds[0]"),
+    ("seed", "seeds given as one number (compare)", lambda: _compare(seeds=3), "nimp", "seeds"),
+    ("seed", "a string seed into worst_case (was a numpy TypeError)", lambda: _worst(seed="1"), "rar-ddls", "--seed"),
+    ("seed", "a negative seed into worst_case (was a numpy ValueError)", lambda: _worst(seed=-1), "rar-ddls",
+     "--seed"),
+    ("seed", "a fractional seed into worst_case", lambda: _worst(seed=0.5), "rar-ddls", "--seed"),
+    ("seed", "a string seed into the ddlwmp OnlineScheduler", lambda: DdlwmpScheduler(nodes={"a": 4}, seed="1"),
+     "ddlwmp", "seed"),
+    ("seed", "a boolean seed into the ddlwmp OnlineScheduler", lambda: DdlwmpScheduler(nodes={"a": 4}, seed=False),
+     "ddlwmp", "seed"),
+    ("seed", "a float seed into a check_algorithm hash seed", lambda: check_algorithm("nimp", "titan",
+                                                                                      hash_seeds=[1.0]), "nimp",
+     "hash_seeds[0]"),
+    ("seed", "a boolean seed into solve(cpsat), a bound shortcut's path",
+     lambda: solve("nimp", NI, "cpsat", seed=True), "nimp", "seed"),
+    ("time_limit", "time_limit=0 into compare", lambda: _compare(time_limit=0), "nimp", "time_limit"),
+    ("time_limit", "a NaN limit into compare", lambda: _compare(time_limit=math.nan), "nimp", "time_limit"),
+    ("time_limit", "a string limit into compare (was a message of its own)", lambda: _compare(time_limit="5"),
+     "nimp", "time_limit"),
+    ("time_limit", "no limit into compare (the harness always kills at one)", lambda: _compare(time_limit=None),
+     "nimp", "time_limit"),
+    ("time_limit", "a budget of 0 into worst_case", lambda: _worst(budget=0), "rar-ddls", "--budget"),
+    ("time_limit", "an infinite oracle limit into worst_case", lambda: _worst(oracle_time_limit=math.inf), "rar-ddls",
+     "--oracle-time-limit"),
+    ("time_limit", "time_limit=0 into the registered heavy-edge run (was taken)",
+     lambda: GMF.algorithms["heavy-edge"].run(GMF.instance_from_dict(GM), objective="cut", time_limit=0, seed=None),
+     "gpu-mapping", "time_limit"),
+    ("time_limit", "a negative limit into the nimp replay", lambda: replay([], POLICIES["titan"](), time_limit=-1),
+     "nimp", "time_limit"),
+    ("time_limit", "time_limit=0 into rar-ddls cpsat with its bound shortcut on",
+     lambda: solve("rar-ddls", RA, "cpsat", time_limit=0, params={"shortcut": True}), "rar-ddls", "time_limit"),
+    # ------------------------------------------------------------ unknown keywords at the other entries
+    ("keyword", "a misspelt keyword to compare", lambda: _compare(seed=1), None, "seed"),
+    ("keyword", "a misspelt keyword to worst_case", lambda: worst_case("rar-ddls", "ls", _TMP, sed=1), None, "sed"),
+    ("keyword", "a misspelt reading to the ddlwmp OnlineScheduler (was 'params')",
+     lambda: DdlwmpScheduler(nodes={"a": 4}, tua=1.0), "ddlwmp", "tua"),
+    ("keyword", "a ddlwmp keyword to the nimp OnlineScheduler (was 'readings')",
+     lambda: NimpScheduler(nodes={"a": 4}, inter_bandwidth=1e9), "nimp", "inter_bandwidth"),
+    ("keyword", "another policy's reading to the nimp OnlineScheduler",
+     lambda: NimpScheduler("hived", nodes={"a": 4}, titan_step2="pool-prefix"), "nimp", "titan_step2"),
+    ("keyword", "params that are not a mapping (check_params, was a TypeError)",
+     lambda: check_params(NIF, "titan", [("titan_step2", "x")]), "nimp", "params"),
+    # ------------------------------------------------------------ readings at the other entries
+    ("reading", "tau below 0 to the ddlwmp OnlineScheduler (was 'params')",
+     lambda: DdlwmpScheduler(nodes={"a": 4}, tau=-1), "ddlwmp", "tau"),
+    ("reading", "comm_heavy below the reading's range (was taken by Python, refused by --param)",
+     lambda: DdlwmpScheduler(nodes={"a": 4}, comm_heavy=0.5), "ddlwmp", "comm_heavy"),
+    ("reading", "a bad consolidate (was taken)", lambda: DdlwmpScheduler("fifo", nodes={"a": 4}, consolidate="x"),
+     "ddlwmp", "consolidate"),
+    ("reading", "a bad work_conserving (was taken)", lambda: FIFO(DDI.cluster, DDI.models, work_conserving="yes"),
+     "ddlwmp", "work_conserving"),
+    ("reading", "a bad tiresias_spread to the nimp OnlineScheduler",
+     lambda: NimpScheduler("tiresias", nodes={"a": 4}, tiresias_spread="x"), "nimp", "tiresias_spread"),
+    ("reading", "a bad elasticflow_machines to the nimp OnlineScheduler (had no problem)",
+     lambda: NimpScheduler("elasticflow", nodes={"a": 4}, elasticflow_machines="x"), "nimp", "elasticflow_machines"),
+    ("reading", "readings of an algorithm the problem lacks (was an empty list)",
+     lambda: readings_for(NIF, "nope"), "nimp", "algorithm"),
+    ("reading", "params of an algorithm the problem lacks (was a KeyError)",
+     lambda: resolve_params(NIF, "nope", {}), "nimp", "algorithm"),
+    ("reading", "a sweep value with no key", lambda: parse_param_values(["tau"]), None, "--param"),
+    # ------------------------------------------------------------ the online schedulers and their views
+    ("online", "OnlineScheduler(inter_bandwidth=-1.25e9) (was a shorter iteration)",
+     lambda: DdlwmpScheduler(nodes={"a": 4}, inter_bandwidth=-1.25e9), "ddlwmp", "inter_bandwidth"),
+    ("online", "OnlineScheduler(inter_bandwidth=0) (was a NaN wake-up)",
+     lambda: DdlwmpScheduler(nodes={"a": 4}, inter_bandwidth=0), "ddlwmp", "inter_bandwidth"),
+    ("online", "a NaN intra bandwidth", lambda: DdlwmpScheduler(nodes={"a": 4}, intra_bandwidth=math.nan), "ddlwmp",
+     "intra_bandwidth"),
+    ("online", "a slot of 0 s", lambda: DdlwmpScheduler(nodes={"a": 4}, slot_seconds=0), "ddlwmp", "slot_seconds"),
+    ("online", "nodes of two sizes (ddlwmp's servers have one)", lambda: DdlwmpScheduler(nodes={"a": 4, "b": 8}),
+     "ddlwmp", "nodes"),
+    ("online", "a node of no GPUs", lambda: NimpScheduler(nodes={"a": 4, "b": 0}), "nimp", "nodes['b']"),
+    ("online", "a ddlwmp view claiming 6 free GPUs on a 4-GPU node (was placed on)",
+     lambda: _ddlwmp_decide({"a": 6, "b": 4}, {"a": 4, "b": 4}), "ddlwmp", "cluster.free['a']"),
+    ("online", "a nimp view claiming 6 free GPUs on a 4-GPU node",
+     lambda: _nimp_decide({"a": 6, "b": 4}, {"a": 4, "b": 4}), "nimp", "cluster.free['a']"),
+    ("online", "a ddlwmp view whose sizes differ from the scheduler's nodes",
+     lambda: _ddlwmp_decide({"a": 4, "b": 4}, {"a": 8, "b": 4}), "ddlwmp", "cluster.size['a']"),
+    ("online", "an unknown ddlwmp policy", lambda: DdlwmpScheduler("nope", nodes={"a": 4}), "ddlwmp", "policy"),
+    ("online", "a list for the nodes", lambda: NimpScheduler(nodes=[4, 4]), "nimp", "nodes"),
+    # ------------------------------------------------------------ a node listed twice
+    ("duplicate", "a nimp mapping listing a node twice (place, was collapsed)",
+     lambda: nimp_place(NJ, Pairs([("a", Machine(8, 8)), ("b", Machine(8, 2)), ("a", Machine(8, 8))]), 1e9), "nimp",
+     "machines['a']"),
+    ("duplicate", "nimp OnlineScheduler nodes listing a node twice (was collapsed)",
+     lambda: NimpScheduler(nodes=Pairs([("a", 4), ("b", 4), ("a", 4)])), "nimp", "nodes['a']"),
+    ("duplicate", "ddlwmp OnlineScheduler nodes listing a node twice (was collapsed)",
+     lambda: DdlwmpScheduler(nodes=Pairs([("a", 4), ("a", 4)])), "ddlwmp", "nodes['a']"),
+    ("duplicate", "gpu-mapping place's free listing a node twice (was collapsed)",
+     lambda: gpu_place(JOB, Pairs([("a", 2), ("b", 2), ("a", 2)])), "gpu-mapping", "free['a']"),
+    ("duplicate", "choose_servers' free listing a node twice",
+     lambda: choose_servers(Pairs([("a", 2), ("a", 2)]), 3), "gpu-mapping", "free['a']"),
+    ("duplicate", "schedule_batch's servers listing a node twice",
+     lambda: schedule_batch(RAR.jobs, Pairs([("a", 4), ("b", 4), ("a", 4)]), NET), "rar-ddls", "servers['a']"),
+    # ------------------------------------------------------------ simulate, replay, the rar-ddls contention model
+    ("size", "placements of the wrong shape (rar-ddls simulate, was a numpy error)",
+     lambda: rar_simulate(RAR, np.zeros((1, 1)), starts=[0] * len(RAR.jobs)), "rar-ddls", "y"),
+    ("size", "starts for fewer jobs (rar-ddls simulate)",
+     lambda: rar_simulate(RAR, np.zeros((len(RAR.jobs), len(RAR.servers))), starts=[0]), "rar-ddls", "starts"),
+    ("size", "both starts and predecessors (rar-ddls simulate, was a ValueError)",
+     lambda: rar_simulate(RAR, np.zeros((len(RAR.jobs), len(RAR.servers))), starts=[0] * len(RAR.jobs),
+                          predecessors=[[]] * len(RAR.jobs)), "rar-ddls", "starts"),
+    ("size", "a replay job larger than the cluster (had no problem)",
+     lambda: replay([ReplayJob("x", 0.0, 10.0, 10**6, "m", 1e8, "ring")], POLICIES["titan"]()), "nimp",
+     "jobs[0].workers"),
+]
+
+CLASSES = ("seed", "time_limit", "keyword", "reading", "fraction", "non-finite", "range", "size", "type", "engine",
+           "online", "duplicate")
 
 
 @pytest.mark.parametrize("kind,what,call,problem,field", ROWS, ids=[f"{r[0]}: {r[1]}" for r in ROWS])
@@ -430,25 +597,126 @@ def test_every_case_class_is_covered() -> None:
     assert len({r[1] for r in ROWS}) == len(ROWS)
 
 
-@pytest.mark.parametrize("value", ["0", "-1", "nan", "inf", "x"])
-def test_time_limit_words_are_the_clis(value: str) -> None:
-    """``--time-limit`` and ``time_limit=`` refuse the same values with the same words."""
-    with pytest.raises(argparse.ArgumentTypeError) as cli:
-        time_limit_arg(value)
-    with pytest.raises(InputError) as api:
-        check_time_limit(float(value) if value != "x" else value)
-    assert str(cli.value).startswith(TIME_LIMIT_MESSAGE) and api.value.message.startswith(TIME_LIMIT_MESSAGE)
-    assert api.value.field == "time_limit"
+def _words(message: str) -> str:
+    """A message up to the value it quotes: ``must be ... > 0, got`` (the CLI quotes the text it
+    was given, ``'0'``, Python the value, ``0``)."""
+    return message[:message.index(", got ") + len(", got ")]
 
 
-@pytest.mark.parametrize("value", ["-1", "1.5", "x"])
-def test_seed_words_are_the_clis(value: str) -> None:
-    with pytest.raises(argparse.ArgumentTypeError) as cli:
-        seed_arg(value)
-    py_value = float(value) if value == "1.5" else (int(value) if value == "-1" else value)
+TIME_LIMIT_TEXTS = ["0", "-0", "-1", "1e-400", "nan", "inf", "-inf", "x", "", "True", "1e-3", "0.5", "2", "1e300"]
+SEED_TEXTS = ["0", "7", "-1", "1.5", "1e3", "x", "", "True", str(2**64), "00"]
+
+
+@pytest.mark.parametrize("text", TIME_LIMIT_TEXTS)
+def test_the_cli_and_python_take_and_refuse_the_same_time_limits(text: str) -> None:
+    """``--time-limit TEXT`` and ``time_limit=`` the value it reads as (the text itself where it
+    is no number) are both taken or both refused, with the same words and the same value back:
+    one validator (:func:`optkit.validation.check_time_limit`) behind both."""
+    try:
+        value: Any = float(text)
+    except ValueError:
+        value = text
+    try:
+        cli: Any = time_limit_arg(text)
+    except argparse.ArgumentTypeError as exc:
+        cli = exc
+    try:
+        api: Any = check_time_limit(value)
+    except InputError as exc:
+        api = exc
+    assert isinstance(cli, Exception) == isinstance(api, Exception), (cli, api)
+    if isinstance(api, InputError):
+        assert api.field == "time_limit" and _words(str(cli)) == _words(api.message) == f"{TIME_LIMIT_MESSAGE}, got "
+    else:
+        assert cli == api == float(text)
+
+
+@pytest.mark.parametrize("text", SEED_TEXTS)
+def test_the_cli_and_python_take_and_refuse_the_same_seeds(text: str) -> None:
+    """``--seed TEXT`` and ``seed=`` the value it reads as (an int where the text is one, else a
+    float, else the text): both taken as the same int or both refused with the same words."""
+    value: Any = text
+    for kind in (int, float):
+        try:
+            value = kind(text)
+            break
+        except ValueError:
+            continue
+    try:
+        cli: Any = seed_arg(text)
+    except argparse.ArgumentTypeError as exc:
+        cli = exc
+    try:
+        api: Any = check_seed(value)
+    except InputError as exc:
+        api = exc
+    assert isinstance(cli, Exception) == isinstance(api, Exception), (cli, api)
+    if isinstance(api, InputError):
+        assert api.field == "seed" and _words(str(cli)) == _words(api.message) == f"{SEED_MESSAGE}, got "
+    else:
+        assert cli == api == int(text)
+
+
+@pytest.mark.parametrize("option,value,field", [("--time-limit", "0", "time_limit"),
+                                                ("--time-limit", "nan", "time_limit"),
+                                                ("--seed", "-1", "seed"), ("--seed", "1.5", "seed")])
+def test_optkit_solve_and_solve_refuse_with_the_same_words(option: str, value: str, field: str, tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """The whole CLI (``optkit solve``) and the whole Python call (``optkit.solve``) on the same
+    instance: exit 2 with the option named, an InputError with the keyword named, the same words."""
+    from optkit.cli import main
+
+    path = tmp_path / "x.json"
+    path.write_text(json.dumps(NI))
+    try:
+        code = main(["solve", "nimp", str(path), "-a", "titan", option, value])
+    except SystemExit as exc:  # argparse
+        code = exc.code
+    err = capsys.readouterr().err
+    assert code == 2 and f"argument {option}: " in err, err
+    py = float(value) if field == "time_limit" or "." in value else int(value)
     with pytest.raises(InputError) as api:
-        check_seed(py_value)
-    assert str(cli.value).startswith(SEED_MESSAGE) and api.value.message.startswith(SEED_MESSAGE)
+        solve("nimp", NI, "titan", **{field: py})
+    assert api.value.field == field and api.value.problem == "nimp"
+    assert _words(err.split(f"argument {option}: ")[1]) == _words(api.value.message)
+
+
+_ALGORITHMS = [(p, a) for p in sorted(optkit.all_formulations()) for a in optkit.get_formulation(p).algorithms]
+_INSTANCES = {"gpu-mapping": GM, "nimp": NI, "rar-ddls": RA, "ddlwmp": DD}
+BAD_TIME_LIMITS = [0, 0.0, -1, math.nan, math.inf, "5", True, [5]]
+BAD_SEEDS = ["1", -1, 1.5, True, np.float64(2.0), [1]]
+
+
+@pytest.mark.parametrize("problem,algorithm", _ALGORITHMS, ids=[f"{p}/{a}" for p, a in _ALGORITHMS])
+def test_every_algorithm_refuses_a_bad_time_limit_or_seed_on_every_path(problem: str, algorithm: str) -> None:
+    """Each registered algorithm of each problem, through ``solve`` and through its registered
+    ``run`` called directly: a bad ``time_limit`` (0 included: no bound shortcut answers
+    ``optimal`` in no time) or ``seed`` is an InputError naming it, before the algorithm runs."""
+    f = optkit.get_formulation(problem)
+    inst = f.instance_from_dict(_INSTANCES[problem])
+    run = f.algorithms[algorithm].run
+    objective = f.algorithms[algorithm].objectives[0]
+    for field, bad in [("time_limit", v) for v in BAD_TIME_LIMITS] + [("seed", v) for v in BAD_SEEDS]:
+        with pytest.raises(InputError) as err:
+            solve(problem, inst, algorithm, **{field: bad})
+        assert err.value.field == field and err.value.problem == problem, (field, bad, err.value)
+        with pytest.raises(InputError) as err:
+            run(inst, objective=objective, **{"time_limit": None, "seed": None, field: bad})
+        assert err.value.field == field, (field, bad, err.value)
+
+
+def test_a_huge_seed_is_taken_on_every_path_and_reduced_for_the_solvers() -> None:
+    """Seeds have no upper bound (numpy's generators take any size); the CP-SAT and HiGHS
+    adapters reduce theirs modulo 2**31 - 1 (their seeds are 32-bit), so 2**64 runs as
+    2**64 mod (2**31 - 1), and the CLI takes it too."""
+    huge = 2**64
+    assert seed_arg(str(huge)) == check_seed(huge) == huge
+    small = huge % (2**31 - 1)
+    a = solve("nimp", NI, "cpsat", seed=huge, params={"workers": 1, "bound_shortcut": False})
+    b = solve("nimp", NI, "cpsat", seed=small, params={"workers": 1, "bound_shortcut": False})
+    assert a.status is b.status and a.solution == b.solution and a.seed == huge
+    assert heavy_edge(P4, [2, 2], seed=huge) == heavy_edge(P4, [2, 2], seed=huge)
+    assert solve("rar-ddls", RA, "rand", seed=huge).solution == solve("rar-ddls", RA, "rand", seed=huge).solution
 
 
 def test_good_seeds_and_limits_pass_unchanged() -> None:

@@ -34,10 +34,11 @@ import numpy as np
 
 from optkit.errors import InputError
 from optkit.formulations.gpu_mapping.model import PipelineJob
+from optkit.readings import check_reading
 
 from .model import PROBLEM, DdlwmpCluster
 from .placement import Placement, Placer
-from .readings import CONSOLIDATE_DEFAULT
+from .readings import CONSOLIDATE_DEFAULT, READINGS
 
 __all__ = ["JobSpec", "StartDecision", "ClusterState", "Policy", "QueuePolicy", "ArrivalCheck"]
 
@@ -188,6 +189,13 @@ class QueuePolicy:
                  work_conserving: bool | None = None, placer: Placer | None = None,
                  consolidate: bool = CONSOLIDATE_DEFAULT,
                  seed: int | None = None) -> None:
+        # the keywords checked as --param checks them (InputError naming each; readings.py)
+        consolidate = check_reading(READINGS, "consolidate", consolidate, PROBLEM)
+        if work_conserving is not None and not isinstance(work_conserving, bool):
+            raise InputError("work_conserving", f"must be true, false or None (the policy's own), got "
+                                                f"{work_conserving!r}", problem=PROBLEM)
+        if placer is not None and not isinstance(placer, Placer):
+            raise InputError("placer", f"must be a Placer, got {type(placer).__name__}", problem=PROBLEM)
         self.cluster = cluster
         self.placer = placer or Placer(cluster, models, seed=seed)
         self._check = ArrivalCheck(self.placer.models, cluster.total_gpus, cluster.gpus_per_server)

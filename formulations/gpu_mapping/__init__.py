@@ -17,6 +17,7 @@ from __future__ import annotations
 from optkit.formulation import Algorithm, Formulation, LazyMapping, lazy_run
 from optkit.result import Result, Status
 from optkit.solvers import SOLVER_LIBRARIES
+from optkit.validation import check_time_limit
 
 from .heavy_edge import alpha_min_estimate, fewest_servers, heavy_edge, heavy_edge_arrays, heavy_edge_job
 from .place import JobPlacement, choose_servers, place
@@ -41,7 +42,10 @@ def _run_heavy_edge(instance: GpuMappingInstance, *, objective: str, time_limit:
                     server_start: str = "heaviest-pair") -> Result:
     """Heavy-Edge ignores the objective: it is the paper's greedy, whichever measure is read.
     Takes the readings ``single_gpu_weight`` (which edges a one-GPU server's choice weighs) and
-    ``server_start`` (where a multi-GPU server's set starts)."""
+    ``server_start`` (where a multi-GPU server's set starts). ``time_limit`` is checked as on
+    every path (:func:`optkit.validation.check_time_limit`) and otherwise unused: the greedy
+    runs in milliseconds."""
+    check_time_limit(time_limit, problem=PROBLEM)
     assignment = heavy_edge_job(instance.job, instance.servers, seed=seed, single_gpu_weight=single_gpu_weight,
                                 server_start=server_start)
     return Result(Status.FEASIBLE, solution={"assignment": assignment})

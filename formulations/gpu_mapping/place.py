@@ -28,7 +28,7 @@ from typing import Generic, Hashable, Mapping, Sequence, TypeVar
 import numpy as np
 
 from optkit.errors import InputError
-from optkit.validation import checked_arguments
+from optkit.validation import checked_arguments, distinct_keys
 
 from .heavy_edge import heavy_edge_job
 from .model import Cluster, PipelineJob, alpha_from_counts, stage_counts
@@ -73,7 +73,7 @@ def _free_counts(free: Mapping[N, int]) -> tuple[list[N], np.ndarray]:
     """The nodes and their free GPUs, checked as the instance file's ``servers`` are."""
     if not isinstance(free, Mapping):
         raise InputError("free", f"must map node ids to free GPU counts, got {type(free).__name__}", problem=PROBLEM)
-    nodes = list(free)
+    nodes = distinct_keys(free, "free", problem=PROBLEM)
     counts = []
     for node in nodes:
         c = free[node]

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, Hashable, Mapping, TypeVar
 
 from optkit.errors import InputError
-from optkit.validation import checked_arguments
+from optkit.validation import checked_arguments, distinct_keys
 
 from .model import Job, Machine, NimpInstance, criteria
 from .titan import titan
@@ -162,7 +162,7 @@ def place(job: Job, machines: Mapping[N, Machine], capacity: float | Mapping[tup
     if not isinstance(machines, Mapping):
         raise InputError("machines", f"must map node ids to Machine(gpus, idle_gpus), got {type(machines).__name__}",
                          problem=PROBLEM)
-    nodes = list(machines)
+    nodes = distinct_keys(machines, "machines", problem=PROBLEM)
     rows = []
     for i, n in enumerate(nodes):
         m = machines[n]

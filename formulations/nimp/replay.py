@@ -333,7 +333,8 @@ def replay(jobs: Sequence[ReplayJob], policy: OnlinePolicy[int], *, topo: FatTre
     t0 = _time.perf_counter()
     for i, j in enumerate(jobs):
         if j.workers > topo.gpus:
-            raise InputError(f"jobs[{i}].workers", f"({j.workers}) exceeds the cluster's {topo.gpus} GPUs")
+            raise InputError(f"jobs[{i}].workers", f"({j.workers}) exceeds the cluster's {topo.gpus} GPUs",
+                             problem="nimp")
     state = ClusterState(topo, config)
     M, R, G = topo.machines, topo.racks, topo.gpus_per_machine
     rack = state.rack

@@ -39,7 +39,7 @@ from typing import Any, Generic, Hashable, Mapping, Sequence, TypeVar
 import numpy as np
 
 from optkit.errors import InputError
-from optkit.validation import check_time_limit, checked_arguments, integer, number
+from optkit.validation import check_time_limit, checked_arguments, distinct_keys, integer, number
 
 from .model import PROBLEM, Job, Network, RarInstance, cluster_fields, evaluate, schedule_dict
 from .plan import NoPlanError
@@ -268,7 +268,7 @@ def schedule_batch(jobs: Sequence[Job | Mapping[str, Any]], servers: Mapping[N, 
         raise InputError("jobs", f"must be a list of jobs, got {type(jobs).__name__}", problem=PROBLEM)
     if not isinstance(network, Network):
         raise InputError("network", f"must be a rar-ddls Network, got {type(network).__name__}", problem=PROBLEM)
-    nodes = list(servers)
+    nodes = distinct_keys(servers, "servers", problem=PROBLEM)
     job_dicts: list[Any] = [j.to_dict() if isinstance(j, Job) else j for j in jobs]
     d: dict[str, Any] = {"problem": PROBLEM, "servers": [servers[n] for n in nodes], "network": network.to_dict(),
                          "slot_seconds": slot_seconds, "horizon": horizon, "jobs": job_dicts}

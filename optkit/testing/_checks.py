@@ -19,7 +19,7 @@ from optkit.result import Result, Status, scalar_objective
 from optkit.solve import check_instance_object, solve
 from optkit.testing.hash_seeds import REFUSED, HashSeedWorkers, WorkerError
 from optkit.testing.oracle import exact_order
-from optkit.validation import check_seed, checked_arguments, integer
+from optkit.validation import check_seeds, checked_arguments, integer
 
 __all__ = ["CHECKS", "CheckResult", "CheckReport", "AlgorithmCheckError", "RunCache", "check_algorithm",
            "default_cases", "default_instances", "reference_optimum", "DEFAULT_SEEDS", "DEFAULT_HASH_SEEDS"]
@@ -744,10 +744,8 @@ def check_algorithm(
         if name not in _CHECK_FUNCTIONS:
             raise InputError("checks", f"names the unknown check {name!r} (known: {', '.join(CHECKS)})",
                              problem=f.name)
-    seeds = _seed_list(seeds, "seeds", f.name)
-    if not seeds:
-        raise InputError("seeds", "must hold at least one seed", problem=f.name)
-    hashes = _seed_list(hash_seeds, "hash_seeds", f.name)
+    seeds = tuple(check_seeds(seeds, "seeds", problem=f.name))
+    hashes = tuple(check_seeds(hash_seeds, "hash_seeds", problem=f.name, allow_empty=True))
     objs = tuple(algo.objectives if objectives is None else objectives)
     for o in objs:
         check_names(f, algo.name, o)
@@ -781,19 +779,3 @@ def check_algorithm(
     if raise_on_failure:
         report.raise_if_failed()
     return report
-
-
-def _seed_list(values: Sequence[int], name: str, problem: str | None = None) -> tuple[int, ...]:
-    """Distinct integer seeds, in order; each checked as every ``seed`` is
-    (:func:`optkit.validation.check_seed`, naming ``name[i]``), anything else an
-    :class:`InputError` naming ``name``."""
-    if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
-        raise InputError(name, f"must be a sequence of integers >= 0, got {values!r}", problem=problem)
-    out: list[int] = []
-    for i, v in enumerate(values):
-        seed = check_seed(v, f"{name}[{i}]", problem=problem)
-        if seed is None:
-            raise InputError(f"{name}[{i}]", "must be an integer >= 0, got None", problem=problem)
-        if seed not in out:
-            out.append(seed)
-    return tuple(out)
