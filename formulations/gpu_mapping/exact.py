@@ -996,7 +996,7 @@ def brute_force(instance: GpuMappingInstance, objective: str) -> tuple[float, li
     return value, assignment
 
 
-@bounded
+@bounded(teardown=0.0)  # an enumeration: nothing built to free
 def run_brute_force(instance: GpuMappingInstance, *, objective: str = "cut", time_limit: float | None = None,
                     seed: int | None = None) -> Result:
     """Brute force as an algorithm: ``optimal`` with ``bound`` = the optimum, or ``time_limit``

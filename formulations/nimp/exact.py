@@ -581,7 +581,7 @@ def brute_force(instance: NimpInstance, *, objective: str = "lex") -> tuple[list
     return best[0], tuple(best[1])
 
 
-@bounded
+@bounded(teardown=0.0)  # an enumeration: nothing built to free
 def run_brute_force(instance: NimpInstance, *, objective: str = "lex", time_limit: float | None = None,
                     seed: int | None = None) -> Result:
     """Algorithm-table entry ``brute-force`` (tiny instances only: <= 10 workers, <= 8 machines).
