@@ -176,8 +176,10 @@ def within(time_limit: float | None, *, clock: Callable[[], float] | None = None
     tighter of its own limit and this one), so several solves share one budget. ``time_limit``
     is checked as everywhere (:func:`optkit.validation.check_time_limit`); ``clock`` is the time
     source (``time.perf_counter``; a test passes its own). A deadline reached inside an exact
-    solve ends that solve with a ``time_limit`` result; code of the caller's own may call
-    :func:`check`."""
+    solve ends that solve with a ``time_limit`` result. Code that checks the deadline outside an
+    exact solve (the caller's own, calling :func:`check`; optkit's model construction or the
+    rar-ddls heuristics' theta search called directly) raises :class:`DeadlineReached` once it
+    has passed."""
     deadline = Deadline.after(check_time_limit(time_limit), parent=_current.get(), clock=clock)
     token = _current.set(deadline)
     try:

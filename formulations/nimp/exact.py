@@ -132,7 +132,7 @@ def _data(instance: NimpInstance) -> ModelData:
     d = ModelData(U, phases, cross_w, sum(cross_w.values()), unit)
     R = {s: instance.machines[s].idle_gpus for s in U}
     for t, (pairs, v, deg) in enumerate(phases):
-        for s, u in itertools.combinations(U, 2):
+        for s, u in checked(itertools.combinations(U, 2), "computing the pair limits", every=4096):
             lim = pair_limit(float(instance.capacity[s, u]), v)
             if lim < min(len(pairs), deg * min(R[s], R[u])):
                 d.cons.append((t, s, u, lim))

@@ -149,8 +149,8 @@ from typing import Any, Iterator, Sequence
 import numpy as np
 
 from optkit.anytime import add_solver_points
-from optkit.deadline import (bounded, check as check_deadline, checked, current as current_deadline,
-                             offer as offer_incumbent)
+from optkit.deadline import (DeadlineReached, bounded, check as check_deadline, checked, current as current_deadline,
+                             offer as offer_incumbent, within)
 from optkit.errors import InputError
 from optkit.result import Result, Status, relative_gap
 from optkit.validation import trusted
@@ -326,9 +326,34 @@ def _sub_instance(instance: RarInstance, jobs: Sequence[int]) -> RarInstance:
                            tuple(instance.jobs[k] for k in jobs), instance.busy_until)
 
 
-def heuristic_incumbent(instance: RarInstance) -> tuple[list[int], np.ndarray, int, str] | None:
+def heuristic_incumbent(instance: RarInstance, *, until: float | None = None
+                        ) -> tuple[list[int], np.ndarray, int, str] | None:
     """The best schedule of SJF-BCO (default readings and the accumulated/least-loaded ones), LS
-    and FF, as (starts, placements, makespan slots, which), or None if none found one."""
+    and FF, as (starts, placements, makespan slots, which), or None if none found one.
+
+    ``until`` (a ``time.perf_counter()`` reading; the exact models pass the end of the share of
+    their time limit the warm start may use) stops the heuristics there, and the enclosing
+    exact solve's deadline (:mod:`optkit.deadline`) stops them too: the best schedule the
+    finished ones found is returned, and the solve goes on to its greedy schedule, which its
+    own checks bound."""
+    if until is None:
+        return _heuristic_incumbent(instance)
+    left = until - time.perf_counter()
+    if left <= 0:
+        return None
+    found: list[tuple[list[int], np.ndarray, int, str]] = []
+    try:
+        with within(left):
+            _heuristic_incumbent(instance, found)
+    except DeadlineReached:  # the warm start's share (or the solve's time) is up: what was found stands
+        pass
+    return found[-1] if found else None
+
+
+def _heuristic_incumbent(instance: RarInstance, found: list[tuple[list[int], np.ndarray, int, str]] | None = None
+                         ) -> tuple[list[int], np.ndarray, int, str] | None:
+    """:func:`heuristic_incumbent`'s runs; each better schedule is appended to ``found`` as it
+    is found (a run cut by a deadline leaves the ones before it)."""
     from .baselines import ff, ls
     from .plan import NoPlanError
     from .sjf_bco import sjf_bco
@@ -339,6 +364,7 @@ def heuristic_incumbent(instance: RarInstance) -> tuple[list[int], np.ndarray, i
             "ls": lambda: ls(instance), "ff": lambda: ff(instance)}
     best = None
     for name, run in runs.items():
+        check_deadline("running the heuristics for a warm start")  # an exact solve's deadline
         try:
             y, res = run()
         except NoPlanError:
@@ -348,6 +374,8 @@ def heuristic_incumbent(instance: RarInstance) -> tuple[list[int], np.ndarray, i
         got = _sim(instance, y, [int(v) for v in res.outcome.start])
         if got is not None and (best is None or got[0] < best[2]):
             best = ([int(v) for v in res.outcome.start], y.copy(), got[0], name)
+            if found is not None:
+                found.append(best)
     return best
 
 
@@ -477,7 +505,7 @@ def _prepare(instance: RarInstance, objective: str, tighten: bool,
     greedy = greedy_schedule(instance, opts, deadline=deadline)
     info: dict[str, Any] = {"upper_bound_greedy_slots": greedy[2], "options": sum(len(lst) for lst in opts)}
     if tighten:
-        heur = heuristic_incumbent(instance) if heur is False else heur
+        heur = heuristic_incumbent(instance, until=deadline) if heur is False else heur
         if heur is not None and heur is not False:
             info["upper_bound_heuristic_slots"] = heur[2]
             info["upper_bound_heuristic"] = heur[3]
@@ -550,7 +578,7 @@ def run_cpsat(instance: RarInstance, *, objective: str = "makespan", time_limit:
     _check_objective(objective)
     slot = instance.slot_seconds
     lb = int(round(lower_bound(instance, "makespan") / slot))
-    heur = heuristic_incumbent(instance) if tighten else None
+    heur = heuristic_incumbent(instance, until=_precompute_deadline(t0, time_limit)) if tighten else None
     if shortcut and heur is not None and heur[2] <= min(lb, instance.horizon):
         starts0, y0 = canonical_schedule(instance, heur[0], heur[1])
         info0 = {"lower_bound_slots": lb, "upper_bound_heuristic_slots": heur[2], "upper_bound_heuristic": heur[3],

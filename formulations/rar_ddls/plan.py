@@ -97,6 +97,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 import numpy as np
 
+from optkit.deadline import check as check_deadline
 from optkit.errors import InputError
 
 if TYPE_CHECKING:
@@ -507,6 +508,7 @@ def bisect_theta(horizon: int, trial: Trial, *, deadline: float | None = None,
     best: Bisection = Bisection(None, None, None, 0, 0, False, int(horizon))
     left, right = 1, int(horizon)
     while left <= right:
+        check_deadline("searching theta")  # inside an exact solve: its warm start (optkit.deadline)
         theta = (left + right) // 2
         best.steps += 1
         got = trial(theta, int(horizon))
