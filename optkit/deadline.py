@@ -77,8 +77,9 @@ GRACE_S = 2.0
 
 TEARDOWN_FRACTION = 0.5
 """The share of an exact solve's elapsed time its deadline holds back for freeing what it built
-(module docstring). Freeing the ddlwmp time-indexed MILP took 0.2-0.3 of its construction time
-(``benchmarks/time_limit.py``); 0.5 leaves room for a loaded machine."""
+(module docstring): freeing a Pyomo model costs a share of the time building it took, and the
+runs stopped while building return within the limit with this reserve on a loaded two-core
+machine (``benchmarks/perf/time_limit.md``)."""
 
 _MIN_SOLVER_S = 1e-3  # a solver given less than this is not started: the deadline has passed
 _MIN_LEFT_S = 1e-9  # the time_limit a run gets when its deadline has passed as it starts (a limit is > 0)
