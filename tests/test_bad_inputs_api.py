@@ -42,6 +42,7 @@ from optkit.formulations.gpu_mapping import (Cluster, PipelineJob, Stage, alpha_
                                              choose_servers, fewest_servers, heavy_edge, heavy_edge_arrays,
                                              heavy_edge_job, place as gpu_place, stage_times)
 from optkit.formulations.gpu_mapping.generate import random_small
+from optkit.formulations.gpu_mapping.refine import heavy_edge_refine, refine_mapping
 from optkit.formulations.nimp import place as nimp_place, titan
 from optkit.formulations.nimp.baselines import elasticflow, hived, tiresias
 from optkit.formulations.nimp.generate import tiny as nimp_tiny
@@ -497,6 +498,12 @@ ROWS += [
     ("time_limit", "time_limit=0 into the registered heavy-edge run (was taken)",
      lambda: GMF.algorithms["heavy-edge"].run(GMF.instance_from_dict(GM), objective="cut", time_limit=0, seed=None),
      "gpu-mapping", "time_limit"),
+    ("time_limit", "time_limit=0 into heavy_edge_refine (was taken)",
+     lambda: heavy_edge_refine(GMF.instance_from_dict(GM), time_limit=0), "gpu-mapping", "time_limit"),
+    ("seed", "a string seed into refine_mapping", lambda: refine_mapping(GMF.instance_from_dict(GM), seed="1"),
+     "gpu-mapping", "seed"),
+    ("type", "an unknown objective to heavy_edge_refine (was a plain ValueError)",
+     lambda: heavy_edge_refine(GMF.instance_from_dict(GM), objective="makespan"), "gpu-mapping", "objective"),
     ("time_limit", "a negative limit into the nimp replay", lambda: replay([], POLICIES["titan"](), time_limit=-1),
      "nimp", "time_limit"),
     ("time_limit", "time_limit=0 into rar-ddls cpsat with its bound shortcut on",
@@ -607,54 +614,42 @@ TIME_LIMIT_TEXTS = ["0", "-0", "-1", "1e-400", "nan", "inf", "-inf", "x", "", "T
 SEED_TEXTS = ["0", "7", "-1", "1.5", "1e3", "x", "", "True", str(2**64), "00"]
 
 
-@pytest.mark.parametrize("text", TIME_LIMIT_TEXTS)
-def test_the_cli_and_python_take_and_refuse_the_same_time_limits(text: str) -> None:
-    """``--time-limit TEXT`` and ``time_limit=`` the value it reads as (the text itself where it
-    is no number) are both taken or both refused, with the same words and the same value back:
-    one validator (:func:`optkit.validation.check_time_limit`) behind both."""
-    try:
-        value: Any = float(text)
-    except ValueError:
-        value = text
-    try:
-        cli: Any = time_limit_arg(text)
-    except argparse.ArgumentTypeError as exc:
-        cli = exc
-    try:
-        api: Any = check_time_limit(value)
-    except InputError as exc:
-        api = exc
-    assert isinstance(cli, Exception) == isinstance(api, Exception), (cli, api)
-    if isinstance(api, InputError):
-        assert api.field == "time_limit" and _words(str(cli)) == _words(api.message) == f"{TIME_LIMIT_MESSAGE}, got "
-    else:
-        assert cli == api == float(text)
-
-
-@pytest.mark.parametrize("text", SEED_TEXTS)
-def test_the_cli_and_python_take_and_refuse_the_same_seeds(text: str) -> None:
-    """``--seed TEXT`` and ``seed=`` the value it reads as (an int where the text is one, else a
-    float, else the text): both taken as the same int or both refused with the same words."""
-    value: Any = text
-    for kind in (int, float):
+def _read(text: str, kinds: tuple[type, ...]) -> Any:
+    """``text`` as the first of ``kinds`` that reads it, else the text itself."""
+    for kind in kinds:
         try:
-            value = kind(text)
-            break
+            return kind(text)
         except ValueError:
             continue
+    return text
+
+
+CLI_AND_PYTHON = ([("time_limit", t) for t in TIME_LIMIT_TEXTS] + [("seed", t) for t in SEED_TEXTS])
+
+
+@pytest.mark.parametrize("field,text", CLI_AND_PYTHON)
+def test_the_cli_and_python_take_and_refuse_the_same_values(field: str, text: str) -> None:
+    """``--time-limit TEXT`` / ``--seed TEXT`` and ``time_limit=`` / ``seed=`` the value the text
+    reads as (a float for a limit; an int, else a float for a seed; else the text itself) are
+    both taken, as the same value, or both refused with the same words: one validator
+    (:func:`optkit.validation.check_time_limit`, :func:`~optkit.validation.check_seed`) behind
+    both."""
+    cli_check, api_check, kinds, words, want = {
+        "time_limit": (time_limit_arg, check_time_limit, (float,), TIME_LIMIT_MESSAGE, float),
+        "seed": (seed_arg, check_seed, (int, float), SEED_MESSAGE, int)}[field]
     try:
-        cli: Any = seed_arg(text)
+        cli: Any = cli_check(text)
     except argparse.ArgumentTypeError as exc:
         cli = exc
     try:
-        api: Any = check_seed(value)
+        api: Any = api_check(_read(text, kinds))
     except InputError as exc:
         api = exc
     assert isinstance(cli, Exception) == isinstance(api, Exception), (cli, api)
     if isinstance(api, InputError):
-        assert api.field == "seed" and _words(str(cli)) == _words(api.message) == f"{SEED_MESSAGE}, got "
+        assert api.field == field and _words(str(cli)) == _words(api.message) == f"{words}, got "
     else:
-        assert cli == api == int(text)
+        assert cli == api == want(text)
 
 
 @pytest.mark.parametrize("option,value,field", [("--time-limit", "0", "time_limit"),
