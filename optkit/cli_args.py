@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 from pathlib import Path
 from typing import Any, NoReturn, Sequence
 
 from optkit.errors import InputError
+from optkit.validation import SEED_MESSAGE, TIME_LIMIT_MESSAGE, check_seed, check_time_limit
 
 __all__ = ["OneLineParser", "seed_arg", "time_limit_arg", "check_out_file", "write_out_file", "parse_params"]
 
@@ -45,25 +45,26 @@ class OneLineParser(argparse.ArgumentParser):
 
 
 def seed_arg(text: str) -> int:
-    """``--seed``: an integer >= 0 (numpy's generators refuse negative seeds)."""
+    """``--seed``: an integer >= 0 (numpy's generators refuse negative seeds); the check and its
+    words are :func:`optkit.validation.check_seed`'s, the Python API's."""
     try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {text!r}")
-    return value
+        value = check_seed(int(text))
+    except (ValueError, InputError):
+        raise argparse.ArgumentTypeError(f"{SEED_MESSAGE}, got {text!r}") from None
+    assert value is not None
+    return int(value)
 
 
 def time_limit_arg(text: str) -> float:
-    """``--time-limit``: a finite number of seconds > 0 (leave the option out for no limit)."""
+    """``--time-limit``: a finite number of seconds > 0 (leave the option out for no limit); the
+    check and its words are :func:`optkit.validation.check_time_limit`'s, the Python API's."""
     try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not (math.isfinite(value) and value > 0):
+        value = check_time_limit(float(text))
+    except (ValueError, InputError):
+        value = None
+    if value is None:
         raise argparse.ArgumentTypeError(
-            f"must be a finite number of seconds > 0, got {text!r} (leave it out for no limit where a verb allows it)")
+            f"{TIME_LIMIT_MESSAGE}, got {text!r} (leave it out for no limit where a verb allows it)")
     return value
 
 

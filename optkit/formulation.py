@@ -22,6 +22,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any, Callable, Protocol
 
 from optkit.result import Result
+from optkit.validation import check_seed, check_time_limit
 
 __all__ = ["Algorithm", "Evaluation", "Formulation", "LazyMapping", "OnlinePolicyPlugin", "Suite", "lazy_run"]
 
@@ -148,21 +149,39 @@ class Suite:
     build: Callable[[], list[tuple[str, dict[str, Any]]]]  # [(instance name, instance dict)]
 
 
-def lazy_run(module: str, name: str) -> Any:
+def lazy_run(module: str, name: str, preload: tuple[str, ...] = ()) -> Any:
     """A function that imports ``module`` and calls its ``name`` only when first called, so a
     formulation package loads without the dependencies of its solvers and generators (use it
-    for algorithm entries, ``generate`` and ``lower_bound`` alike)."""
+    for algorithm entries, ``generate`` and ``lower_bound`` alike). A ``time_limit`` or ``seed``
+    keyword is checked first (:func:`optkit.validation.check_time_limit`,
+    :func:`~optkit.validation.check_seed`). ``preload``: modules the function imports inside
+    its run (a solver library), which :func:`optkit.solve.solve` imports before the algorithm's
+    clock starts (the function's ``preload`` attribute), so a time limit is spent on the run."""
     import importlib
 
     def target() -> Any:
         return getattr(importlib.import_module(module), name)
 
+    def load() -> None:
+        for lib in preload:
+            try:
+                importlib.import_module(lib)
+            except ImportError:  # an optional library that is not installed: the run says so
+                pass
+
     def run(*args: Any, **kwargs: Any) -> Any:
+        # the engine's keywords, checked on this path too (an algorithm run directly from the
+        # registry), with the messages of solve and the CLI
+        if "time_limit" in kwargs:
+            kwargs["time_limit"] = check_time_limit(kwargs["time_limit"])
+        if "seed" in kwargs:
+            kwargs["seed"] = check_seed(kwargs["seed"])
         return target()(*args, **kwargs)
 
     run.__name__ = name
     run.__qualname__ = f"{module}.{name}"
     run.target = target  # type: ignore[attr-defined]  # the real function, for introspection
+    run.preload = load  # type: ignore[attr-defined]
     return run
 
 

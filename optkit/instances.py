@@ -21,8 +21,12 @@ __all__ = ["read_json", "load_instance", "instance_violations", "instance_files"
 
 
 def canonical_json(data: Any) -> str:
-    """JSON with sorted keys and no whitespace; floats in Python's shortest repr."""
-    return json.dumps(data, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    """JSON with sorted keys and no whitespace; floats in Python's shortest repr. Data JSON
+    cannot hold (an object, NaN, a key that is not a string) is an :class:`InputError`."""
+    try:
+        return json.dumps(data, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise InputError("instance", f"must be JSON data (objects, lists, strings, finite numbers): {exc}") from None
 
 
 def instance_hash(data: dict[str, Any]) -> str:

@@ -127,6 +127,7 @@ from typing import Callable, Generic, Hashable, Iterator, Mapping, Protocol, Seq
 import numpy as np
 
 from optkit.errors import InputError
+from optkit.validation import distinct_keys
 
 __all__ = ["Job", "ClusterView", "Decision", "OnlinePolicy", "COLLECTIVES", "node_sizes", "SLOT_TOL", "slot_ceil",
            "slot_floor", "on_slot", "ProtocolState", "single_node_field"]
@@ -428,9 +429,11 @@ class ClusterView(Generic[N]):
 
 def node_sizes(nodes: Mapping[N, int], *, problem: str) -> dict[N, int]:
     """``{node id: GPUs}`` checked as every scheduler's ``nodes`` argument: a non-empty mapping of
-    integers >= 1 (an :class:`~optkit.errors.InputError` naming ``nodes`` or ``nodes[id]``)."""
+    integers >= 1, each node once (an :class:`~optkit.errors.InputError` naming ``nodes`` or
+    ``nodes[id]``)."""
     if not isinstance(nodes, Mapping) or not nodes:
         raise InputError("nodes", "must map node ids to their GPU counts, and name at least one node", problem=problem)
+    distinct_keys(nodes, "nodes", problem=problem)
     for n, g in nodes.items():
         if isinstance(g, bool) or not isinstance(g, (int, np.integer)) or g < 1:
             raise InputError(f"nodes[{n!r}]", f"must be an integer >= 1, got {g!r}", problem=problem)

@@ -83,7 +83,8 @@ if TYPE_CHECKING:
     from optkit.formulation import Algorithm, Formulation
 
 __all__ = [
-    "Reading", "ALL", "NOT_MOVED", "RULES", "moved_defaults_markdown", "update_moved_block", "readings_for", "accepted_params", "check_params", "resolve_params",
+    "Reading", "ALL", "NOT_MOVED", "RULES", "moved_defaults_markdown", "update_moved_block", "readings_for", "accepted_params",
+    "check_params", "check_reading", "resolve_params",
     "parse_param_values", "expand_sweep", "format_params", "show_value", "reading_table",
 ]
 
@@ -278,11 +279,36 @@ def show_value(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"))
 
 
+def check_reading(readings: Iterable[Reading], name: str, value: Any, problem: str) -> Any:
+    """``value`` of the reading ``name`` (one of ``readings``) in canonical form, or an
+    :class:`InputError` naming the keyword ``name`` and ``problem`` with the words ``--param``
+    gets (:meth:`Reading.validate`): what a public function calls for a reading given as a
+    keyword, so a typed call is refused as the CLI refuses it."""
+    for r in readings:
+        if r.name == name:
+            try:
+                return r.validate(value, where=name)
+            except InputError as err:
+                raise err.with_problem(problem) from None
+    raise KeyError(name)
+
+
 # ----------------------------------------------------------------------------- lookup
 def readings_for(formulation: "Formulation", algorithm: str | None = None) -> list[Reading]:
-    """The readings of ``formulation`` (those ``algorithm`` takes, when given)."""
+    """The readings of ``formulation`` (those ``algorithm`` takes, when given; an algorithm the
+    problem does not have is an :class:`InputError` naming ``algorithm``)."""
+    if algorithm is not None:
+        _known_algorithm(formulation, algorithm)
     out = list(formulation.readings)
     return out if algorithm is None else [r for r in out if r.takes(algorithm)]
+
+
+def _known_algorithm(formulation: "Formulation", algorithm: str) -> None:
+    """An :class:`InputError` naming ``algorithm`` and the problem when it is not one of the
+    problem's algorithms (the message of ``optkit solve --algorithm``)."""
+    if algorithm not in formulation.algorithms:
+        raise InputError("algorithm", f"is unknown for {formulation.name}: {algorithm!r} (known: "
+                                      f"{', '.join(formulation.algorithms)})", problem=formulation.name)
 
 
 def _function_keywords(algo: "Algorithm") -> dict[str, Any]:
@@ -328,6 +354,7 @@ def _keywords(formulation: "Formulation", algorithm: str) -> tuple[dict[str, Rea
     """``(accepted, defaults)``: every keyword ``algorithm`` accepts (``{name: Reading}`` for
     readings, ``{name: None}`` for tuning parameters) and the function's own keyword defaults,
     from one look at its signature."""
+    _known_algorithm(formulation, algorithm)
     algo = formulation.algorithms[algorithm]
     defaults = _function_keywords(algo)
     accepted: dict[str, Reading | None] = {n: None for n in sorted(set(defaults) | set(algo.params))}
@@ -349,6 +376,9 @@ def check_params(formulation: "Formulation", algorithm: str, params: Mapping[str
     options lists the options.
     """
     accepted, defaults = _keywords(formulation, algorithm)
+    if params is not None and not isinstance(params, Mapping):
+        raise InputError("params", f"must map parameter names to values, got {type(params).__name__}",
+                         problem=formulation.name)
     out: dict[str, Any] = {}
     for key, value in dict(params or {}).items():
         if key not in accepted:
@@ -358,10 +388,13 @@ def check_params(formulation: "Formulation", algorithm: str, params: Mapping[str
             raise InputError(f"--param {key}", f"is not a parameter of {formulation.name}/{algorithm}{hint}; "
                                                f"valid: {valid}", problem=formulation.name)
         reading = accepted[key]
-        if reading is not None:
-            out[key] = reading.validate(value, where=f"--param {key}")
-        else:
-            out[key] = _check_tuning(formulation, algorithm, key, value, defaults.get(key, inspect.Parameter.empty))
+        try:
+            if reading is not None:
+                out[key] = reading.validate(value, where=f"--param {key}")
+            else:
+                out[key] = _check_tuning(formulation, algorithm, key, value, defaults.get(key, inspect.Parameter.empty))
+        except InputError as err:
+            raise err.with_problem(formulation.name) from None
     return out
 
 

@@ -57,6 +57,7 @@ from optkit.errors import InputError
 from optkit.formulation import Formulation
 from optkit.instances import instance_hash
 from optkit.readings import expand_sweep, format_params, show_value
+from optkit.validation import check_seeds
 
 __all__ = [
     "DEFAULT_SEEDS", "experiments", "select", "reading_settings", "measurement_tasks", "reproduce",
@@ -270,9 +271,7 @@ def reproduce(
 
     if scale not in SCALES:
         raise InputError("--scale", f"must be one of {', '.join(SCALES)}, got {scale!r}")
-    seed_list = list(seeds) if seeds is not None else list(range(DEFAULT_SEEDS[scale]))
-    if not seed_list or any(isinstance(s, bool) or not isinstance(s, int) or s < 0 for s in seed_list):
-        raise InputError("--seeds", f"must be integers >= 0, got {seed_list!r}")
+    seed_list = check_seeds(seeds, "--seeds") if seeds is not None else list(range(DEFAULT_SEEDS[scale]))
     selection = select(targets)
     memo_dir = ""
     if memo:

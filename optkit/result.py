@@ -14,6 +14,8 @@ from dataclasses import asdict, dataclass, field
 from enum import Enum
 from typing import Any
 
+from optkit.errors import InputError
+
 __all__ = ["Status", "Result", "relative_gap", "scalar_objective", "OBJECTIVE_KEY_PREFIX"]
 
 OBJECTIVE_KEY_PREFIX = "objective_key."
@@ -56,6 +58,9 @@ def relative_gap(objective: float | None, bound: float | None) -> float | None:
     """
     if objective is None or bound is None:
         return None
+    for name, v in (("objective", objective), ("bound", bound)):
+        if isinstance(v, bool) or not isinstance(v, numbers.Real):
+            raise InputError(name, f"must be a number or None, got {v!r}")
     if not (math.isfinite(objective) and math.isfinite(bound)):
         return None
     diff = objective - bound

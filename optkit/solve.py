@@ -18,23 +18,28 @@ from optkit.formulation import Formulation
 from optkit.pristine import InputWatch
 from optkit.readings import resolve_params
 from optkit.result import Result, Status, relative_gap, scalar_objective
+from optkit.validation import check_seed, check_time_limit, checked_arguments
 
-__all__ = ["solve", "finish_result", "check_algorithm"]
+__all__ = ["solve", "finish_result", "check_algorithm", "check_instance_object"]
 
 
 def check_algorithm(formulation: Formulation, algorithm: str, objective: str | None) -> str:
     """Validate the algorithm and objective names; returns the objective to use."""
     if algorithm not in formulation.algorithms:
         known = ", ".join(formulation.algorithms)
-        raise InputError("algorithm", f"is unknown for {formulation.name}: {algorithm!r} (known: {known})")
+        raise InputError("algorithm", f"is unknown for {formulation.name}: {algorithm!r} (known: {known})",
+                         problem=formulation.name)
     objective = objective or formulation.default_objective
     if objective not in formulation.objectives:
-        raise InputError("objective", f"is unknown for {formulation.name}: {objective!r} (known: {', '.join(formulation.objectives)})")
+        raise InputError("objective", f"is unknown for {formulation.name}: {objective!r} (known: "
+                                      f"{', '.join(formulation.objectives)})", problem=formulation.name)
     algo = formulation.algorithms[algorithm]
     if objective not in algo.objectives:
-        raise InputError("objective", f"{objective!r} is not supported by {algorithm} (it supports {', '.join(algo.objectives)})")
+        raise InputError("objective", f"{objective!r} is not supported by {algorithm} (it supports "
+                                      f"{', '.join(algo.objectives)})", problem=formulation.name)
     if not algo.available():
-        raise InputError("algorithm", f"{algorithm} needs the optional packages {', '.join(algo.requires)}; install optkit[peers]")
+        raise InputError("algorithm", f"{algorithm} needs the optional packages {', '.join(algo.requires)}; install "
+                                      "optkit[peers]", problem=formulation.name)
     return objective
 
 
@@ -48,6 +53,19 @@ def _check_finite(problem: str, objective: str, value: Any) -> None:
             raise InputError("instance", f"gives the non-finite {objective} {v!r}: its numbers overflow double "
                                          "precision; give times, bytes and bandwidths in SI units of realistic size",
                              problem=problem)
+
+
+def check_instance_object(formulation: Formulation, instance: Any) -> None:
+    """An :class:`InputError` unless ``instance`` is an instance object of ``formulation`` (one
+    its ``instance_to_dict`` can write), so a list or another problem's instance is named here
+    rather than failing deep inside an algorithm."""
+    try:
+        formulation.instance_to_dict(instance)
+    except InputError:
+        raise
+    except Exception:  # noqa: BLE001 - not an instance of this problem, whatever broke
+        raise InputError("instance", f"must be a {formulation.name} instance object or its dict form (the instance "
+                                     f"file's JSON), got {type(instance).__name__}", problem=formulation.name) from None
 
 
 def finish_result(
@@ -104,6 +122,7 @@ def finish_result(
     return result
 
 
+@checked_arguments()
 def solve(
     problem: str | Formulation,
     instance: Any,
@@ -121,6 +140,14 @@ def solve(
     options is an :class:`InputError`; every reading the algorithm takes and ``params`` leaves
     out is filled with its default, so ``Result.params`` names every choice the run made.
 
+    ``time_limit`` (seconds, a finite number > 0; ``None`` for no limit) and ``seed`` (an
+    integer >= 0 or ``None``) are checked here, once, with the CLI's messages
+    (:func:`optkit.validation.check_time_limit`, :func:`~optkit.validation.check_seed`), so no
+    algorithm sees a value the CLI would refuse. An exact solver keeps its limit over the whole
+    call, model construction included, within :data:`optkit.deadline.GRACE_S` seconds
+    (:mod:`optkit.deadline`); a run cut short by it says so (status ``time_limit``, with the
+    incumbent it had).
+
     Exceptions other than :class:`InputError` propagate; the harness turns them into ``error``
     rows, the CLI into exit status 1.
 
@@ -135,21 +162,31 @@ def solve(
     """
     formulation = problem if isinstance(problem, Formulation) else registry.get(problem)
     problem = formulation.name
+    time_limit = check_time_limit(time_limit, problem=problem)
+    seed = check_seed(seed, problem=problem)
     if isinstance(instance, dict):
         try:
             instance = formulation.instance_from_dict(instance)
         except InputError as exc:
             raise exc.with_problem(problem) from None
+    else:
+        check_instance_object(formulation, instance)
     objective = check_algorithm(formulation, algorithm, objective)
     params = resolve_params(formulation, algorithm, params)
     algo = formulation.algorithms[algorithm]
     target = getattr(algo.run, "target", None)
     if callable(target):  # a lazy_run entry: import its module (a solver library: ~1 s) before the clock
         target()  # starts, so the time limit and wall time are the algorithm's own
+    preload = getattr(algo.run, "preload", None)
+    if callable(preload):  # and the solver libraries it imports inside its run (lazy_run's preload)
+        preload()
     watch = InputWatch(formulation, instance)  # the algorithm runs on its own copy; `instance` stays as given
     start = time.perf_counter()
     with recording(start) as points:
-        result = algo.run(watch.copy, objective=objective, time_limit=time_limit, seed=seed, **params)
+        try:
+            result = algo.run(watch.copy, objective=objective, time_limit=time_limit, seed=seed, **params)
+        except InputError as exc:  # a parameter the algorithm itself refused (a solver's workers)
+            raise exc.with_problem(problem) from None
     elapsed = time.perf_counter() - start
     watch.judge(result)  # a changed copy or a solution JSON cannot hold: an error naming it
     return finish_result(

@@ -10,20 +10,27 @@ closest valid one (``cluster.inter_bandwith is not a field of cluster; did you m
 from __future__ import annotations
 
 import difflib
+import functools
+import inspect
 import math
+import numbers
+import operator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any, Callable, Iterator, Mapping, Sequence, TypeVar
+from typing import Any, Callable, Iterable, Iterator, Mapping, ParamSpec, Sequence, TypeVar
 
 from optkit.errors import InputError
 
 __all__ = ["FREE_KEYS", "MAX_COUNT", "DEFAULT_MAX_VIOLATIONS", "mapping", "number", "integer", "instance_object", "known_keys",
-           "all_violations", "trusted", "check_typed"]
+           "all_violations", "trusted", "check_typed", "check_seed", "check_seeds", "check_time_limit", "SEED_MESSAGE",
+           "TIME_LIMIT_MESSAGE", "checked_arguments", "check_keywords", "distinct_keys"]
 
 DEFAULT_MAX_VIOLATIONS = 20
 """How many violations :func:`all_violations` reports before it stops (like a compiler)."""
 
 T = TypeVar("T")
+P = ParamSpec("P")
+R = TypeVar("R")
 _collected: ContextVar[list[InputError] | None] = ContextVar("optkit_violations", default=None)
 _cap: ContextVar[int] = ContextVar("optkit_violation_cap", default=DEFAULT_MAX_VIOLATIONS)
 
@@ -177,3 +184,174 @@ def known_keys(d: Mapping[str, Any], fields: Sequence[str], path: str = "", what
         _fail(InputError(f"{path}.{name}" if path else name,
                          f"is not a field of {what or path or 'the instance'}{hint} (fields: {listed}; "
                          f"free-form: {', '.join(FREE_KEYS)})"), None)
+
+
+SEED_MESSAGE = "must be an integer >= 0"
+"""What a seed must be, in every entry (``--seed`` of the CLI and ``seed=`` of the Python API)."""
+TIME_LIMIT_MESSAGE = "must be a finite number of seconds > 0"
+"""What a time limit must be, in every entry (``--time-limit`` and ``time_limit=``)."""
+
+
+def check_seed(seed: Any, field: str = "seed", *, problem: str | None = None, generator: bool = False) -> Any:
+    """``seed`` checked once at a public entry: ``None`` (no seed) or an integer >= 0 (a Python
+    or numpy integer; booleans, floats and strings are refused, as numpy's generators refuse
+    them deep inside, or worse accept ``True`` as 1). With ``generator=True`` a
+    ``numpy.random.Generator`` passes too (the entries that document taking one).
+
+    Seeds have no upper bound (numpy's generators take integers of any size; ``--seed`` too);
+    the CP-SAT and HiGHS adapters reduce a seed modulo ``2**31 - 1``, their 32-bit range.
+
+    Returns the seed as a plain ``int`` (or ``None``, or the generator). The message is the
+    CLI's for ``--seed`` (:data:`SEED_MESSAGE`), an :class:`InputError` naming ``field``.
+
+    Every public entry (``solve``, ``compare``, ``check_algorithm``, ``worst_case``, the
+    problems' public functions, the online schedulers) calls this one function, as the CLI's
+    ``--seed`` does (:func:`optkit.cli_args.seed_arg`); an entry reached through another sees
+    the already checked value, which passes unchanged."""
+    if seed is None:
+        return None
+    if generator:
+        import numpy as np
+
+        if isinstance(seed, np.random.Generator):
+            return seed
+    if not isinstance(seed, bool):
+        try:
+            value = operator.index(seed)
+        except TypeError:
+            value = None
+        if value is not None and value >= 0:
+            return value
+    extra = " or a numpy.random.Generator" if generator else ""
+    raise InputError(field, f"{SEED_MESSAGE}{extra}, got {seed!r}", problem=problem)
+
+
+def check_seeds(seeds: Any, field: str = "seeds", *, problem: str | None = None, allow_none: bool = False,
+                allow_empty: bool = False) -> list[Any]:
+    """A list of seeds (``seeds=`` of :func:`optkit.harness.compare.compare` and
+    :func:`optkit.testing.check_algorithm`, ``--seed`` given several times), each checked by
+    :func:`check_seed` naming ``field[i]``; repeats are dropped, the order kept; ``None`` is an
+    entry only with ``allow_none``. An empty list (unless ``allow_empty``) or one that is not a
+    sequence (a string, a single number) is an :class:`InputError` naming ``field``."""
+    if isinstance(seeds, (str, bytes, Mapping)) or not isinstance(seeds, Iterable):
+        raise InputError(field, f"must be a sequence of integers >= 0, got {seeds!r}", problem=problem)
+    out: list[Any] = []
+    for i, s in enumerate(seeds):
+        if s is None and not allow_none:
+            raise InputError(f"{field}[{i}]", f"{SEED_MESSAGE}, got None", problem=problem)
+        value = check_seed(s, f"{field}[{i}]", problem=problem)
+        if value not in out:
+            out.append(value)
+    if not out and not allow_empty:
+        raise InputError(field, "must hold at least one seed", problem=problem)
+    return out
+
+
+def check_time_limit(time_limit: Any, field: str = "time_limit", *, problem: str | None = None) -> float | None:
+    """``time_limit`` checked once at a public entry: ``None`` (no limit) or a finite number of
+    seconds > 0, returned as a ``float``. Zero, negative, NaN, infinite, boolean and string
+    values are an :class:`InputError` naming ``field`` with the CLI's message for
+    ``--time-limit`` (:data:`TIME_LIMIT_MESSAGE`).
+
+    ``0`` is refused rather than read as "no time at all" (which would leave only answers that
+    need no search, the bound shortcuts) or as "no limit" (the opposite): there is no useful
+    run it could name, and the CLI has always refused it. Leave the limit out (``None``) for no
+    limit.
+
+    Every public entry calls this one function, as the CLI's ``--time-limit`` does
+    (:func:`optkit.cli_args.time_limit_arg`), so the two take and refuse the same values with
+    the same words."""
+    if time_limit is None:
+        return None
+    if not isinstance(time_limit, bool) and isinstance(time_limit, numbers.Real):
+        value = float(time_limit)
+        if math.isfinite(value) and value > 0:
+            return value
+    raise InputError(field, f"{TIME_LIMIT_MESSAGE}, got {time_limit!r} (None for no limit)", problem=problem)
+
+
+def _binding_error(name: str, sig: inspect.Signature, args: tuple[Any, ...], kwargs: dict[str, Any],
+                   problem: str | None) -> InputError | None:
+    """The :class:`InputError` for a call of ``name`` whose arguments do not bind to ``sig``
+    (``None`` when they do)."""
+    try:
+        sig.bind(*args, **kwargs)
+    except TypeError:
+        pass
+    else:
+        return None
+    params = sig.parameters
+    takes_kwargs = any(p.kind is p.VAR_KEYWORD for p in params.values())
+    names = [p.name for p in params.values() if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    keywords = [n for n in names if params[n].kind is not params[n].POSITIONAL_ONLY]
+    if not takes_kwargs:
+        try:
+            check_keywords(kwargs, keywords, name, problem=problem)
+        except InputError as err:
+            return err
+    positional = [n for n in names if params[n].kind in (params[n].POSITIONAL_ONLY, params[n].POSITIONAL_OR_KEYWORD)]
+    if len(args) > len(positional) and not any(p.kind is p.VAR_POSITIONAL for p in params.values()):
+        return InputError(name, f"takes {len(positional)} positional arguments ({', '.join(positional)}), got "
+                                f"{len(args)}; pass the others by keyword", problem=problem)
+    given = set(positional[:len(args)]) | set(kwargs)
+    for n in names:
+        if params[n].default is inspect.Parameter.empty and n not in given:
+            return InputError(n, f"is required (an argument of {name})", problem=problem)
+    for n in positional[:len(args)]:
+        if n in kwargs:
+            return InputError(n, f"is given twice to {name} (by position and by keyword)", problem=problem)
+    return InputError(name, "got arguments that do not fit its parameters", problem=problem)
+
+
+def check_keywords(given: Iterable[str], allowed: Sequence[str], what: str, *, problem: str | None = None) -> None:
+    """An :class:`InputError` naming the first of ``given`` that is not in ``allowed`` (the
+    keywords of ``what``: a function, a policy), with the closest allowed one ("did you mean")
+    and the list: the message of a misspelt keyword at every entry, whether Python would have
+    raised a ``TypeError`` (:func:`checked_arguments`) or a ``**params`` entry passes keywords
+    on (the online schedulers)."""
+    for key in given:
+        if key not in allowed:
+            close = difflib.get_close_matches(key, list(allowed), n=1, cutoff=0.6)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise InputError(key, f"is not a parameter of {what}{hint}; its parameters: {', '.join(allowed)}",
+                             problem=problem)
+
+
+def distinct_keys(items: Mapping[Any, Any], field: str, *, problem: str | None = None) -> list[Any]:
+    """The keys of ``items`` (a mapping keyed by node ids), in order, each once: a mapping whose
+    iteration lists a key twice (a user's own ``Mapping`` over a list of pairs, say) would
+    otherwise collapse the two entries into one node. An :class:`InputError` naming
+    ``field[key]`` and ``problem`` when a key repeats."""
+    keys = list(items)
+    if len(set(keys)) != len(keys):
+        seen: set[Any] = set()
+        for key in keys:
+            if key in seen:
+                raise InputError(f"{field}[{key!r}]", "is listed twice: every node must appear once",
+                                 problem=problem)
+            seen.add(key)
+    return keys
+
+
+def checked_arguments(problem: str | None = None) -> Callable[[Callable[P, R]], Callable[P, R]]:
+    """A public function whose call with an unknown keyword (a misspelt reading), a missing
+    argument or too many positional ones raises an :class:`InputError` naming the argument,
+    the closest valid keyword and ``problem``, instead of Python's ``TypeError``.
+
+    Costs nothing on a good call: the arguments are matched against the signature only when the
+    call raised ``TypeError``; a ``TypeError`` from inside the function propagates unchanged."""
+
+    def decorate(fn: Callable[P, R]) -> Callable[P, R]:
+        @functools.wraps(fn)
+        def call(*args: P.args, **kwargs: P.kwargs) -> R:
+            try:
+                return fn(*args, **kwargs)
+            except TypeError:
+                err = _binding_error(fn.__name__, inspect.signature(fn), args, dict(kwargs), problem)
+                if err is None:
+                    raise
+                raise err from None
+
+        return call
+
+    return decorate

@@ -103,6 +103,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
 import numpy as np
 
 from optkit.errors import InputError
+from optkit.validation import SEED_MESSAGE, TIME_LIMIT_MESSAGE, check_seed, check_time_limit, checked_arguments, integer
 
 if TYPE_CHECKING:
     from optkit.formulation import Formulation
@@ -595,9 +596,11 @@ def _reductions(d: dict[str, Any], spec: _Spec) -> Iterator[dict[str, Any]]:
 
 # ============================================================================ the search
 def _check_budget(value: Any, name: str = "--budget") -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
-        raise InputError(name, f"must be a positive number of seconds, got {value!r}")
-    return float(value)
+    """Seconds > 0, finite, required: the words of every time limit (:func:`optkit.validation.check_time_limit`)."""
+    seconds = check_time_limit(value, name)
+    if seconds is None:
+        raise InputError(name, f"{TIME_LIMIT_MESSAGE}, got None")
+    return seconds
 
 
 def _hash(d: Mapping[str, Any]) -> str:
@@ -856,6 +859,7 @@ def _progress(enabled: bool, total: int | None) -> Any:
     return tqdm(total=total, desc="worst-case", unit="eval", disable=disable, dynamic_ncols=True, leave=True)
 
 
+@checked_arguments()
 def worst_case(
     problem: str,
     algorithm: str,
@@ -944,29 +948,38 @@ def worst_case(
     from optkit.readings import resolve_params
     from optkit.solve import check_algorithm
 
-    budget = _check_budget(budget)
     spec = _spec(problem)
-    if target not in TARGETS:
-        raise InputError("--target", f"must be one of {', '.join(TARGETS)}, got {target!r}")
-    f = registry.get(problem)
-    if algorithm not in f.algorithms:
-        raise InputError("--algorithm", f"is unknown for {problem}: {algorithm!r} (known: {', '.join(f.algorithms)})")
-    if f.algorithms[algorithm].kind == "exact":
-        raise InputError("--algorithm", f"{algorithm} is an exact solver of {problem} (ratio 1 by proof); pick a "
-                                        "heuristic, peer or baseline")
-    try:
-        objective = check_algorithm(f, algorithm, objective)
+    try:  # every argument checked before anything runs or is written; each message names the problem
+        seed = check_seed(seed, "--seed")
+        if seed is None:
+            raise InputError("--seed", f"{SEED_MESSAGE}, got None")
+        if jobs is not None:
+            jobs = integer(jobs, "--jobs", low=1)
+        budget = _check_budget(budget)
+        if target not in TARGETS:
+            raise InputError("--target", f"must be one of {', '.join(TARGETS)}, got {target!r}")
+        f = registry.get(problem)
+        if algorithm not in f.algorithms:
+            raise InputError("--algorithm", f"is unknown for {problem}: {algorithm!r} (known: "
+                                            f"{', '.join(f.algorithms)})")
+        if f.algorithms[algorithm].kind == "exact":
+            raise InputError("--algorithm", f"{algorithm} is an exact solver of {problem} (ratio 1 by proof); pick a "
+                                            "heuristic, peer or baseline")
+        try:
+            objective = check_algorithm(f, algorithm, objective)
+        except InputError as exc:
+            raise InputError(f"--{exc.field}", exc.message) from None
+        if max_evals is not None and (isinstance(max_evals, bool) or not isinstance(max_evals, int) or max_evals < 1):
+            raise InputError("--max-evals", f"must be an integer >= 1, got {max_evals!r}")
+        oracle_time_limit = _check_budget(oracle_time_limit, "--oracle-time-limit")
+        limits = size_limits(problem, max_size)
+        resolved = resolve_params(f, algorithm, dict(params or {}))
+        out = Path(out)
+        if out.exists() and not out.is_dir():
+            raise InputError("--out", f"{out} is a file; give a folder")
+        out.mkdir(parents=True, exist_ok=True)
     except InputError as exc:
-        raise InputError(f"--{exc.field}", exc.message) from None
-    if max_evals is not None and (isinstance(max_evals, bool) or not isinstance(max_evals, int) or max_evals < 1):
-        raise InputError("--max-evals", f"must be an integer >= 1, got {max_evals!r}")
-    oracle_time_limit = _check_budget(oracle_time_limit, "--oracle-time-limit")
-    limits = size_limits(problem, max_size)
-    resolved = resolve_params(f, algorithm, dict(params or {}))
-    out = Path(out)
-    if out.exists() and not out.is_dir():
-        raise InputError("--out", f"{out} is a file; give a folder")
-    out.mkdir(parents=True, exist_ok=True)
+        raise exc.with_problem(problem) from None
     search = _Search(problem, algorithm, objective, limits, seed, oracle_time_limit, out, resolved, target)
     st = search.state
     start = time.monotonic()
@@ -1114,7 +1127,7 @@ def _budget_arg(text: str) -> float:
     try:
         return time_limit_arg(text)
     except argparse.ArgumentTypeError:
-        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"{TIME_LIMIT_MESSAGE}, got {text!r}") from None
 
 
 def _positive_int(text: str) -> int:

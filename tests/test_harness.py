@@ -163,7 +163,7 @@ def test_worker_turns_every_failure_into_a_row(monkeypatch: pytest.MonkeyPatch) 
     assert died["status"] == "error" and "code 7" in died["message"]
 
     picky = run_task(one_task("picky"), grace_s=GRACE)
-    assert picky["status"] == "error" and picky["message"].startswith("InputError: params.k")
+    assert picky["status"] == "error" and picky["message"].startswith("InputError: sleepy: params.k")
     assert run_task(one_task("picky", params={"k": 2}), grace_s=GRACE)["objective"] == 4.0
 
 

@@ -184,7 +184,7 @@ ROWS: list[tuple[str, Callable[[], Any], str]] = [
     ("an unknown policy", lambda: OnlineScheduler("srpt", nodes={"a": 8}), "policy"),
     ("no nodes", lambda: OnlineScheduler("titan", nodes={}), "nodes"),
     ("a node of no GPUs", lambda: OnlineScheduler("titan", nodes={"a": 0}), "nodes['a']"),
-    ("an unknown reading", lambda: OnlineScheduler("hived", nodes={"a": 8}, tau=3), "readings"),
+    ("an unknown reading", lambda: OnlineScheduler("hived", nodes={"a": 8}, tau=3), "tau"),
     ("a bad reading value", lambda: OnlineScheduler("titan", nodes={"a": 8}, titan_step2="nope"), "titan_step2"),
     ("a job larger than the cluster", lambda: _arrive(OnlineScheduler("hived", nodes={"a": 8}),
                                                       Job("big", 0.0, 9, duration=1.0)), "job.gpus"),

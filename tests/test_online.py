@@ -89,7 +89,7 @@ ROWS: list[tuple[str, Callable[[], Any], str]] = [
     ("nodes of different sizes", lambda: OnlineScheduler(nodes={"a": 8, "b": 2}), "nodes"),
     ("no nodes", lambda: OnlineScheduler(nodes={}), "nodes"),
     ("an unknown policy", lambda: OnlineScheduler("srpt", nodes={"a": 8}), "policy"),
-    ("an unknown keyword", lambda: OnlineScheduler("fifo", nodes={"a": 8}, tau=3), "params"),
+    ("an unknown keyword", lambda: OnlineScheduler("fifo", nodes={"a": 8}, tau=3), "tau"),
     ("a job with neither model nor duration", lambda: _arrive(OnlineScheduler(nodes={"a": 8}), Job("x", 0.0, 1)),
      "job"),
     ("a job with both model and duration",

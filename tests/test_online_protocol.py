@@ -387,8 +387,14 @@ def test_a_waiting_single_node_job_blocks_only_a_strict_queue(name: str) -> None
 
 def test_a_delayed_single_node_job_waits_for_one_server() -> None:
     """A-SRPT with comm_heavy 0.5 delays every job (line 12 never holds); at its last slot the
-    delayed single-node job starts only on a server that holds it, never split."""
-    s = DdlwmpScheduler("a-srpt", nodes={"a": 4, "b": 4}, comm_heavy=0.5, tau=10.0)
+    delayed single-node job starts only on a server that holds it, never split.
+
+    comm_heavy < 1 is outside the reading's range (the CLI and the constructors refuse it): with
+    a valid value a single-node job's most-free placement is one server, so alpha/α̃_min = 1 and
+    line 12 always holds. The test sets the policy's threshold after construction to reach the
+    delayed path, which must still never split such a job."""
+    s = DdlwmpScheduler("a-srpt", nodes={"a": 4, "b": 4}, comm_heavy=1.0, tau=10.0)
+    s.policy.comm_heavy = 0.5
     s.on_arrival(Job("w", 0.0, 4, duration=2.0, single_node=True), 0.0)
     assert s.decide(0.0, _view(dict(FULL))) == [] and s.next_wakeup(0.0) == 1.0  # Ã1: 4/8 x 2 s
     assert s.decide(1.0, _view(dict(FULL))) == [] and s.next_wakeup(1.0) == 11.0  # delayed to 1 + 10 x 1 s

@@ -335,10 +335,11 @@ def test_schedule_batch_stuck_and_no_plan() -> None:
 
 
 def test_schedule_batch_time_limit() -> None:
-    """A zero time limit stops the theta search after its first trial; here that trial (theta =
-    5 on [1, 10]) fails, both GPUs being busy until 50 (U = 50 > 5), so nothing is planned."""
+    """A time limit already past (1 ns; 0 is refused like every limit that is not > 0) stops the
+    theta search after its first trial; here that trial (theta = 5 on [1, 10]) fails, both GPUs
+    being busy until 50 (U = 50 > 5), so nothing is planned."""
     r = schedule_batch([_job("a", 2)], {"n": 2}, NET, busy_until={("n", 0): 50, ("n", 1): 50}, horizon=10,
-                       time_limit=0.0)
+                       time_limit=1e-9)
     assert (r.ok, r.reason) == (False, "time-limit")
     assert schedule_batch([_job("a", 2)], {"n": 2}, NET, busy_until={("n", 0): 50, ("n", 1): 50},
                           horizon=10).jobs["a"].start == 50

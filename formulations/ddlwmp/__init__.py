@@ -19,6 +19,7 @@ from typing import Any
 
 from optkit.formulation import Algorithm, Formulation, LazyMapping, lazy_run
 from optkit.result import Result
+from optkit.solvers import SOLVER_LIBRARIES
 
 from .model import OBJECTIVES, PROBLEM, DdlwmpInstance, evaluate
 from .online import OnlineScheduler
@@ -40,8 +41,8 @@ _POLICIES = [
 _ALGORITHMS = [Algorithm(name, lazy_run(f"{__name__}.{mod}", fn), kind, summary, OBJECTIVES)
                for name, mod, fn, kind, summary in _POLICIES]
 _ALGORITHMS += [
-    Algorithm("cpsat", lazy_run(f"{__name__}.exact", "run_cpsat"), "exact", "clairvoyant offline optimum, CP-SAT with per-server cumulatives", OBJECTIVES),
-    Algorithm("highs", lazy_run(f"{__name__}.exact", "run_highs"), "exact", "clairvoyant offline optimum, time-indexed MILP (Pyomo, HiGHS)", OBJECTIVES),
+    Algorithm("cpsat", lazy_run(f"{__name__}.exact", "run_cpsat", preload=SOLVER_LIBRARIES), "exact", "clairvoyant offline optimum, CP-SAT with per-server cumulatives", OBJECTIVES),
+    Algorithm("highs", lazy_run(f"{__name__}.exact", "run_highs", preload=SOLVER_LIBRARIES), "exact", "clairvoyant offline optimum, time-indexed MILP (Pyomo, HiGHS)", OBJECTIVES),
 ]
 
 

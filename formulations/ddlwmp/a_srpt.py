@@ -62,11 +62,12 @@ from typing import Any, Mapping
 
 from optkit.formulations.gpu_mapping.model import PipelineJob
 from optkit.online import slot_floor
+from optkit.readings import check_reading
 
-from .model import DdlwmpCluster, DdlwmpInstance
+from .model import PROBLEM, DdlwmpCluster, DdlwmpInstance
 from .placement import Placement, Placer
 from .policies import ArrivalCheck, ClusterState, JobSpec, StartDecision
-from .readings import COMM_HEAVY_DEFAULT, TAU_DEFAULT
+from .readings import COMM_HEAVY_DEFAULT, READINGS, TAU_DEFAULT
 from .simulate import run_policy
 
 __all__ = ["ASRPT", "run_a_srpt", "run_a_srpt_perfect"]
@@ -120,13 +121,13 @@ class ASRPT:
                  comm_heavy: float = COMM_HEAVY_DEFAULT, tau: float = TAU_DEFAULT, comm_heavy_test: str = "ge",
                  delay_blocks_queue: bool = True, light_placement: str = "best-fit", head_of_line: str = "strict",
                  seed: int | None = None, placer: Placer | None = None) -> None:
-        if comm_heavy <= 0 or tau < 0:
-            raise ValueError("comm_heavy must be > 0 and tau >= 0")
-        for name, value, options in (("comm_heavy_test", comm_heavy_test, ("ge", "gt")),
-                                     ("light_placement", light_placement, ("best-fit", "most-free")),
-                                     ("head_of_line", head_of_line, ("strict", "skip"))):
-            if value not in options:
-                raise ValueError(f"{name} must be one of {options}, got {value!r}")
+        # each reading checked as --param checks it (InputError naming it; ddlwmp's readings.py)
+        comm_heavy = check_reading(READINGS, "comm_heavy", comm_heavy, PROBLEM)
+        tau = check_reading(READINGS, "tau", tau, PROBLEM)
+        comm_heavy_test = check_reading(READINGS, "comm_heavy_test", comm_heavy_test, PROBLEM)
+        light_placement = check_reading(READINGS, "light_placement", light_placement, PROBLEM)
+        head_of_line = check_reading(READINGS, "head_of_line", head_of_line, PROBLEM)
+        delay_blocks_queue = check_reading(READINGS, "delay_blocks_queue", delay_blocks_queue, PROBLEM)
         self.cluster = cluster
         self.comm_heavy = float(comm_heavy)
         self.tau = float(tau)

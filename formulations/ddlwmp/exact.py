@@ -114,10 +114,13 @@ from typing import Any, Iterator, Sequence
 import numpy as np
 
 from optkit.formulations.ddlwmp.model import OBJECTIVES, DdlwmpInstance, evaluate, slot_ceil
+from optkit.formulations.gpu_mapping import exact as gm_exact
 from optkit.formulations.gpu_mapping.model import (
     GpuMappingInstance, PipelineJob, alpha_from_counts, stage_counts,
 )
+from optkit import deadline
 from optkit.anytime import add_solver_points
+from optkit.deadline import bounded
 from optkit.errors import InputError
 from optkit.result import Result, Status, relative_gap
 
@@ -162,16 +165,16 @@ def _vectors(total: int, n: int, cap: int) -> Iterator[tuple[int, ...]]:
 
 def _best_local_assignment(job: PipelineJob, instance: DdlwmpInstance, caps: tuple[int, ...]) -> list[list[int]]:
     """A min-alpha assignment of ``job`` onto servers with ``caps`` free GPUs (local indices)."""
-    from optkit.formulations.gpu_mapping import exact as gm_exact
-
     gm = GpuMappingInstance(instance.cluster.mapping_cluster, job, caps)
     try:
         _, assignment = gm_exact.brute_force(gm, "alpha")
         return assignment
     except InputError:  # too large to enumerate: the exact CP-SAT solver
         res = gm_exact.run_cpsat(gm, objective="alpha", time_limit=None, seed=0, workers=1)
-        if res.status != Status.OPTIMAL or res.solution is None:  # pragma: no cover - defensive
-            raise RuntimeError(f"gpu-mapping CP-SAT did not prove the best split on {caps}: {res.status}")
+        if res.status != Status.OPTIMAL or res.solution is None:
+            deadline.check("proving each placement option's best split")  # cut by the call's limit
+            raise RuntimeError(  # pragma: no cover - defensive
+                f"gpu-mapping CP-SAT did not prove the best split on {caps}: {res.status}")
         return res.solution["assignment"]
 
 
@@ -185,6 +188,7 @@ def placement_options(instance: DdlwmpInstance) -> dict[str, list[Option]]:
         local: dict[tuple[int, ...], list[list[int]]] = {}
         opts = []
         for y in _vectors(job.n_replicas, M, g):
+            deadline.check("enumerating placement options")
             used = [m for m in range(M) if y[m]]
             key = tuple(sorted((y[m] for m in used), reverse=True))
             if key not in local:
@@ -298,6 +302,7 @@ def greedy_schedule(instance: DdlwmpInstance, opts: list[list[Option]] | None = 
         r = _release_slot(instance.jobs[i].release, slot)
         best = None
         for k, o in enumerate(opts[i]):
+            deadline.check("building the greedy warm start")
             t = prof.earliest(o.y, r, o.slots)
             c = t * slot + o.duration
             if best is None or c < best[0]:
@@ -353,6 +358,15 @@ def _allowed_starts(w: _Windows, opts: list[list[Option]], slot: float, i: int, 
     return range(w.release[i], last + 1)
 
 
+def _offer_greedy(instance: DdlwmpInstance, objective: str, opts: list[list[Option]], w: _Windows,
+                  info: dict[str, Any]) -> None:
+    """What a run cut by its time limit from now on returns: the greedy schedule
+    (:mod:`optkit.deadline`), status ``time_limit``, no bound."""
+    deadline.offer(lambda message: _finish(instance, objective, Status.TIME_LIMIT,
+                                           _schedule_dict(instance, opts, *w.warm), None,
+                                           {**info, "incumbent": "greedy warm start"}, message))
+
+
 def _finish(instance: DdlwmpInstance, objective: str, status: Status, solution: dict[str, Any] | None,
             bound: float | None, info: dict[str, Any], message: str) -> Result:
     """The Result, with ``objective`` (and ``gap``) computed by the referee ``evaluate``."""
@@ -368,6 +382,7 @@ def _finish(instance: DdlwmpInstance, objective: str, status: Status, solution: 
 
 
 # ============================================================================= CP-SAT
+@bounded
 def run_cpsat(instance: DdlwmpInstance, *, objective: str = "total_completion", time_limit: float | None = None,
               seed: int | None = None, workers: int | None = None, log: bool = False,
               tighten: bool = True, symmetry: bool = True) -> Result:
@@ -413,12 +428,14 @@ def run_cpsat(instance: DdlwmpInstance, *, objective: str = "total_completion", 
     slot, M, g = cl.slot_seconds, cl.servers, cl.gpus_per_server
     opts = _job_options(instance)
     w = _windows(instance, opts, objective, tighten)
+    _offer_greedy(instance, objective, opts, w, {"horizon_slots": w.horizon, "upper_bound_greedy": w.ub})
     delta = slot / RESOLUTION
     model = cp_model.CpModel()
     starts, lits, comps = [], [], []
     per_server: list[tuple[list[Any], list[int]]] = [([], []) for _ in range(M)]
     hint: dict[Any, int] = {}
     for i, lst in enumerate(opts):
+        deadline.check("building the CP-SAT model")
         ranges = [_allowed_starts(w, opts, slot, i, k) for k in range(len(lst))]
         hi = max((r.stop - 1 for r in ranges if len(r)), default=w.release[i])
         t = model.NewIntVar(w.release[i], hi, f"t{i}")
@@ -496,6 +513,7 @@ def run_cpsat(instance: DdlwmpInstance, *, objective: str = "total_completion", 
 
 
 # ============================================================================= MILP
+@bounded
 def run_highs(instance: DdlwmpInstance, *, objective: str = "total_completion", time_limit: float | None = None,
               seed: int | None = None, solver: str = "highs", tighten: bool = True,
               symmetry: bool = True) -> Result:
@@ -535,15 +553,21 @@ def run_highs(instance: DdlwmpInstance, *, objective: str = "total_completion", 
     slot, M, g = cl.slot_seconds, cl.servers, cl.gpus_per_server
     opts = _job_options(instance)
     w = _windows(instance, opts, objective, tighten)
+    _offer_greedy(instance, objective, opts, w, {"horizon_slots": w.horizon, "upper_bound_greedy": w.ub})
+    stage = "building the time-indexed MILP"
     keys = [(i, k, t) for i, lst in enumerate(opts) for k in range(len(lst))
-            for t in _allowed_starts(w, opts, slot, i, k)]
-    cost = {key: key[2] * slot + opts[key[0]][key[1]].duration for key in keys}
+            for t in deadline.checked(_allowed_starts(w, opts, slot, i, k), stage)]
+    cost = {key: key[2] * slot + opts[key[0]][key[1]].duration for key in deadline.checked(keys, stage)}
     m = pyo.ConcreteModel()
-    m.W = pyo.Set(initialize=keys, dimen=3)
-    m.w = pyo.Var(m.W, domain=pyo.Binary)
+    m.W = pyo.Set(dimen=3)
+    for start in range(0, len(keys), 4096):  # in chunks, between checks of the deadline
+        deadline.check(stage)
+        m.W.update(keys[start:start + 4096])
+    m.w = pyo.Var(m.W, domain=pyo.Binary, dense=False)  # each variable made at its first use
     by_job: dict[int, list[tuple[int, int, int]]] = {}
     usage: dict[tuple[int, int], list[tuple[int, tuple[int, int, int]]]] = {}
     for key in keys:
+        deadline.check(stage)
         i, k, t = key
         by_job.setdefault(i, []).append(key)
         o = opts[i][k]
@@ -551,23 +575,34 @@ def run_highs(instance: DdlwmpInstance, *, objective: str = "total_completion", 
             if o.y[mm]:
                 for tau in range(t, t + o.slots):
                     usage.setdefault((mm, tau), []).append((o.y[mm], key))
-    m.one = pyo.Constraint(range(len(opts)), rule=lambda mdl, i: sum(mdl.w[key] for key in by_job[i]) == 1)
+    m.one = pyo.Constraint(range(len(opts)))
+    for i in range(len(opts)):
+        m.one[i] = sum(m.w[key] for key in deadline.checked(by_job[i], stage)) == 1
     cap_keys = [key for key, lst in usage.items() if sum(c for c, _ in lst) > g]
-    m.cap = pyo.Constraint(cap_keys, rule=lambda mdl, mm, tau: sum(c * mdl.w[key] for c, key in usage[mm, tau]) <= g)
+    m.cap = pyo.Constraint(cap_keys)
+    for mm, tau in cap_keys:  # one capacity row at a time, between checks of the deadline
+        deadline.check(stage)
+        m.cap[mm, tau] = sum(c * m.w[key] for c, key in usage[mm, tau]) <= g
     if symmetry:
         weights = _lex_weights(len(opts), g, 10**4)
 
-        def col(mdl: Any, mm: int) -> Any:
-            return sum(weights[i] * opts[i][k].y[mm] * mdl.w[i, k, t] for (i, k, t) in keys if i < len(weights))
+        def col(mm: int) -> Any:
+            return sum(weights[i] * opts[i][k].y[mm] * m.w[i, k, t] for (i, k, t) in deadline.checked(keys, stage)
+                       if i < len(weights))
 
-        m.lex = pyo.Constraint(range(M - 1), rule=lambda mdl, mm: col(mdl, mm) >= col(mdl, mm + 1))
+        m.lex = pyo.Constraint(range(M - 1))
+        for mm in range(M - 1):
+            m.lex[mm] = col(mm) >= col(mm + 1)
     offset = sum(j.release for j in instance.jobs) if objective == "total_flow" else 0.0
     if objective == "makespan":
         m.z = pyo.Var(bounds=(0, None))
-        m.mk = pyo.Constraint(range(len(opts)), rule=lambda mdl, i: mdl.z >= sum(cost[key] * mdl.w[key] for key in by_job[i]))
+        m.mk = pyo.Constraint(range(len(opts)))
+        for i in range(len(opts)):
+            m.mk[i] = m.z >= sum(cost[key] * m.w[key] for key in deadline.checked(by_job[i], stage))
         m.obj = pyo.Objective(expr=m.z, sense=pyo.minimize)
     else:
-        m.obj = pyo.Objective(expr=sum(cost[key] * m.w[key] for key in keys) - offset, sense=pyo.minimize)
+        m.obj = pyo.Objective(expr=sum(cost[key] * m.w[key] for key in deadline.checked(keys, stage)) - offset,
+                              sense=pyo.minimize)
     out = solve_pyomo_model(m, solver=solver, time_limit=time_limit, seed=seed)
     add_solver_points(out.trajectory)  # the objective is in seconds, its offset included
     info: dict[str, Any] = {

@@ -32,7 +32,7 @@ from optkit.formulations.gpu_mapping.model import Cluster, PipelineJob, alpha_fr
 from optkit.errors import InputError
 from optkit.formulation import Evaluation
 from optkit.online import SLOT_TOL, on_slot, single_node_field, slot_ceil
-from optkit.validation import MAX_COUNT, instance_object, integer, known_keys, mapping, number, trusted
+from optkit.validation import MAX_COUNT, check_typed, instance_object, integer, known_keys, mapping, number, trusted
 
 __all__ = [
     "PROBLEM", "OBJECTIVES", "DdlwmpCluster", "Job", "DdlwmpInstance", "evaluate", "free_time",
@@ -54,6 +54,9 @@ class DdlwmpCluster:
     intra_bandwidth: float
     slot_seconds: float = 1.0
 
+    def __post_init__(self) -> None:
+        check_typed(lambda: DdlwmpCluster.from_dict(self.to_dict()), PROBLEM)
+
     @property
     def total_gpus(self) -> int:
         return self.servers * self.gpus_per_server
@@ -71,13 +74,14 @@ class DdlwmpCluster:
         for key in ("servers", "gpus_per_server"):
             if key not in d:
                 raise InputError(f"{path}.{key}", "is required")
-        return cls(
-            servers=integer(d["servers"], f"{path}.servers", low=1, high=MAX_COUNT),
-            gpus_per_server=integer(d["gpus_per_server"], f"{path}.gpus_per_server", low=1, high=MAX_COUNT),
-            inter_bandwidth=number(d, "inter_bandwidth", path, positive=True),
-            intra_bandwidth=number(d, "intra_bandwidth", path, positive=True),
-            slot_seconds=number(d, "slot_seconds", path, positive=True) if "slot_seconds" in d else 1.0,
-        )
+        with trusted():
+            return cls(
+                servers=integer(d["servers"], f"{path}.servers", low=1, high=MAX_COUNT),
+                gpus_per_server=integer(d["gpus_per_server"], f"{path}.gpus_per_server", low=1, high=MAX_COUNT),
+                inter_bandwidth=number(d, "inter_bandwidth", path, positive=True),
+                intra_bandwidth=number(d, "intra_bandwidth", path, positive=True),
+                slot_seconds=number(d, "slot_seconds", path, positive=True) if "slot_seconds" in d else 1.0,
+            )
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"servers": self.servers, "gpus_per_server": self.gpus_per_server,

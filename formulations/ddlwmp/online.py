@@ -26,6 +26,7 @@ iteration, so ``now + time_per_iteration`` is its completion when d is its true 
 
 from __future__ import annotations
 
+import inspect
 import math
 from typing import Any, Generic, Hashable, Mapping, TypeVar
 
@@ -34,6 +35,7 @@ import numpy as np
 from optkit.errors import InputError
 from optkit.formulations.gpu_mapping.model import PipelineJob
 from optkit.online import ClusterView, Decision, Job, ProtocolState, node_sizes
+from optkit.validation import check_keywords, check_seed
 
 from .a_srpt import ASRPT
 from .baselines import BASELINES
@@ -149,8 +151,7 @@ class OnlineScheduler(Generic[N]):
         b_inter = _positive(inter_bandwidth, "inter_bandwidth", "bytes/s")
         b_intra = _positive(intra_bandwidth, "intra_bandwidth", "bytes/s")
         slot = _positive(slot_seconds, "slot_seconds", "seconds")
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
-            raise _fail("seed", f"must be an integer >= 0 or None, got {seed!r}")
+        seed = check_seed(seed, problem=PROBLEM)
         if models is not None and not isinstance(models, Mapping):
             raise _fail("models", f"must map model names to models, got {type(models).__name__}")
         self.ids = list(nodes)
@@ -162,12 +163,13 @@ class OnlineScheduler(Generic[N]):
                 raise _fail("models", f"must be keyed by non-empty model names, got {name!r}")
             self.models[name] = md if isinstance(md, PipelineJob) else PipelineJob.from_dict(md, f"models[{name!r}]")
         cls = ASRPT if policy == "a-srpt" else BASELINES[policy]
+        taken = [p.name for p in inspect.signature(cls).parameters.values()
+                 if p.kind is p.KEYWORD_ONLY and p.name != "seed"]
+        check_keywords(params, taken, f"the {policy} scheduler", problem=PROBLEM)
         try:
             self.policy: Any = cls(self.cluster, self.models, seed=seed, **params)
-        except TypeError as exc:
-            raise _fail("params", f"{policy} does not take {sorted(params)}: {exc}") from None
-        except ValueError as exc:
-            raise _fail("params", str(exc)) from None
+        except InputError as exc:  # a reading's value, named as --param names it
+            raise exc.with_problem(PROBLEM) from None
         self.name = policy
         self._setup()
 

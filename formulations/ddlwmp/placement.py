@@ -30,7 +30,12 @@ import numpy as np
 from optkit.formulations.gpu_mapping.heavy_edge import alpha_min_estimate, heavy_edge_job
 from optkit.formulations.gpu_mapping.model import PipelineJob, alpha_from_counts, alpha_max, stage_counts
 
-from .model import DdlwmpCluster
+from optkit.errors import InputError
+from optkit.readings import check_reading
+from optkit.validation import check_seed
+
+from .model import PROBLEM, DdlwmpCluster
+from .readings import READINGS
 
 __all__ = ["Placement", "Placer", "most_free_servers", "least_free_servers"]
 
@@ -82,6 +87,18 @@ class Placer:
 
     def __init__(self, cluster: DdlwmpCluster, models: Mapping[str, PipelineJob], *, seed: int | None = None,
                  single_gpu_weight: str = "unassigned", server_start: str = "heaviest-pair") -> None:
+        if not isinstance(cluster, DdlwmpCluster):
+            raise InputError("cluster", f"must be a DdlwmpCluster, got {type(cluster).__name__}", problem=PROBLEM)
+        if not isinstance(models, Mapping):
+            raise InputError("models", f"must map model names to PipelineJob objects, got {type(models).__name__}",
+                             problem=PROBLEM)
+        for name, job in models.items():
+            if not isinstance(job, PipelineJob):
+                raise InputError(f"models[{name!r}]", f"must be a PipelineJob (PipelineJob.from_dict builds one), "
+                                                      f"got {type(job).__name__}", problem=PROBLEM)
+        seed = check_seed(seed, problem=PROBLEM)
+        single_gpu_weight = check_reading(READINGS, "single_gpu_weight", single_gpu_weight, PROBLEM)
+        server_start = check_reading(READINGS, "server_start", server_start, PROBLEM)
         self.cluster = cluster
         self.heavy_edge = {"single_gpu_weight": single_gpu_weight, "server_start": server_start}
         self.models = models

@@ -26,6 +26,7 @@ Every policy places its jobs with Heavy-Edge (:mod:`.placement`).
 from __future__ import annotations
 
 import heapq
+import math
 from dataclasses import dataclass
 from typing import Any, Mapping, Protocol
 
@@ -33,10 +34,11 @@ import numpy as np
 
 from optkit.errors import InputError
 from optkit.formulations.gpu_mapping.model import PipelineJob
+from optkit.readings import check_reading
 
 from .model import PROBLEM, DdlwmpCluster
 from .placement import Placement, Placer
-from .readings import CONSOLIDATE_DEFAULT
+from .readings import CONSOLIDATE_DEFAULT, READINGS
 
 __all__ = ["JobSpec", "StartDecision", "ClusterState", "Policy", "QueuePolicy", "ArrivalCheck"]
 
@@ -73,6 +75,13 @@ class ClusterState:
     __slots__ = ("free", "total_gpus", "gpus_per_server")
 
     def __init__(self, free: np.ndarray, gpus_per_server: int) -> None:
+        # a view a server could not have (more free GPUs than it holds, fewer than none, half a
+        # GPU) would be placed on as given: refused, in one cheap pass (decide's hot path)
+        if (not isinstance(free, np.ndarray) or free.ndim != 1 or free.dtype.kind not in "iu"
+                or (free.size and (free.min() < 0 or free.max() > gpus_per_server))):
+            shown = free.tolist() if isinstance(free, np.ndarray) and free.size <= 16 else type(free).__name__
+            raise InputError("state.free", f"must be a 1-d integer array of free GPUs per server, each in 0.."
+                                           f"{gpus_per_server} (the GPUs per server), got {shown}", problem=PROBLEM)
         self.free = free
         self.gpus_per_server = gpus_per_server
         self.total_gpus = len(free) * gpus_per_server
@@ -118,6 +127,17 @@ class ArrivalCheck:
         self.seen: set[str] = set()
 
     def __call__(self, job: JobSpec) -> None:
+        if not isinstance(job, JobSpec):
+            raise InputError("job", f"must be a JobSpec, got {type(job).__name__}", problem=PROBLEM)
+        if isinstance(job.gpus, bool) or not isinstance(job.gpus, (int, np.integer)) or job.gpus < 1:
+            raise InputError("job.gpus", f"job {job.id}: must be an integer >= 1, got {job.gpus!r}", problem=PROBLEM)
+        for name, value in (("release", job.release), ("predicted_iterations", job.predicted_iterations)):
+            if value is None and name == "predicted_iterations":
+                continue
+            if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) or not (
+                    math.isfinite(value) and value >= 0):
+                raise InputError(f"job.{name}", f"job {job.id}: must be a finite number >= 0, got {value!r}",
+                                 problem=PROBLEM)
         if job.id in self.seen:
             raise InputError("job.id", f"job {job.id} arrived twice", problem=PROBLEM)
         model = self.models.get(job.model)
@@ -169,6 +189,13 @@ class QueuePolicy:
                  work_conserving: bool | None = None, placer: Placer | None = None,
                  consolidate: bool = CONSOLIDATE_DEFAULT,
                  seed: int | None = None) -> None:
+        # the keywords checked as --param checks them (InputError naming each; readings.py)
+        consolidate = check_reading(READINGS, "consolidate", consolidate, PROBLEM)
+        if work_conserving is not None and not isinstance(work_conserving, bool):
+            raise InputError("work_conserving", f"must be true, false or None (the policy's own), got "
+                                                f"{work_conserving!r}", problem=PROBLEM)
+        if placer is not None and not isinstance(placer, Placer):
+            raise InputError("placer", f"must be a Placer, got {type(placer).__name__}", problem=PROBLEM)
         self.cluster = cluster
         self.placer = placer or Placer(cluster, models, seed=seed)
         self._check = ArrivalCheck(self.placer.models, cluster.total_gpus, cluster.gpus_per_server)

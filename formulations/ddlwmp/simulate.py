@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from optkit.online import ClusterView, Job, OnlinePolicy
+from optkit.validation import check_time_limit
 
 from .model import DdlwmpInstance, slot_ceil
 from .policies import JobSpec, Policy
@@ -106,6 +107,7 @@ def simulate(instance: DdlwmpInstance, policy: Policy | OnlinePolicy[int], *, pe
                                                       online.next_wakeup)
     view = ClusterView.of_arrays(free, size)
     n_servers = len(free)
+    time_limit = check_time_limit(time_limit, problem="ddlwmp")
     deadline = None if time_limit is None else t0 + time_limit
     ai = 0
     instants = 0

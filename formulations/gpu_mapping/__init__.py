@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from optkit.formulation import Algorithm, Formulation, LazyMapping, lazy_run
 from optkit.result import Result, Status
+from optkit.solvers import SOLVER_LIBRARIES
+from optkit.validation import check_time_limit
 
 from .heavy_edge import alpha_min_estimate, fewest_servers, heavy_edge, heavy_edge_arrays, heavy_edge_job
 from .place import JobPlacement, choose_servers, place
@@ -40,7 +42,10 @@ def _run_heavy_edge(instance: GpuMappingInstance, *, objective: str, time_limit:
                     server_start: str = "heaviest-pair") -> Result:
     """Heavy-Edge ignores the objective: it is the paper's greedy, whichever measure is read.
     Takes the readings ``single_gpu_weight`` (which edges a one-GPU server's choice weighs) and
-    ``server_start`` (where a multi-GPU server's set starts)."""
+    ``server_start`` (where a multi-GPU server's set starts). ``time_limit`` is checked as on
+    every path (:func:`optkit.validation.check_time_limit`) and otherwise unused: the greedy
+    runs in milliseconds."""
+    check_time_limit(time_limit, problem=PROBLEM)
     assignment = heavy_edge_job(instance.job, instance.servers, seed=seed, single_gpu_weight=single_gpu_weight,
                                 server_start=server_start)
     return Result(Status.FEASIBLE, solution={"assignment": assignment})
@@ -50,8 +55,8 @@ _ALGORITHMS = [
     Algorithm("heavy-edge", _run_heavy_edge, "heuristic", "the paper's Heavy-Edge (Sec. IV-B)", OBJECTIVES),
     Algorithm("heavy-edge-refine", lazy_run(f"{__name__}.refine", "run_heavy_edge_refine"), "heuristic",
               "Heavy-Edge, then Kernighan-Lin style swaps on the chosen objective", OBJECTIVES),
-    Algorithm("cpsat", lazy_run(f"{__name__}.exact", "run_cpsat"), "exact", "OR-Tools CP-SAT on the stage-count model", OBJECTIVES),
-    Algorithm("highs", lazy_run(f"{__name__}.exact", "run_highs"), "exact", "MILP (Pyomo, HiGHS by default) on the stage-count model", OBJECTIVES),
+    Algorithm("cpsat", lazy_run(f"{__name__}.exact", "run_cpsat", preload=SOLVER_LIBRARIES + ("scipy.optimize",)), "exact", "OR-Tools CP-SAT on the stage-count model", OBJECTIVES),
+    Algorithm("highs", lazy_run(f"{__name__}.exact", "run_highs", preload=SOLVER_LIBRARIES), "exact", "MILP (Pyomo, HiGHS by default) on the stage-count model", OBJECTIVES),
     Algorithm("brute-force", lazy_run(f"{__name__}.exact", "run_brute_force"), "exact",
               "enumeration of stage counts and intra-stage arrangements (small instances)", OBJECTIVES),
     Algorithm("metis", lazy_run(f"{__name__}.baselines", "run_metis"), "peer", "METIS k-way partition with target part weights, repaired to exact sizes",

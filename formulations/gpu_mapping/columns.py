@@ -139,6 +139,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from optkit.deadline import check as check_deadline, solver_limit
+
 from .arrangements import arrangements, n_arrangements, partitions
 from .model import double_binary_tree_edges
 
@@ -656,6 +658,7 @@ def column_generation(cp: ColumnProblem, *, deadline: float | None = None, max_r
     best: Duals | None = None
     rounds = 0
     for rounds in range(1, max_rounds + 1):
+        check_deadline("generating columns")  # the enclosing exact solve's deadline (optkit.deadline)
         lp, pi, sigma, lam, mu, rho = _master_lp(cp, partition_rows)
         duals, priced = lagrangian_bound(cp, pi, sigma, lam)
         if best is None or duals.lb > best.lb:
@@ -831,6 +834,7 @@ def _integer_highs(obj: list[int], upper: list[int], rows: list[tuple[dict[int, 
     a_mat = coo_matrix((a_v, (r_i, c_i)), shape=(len(rows), len(obj))).tocsr()
     c = np.asarray(obj, dtype=float)
     options: dict[str, Any] = {"disp": False, "mip_rel_gap": 0.0}
+    time_limit = solver_limit(time_limit)  # at most what is left of the call's deadline
     if time_limit is not None:
         options["time_limit"] = float(time_limit)
     started = time.perf_counter()
@@ -999,6 +1003,7 @@ def _solve_columns(co: Any, start_counts: np.ndarray, deadline: float | None, ma
     t = (ub - lb) / 64.0
     bound = lb
     while True:
+        check_deadline("enumerating columns")
         t = min(ub - lb, 4.0 * t)
         cols: dict[int, list[tuple[int, ...]]] = {}
         total = 0

@@ -163,11 +163,12 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
-from typing import Any, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
 from optkit.anytime import add_solver_points
+from optkit.deadline import bounded, check as check_deadline, current as current_deadline, offer as offer_incumbent
 from optkit.errors import InputError
 from optkit.result import Result, Status
 
@@ -401,10 +402,12 @@ def build_cp_model(instance: GpuMappingInstance, objective: str, *, symmetry: bo
         q = math.floor(value / delta)
         return int(max(-_CP_MAX_COEF, min(_CP_MAX_COEF, q)))
 
+    stage = "building the CP-SAT model"
     md = cp_model.CpModel()
     x: dict[tuple[int, int], Any] = {}
     z: dict[tuple[int, int, int], Any] = {}
     for s in range(S):
+        check_deadline(stage)
         for m in range(M):
             U = co.upper[s][m]
             x[s, m] = md.NewIntVar(0, U, f"x[{s},{m}]")
@@ -432,6 +435,7 @@ def build_cp_model(instance: GpuMappingInstance, objective: str, *, symmetry: bo
     if objective == "alpha":
         alpha = md.NewIntVar(0, int(math.floor(ub / delta)) + 2, "alpha")
         for s in range(S):
+            check_deadline(stage)
             for m in range(M):
                 lin = 0
                 if s > 0 and co.coef_prev[s] != 0.0:
@@ -450,6 +454,7 @@ def build_cp_model(instance: GpuMappingInstance, objective: str, *, symmetry: bo
             if w == 0:
                 continue
             const += w * co.k[s - 1] * co.k[s]
+            check_deadline(stage)
             for m in range(M):
                 hi = min(co.upper[s - 1][m] * co.upper[s][m], co.caps[m] ** 2 // 4)
                 p = md.NewIntVar(0, hi, f"p[{s},{m}]")
@@ -466,6 +471,7 @@ def build_cp_model(instance: GpuMappingInstance, objective: str, *, symmetry: bo
         for s in range(S):
             if not co.tree_edges[s]:
                 continue
+            check_deadline(stage)
             for r in range(co.k[s]):
                 lits = []
                 for m in range(M):
@@ -526,6 +532,13 @@ def _result(out: Any, assignment: list[list[int]] | None, warm: list[list[int]],
     return Result(out.status, solution=solution, bound=bound, message=out.solver_status, info=info)
 
 
+def _offer_warm_start(warm: list[list[int]]) -> None:
+    """A run cut by its time limit from now on returns the warm start (:mod:`optkit.deadline`)."""
+    offer_incumbent(lambda message: Result(Status.TIME_LIMIT, solution={"assignment": warm},
+                                           info={"incumbent": "heavy-edge warm start"}, message=message))
+
+
+@bounded
 def run_cpsat(instance: GpuMappingInstance, *, objective: str = "cut", time_limit: float | None = None,
               seed: int | None = None, workers: int | None = None, symmetry: bool = True, log: bool = False,
               model: str = "auto") -> Result:
@@ -575,6 +588,7 @@ def run_cpsat(instance: GpuMappingInstance, *, objective: str = "cut", time_limi
         raise InputError("model", f"must be one of auto, counts, got {model!r}")
     start = time.perf_counter()
     warm, warm_value = _warm_start(instance, objective, seed)
+    _offer_warm_start(warm)
     column_info: dict[str, Any] = {}
     column_bound = 0.0
     if model == "auto" and objective == "cut":
@@ -608,6 +622,7 @@ def run_cpsat(instance: GpuMappingInstance, *, objective: str = "cut", time_limi
             # too many columns: the count model for the time left, from the better mapping
             if value < warm_value:
                 warm, warm_value = _canonical_assignment(instance, assignment), value
+                _offer_warm_start(warm)
     if time_limit is not None:
         time_limit = max(1e-3, time_limit - (time.perf_counter() - start))
     cm = build_cp_model(instance, objective, symmetry=symmetry, warm_start=warm, upper_bound=warm_value)
@@ -660,6 +675,7 @@ def build_pyomo_model(instance: GpuMappingInstance, objective: str, *, symmetry:
     md.z = pyo.Var(zidx, domain=pyo.Binary)
 
     def xe(s: int, m: int) -> Any:
+        check_deadline("building the MILP")  # xe is in nearly every row: a check per row
         return sum(v * md.z[s, m, v] for v in range(1, co.upper[s][m] + 1))
 
     md.one_hot = pyo.Constraint([(s, m) for s in range(S) for m in range(M)],
@@ -685,6 +701,7 @@ def build_pyomo_model(instance: GpuMappingInstance, objective: str, *, symmetry:
         md.alpha = pyo.Var(domain=pyo.NonNegativeReals, bounds=(0.0, ub))
         md.beta = pyo.ConstraintList()
         for s in range(S):
+            check_deadline("building the MILP")
             for m in range(M):
                 big_m = 0.0
                 rhs = sum((co.base[s] + co.allreduce[s][v]) * scale * md.z[s, m, v]
@@ -731,8 +748,11 @@ def build_pyomo_model(instance: GpuMappingInstance, objective: str, *, symmetry:
                                   rule=lambda b, s, r: sum(md.y[s, r, m] for m in range(M)) == 1)
         md.y_count = pyo.Constraint([(s, m) for s in tree_stages for m in range(M)],
                                     rule=lambda b, s, m: sum(md.y[s, r, m] for r in range(co.k[s])) == xe(s, m))
-        md.e_cut = pyo.Constraint([(s, a, b, m) for (s, a, b) in eidx for m in range(M)],
-                                  rule=lambda blk, s, a, b, m: md.e[s, a, b] >= md.y[s, a, m] - md.y[s, b, m])
+        def e_cut(blk: Any, s: int, a: int, b: int, m: int) -> Any:
+            check_deadline("building the MILP")
+            return md.e[s, a, b] >= md.y[s, a, m] - md.y[s, b, m]
+
+        md.e_cut = pyo.Constraint([(s, a, b, m) for (s, a, b) in eidx for m in range(M)], rule=e_cut)
         md.tree_lb = pyo.ConstraintList()
         for s in tree_stages:
             tree_cut = sum(w * scale * md.e[s, a, b] for a, b, w in co.tree_edges[s])
@@ -746,6 +766,7 @@ def build_pyomo_model(instance: GpuMappingInstance, objective: str, *, symmetry:
     return _PyomoModel(md, scale, tuple(tree_stages))
 
 
+@bounded
 def run_highs(instance: GpuMappingInstance, *, objective: str = "cut", time_limit: float | None = None,
               seed: int | None = None, solver: str = "highs", write: str | None = None, symmetry: bool = True,
               mip_rel_gap: float = 1e-9) -> Result:
@@ -784,6 +805,7 @@ def run_highs(instance: GpuMappingInstance, *, objective: str = "cut", time_limi
 
     _check_objective(objective)
     warm, warm_value = _warm_start(instance, objective, seed)
+    _offer_warm_start(warm)
     pm = build_pyomo_model(instance, objective, symmetry=symmetry, upper_bound=warm_value)
     out = solve_pyomo_model(pm.model, solver=solver, time_limit=time_limit, seed=seed,
                             mip_rel_gap=mip_rel_gap, write=write)
@@ -891,7 +913,7 @@ def _check_brute_force_size(instance: GpuMappingInstance, objective: str) -> int
     return n_tables
 
 
-def _brute_force(instance: GpuMappingInstance, objective: str, deadline: float | None
+def _brute_force(instance: GpuMappingInstance, objective: str, expired: Callable[[], bool] | None
                  ) -> tuple[float, list[list[int]], bool]:
     job = instance.job
     k = [s.replicas for s in job.stages]
@@ -921,9 +943,12 @@ def _brute_force(instance: GpuMappingInstance, objective: str, deadline: float |
 
     best_val, best_assign, complete = math.inf, None, True
     for i, x in enumerate(_tables(k, instance.servers)):
-        if deadline is not None and i % 64 == 0 and time.perf_counter() > deadline and best_assign is not None:
-            complete = False
-            break
+        if i % 64 == 0:
+            if expired is None:
+                check_deadline("enumerating count matrices")  # an enclosing solve's deadline, if any
+            elif best_assign is not None and expired():
+                complete = False
+                break
         if objective == "alpha":
             val = alpha_from_counts(job, instance.cluster, x)
             if val < best_val:
@@ -971,6 +996,7 @@ def brute_force(instance: GpuMappingInstance, objective: str) -> tuple[float, li
     return value, assignment
 
 
+@bounded(teardown=0.0)  # an enumeration: nothing built to free
 def run_brute_force(instance: GpuMappingInstance, *, objective: str = "cut", time_limit: float | None = None,
                     seed: int | None = None) -> Result:
     """Brute force as an algorithm: ``optimal`` with ``bound`` = the optimum, or ``time_limit``
@@ -1000,14 +1026,13 @@ def run_brute_force(instance: GpuMappingInstance, *, objective: str = "cut", tim
     ('optimal', 0.4408)
     """
     _check_objective(objective)
-    start = time.perf_counter()
     n_tables = _check_brute_force_size(instance, objective)
-    deadline = start + time_limit if time_limit is not None else None
-    value, assignment, complete = _brute_force(instance, objective, deadline)
+    limit = current_deadline()  # the call's (optkit.deadline): time_limit from its start
+    value, assignment, complete = _brute_force(instance, objective, None if limit is None else limit.expired)
     info = {"count_matrices": n_tables}
     if complete:
         return Result(Status.OPTIMAL, solution={"assignment": assignment}, bound=value, info=info)
-    return Result(Status.TIME_LIMIT, solution={"assignment": assignment}, info=info,
+    return Result(Status.TIME_LIMIT, solution={"assignment": assignment}, info=info | {"cut_while": "enumerating"},
                   message="the time limit stopped the enumeration")
 
 

@@ -41,8 +41,11 @@ from typing import TYPE_CHECKING, Any, Hashable, Mapping, Sequence, TypeVar
 import numpy as np
 
 from optkit.errors import InputError
+from optkit.readings import check_reading
+from optkit.validation import check_seed, checked_arguments, integer
 
-from .model import Cluster, PipelineJob, alpha_from_counts, stage_counts
+from .model import PROBLEM, Cluster, PipelineJob, alpha_from_counts, stage_counts
+from .readings import READINGS
 
 if TYPE_CHECKING:  # heavy_edge takes a networkx graph; the array paths never import networkx
     import networkx as nx
@@ -102,16 +105,20 @@ def _prepared(job: PipelineJob) -> _Graph:
 def _heavy_edge(graph: _Graph, free_gpus: Sequence[int], rng: np.random.Generator | None,
                 seed: int | None, single_gpu_weight: str = "unassigned",
                 server_start: str = "heaviest-pair") -> list[int]:
+    """The shared body of the public entries: checks ``seed``, the readings and ``free_gpus``
+    (each an integer >= 1, adding up to the vertices) once, with the CLI's messages."""
+    if rng is None:
+        seed = check_seed(seed, problem=PROBLEM)
     if single_gpu_weight not in SINGLE_GPU_WEIGHTS:
-        raise ValueError(f"single_gpu_weight must be one of {SINGLE_GPU_WEIGHTS}, got {single_gpu_weight!r}")
+        check_reading(READINGS, "single_gpu_weight", single_gpu_weight, PROBLEM)
     if server_start not in SERVER_STARTS:
-        raise ValueError(f"server_start must be one of {SERVER_STARTS}, got {server_start!r}")
+        check_reading(READINGS, "server_start", server_start, PROBLEM)
     from_placed = server_start == "from-placed"
     n = graph.n
-    caps = list(map(int, free_gpus))
-    if sum(caps) != n or (caps and min(caps) < 1):
-        raise InputError("free_gpus", f"must be positive and add up to the {n} vertices, got {list(free_gpus)}",
-                         problem="gpu-mapping")
+    caps = _free_counts(free_gpus)
+    if sum(caps) != n:
+        raise InputError("free_gpus", f"must add up to the {n} vertices, got {list(free_gpus)} (sum {sum(caps)})",
+                         problem=PROBLEM)
     nbrs = graph.nbrs
     server_of = [-1] * n
     unassigned = list(range(n))  # kept sorted: "lowest index" ties and the random pool read it in order
@@ -207,6 +214,44 @@ def _heavy_edge(graph: _Graph, free_gpus: Sequence[int], rng: np.random.Generato
     return server_of
 
 
+def _free_counts(free_gpus: Any) -> list[int]:
+    """``free_gpus`` as a list of integers >= 1 (a number of GPUs is whole: 2.5 is refused,
+    never truncated to 2)."""
+    if isinstance(free_gpus, (str, bytes, Mapping)) or not isinstance(free_gpus, (Sequence, np.ndarray)):
+        raise InputError("free_gpus", f"must be a sequence of free GPU counts (integers >= 1), got "
+                                      f"{type(free_gpus).__name__}", problem=PROBLEM)
+    out = []
+    for i, c in enumerate(free_gpus):
+        try:
+            out.append(integer(c.item() if isinstance(c, np.generic) else c, f"free_gpus[{i}]", low=1))
+        except InputError as err:
+            raise err.with_problem(PROBLEM) from None
+    return out
+
+
+def _check_edges(n: Any, u: Sequence[int], v: Sequence[int], w: Sequence[float]) -> int:
+    """The checks of :func:`heavy_edge_arrays`' graph: ``n`` an integer >= 0; ``u``, ``v``, ``w``
+    of one length; ends integers in ``0..n-1``; weights finite and >= 0."""
+    try:
+        n = integer(n, "n", low=0)
+    except InputError as err:
+        raise err.with_problem(PROBLEM) from None
+    if not (len(u) == len(v) == len(w)):
+        raise InputError("u", f"u, v and w must have one entry per edge, got lengths {len(u)}, {len(v)} and {len(w)}",
+                         problem=PROBLEM)
+    for name, ends in (("u", u), ("v", v)):
+        for i, a in enumerate(ends):
+            if isinstance(a, bool) or not isinstance(a, (int, np.integer)) or not 0 <= a < n:
+                raise InputError(f"{name}[{i}]", f"must be a vertex 0..{n - 1}, got {a!r}", problem=PROBLEM)
+    for i, x in enumerate(w):
+        if isinstance(x, bool) or not isinstance(x, (int, float, np.integer, np.floating)) or not (
+                math.isfinite(x) and x >= 0):
+            raise InputError(f"w[{i}]", f"must be a finite number >= 0 (bytes per iteration), got {x!r}",
+                             problem=PROBLEM)
+    return n
+
+
+@checked_arguments(PROBLEM)
 def heavy_edge_arrays(n: int, u: Sequence[int], v: Sequence[int], w: Sequence[float],
                       free_gpus: Sequence[int], *, seed: int | None = None,
                       single_gpu_weight: str = "unassigned", server_start: str = "heaviest-pair") -> list[int]:
@@ -236,9 +281,11 @@ def heavy_edge_arrays(n: int, u: Sequence[int], v: Sequence[int], w: Sequence[fl
     >>> heavy_edge_arrays(4, [0, 1, 2], [1, 2, 3], [20.0, 1.0, 0.5], [3, 1])
     [0, 0, 0, 1]
     """
+    n = _check_edges(n, u, v, w)
     return _heavy_edge(_Graph(n, u, v, w), free_gpus, None, seed, single_gpu_weight, server_start)
 
 
+@checked_arguments(PROBLEM)
 def heavy_edge(graph: nx.Graph[N], free_gpus: Sequence[int], *, seed: int | None = None,
                weight: str = "weight", single_gpu_weight: str = "unassigned",
                server_start: str = "heaviest-pair") -> dict[N, int]:
@@ -291,18 +338,22 @@ def heavy_edge(graph: nx.Graph[N], free_gpus: Sequence[int], *, seed: int | None
     >>> heavy_edge(g, [3, 1])
     {'a': 0, 'b': 0, 'c': 0, 'd': 1}
     """
+    if not (hasattr(graph, "nodes") and hasattr(graph, "edges")):
+        raise InputError("graph", f"must be a networkx graph, got {type(graph).__name__}", problem=PROBLEM)
     nodes = list(graph.nodes)
     index = {x: i for i, x in enumerate(nodes)}
     u, v, w = [], [], []
     for a, b, data in graph.edges(data=True):
         u.append(index[a])
         v.append(index[b])
-        w.append(float(data.get(weight, 1.0)))
+        w.append(data.get(weight, 1.0))
+    _check_edges(len(nodes), u, v, w)
     servers = heavy_edge_arrays(len(nodes), u, v, w, free_gpus, seed=seed, single_gpu_weight=single_gpu_weight,
                                 server_start=server_start)
     return {x: servers[i] for i, x in enumerate(nodes)}
 
 
+@checked_arguments(PROBLEM)
 def heavy_edge_job(job: PipelineJob, free_gpus: Sequence[int], *, seed: int | None = None,
                    single_gpu_weight: str = "unassigned", server_start: str = "heaviest-pair") -> list[list[int]]:
     """Heavy-Edge on ``job``'s graph; returns the solution's ``assignment`` (per stage, the
@@ -335,6 +386,9 @@ def heavy_edge_job(job: PipelineJob, free_gpus: Sequence[int], *, seed: int | No
     >>> heavy_edge_job(job, [2, 2])
     [[0, 0], [1, 1]]
     """
+    if not isinstance(job, PipelineJob):
+        raise InputError("job", f"must be a PipelineJob (PipelineJob.from_dict builds one), got {type(job).__name__}",
+                         problem=PROBLEM)
     graph = _prepared(job)
     flat = _heavy_edge(graph, free_gpus, None, seed, single_gpu_weight, server_start)
     assert graph.spans is not None
@@ -359,10 +413,16 @@ def fewest_servers(n_gpus: int, gpus_per_server: int) -> list[int]:
     >>> fewest_servers(12, 8)
     [8, 4]
     """
+    try:
+        n_gpus = integer(n_gpus, "n_gpus", low=1)
+        gpus_per_server = integer(gpus_per_server, "gpus_per_server", low=1)
+    except InputError as err:
+        raise err.with_problem(PROBLEM) from None
     q = math.ceil(n_gpus / gpus_per_server)
     return [gpus_per_server] * (q - 1) + [n_gpus - (q - 1) * gpus_per_server]
 
 
+@checked_arguments(PROBLEM)
 def alpha_min_estimate(job: PipelineJob, cluster: Cluster, *, seed: int | None = None,
                        single_gpu_weight: str = "unassigned", server_start: str = "heaviest-pair") -> float:
     """alpha~_i^min (Sec. IV-B): the job on the fewest servers (all full but the last), mapped by
@@ -394,6 +454,8 @@ def alpha_min_estimate(job: PipelineJob, cluster: Cluster, *, seed: int | None =
     >>> round(alpha_min_estimate(job, Cluster(2, 1.25e9, 3e11)), 6)
     0.043133
     """
+    if not isinstance(cluster, Cluster):
+        raise InputError("cluster", f"must be a gpu-mapping Cluster, got {type(cluster).__name__}", problem=PROBLEM)
     servers = fewest_servers(job.n_replicas, cluster.gpus_per_server)
     assignment = heavy_edge_job(job, servers, seed=seed, single_gpu_weight=single_gpu_weight, server_start=server_start)
     return alpha_from_counts(job, cluster, stage_counts(job, assignment, len(servers)))

@@ -370,6 +370,10 @@ def stage_times(job: PipelineJob, cluster: Cluster, counts: np.ndarray) -> np.nd
     """
     x = np.asarray(counts, dtype=float)
     n_st = len(job.stages)
+    if x.ndim != 2 or x.shape[0] != n_st or not (x.size == 0 or x.min() >= 0):  # one cheap pass: a hot path
+        raise InputError("counts", f"must be a {n_st} x M array of replica counts >= 0 (one row per stage), got "
+                                   f"shape {x.shape}" + ("" if x.ndim != 2 or x.shape[0] != n_st else
+                                                         f" with the entry {x.min():g}"), problem=PROBLEM)
     g = float(cluster.gpus_per_server)
     b_inter, b_intra = cluster.inter_bandwidth, cluster.intra_bandwidth
     k = job.replicas.astype(float)[:, None]

@@ -28,6 +28,7 @@ from typing import Generic, Hashable, Mapping, Sequence, TypeVar
 import numpy as np
 
 from optkit.errors import InputError
+from optkit.validation import checked_arguments, distinct_keys
 
 from .heavy_edge import heavy_edge_job
 from .model import Cluster, PipelineJob, alpha_from_counts, stage_counts
@@ -72,7 +73,7 @@ def _free_counts(free: Mapping[N, int]) -> tuple[list[N], np.ndarray]:
     """The nodes and their free GPUs, checked as the instance file's ``servers`` are."""
     if not isinstance(free, Mapping):
         raise InputError("free", f"must map node ids to free GPU counts, got {type(free).__name__}", problem=PROBLEM)
-    nodes = list(free)
+    nodes = distinct_keys(free, "free", problem=PROBLEM)
     counts = []
     for node in nodes:
         c = free[node]
@@ -82,6 +83,7 @@ def _free_counts(free: Mapping[N, int]) -> tuple[list[N], np.ndarray]:
     return nodes, np.asarray(counts, dtype=np.int64)
 
 
+@checked_arguments(PROBLEM)
 def choose_servers(free: Mapping[N, int], need: int, *, server_choice: str = "most-free") -> dict[N, int] | None:
     """The nodes a ``need``-GPU job takes and how many GPUs from each, or ``None`` if the free
     GPUs do not add up to ``need`` (module docstring: the two rules and their ties).
@@ -137,6 +139,7 @@ def choose_servers(free: Mapping[N, int], need: int, *, server_choice: str = "mo
     return taken
 
 
+@checked_arguments(PROBLEM)
 def place(job: PipelineJob, free: Mapping[N, int], *, cluster: Cluster | None = None,
           server_choice: str = "most-free", seed: int | None = None,
           single_gpu_weight: str = "unassigned", server_start: str = "heaviest-pair") -> JobPlacement[N]:
@@ -201,7 +204,15 @@ def place(job: PipelineJob, free: Mapping[N, int], *, cluster: Cluster | None = 
     if not isinstance(job, PipelineJob):
         raise InputError("job", f"must be a PipelineJob (PipelineJob.from_dict builds one), got {type(job).__name__}",
                          problem=PROBLEM)
+    if cluster is not None and not isinstance(cluster, Cluster):
+        raise InputError("cluster", f"must be a gpu-mapping Cluster or None, got {type(cluster).__name__}",
+                         problem=PROBLEM)
     need = job.n_replicas
+    if cluster is not None:  # a node cannot have more GPUs free than it has
+        for node, c in free.items() if isinstance(free, Mapping) else ():
+            if not isinstance(c, bool) and isinstance(c, (int, np.integer)) and c > cluster.gpus_per_server:
+                raise InputError(f"free[{node!r}]", f"must be <= the cluster's {cluster.gpus_per_server} GPUs per "
+                                                    f"server, got {c}", problem=PROBLEM)
     chosen = choose_servers(free, need, server_choice=server_choice)
     if chosen is None:
         have = sum(int(v) for v in free.values())

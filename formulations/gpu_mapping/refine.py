@@ -77,13 +77,15 @@ from typing import Any
 
 import numpy as np
 
+from optkit.errors import InputError
 from optkit.result import Result, Status
+from optkit.validation import check_seed, check_time_limit
 
 from .count_dp import DEFAULT_MAX_STATES, assignment_from_counts, optimal_alpha_counts
 from .stage_dp import DEFAULT_STAGE_NODES, MAX_STAGE_REPLICAS, stage_dfs_alpha
 from .heavy_edge import heavy_edge_job
 from .model import (
-    GpuMappingInstance, PipelineJob, alpha_from_counts, assignment_from_vertex_servers, cut_weight,
+    PROBLEM, GpuMappingInstance, PipelineJob, alpha_from_counts, assignment_from_vertex_servers, cut_weight,
     stage_times, vertex_servers,
 )
 
@@ -455,9 +457,11 @@ def refine_mapping(instance: GpuMappingInstance, *, objective: str = "cut", seed
     ([0, 0, 1, 1], True)
     """
     if objective not in OBJECTIVES:
-        raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
+        raise InputError("objective", f"must be one of {', '.join(OBJECTIVES)}, got {objective!r}", problem=PROBLEM)
+    time_limit = check_time_limit(time_limit, problem=PROBLEM)  # the checks of every entry (optkit.validation)
+    seed = check_seed(seed, problem=PROBLEM)
     t0 = time.perf_counter()
-    deadline = None if time_limit is None else t0 + float(time_limit)
+    deadline = None if time_limit is None else t0 + time_limit
     job, cluster = instance.job, instance.cluster
     k = len(instance.servers)
     start = heavy_edge_job(job, instance.servers, seed=seed)

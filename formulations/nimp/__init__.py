@@ -14,6 +14,7 @@ Solver-backed algorithms and the generator are imported lazily.
 from __future__ import annotations
 
 from optkit.formulation import Algorithm, Formulation, LazyMapping, lazy_run
+from optkit.solvers import SOLVER_LIBRARIES
 
 from .model import OBJECTIVES, PROBLEM, Job, Machine, NimpInstance, evaluate
 from .online import OnlineScheduler
@@ -33,9 +34,9 @@ _ALGORITHMS = [
               "fragmented (non-idle) machines first (Sec. V-A)", OBJECTIVES),
     Algorithm("tiresias", lazy_run(f"{__name__}.baselines", "run_tiresias"), "baseline",
               "consolidate if placement-sensitive, else reading tiresias_spread (Sec. V-A)", OBJECTIVES),
-    Algorithm("cpsat", lazy_run(f"{__name__}.exact", "run_cpsat"), "exact",
+    Algorithm("cpsat", lazy_run(f"{__name__}.exact", "run_cpsat", preload=SOLVER_LIBRARIES), "exact",
               "lexicographic optimum, weighted single solve, CP-SAT", OBJECTIVES),
-    Algorithm("highs", lazy_run(f"{__name__}.exact", "run_highs"), "exact",
+    Algorithm("highs", lazy_run(f"{__name__}.exact", "run_highs", preload=SOLVER_LIBRARIES), "exact",
               "lexicographic optimum, weighted single solve, MILP (Pyomo, HiGHS)", OBJECTIVES),
     Algorithm("brute-force", lazy_run(f"{__name__}.exact", "run_brute_force"), "exact",
               "exhaustive search, tiny instances only", OBJECTIVES),

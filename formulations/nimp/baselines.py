@@ -34,8 +34,10 @@ import numpy as np
 
 from optkit.errors import InputError
 from optkit.result import Result, Status
+from optkit.validation import checked_arguments
 
 from .model import NimpInstance, bandwidth_violations, is_placement_sensitive, solution_dict
+from .titan import check_machines
 
 __all__ = ["elasticflow", "hived", "tiresias", "run_elasticflow", "run_hived", "run_tiresias"]
 
@@ -69,6 +71,7 @@ def _best_fit(idle_gpus: Sequence[int], machines: Sequence[int], r: int, out: li
     return r
 
 
+@checked_arguments("nimp")
 def elasticflow(idle_gpus: Sequence[int], *, workers: int, gpus: Sequence[int] | None = None,
                 elasticflow_machines: str = "any") -> list[int] | None:
     """Elasticflow's best-fit consolidated placement (module docstring); ``None`` if the idle
@@ -104,11 +107,14 @@ def elasticflow(idle_gpus: Sequence[int], *, workers: int, gpus: Sequence[int] |
     True
     """
     if elasticflow_machines not in ("any", "idle-only"):
-        raise InputError("elasticflow_machines", f"must be any or idle-only, got {elasticflow_machines!r}")
+        raise InputError("elasticflow_machines", f"must be any or idle-only, got {elasticflow_machines!r}",
+                         problem="nimp")
+    idle_gpus = check_machines(gpus, idle_gpus, workers)[1].tolist()
     M = len(idle_gpus)
     if elasticflow_machines == "idle-only":
         if gpus is None:
-            raise InputError("gpus", "is required for elasticflow_machines='idle-only' (which machines are idle)")
+            raise InputError("gpus", "is required for elasticflow_machines='idle-only' (which machines are idle)",
+                             problem="nimp")
         R = np.asarray(idle_gpus, dtype=np.int64)
         idle = np.flatnonzero(R == np.asarray(gpus, dtype=np.int64))
         if int(R[idle].sum()) >= workers:
@@ -120,6 +126,7 @@ def elasticflow(idle_gpus: Sequence[int], *, workers: int, gpus: Sequence[int] |
     return out if r == 0 else None
 
 
+@checked_arguments("nimp")
 def hived(gpus: Sequence[int], idle_gpus: Sequence[int], *, workers: int) -> list[int] | None:
     """HiveD's fragments-first placement (module docstring): best fit over the non-idle machines
     (idle GPUs but not all of them), then over the idle ones for what is left.
@@ -146,7 +153,8 @@ def hived(gpus: Sequence[int], idle_gpus: Sequence[int], *, workers: int) -> lis
     >>> hived(gpus, idle, workers=4)
     [2, 2, 2, 2]
     """
-    R, K = np.asarray(idle_gpus, dtype=np.int64), np.asarray(gpus, dtype=np.int64)
+    K, R = check_machines(gpus, idle_gpus, workers)
+    idle_gpus = R.tolist()
     frag = np.flatnonzero((R > 0) & (R < K))
     idle = np.flatnonzero(R == K)
     out: list[int] = []
@@ -155,6 +163,7 @@ def hived(gpus: Sequence[int], idle_gpus: Sequence[int], *, workers: int) -> lis
     return out if r == 0 else None
 
 
+@checked_arguments("nimp")
 def tiresias(idle_gpus: Sequence[int], *, workers: int, placement_sensitive: bool,
              tiresias_spread: str = "emptiest") -> list[int] | None:
     """Tiresias: consolidate (fewest machines, most idle GPUs first) if ``placement_sensitive``;
@@ -187,7 +196,9 @@ def tiresias(idle_gpus: Sequence[int], *, workers: int, placement_sensitive: boo
     [0, 2, 1, 3]
     """
     if tiresias_spread not in ("emptiest", "first-fit", "best-fit"):
-        raise InputError("tiresias_spread", f"must be emptiest, first-fit or best-fit, got {tiresias_spread!r}")
+        raise InputError("tiresias_spread", f"must be emptiest, first-fit or best-fit, got {tiresias_spread!r}",
+                         problem="nimp")
+    idle_gpus = check_machines(None, idle_gpus, workers)[1].tolist()
     if sum(idle_gpus) < workers:
         return None
     M = len(idle_gpus)

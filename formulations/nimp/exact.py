@@ -59,6 +59,7 @@ from typing import Any
 import numpy as np
 
 from optkit.anytime import add_solver_points
+from optkit.deadline import bounded, check as check_deadline, checked, offer as offer_incumbent
 from optkit.errors import InputError
 from optkit.result import Result, Status
 
@@ -131,7 +132,7 @@ def _data(instance: NimpInstance) -> ModelData:
     d = ModelData(U, phases, cross_w, sum(cross_w.values()), unit)
     R = {s: instance.machines[s].idle_gpus for s in U}
     for t, (pairs, v, deg) in enumerate(phases):
-        for s, u in itertools.combinations(U, 2):
+        for s, u in checked(itertools.combinations(U, 2), "computing the pair limits", every=4096):
             lim = pair_limit(float(instance.capacity[s, u]), v)
             if lim < min(len(pairs), deg * min(R[s], R[u])):
                 d.cons.append((t, s, u, lim))
@@ -206,6 +207,7 @@ def _relaxation_infeasible(instance: NimpInstance) -> Result | None:
 
 
 # ============================================================================= CP-SAT
+@bounded
 def run_cpsat(instance: NimpInstance, *, objective: str = "lex", time_limit: float | None = None,
               seed: int | None = None, workers: int | None = None, symmetry: bool = True,
               hint: bool = True, log: bool = False, bound_shortcut: bool = True) -> Result:
@@ -257,12 +259,14 @@ def run_cpsat(instance: NimpInstance, *, objective: str = "lex", time_limit: flo
     d = _data(instance)
     N, U = instance.N, d.U
     R = {s: instance.machines[s].idle_gpus for s in U}
+    stage = "building the CP-SAT model"
     mdl = cp_model.CpModel()
-    x = {(n, s): mdl.NewBoolVar(f"x{n}_{s}") for n in range(N) for s in U}
+    x = {(n, s): mdl.NewBoolVar(f"x{n}_{s}") for n in checked(range(N), stage, every=1) for s in U}
     y = {s: mdl.NewBoolVar(f"y{s}") for s in U}
     for n in range(N):
         mdl.AddExactlyOne(x[n, s] for s in U)
     for s in U:
+        check_deadline(stage)
         load = sum(x[n, s] for n in range(N))
         mdl.Add(load <= R[s] * y[s])
         mdl.Add(load >= y[s])
@@ -277,6 +281,7 @@ def run_cpsat(instance: NimpInstance, *, objective: str = "lex", time_limit: flo
         return z[k]
 
     for t, s, u, lim in d.cons:
+        check_deadline(stage)
         pairs = d.phases[t][0]
         if lim == 0:
             for a, b in pairs:
@@ -308,6 +313,7 @@ def run_cpsat(instance: NimpInstance, *, objective: str = "lex", time_limit: flo
         L = min(N, 40)
         for cl in symmetry_classes(instance):
             for s, u in zip(cl, cl[1:]):
+                check_deadline(stage)
                 ks = sum(x[n, s] for n in range(N)) * (1 << L) + sum(x[n, s] * (1 << (L - 1 - n)) for n in range(L))
                 ku = sum(x[n, u] for n in range(N)) * (1 << L) + sum(x[n, u] * (1 << (L - 1 - n)) for n in range(L))
                 mdl.Add(ks >= ku)
@@ -318,6 +324,7 @@ def run_cpsat(instance: NimpInstance, *, objective: str = "lex", time_limit: flo
     hint_vals: dict[Any, int] | None = None
     h = _hint(instance) if hint else None
     if h is not None:
+        offer_incumbent(lambda message: _finish(Status.TIME_LIMIT, list(h), None, {"incumbent": "titan"}, message))
         if symmetry:
             h = _canonical(instance, h, min(N, 40))
         hint_vals = {x[n, s]: int(h[n] == s) for n in range(N) for s in U}
@@ -342,6 +349,7 @@ def run_cpsat(instance: NimpInstance, *, objective: str = "lex", time_limit: flo
 
 
 # ============================================================================= MILP
+@bounded
 def run_highs(instance: NimpInstance, *, objective: str = "lex", time_limit: float | None = None,
               seed: int | None = None, solver: str = "highs", symmetry: bool = True) -> Result:
     """Lexicographic optimum by the MILP (module docstring) with Pyomo + HiGHS (or ``solver``).
@@ -382,27 +390,37 @@ def run_highs(instance: NimpInstance, *, objective: str = "lex", time_limit: flo
     d = _data(instance)
     N, U = instance.N, d.U
     R = {s: instance.machines[s].idle_gpus for s in U}
+    stage = "building the MILP"
     mdl = pyo.ConcreteModel()
-    mdl.x = pyo.Var([(n, s) for n in range(N) for s in U], domain=pyo.Binary)
+    mdl.x = pyo.Var([(n, s) for n in checked(range(N), stage, every=1) for s in U], domain=pyo.Binary)
     mdl.y = pyo.Var(U, domain=pyo.Binary)
     mdl.cons = pyo.ConstraintList()
     x, y = mdl.x, mdl.y
     for n in range(N):
+        check_deadline(stage)
         mdl.cons.add(sum(x[n, s] for s in U) == 1)
     for s in U:
+        check_deadline(stage)
         load = sum(x[n, s] for n in range(N))
         mdl.cons.add(load <= R[s] * y[s])
         mdl.cons.add(load >= y[s])
     zkeys: set[tuple[int, int, int, int]] = set()
     for t, s, u, lim in d.cons:
+        check_deadline(stage)
         if lim > 0:
             for a, b in d.phases[t][0]:
                 zkeys.add((a, b, s, u))
                 zkeys.add((b, a, s, u))
-    mdl.z = pyo.Var(sorted(zkeys), bounds=(0, 1))
-    for a, b, s, u in sorted(zkeys):
+    zlist = sorted(zkeys)
+    mdl.Z = pyo.Set(dimen=4, ordered=True)
+    for at in range(0, len(zlist), 4096):  # the index in chunks, between checks of the deadline
+        check_deadline(stage)
+        mdl.Z.update(zlist[at:at + 4096])
+    mdl.z = pyo.Var(mdl.Z, bounds=(0, 1), dense=False)  # each variable made at its first use
+    for a, b, s, u in checked(zlist, stage):
         mdl.cons.add(mdl.z[a, b, s, u] >= x[a, s] + x[b, u] - 1)
     for t, s, u, lim in d.cons:
+        check_deadline(stage)
         pairs = d.phases[t][0]
         if lim == 0:
             for a, b in pairs:
@@ -432,6 +450,7 @@ def run_highs(instance: NimpInstance, *, objective: str = "lex", time_limit: flo
         L = min(N, 10)
         for cl in symmetry_classes(instance):
             for s, u in zip(cl, cl[1:]):
+                check_deadline(stage)
                 ks = sum(x[n, s] for n in range(N)) * (1 << L) + sum(x[n, s] * (1 << (L - 1 - n)) for n in range(L))
                 ku = sum(x[n, u] for n in range(N)) * (1 << L) + sum(x[n, u] * (1 << (L - 1 - n)) for n in range(L))
                 mdl.cons.add(ks >= ku)
@@ -508,7 +527,12 @@ def brute_force(instance: NimpInstance, *, objective: str = "lex") -> tuple[list
     best: list[Any] = [None, None]
     third = objective == "lex-cross"
 
+    calls = [0]
+
     def rec(n: int, n_idle: int, n_used: int) -> None:
+        calls[0] += 1
+        if calls[0] % 64 == 0:
+            check_deadline("enumerating placements")
         if best[1] is not None and not third and (n_idle, n_used) > best[1]:
             return
         if best[1] is not None and third and (n_idle, n_used) > best[1][:2]:
@@ -518,6 +542,7 @@ def brute_force(instance: NimpInstance, *, objective: str = "lex") -> tuple[list
             v = val[:2] if not third else val
             if best[1] is None or v < best[1]:
                 best[0], best[1] = list(m), v
+                offer_incumbent(lambda message, found=list(m): _finish(Status.TIME_LIMIT, found, None, {}, message))
             return
         tried_empty: set[tuple[int, bool]] = set()
         for s in U:
@@ -556,6 +581,7 @@ def brute_force(instance: NimpInstance, *, objective: str = "lex") -> tuple[list
     return best[0], tuple(best[1])
 
 
+@bounded(teardown=0.0)  # an enumeration: nothing built to free
 def run_brute_force(instance: NimpInstance, *, objective: str = "lex", time_limit: float | None = None,
                     seed: int | None = None) -> Result:
     """Algorithm-table entry ``brute-force`` (tiny instances only: <= 10 workers, <= 8 machines).

@@ -53,6 +53,7 @@ ddlwmp's; the cluster replay (:func:`.replay.replay`) drives the same policy ove
 
 from __future__ import annotations
 
+import inspect
 import math
 from typing import Any, Generic, Hashable, Mapping, Sequence, TypeVar
 
@@ -60,6 +61,7 @@ import numpy as np
 
 from optkit.errors import InputError
 from optkit.online import ClusterView, Decision, Job, ProtocolState, node_sizes
+from optkit.validation import check_keywords
 
 from .baselines import elasticflow, hived, tiresias
 from .model import Job as NimpJob, NimpInstance, Phase, halving_doubling_phases, is_placement_sensitive, ring_phases
@@ -560,10 +562,12 @@ class OnlineScheduler(Generic[N]):
         self.size = node_sizes(nodes, problem=PROBLEM)
         self.total_gpus = sum(self.size.values())
         self.largest = max(self.size.values())
+        taken = [p.name for p in inspect.signature(POLICIES[policy]).parameters.values() if p.kind is p.KEYWORD_ONLY]
+        check_keywords(readings, taken, f"the {policy} scheduler", problem=PROBLEM)
         try:
             self.policy = POLICIES[policy](**readings)
-        except TypeError as exc:
-            raise _fail("readings", f"{policy} does not take {sorted(readings)}: {exc}") from None
+        except InputError as exc:  # a reading's value
+            raise exc.with_problem(PROBLEM) from None
         self.policy.check_capacity = True
         self.name = policy
         self.state = ProtocolState(list(self.size), list(self.size.values()), slot=0.0, problem=PROBLEM)

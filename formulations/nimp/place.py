@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, Hashable, Mapping, TypeVar
 
 from optkit.errors import InputError
+from optkit.validation import checked_arguments, distinct_keys
 
 from .model import Job, Machine, NimpInstance, criteria
 from .titan import titan
@@ -99,6 +100,7 @@ def _rename(err: InputError, nodes: list[Any]) -> InputError:
     return InputError(f, err.message, problem=PROBLEM)
 
 
+@checked_arguments(PROBLEM)
 def place(job: Job, machines: Mapping[N, Machine], capacity: float | Mapping[tuple[N, N], float], *,
           titan_algorithm: str = "repaired", titan_step2: str = "fix-idle-count",
           titan_tie_break: str = "least-traffic", max_attempts: int | None = None) -> WorkerPlacement[N]:
@@ -162,7 +164,7 @@ def place(job: Job, machines: Mapping[N, Machine], capacity: float | Mapping[tup
     if not isinstance(machines, Mapping):
         raise InputError("machines", f"must map node ids to Machine(gpus, idle_gpus), got {type(machines).__name__}",
                          problem=PROBLEM)
-    nodes = list(machines)
+    nodes = distinct_keys(machines, "machines", problem=PROBLEM)
     rows = []
     for i, n in enumerate(nodes):
         m = machines[n]

@@ -100,6 +100,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from optkit.errors import InputError
+from optkit.validation import check_time_limit
 from optkit.online import ClusterView, Decision, Job as OnlineJob, OnlinePolicy, single_node_field
 from optkit.simulation import EventQueue, drive
 
@@ -328,10 +329,12 @@ def replay(jobs: Sequence[ReplayJob], policy: OnlinePolicy[int], *, topo: FatTre
     """Replay ``jobs`` (sorted by submit) under ``policy``, any :class:`optkit.online.OnlinePolicy`
     (module docstring); returns every job's start, end, placement and costs, and the metric time
     series."""
+    time_limit = check_time_limit(time_limit, problem="nimp")
     t0 = _time.perf_counter()
     for i, j in enumerate(jobs):
         if j.workers > topo.gpus:
-            raise InputError(f"jobs[{i}].workers", f"({j.workers}) exceeds the cluster's {topo.gpus} GPUs")
+            raise InputError(f"jobs[{i}].workers", f"({j.workers}) exceeds the cluster's {topo.gpus} GPUs",
+                             problem="nimp")
     state = ClusterState(topo, config)
     M, R, G = topo.machines, topo.racks, topo.gpus_per_machine
     rack = state.rack

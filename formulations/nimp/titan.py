@@ -155,6 +155,7 @@ import numpy as np
 
 from optkit.errors import InputError
 from optkit.result import Result, Status
+from optkit.validation import checked_arguments, integer
 
 from .model import REL_TOL, NimpInstance, Phase, solution_dict
 
@@ -463,11 +464,65 @@ def _as_capacity(capacity: Any) -> float | np.ndarray:
 
 def _check_readings(titan_algorithm: str, titan_step2: str, titan_tie_break: str) -> None:
     if titan_algorithm not in ("repaired", "pseudo-code", "pair-grouping"):
-        raise InputError("titan_algorithm", f"must be repaired, pseudo-code or pair-grouping, got {titan_algorithm!r}")
+        raise InputError("titan_algorithm", f"must be repaired, pseudo-code or pair-grouping, got {titan_algorithm!r}",
+                         problem="nimp")
     if titan_step2 not in ("fix-idle-count", "pool-prefix"):
-        raise InputError("titan_step2", f"must be fix-idle-count or pool-prefix, got {titan_step2!r}")
+        raise InputError("titan_step2", f"must be fix-idle-count or pool-prefix, got {titan_step2!r}", problem="nimp")
     if titan_tie_break not in ("least-traffic", "best-fit", "worst-fit"):
-        raise InputError("titan_tie_break", f"must be least-traffic, best-fit or worst-fit, got {titan_tie_break!r}")
+        raise InputError("titan_tie_break", f"must be least-traffic, best-fit or worst-fit, got {titan_tie_break!r}",
+                         problem="nimp")
+
+
+def check_max_attempts(max_attempts: Any) -> int | None:
+    """``max_attempts``: ``None`` (no cap) or an integer >= 1 (0 or a negative cap would stop
+    Titan before its first attempt, or never)."""
+    if max_attempts is None:
+        return None
+    try:
+        return integer(max_attempts, "max_attempts", low=1)
+    except InputError as err:
+        raise err.with_problem("nimp") from None
+
+
+def check_machines(gpus: Sequence[int] | None, idle_gpus: Sequence[int],
+                   workers: Any) -> tuple[np.ndarray | None, np.ndarray]:
+    """The machines and the job size of a placement function, checked as an instance file's
+    fields are (InputError naming the argument): R_s integers >= 0, one per machine, at least
+    one machine; K_s (when given) integers >= 1 with R_s <= K_s; N an integer >= 1. Returns
+    (K, R) as integer arrays (K ``None`` when not given)."""
+    def fail(field: str, message: str) -> InputError:
+        return InputError(field, message, problem="nimp")
+
+    arrays: list[np.ndarray | None] = []
+    for name, values in (("gpus", gpus), ("idle_gpus", idle_gpus)):
+        if values is None:
+            arrays.append(None)
+            continue
+        if isinstance(values, (str, bytes, Mapping)):
+            raise fail(name, f"must list a GPU count per machine, got {type(values).__name__}")
+        try:
+            a = np.asarray(values, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise fail(name, f"must list a GPU count (an integer) per machine, got {values!r}") from None
+        if a.ndim != 1 or a.size == 0:
+            raise fail(name, f"must list the GPUs of at least one machine, got {values!r}")
+        low = 1 if name == "gpus" else 0
+        bad = np.flatnonzero(~np.isfinite(a) | (a != np.round(a)) | (a < low))
+        if bad.size:
+            raise fail(f"{name}[{int(bad[0])}]", f"must be an integer >= {low}, got {a[bad[0]]:g}")
+        arrays.append(a)
+    Ka, Ra = arrays
+    assert Ra is not None
+    if Ka is not None:
+        if Ra.shape != Ka.shape:
+            raise fail("idle_gpus", f"must list one R_s per machine ({Ka.size}), got {Ra.size}")
+        over = np.flatnonzero(Ra > Ka)
+        if over.size:
+            s = int(over[0])
+            raise fail(f"idle_gpus[{s}]", f"must be <= gpus ({int(Ka[s])}), got {int(Ra[s])}")
+    if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
+        raise fail("workers", f"must be an integer >= 1, got {workers!r}")
+    return (None if Ka is None else Ka.astype(np.int64)), Ra.astype(np.int64)
 
 
 def _checked(gpus: Sequence[int], idle_gpus: Sequence[int], capacity: Any,
@@ -480,26 +535,14 @@ def _checked(gpus: Sequence[int], idle_gpus: Sequence[int], capacity: Any,
     def fail(field: str, message: str) -> InputError:
         return InputError(field, message, problem="nimp")
 
+    if gpus is None:
+        raise fail("gpus", "is required (K_s of each machine)")
+    Ka, Ra = check_machines(gpus, idle_gpus, workers)
+    assert Ka is not None
     try:
-        Ka = np.asarray(gpus, dtype=np.float64)
-        Ra = np.asarray(idle_gpus, dtype=np.float64)
         cap = _as_capacity(capacity)
     except (TypeError, ValueError):
-        raise fail("gpus", "gpus, idle_gpus and capacity must be numbers (capacity: one, or an M x M matrix)") from None
-    if Ka.ndim != 1 or Ka.size == 0:
-        raise fail("gpus", f"must list K_s of at least one machine, got {list(gpus)!r}")
-    if Ra.shape != Ka.shape:
-        raise fail("idle_gpus", f"must list one R_s per machine ({Ka.size}), got {Ra.size}")
-    for name, a, low in (("gpus", Ka, 1), ("idle_gpus", Ra, 0)):
-        bad = np.flatnonzero(~np.isfinite(a) | (a != np.round(a)) | (a < low))
-        if bad.size:
-            raise fail(f"{name}[{int(bad[0])}]", f"must be an integer >= {low}, got {a[bad[0]]:g}")
-    over = np.flatnonzero(Ra > Ka)
-    if over.size:
-        s = int(over[0])
-        raise fail(f"idle_gpus[{s}]", f"must be <= gpus ({int(Ka[s])}), got {int(Ra[s])}")
-    if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
-        raise fail("workers", f"must be an integer >= 1, got {workers!r}")
+        raise fail("capacity", f"must be a number or an M x M matrix of numbers, got {capacity!r}") from None
     M = Ka.size
     if isinstance(cap, np.ndarray):
         if cap.shape != (M, M):
@@ -513,7 +556,7 @@ def _checked(gpus: Sequence[int], idle_gpus: Sequence[int], capacity: Any,
                                    f"[{s}][{u}] = {cap[s, u]:g} and [{u}][{s}] = {cap[u, s]:g}")
     elif math.isnan(cap) or cap < 0:
         raise fail("capacity", f"must be a number >= 0 (bytes per phase), got {capacity!r}")
-    return Ra.astype(np.int64), Ka.astype(np.int64), cap
+    return Ra, Ka, cap
 
 
 def feasible_worker_set(s: int, available: Sequence[int], machine_of: Sequence[int], room: int,
@@ -692,6 +735,7 @@ def _one_worker(Ra: np.ndarray, Ka: np.ndarray, step2: str, tie_break: str) -> l
     return [int(idle[np.argmax(Ra[idle])])] if len(idle) else None
 
 
+@checked_arguments("nimp")
 def titan(gpus: Sequence[int], idle_gpus: Sequence[int], capacity: float | np.ndarray,
           phases: Sequence[Phase], *, workers: int, max_attempts: int | None = None,
           titan_step2: str = "fix-idle-count", titan_tie_break: str = "least-traffic",
@@ -770,6 +814,11 @@ def titan(gpus: Sequence[int], idle_gpus: Sequence[int], capacity: float | np.nd
     """
     _check_readings(titan_algorithm, titan_step2, titan_tie_break)
     Ra, Ka, cap = _checked(gpus, idle_gpus, capacity, workers)
+    max_attempts = check_max_attempts(max_attempts)
+    if isinstance(phases, (str, bytes)) or not all(isinstance(p, Phase) for p in phases):
+        raise InputError("phases", "must be the collective's phases (optkit.formulations.nimp.model.phases(job) "
+                                   "or ring_phases(workers, param_bytes)), got "
+                                   f"{[type(p).__name__ for p in phases][:3]}", problem="nimp")
     return place_unchecked(Ka, Ra, cap, phases, workers=workers, max_attempts=max_attempts, titan_step2=titan_step2,
                            titan_tie_break=titan_tie_break, titan_algorithm=titan_algorithm)
 

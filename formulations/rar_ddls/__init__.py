@@ -14,6 +14,7 @@ Solver-backed algorithms and the generator are imported lazily.
 from __future__ import annotations
 
 from optkit.formulation import Algorithm, Formulation, LazyMapping, lazy_run
+from optkit.solvers import SOLVER_LIBRARIES
 
 from .batch import BatchSchedule, JobSlots, schedule_batch
 from .model import OBJECTIVES, PROBLEM, Job, Network, RarInstance, evaluate
@@ -30,9 +31,9 @@ _ALGORITHMS = [
               "list scheduling, least accumulated time first (Sec. 7)", OBJECTIVES),
     Algorithm("rand", lazy_run(f"{__name__}.baselines", "run_rand"), "baseline",
               "seeded random servers and GPUs, limit T (Sec. 7)", OBJECTIVES, randomized=True),
-    Algorithm("cpsat", lazy_run(f"{__name__}.exact", "run_cpsat"), "exact",
+    Algorithm("cpsat", lazy_run(f"{__name__}.exact", "run_cpsat", preload=SOLVER_LIBRARIES), "exact",
               "time-indexed optimum with the contention model, CP-SAT", ("makespan",)),
-    Algorithm("highs", lazy_run(f"{__name__}.exact", "run_highs"), "exact",
+    Algorithm("highs", lazy_run(f"{__name__}.exact", "run_highs", preload=SOLVER_LIBRARIES), "exact",
               "time-indexed MILP with the contention model linearised (Pyomo, HiGHS)", ("makespan",)),
 ]
 

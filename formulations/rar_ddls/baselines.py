@@ -40,6 +40,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from optkit.result import Result
+from optkit.validation import check_seed, checked_arguments
 
 from .model import RarInstance
 from .plan import (Bisection, ClusterIndex, Estimates, NoPlanError, Plan, PickRule, PlanResult, as_instance,
@@ -74,6 +75,7 @@ def _bisected(instance: RarInstance | Mapping[str, Any], rule: PickRule, name: s
     return finish(instance, bis, what=name)
 
 
+@checked_arguments("rar-ddls")
 def ff(instance: RarInstance | Mapping[str, Any], *, u: float = DEFAULTS["u"], available: str = DEFAULTS["available"],
        theta_search: str = DEFAULTS["theta_search"], rho_hat: str = DEFAULTS["rho_hat"],
        deadline: float | None = None) -> tuple[np.ndarray, PlanResult]:
@@ -110,6 +112,7 @@ def ff(instance: RarInstance | Mapping[str, Any], *, u: float = DEFAULTS["u"], a
                      rho_hat=rho_hat, deadline=deadline)
 
 
+@checked_arguments("rar-ddls")
 def ls(instance: RarInstance | Mapping[str, Any], *, u: float = DEFAULTS["u"], available: str = DEFAULTS["available"],
        theta_search: str = DEFAULTS["theta_search"], rho_hat: str = DEFAULTS["rho_hat"],
        deadline: float | None = None) -> tuple[np.ndarray, PlanResult]:
@@ -145,6 +148,7 @@ def ls(instance: RarInstance | Mapping[str, Any], *, u: float = DEFAULTS["u"], a
                      rho_hat=rho_hat, deadline=deadline)
 
 
+@checked_arguments("rar-ddls")
 def rand(instance: RarInstance | Mapping[str, Any], *, u: float = DEFAULTS["u"], available: str = DEFAULTS["available"],
          rho_hat: str = DEFAULTS["rho_hat"], seed: int | np.random.Generator | None = None,
          deadline: float | None = None) -> tuple[np.ndarray, PlanResult]:
@@ -178,6 +182,7 @@ def rand(instance: RarInstance | Mapping[str, Any], *, u: float = DEFAULTS["u"],
     (True, [7, 16])
     """
     instance = as_instance(instance)
+    seed = check_seed(seed, problem="rar-ddls", generator=True)
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(0 if seed is None else seed)
     est = Estimates(instance, u=u, rho_hat=rho_hat)
     cap = theta_cap(est)

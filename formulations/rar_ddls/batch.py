@@ -39,7 +39,7 @@ from typing import Any, Generic, Hashable, Mapping, Sequence, TypeVar
 import numpy as np
 
 from optkit.errors import InputError
-from optkit.validation import integer, number
+from optkit.validation import check_time_limit, checked_arguments, distinct_keys, integer, number
 
 from .model import PROBLEM, Job, Network, RarInstance, cluster_fields, evaluate, schedule_dict
 from .plan import NoPlanError
@@ -168,6 +168,7 @@ def _busy_rows(busy_until: Mapping[tuple[N, int], int] | None, nodes: list[N],
     return rows
 
 
+@checked_arguments(PROBLEM)
 def schedule_batch(jobs: Sequence[Job | Mapping[str, Any]], servers: Mapping[N, int], network: Network, *,
                    busy_until: Mapping[tuple[N, int], int] | None = None, slot_seconds: float = 1.0,
                    horizon: int = 1200, time_limit: float | None = None, lam: float = 1.0,
@@ -259,6 +260,7 @@ def schedule_batch(jobs: Sequence[Job | Mapping[str, Any]], servers: Mapping[N, 
     {('n1', 0): 7, ('n1', 1): 7, ('n2', 0): 7, ('n2', 1): 7}
     """
     t0 = time.perf_counter()
+    time_limit = check_time_limit(time_limit, problem=PROBLEM)
     if not isinstance(servers, Mapping):
         raise InputError("servers", f"must map node ids to GPU counts, got {type(servers).__name__}",
                          problem=PROBLEM)
@@ -266,7 +268,7 @@ def schedule_batch(jobs: Sequence[Job | Mapping[str, Any]], servers: Mapping[N, 
         raise InputError("jobs", f"must be a list of jobs, got {type(jobs).__name__}", problem=PROBLEM)
     if not isinstance(network, Network):
         raise InputError("network", f"must be a rar-ddls Network, got {type(network).__name__}", problem=PROBLEM)
-    nodes = list(servers)
+    nodes = distinct_keys(servers, "servers", problem=PROBLEM)
     job_dicts: list[Any] = [j.to_dict() if isinstance(j, Job) else j for j in jobs]
     d: dict[str, Any] = {"problem": PROBLEM, "servers": [servers[n] for n in nodes], "network": network.to_dict(),
                          "slot_seconds": slot_seconds, "horizon": horizon, "jobs": job_dicts}

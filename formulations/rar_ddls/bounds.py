@@ -186,7 +186,7 @@ def theorem5(instance: RarInstance, *, u: float = 1.0) -> dict[str, Any]:
     (definitions in the module docstring), plus ``p_max``, ``proven`` (False when some GPU is
     busy: the paper's proof does not cover it) and, for an infinite ratio, ``reason``."""
     if isinstance(u, bool) or not isinstance(u, (int, float)) or not math.isfinite(u) or u < 1:
-        raise InputError("u", f"must be a finite number >= 1 (rho-hat <= u·rho), got {u!r}")
+        raise InputError("u", f"must be a finite number >= 1 (rho-hat <= u·rho), got {u!r}", problem="rar-ddls")
     jobs = instance.jobs
     n_g = max(job.gpus for job in jobs)
     caps = [contention_cap(instance, j) for j in range(len(jobs))]

@@ -149,6 +149,8 @@ from typing import Any, Iterator, Sequence
 import numpy as np
 
 from optkit.anytime import add_solver_points
+from optkit.deadline import (DeadlineReached, bounded, check as check_deadline, checked, current as current_deadline,
+                             offer as offer_incumbent, within)
 from optkit.errors import InputError
 from optkit.result import Result, Status, relative_gap
 from optkit.validation import trusted
@@ -213,7 +215,7 @@ def placement_options(instance: RarInstance, phi: list[dict[int, np.ndarray]] | 
     res = []
     for j, job in enumerate(instance.jobs):
         lst = []
-        for y in _vectors(job.gpus, instance.servers):
+        for y in checked(_vectors(job.gpus, instance.servers), "enumerating placement options"):
             n = sum(1 for v in y if v)
             r = int(phi[j][n][1])
             if r >= 1:
@@ -324,9 +326,34 @@ def _sub_instance(instance: RarInstance, jobs: Sequence[int]) -> RarInstance:
                            tuple(instance.jobs[k] for k in jobs), instance.busy_until)
 
 
-def heuristic_incumbent(instance: RarInstance) -> tuple[list[int], np.ndarray, int, str] | None:
+def heuristic_incumbent(instance: RarInstance, *, until: float | None = None
+                        ) -> tuple[list[int], np.ndarray, int, str] | None:
     """The best schedule of SJF-BCO (default readings and the accumulated/least-loaded ones), LS
-    and FF, as (starts, placements, makespan slots, which), or None if none found one."""
+    and FF, as (starts, placements, makespan slots, which), or None if none found one.
+
+    ``until`` (a ``time.perf_counter()`` reading; the exact models pass the end of the share of
+    their time limit the warm start may use) stops the heuristics there, and the enclosing
+    exact solve's deadline (:mod:`optkit.deadline`) stops them too: the best schedule the
+    finished ones found is returned, and the solve goes on to its greedy schedule, which its
+    own checks bound."""
+    if until is None:
+        return _heuristic_incumbent(instance)
+    left = until - time.perf_counter()
+    if left <= 0:
+        return None
+    found: list[tuple[list[int], np.ndarray, int, str]] = []
+    try:
+        with within(left):
+            _heuristic_incumbent(instance, found)
+    except DeadlineReached:  # the warm start's share (or the solve's time) is up: what was found stands
+        pass
+    return found[-1] if found else None
+
+
+def _heuristic_incumbent(instance: RarInstance, found: list[tuple[list[int], np.ndarray, int, str]] | None = None
+                         ) -> tuple[list[int], np.ndarray, int, str] | None:
+    """:func:`heuristic_incumbent`'s runs; each better schedule is appended to ``found`` as it
+    is found (a run cut by a deadline leaves the ones before it)."""
     from .baselines import ff, ls
     from .plan import NoPlanError
     from .sjf_bco import sjf_bco
@@ -337,6 +364,7 @@ def heuristic_incumbent(instance: RarInstance) -> tuple[list[int], np.ndarray, i
             "ls": lambda: ls(instance), "ff": lambda: ff(instance)}
     best = None
     for name, run in runs.items():
+        check_deadline("running the heuristics for a warm start")  # an exact solve's deadline
         try:
             y, res = run()
         except NoPlanError:
@@ -346,6 +374,8 @@ def heuristic_incumbent(instance: RarInstance) -> tuple[list[int], np.ndarray, i
         got = _sim(instance, y, [int(v) for v in res.outcome.start])
         if got is not None and (best is None or got[0] < best[2]):
             best = ([int(v) for v in res.outcome.start], y.copy(), got[0], name)
+            if found is not None:
+                found.append(best)
     return best
 
 
@@ -475,7 +505,7 @@ def _prepare(instance: RarInstance, objective: str, tighten: bool,
     greedy = greedy_schedule(instance, opts, deadline=deadline)
     info: dict[str, Any] = {"upper_bound_greedy_slots": greedy[2], "options": sum(len(lst) for lst in opts)}
     if tighten:
-        heur = heuristic_incumbent(instance) if heur is False else heur
+        heur = heuristic_incumbent(instance, until=deadline) if heur is False else heur
         if heur is not None and heur is not False:
             info["upper_bound_heuristic_slots"] = heur[2]
             info["upper_bound_heuristic"] = heur[3]
@@ -488,6 +518,20 @@ def _prepare(instance: RarInstance, objective: str, tighten: bool,
     return instance.slot_seconds, len(instance.jobs), len(instance.servers), phi, opts, greedy, H, rmin, info
 
 
+def _offer_greedy(instance: RarInstance, greedy: tuple[Any, np.ndarray, int], bound: float | None,
+                  info: dict[str, Any]) -> None:
+    """A run cut by its time limit from now on returns the greedy schedule when it fits the
+    horizon, and ``bound`` (the proven lower bound when ``None``) (:mod:`optkit.deadline`)."""
+    from .bounds import lower_bound
+
+    g_starts, g_y, ub = greedy
+    if ub <= instance.horizon:
+        offer_incumbent(lambda message: _finish(
+            instance, Status.TIME_LIMIT, g_y, list(g_starts), lower_bound(instance, "makespan") if bound is None else bound,
+            info | {"incumbent": "greedy warm start"}, message))
+
+
+@bounded
 def run_cpsat(instance: RarInstance, *, objective: str = "makespan", time_limit: float | None = None,
               seed: int | None = None, workers: int | None = None, log: bool = False,
               symmetry: bool = True, tighten: bool = True, shortcut: bool = True) -> Result:
@@ -534,7 +578,7 @@ def run_cpsat(instance: RarInstance, *, objective: str = "makespan", time_limit:
     _check_objective(objective)
     slot = instance.slot_seconds
     lb = int(round(lower_bound(instance, "makespan") / slot))
-    heur = heuristic_incumbent(instance) if tighten else None
+    heur = heuristic_incumbent(instance, until=_precompute_deadline(t0, time_limit)) if tighten else None
     if shortcut and heur is not None and heur[2] <= min(lb, instance.horizon):
         starts0, y0 = canonical_schedule(instance, heur[0], heur[1])
         info0 = {"lower_bound_slots": lb, "upper_bound_heuristic_slots": heur[2], "upper_bound_heuristic": heur[3],
@@ -545,6 +589,8 @@ def run_cpsat(instance: RarInstance, *, objective: str = "makespan", time_limit:
     slot, J, S, phi, opts, (g_starts, g_y, ub), H, rmin, info = _prepare(instance, objective, tighten, heur,
                                                                          deadline=_precompute_deadline(t0, time_limit))
     info["lower_bound_slots"] = lb
+    _offer_greedy(instance, (g_starts, g_y, ub), lb * slot, info)
+    stage = "building the CP-SAT model"
     if lb > H or any(r > H for r in rmin):
         info["build_and_solve_s"] = time.perf_counter() - t0
         return _finish(instance, Status.INFEASIBLE, None, None, None, info,
@@ -570,6 +616,7 @@ def run_cpsat(instance: RarInstance, *, objective: str = "makespan", time_limit:
     size = [m.NewIntVar(rmin[j], H, f"D{j}") for j in range(J)]
     a = [[None] * H for _ in range(J)]
     for j in range(J):
+        check_deadline(stage)
         m.Add(size[j] == Ev[j] - Sv[j])
         m.Add(size[j] >= sum(o.solo * lit for o, lit in zip(opts[j], z[j])))
         b = [m.NewBoolVar(f"b{j}_{t}") for t in range(H)]
@@ -603,6 +650,7 @@ def run_cpsat(instance: RarInstance, *, objective: str = "makespan", time_limit:
     c = [[None] * H for _ in range(S)]
     w: dict[tuple[int, int, int], Any] = {}
     for s in range(S):
+        check_deadline(stage)
         for t in range(H):
             terms = []
             for j in range(J):
@@ -619,6 +667,7 @@ def run_cpsat(instance: RarInstance, *, objective: str = "makespan", time_limit:
 
     # progress: g <= phi_j[n_j][p_j[t]], sum g >= F_j
     for j, job in enumerate(instance.jobs):
+        check_deadline(stage)
         phimax = max(int(phi[j][o.n][1]) for o in opts[j])
         split_servers = [s for s in range(S) if u[j][s] is not None]
         ns = sorted({o.n for o in opts[j]})
@@ -697,6 +746,7 @@ def run_cpsat(instance: RarInstance, *, objective: str = "makespan", time_limit:
     hint: dict[Any, int] = {}
     g_out = simulate(instance, g_y, starts=g_starts)
     if int(g_out.completion.max()) <= H:
+        check_deadline(stage)
         hint = _full_hint(instance, opts, phi, P, g_y, list(g_starts), g_out, H, Sv, Ev, size, z, bvar, fvar, a, u, w,
                           c, aux, Z)
     out = solve_cp_model(m, time_limit=_time_left(t0, time_limit), workers=workers, seed=seed, hint=hint, log=log)
@@ -773,6 +823,7 @@ def _full_hint(instance: RarInstance, opts: list[list[Option]], phi: list[dict[i
 
 
 # ============================================================================= MILP
+@bounded
 def run_highs(instance: RarInstance, *, objective: str = "makespan", time_limit: float | None = None,
               seed: int | None = None, workers: int | None = None, solver: str = "highs",
               symmetry: bool = True, tighten: bool = True) -> Result:
@@ -812,6 +863,7 @@ def run_highs(instance: RarInstance, *, objective: str = "makespan", time_limit:
     except _OutOfTime as out:
         out.info["build_and_solve_s"] = time.perf_counter() - t0
         out.info["stopped"] = "time limit reached while building the MILP"
+        out.info["cut_while"] = "building the MILP"
         starts, y, _ub = out.greedy
         from .bounds import lower_bound
 
@@ -830,6 +882,7 @@ def _run_highs(instance: RarInstance, *, objective: str = "makespan", time_limit
     t0 = time.perf_counter()
     slot, J, S, phi, opts, (g_starts, g_y, ub), H, rmin, info = _prepare(
         instance, objective, tighten, deadline=_precompute_deadline(t0, time_limit))
+    _offer_greedy(instance, (g_starts, g_y, ub), None, info)  # cut later (translating, solving): the same answer
     if any(r > H for r in rmin):
         info["build_and_solve_s"] = time.perf_counter() - t0
         return _finish(instance, Status.INFEASIBLE, None, None, None, info,
@@ -840,7 +893,8 @@ def _run_highs(instance: RarInstance, *, objective: str = "makespan", time_limit
 
     def tick() -> None:
         """Building the time-indexed model grows with J x H^2 terms: stop at the time limit."""
-        if deadline is not None and time.perf_counter() > deadline:
+        here = current_deadline()  # the call's deadline (optkit.deadline): the same instant, its clock
+        if (deadline is not None and time.perf_counter() > deadline) or (here is not None and here.expired()):
             raise _OutOfTime((g_starts, g_y, ub), info)
 
     m = pyo.ConcreteModel()

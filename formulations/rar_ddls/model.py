@@ -372,11 +372,21 @@ def simulate(instance: RarInstance, y: np.ndarray, *, starts: Sequence[int] | No
     (:func:`evaluate` does).
     """
     if (starts is None) == (predecessors is None):
-        raise ValueError("give exactly one of starts and predecessors")
+        raise InputError("starts", "give exactly one of starts and predecessors", problem=PROBLEM)
     if release is not None and starts is not None:
-        raise ValueError("release goes with predecessors (given starts are the schedule)")
+        raise InputError("release", "goes with predecessors (given starts are the schedule)", problem=PROBLEM)
     n = len(instance.jobs)
-    y = np.asarray(y, dtype=np.int64)
+    try:
+        y = np.asarray(y, dtype=np.int64)
+    except (TypeError, ValueError):
+        raise InputError("y", f"must be a jobs x servers array of GPU counts, got {type(y).__name__}",
+                         problem=PROBLEM) from None
+    if y.shape != (n, len(instance.servers)):
+        raise InputError("y", f"must be a jobs x servers array ({n} x {len(instance.servers)}), got shape "
+                              f"{y.shape}", problem=PROBLEM)
+    for name, seq in (("starts", starts), ("predecessors", predecessors), ("release", release)):
+        if seq is not None and len(seq) != n:
+            raise InputError(name, f"must give one entry per job ({n}), got {len(seq)}", problem=PROBLEM)
     used = y > 0
     nsrv = used.sum(axis=1)
     split = nsrv > 1

@@ -97,6 +97,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 import numpy as np
 
+from optkit.deadline import check as check_deadline
 from optkit.errors import InputError
 
 if TYPE_CHECKING:
@@ -184,7 +185,7 @@ class Estimates:
     def __init__(self, instance: RarInstance, *, u: float = DEFAULTS["u"],
                  rho_hat: str = DEFAULTS["rho_hat"]) -> None:
         if isinstance(u, bool) or not isinstance(u, (int, float)) or not math.isfinite(u) or u < 1:
-            raise InputError("u", f"must be a number >= 1 (the paper's u >= 1, eq. 15), got {u!r}")
+            raise InputError("u", f"must be a number >= 1 (the paper's u >= 1, eq. 15), got {u!r}", problem=PROBLEM)
         self.rho_hat = check_choice("rho_hat", rho_hat, RHO_HAT)
         self.instance = instance
         self.u = float(u)
@@ -507,6 +508,7 @@ def bisect_theta(horizon: int, trial: Trial, *, deadline: float | None = None,
     best: Bisection = Bisection(None, None, None, 0, 0, False, int(horizon))
     left, right = 1, int(horizon)
     while left <= right:
+        check_deadline("searching theta")  # inside an exact solve: its warm start (optkit.deadline)
         theta = (left + right) // 2
         best.steps += 1
         got = trial(theta, int(horizon))

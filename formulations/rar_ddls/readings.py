@@ -166,5 +166,5 @@ def check_choice(name: str, value: Any, options: tuple[str, ...]) -> str:
     from optkit.errors import InputError
 
     if not isinstance(value, str) or value not in options:
-        raise InputError(name, f"must be one of {', '.join(options)}; got {value!r}")
+        raise InputError(name, f"must be one of {', '.join(options)}; got {value!r}", problem="rar-ddls")
     return value

@@ -74,6 +74,7 @@ import numpy as np
 
 from optkit.errors import InputError
 from optkit.result import Result
+from optkit.validation import checked_arguments
 
 from .model import RarInstance
 from .plan import (ClusterIndex, Estimates, Plan, PlanResult, PickRule, as_instance, build_plan, finish,
@@ -86,7 +87,7 @@ __all__ = ["sjf_bco", "sjf_bco_order", "kappa_classes", "kappa_plans", "plan_the
 
 def _check_lam(lam: Any) -> float:
     if isinstance(lam, bool) or not isinstance(lam, (int, float)) or not math.isfinite(lam) or lam < 1:
-        raise InputError("lam", f"must be a number >= 1 (lambda_j >= 1, Alg. 3), got {lam!r}")
+        raise InputError("lam", f"must be a number >= 1 (lambda_j >= 1, Alg. 3), got {lam!r}", problem="rar-ddls")
     return float(lam)
 
 
@@ -158,6 +159,7 @@ def kappa_plans(est: Estimates, cluster: ClusterIndex, order: list[int], theta: 
         yield k, plan if ok else None
 
 
+@checked_arguments("rar-ddls")
 def sjf_bco(instance: RarInstance | Mapping[str, Any], *, lam: float = 1.0, u: float = DEFAULTS["u"],
             kappa: int | None = None, available: str = DEFAULTS["available"],
             kappa_select: str = DEFAULTS["kappa_select"], theta_search: str = DEFAULTS["theta_search"],
@@ -211,7 +213,8 @@ def sjf_bco(instance: RarInstance | Mapping[str, Any], *, lam: float = 1.0, u: f
         kappas = kappa_classes(instance)
         shown = _last_of_class(kappas, n_g) if kappa_tie == "last" else {k: k for k in kappas}
     elif isinstance(kappa, bool) or not isinstance(kappa, (int, np.integer)) or kappa < 1:
-        raise InputError("kappa", f"must be an integer >= 1 or None (loop 1..max G_j), got {kappa!r}")
+        raise InputError("kappa", f"must be an integer >= 1 or None (loop 1..max G_j), got {kappa!r}",
+                         problem="rar-ddls")
     else:
         kappas = [int(kappa)]
         shown = {int(kappa): int(kappa)}

@@ -17,6 +17,7 @@ from optkit import registry
 from optkit.cli_args import time_limit_arg
 from optkit.errors import InputError
 from optkit.instances import instance_files, read_json
+from optkit.validation import check_seeds
 
 __all__ = [
     "DEFAULT_DB", "DEFAULT_TIME_LIMIT", "add_compare_parser", "add_report_parser", "add_reproduce_parser",
@@ -101,9 +102,7 @@ def parse_seeds(text: str) -> list[int]:
                 seeds.append(int(part))
         except ValueError:
             raise InputError("--seeds", f"must be integers like 0,1,2 or a range like 0-9, got {text!r}") from None
-    if not seeds or any(s < 0 for s in seeds):
-        raise InputError("--seeds", f"must list integers >= 0, got {text!r}")
-    return list(dict.fromkeys(seeds))
+    return check_seeds(seeds, "--seeds")  # each as every seed is checked (optkit.validation)
 
 
 def collect_instances(paths: Sequence[str], problem: str | None = None) -> tuple[str | None, list[tuple[str, dict[str, Any]]]]:

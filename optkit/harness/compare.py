@@ -26,6 +26,7 @@ from optkit.harness.store import ResultStore
 from optkit.harness.tasks import Task, build_tasks
 from optkit.harness.gaps import BOUND_ABS_TOL, BOUND_REL_TOL, BoundConflict, annotate_gaps, best_bounds
 from optkit.solve import check_algorithm
+from optkit.validation import check_seeds, check_time_limit, checked_arguments
 
 if TYPE_CHECKING:
     from optkit.report import Report
@@ -120,18 +121,23 @@ def plan(
     ``sweep`` maps a parameter name to the values to run (``{"tie_break": ["best-fit",
     "worst-fit"]}``); several keys run their cross product (:func:`check_sweep`)."""
     formulation = registry.get(problem)
-    if time_limit is None:
-        raise InputError("time_limit", "is required: the harness always enforces a hard limit")
-    valid = validate_instances(formulation, instances)
-    algos = resolve_algorithms(formulation, algorithms)
-    objs = resolve_objectives(formulation, objectives)
-    for a in algos:  # the engine's own checks (unsupported pairs are skipped by build_tasks)
-        for o in objs:
-            if o in formulation.algorithms[a].objectives:
-                check_algorithm(formulation, a, o)
-    settings = check_sweep(formulation, algos, sweep)
-    return build_tasks(formulation, valid, algos, objs, seeds, time_limit, params=params, source=source,
-                       sweep=settings)
+    try:
+        limit = check_time_limit(time_limit)
+        if limit is None:
+            raise InputError("time_limit", "is required: the harness always enforces a hard limit")
+        seed_list = check_seeds(seeds, allow_none=True)
+        valid = validate_instances(formulation, instances)
+        algos = resolve_algorithms(formulation, algorithms)
+        objs = resolve_objectives(formulation, objectives)
+        for a in algos:  # the engine's own checks (unsupported pairs are skipped by build_tasks)
+            for o in objs:
+                if o in formulation.algorithms[a].objectives:
+                    check_algorithm(formulation, a, o)
+        settings = check_sweep(formulation, algos, sweep)
+        return build_tasks(formulation, valid, algos, objs, seed_list, limit, params=params, source=source,
+                           sweep=settings)
+    except InputError as exc:  # every message names the problem, as solve's do
+        raise exc.with_problem(formulation.name) from None
 
 
 def check_sweep(formulation: Formulation, algorithms: Sequence[str],
@@ -172,6 +178,7 @@ def _progress(total: int, enabled: bool, desc: str) -> Any:
     return tqdm(total=total, desc=desc, unit="run", disable=disable, dynamic_ncols=True, leave=True)
 
 
+@checked_arguments()
 def compare(
     problem: str,
     instances: Sequence[tuple[str, Mapping[str, Any]]],
@@ -203,9 +210,11 @@ def compare(
     objectives
         Names, ``"all"`` or ``None`` (the formulation's default objective).
     seeds
-        Seeds of randomized algorithms (deterministic ones run with the first seed only).
+        Seeds of randomized algorithms (deterministic ones run with the first seed only), each
+        an integer >= 0 (:func:`optkit.validation.check_seeds`).
     time_limit
-        Seconds each run is given; the worker kills it at ``1.2 *`` that plus a grace.
+        Seconds each run is given, a finite number > 0 (:func:`optkit.validation.check_time_limit`,
+        the CLI's check); the worker kills it at ``1.2 *`` that plus a grace.
     db
         SQLite path or an open :class:`ResultStore`.
     executor

@@ -25,6 +25,8 @@ import sys
 import threading
 from typing import Any
 
+from optkit.solvers import SOLVER_LIBRARIES
+
 __all__ = [
     "HARD_LIMIT_FACTOR", "DEFAULT_GRACE_S", "DEFAULT_SOLVER_PRELOAD", "hard_limit", "preload_modules",
     "default_start_method", "start_context", "set_parent_death_signal", "detach_group", "watch_parent",
@@ -35,7 +37,7 @@ HARD_LIMIT_FACTOR = 1.2
 """The child is killed after ``time_limit * HARD_LIMIT_FACTOR + grace_s`` seconds."""
 DEFAULT_GRACE_S = 3.0
 """Seconds of start-up grace added to the hard limit (imports a preload did not cover)."""
-DEFAULT_SOLVER_PRELOAD = ("ortools.sat.python.cp_model", "pyomo.environ")
+DEFAULT_SOLVER_PRELOAD = SOLVER_LIBRARIES
 """Solver libraries the forkserver imports once (override with ``OPTKIT_HARNESS_PRELOAD``,
 a comma-separated list of module names; empty preloads none)."""
 

@@ -17,13 +17,13 @@ the same workers, time limits and store as ``compare``.
 from __future__ import annotations
 
 import hashlib
-import math
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
 from optkit.errors import InputError
 from optkit.formulation import Formulation
 from optkit.instances import canonical_json, instance_hash
+from optkit.validation import check_seeds, check_time_limit
 
 __all__ = ["Task", "task_key", "build_tasks"]
 
@@ -149,28 +149,6 @@ class Task:
         )
 
 
-def _check_time_limit(time_limit: float | None) -> float | None:
-    if time_limit is None:
-        return None
-    if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)):
-        raise InputError("time_limit", f"must be a number of seconds, got {time_limit!r}")
-    if not math.isfinite(time_limit) or time_limit <= 0:
-        raise InputError("time_limit", f"must be a finite number of seconds > 0, got {time_limit!r}")
-    return float(time_limit)
-
-
-def _check_seeds(seeds: Iterable[int | None]) -> list[int | None]:
-    out: list[int | None] = []
-    for s in seeds:
-        if s is not None and (isinstance(s, bool) or not isinstance(s, int) or s < 0):
-            raise InputError("seeds", f"must be integers >= 0, got {s!r}")
-        if s not in out:
-            out.append(s)
-    if not out:
-        raise InputError("seeds", "must list at least one seed")
-    return out
-
-
 def build_tasks(
     formulation: Formulation,
     instances: Sequence[tuple[str, dict[str, Any]]],
@@ -201,17 +179,19 @@ def build_tasks(
 
     The caller validates the instances (see :func:`optkit.harness.compare.validate_instances`).
     """
-    time_limit = _check_time_limit(time_limit)
-    seed_list = _check_seeds(seeds)
+    time_limit = check_time_limit(time_limit, problem=formulation.name)
+    seed_list = check_seeds(seeds, problem=formulation.name, allow_none=True)
     params = params or {}
     for name in params:
         if name not in algorithms:
-            raise InputError("params", f"names algorithm {name!r}, which is not in this sweep")
+            raise InputError("params", f"names algorithm {name!r}, which is not in this sweep",
+                             problem=formulation.name)
     pairs: list[tuple[str, str]] = []
     for algo_name in algorithms:
         if algo_name not in formulation.algorithms:
             known = ", ".join(formulation.algorithms)
-            raise InputError("algorithms", f"{algo_name!r} is unknown for {formulation.name} (known: {known})")
+            raise InputError("algorithms", f"{algo_name!r} is unknown for {formulation.name} (known: {known})",
+                             problem=formulation.name)
         algo = formulation.algorithms[algo_name]
         supported = [o for o in objectives if o in algo.objectives]
         if not supported:

@@ -17,7 +17,23 @@ from typing import Any
 
 from optkit.result import Status
 
-__all__ = ["SolverOutcome"]
+__all__ = ["SOLVER_LIBRARIES", "SolverOutcome", "preload_libraries"]
+
+SOLVER_LIBRARIES = ("ortools.sat.python.cp_model", "pyomo.environ")
+"""The solver libraries the exact algorithms import (CP-SAT; Pyomo for the MILPs)."""
+
+
+def preload_libraries() -> None:
+    """Import :data:`SOLVER_LIBRARIES` (those installed) now, once per process: what
+    :func:`optkit.solve.solve` does before an exact algorithm's clock starts, so its time limit
+    is spent on the solve, not on a second of imports."""
+    import importlib
+
+    for name in SOLVER_LIBRARIES:
+        try:
+            importlib.import_module(name)
+        except ImportError:  # an optional solver that is not installed: its algorithms say so
+            pass
 
 
 @dataclass

@@ -29,9 +29,11 @@ import os
 import time
 from typing import Any, Mapping
 
+from optkit.deadline import solver_limit
 from optkit.errors import InputError
 from optkit.result import Status
 from optkit.solvers import SolverOutcome
+from optkit.validation import check_time_limit, integer
 
 __all__ = ["solve_cp_model", "default_workers", "WORK_LIMITS"]
 
@@ -65,7 +67,8 @@ def solve_cp_model(
     Parameters
     ----------
     time_limit
-        Wall-clock seconds (``max_time_in_seconds``); ``None`` for no limit.
+        Wall-clock seconds (``max_time_in_seconds``); ``None`` for no limit. Inside an exact
+        solve with a deadline (:mod:`optkit.deadline`) CP-SAT gets at most what is left.
     workers
         ``num_workers``; default :func:`default_workers`.
     seed
@@ -84,10 +87,9 @@ def solve_cp_model(
     """
     from ortools.sat.python import cp_model
 
-    if time_limit is not None and not time_limit > 0:
-        raise InputError("time_limit", f"must be > 0 seconds, got {time_limit!r}")
-    if workers is not None and workers < 1:
-        raise InputError("workers", f"must be >= 1, got {workers!r}")
+    time_limit = solver_limit(check_time_limit(time_limit))
+    if workers is not None:
+        workers = integer(workers, "workers", low=1)
     if hint:
         for var, value in hint.items():
             model.AddHint(var, int(value))

@@ -53,16 +53,32 @@ and bound.
 
 from __future__ import annotations
 
+import logging
 import math
 import os
+import sys
 import time
 from typing import Any, Mapping
 
+from optkit import deadline
+from optkit.deadline import DeadlineReached, solver_limit
 from optkit.errors import InputError
 from optkit.result import Status
 from optkit.solvers import SolverOutcome
+from optkit.validation import check_time_limit
 
 __all__ = ["solve_pyomo_model", "solver_available", "WORK_LIMITS"]
+
+class _NotWhileCut(logging.Filter):
+    """Drop Pyomo's "Rule failed when generating expression" error when the rule stopped at the
+    call's deadline (:class:`~optkit.deadline.DeadlineReached`, not a failure): the exact solve
+    reports it as its ``time_limit`` result."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not isinstance(sys.exc_info()[1], DeadlineReached)
+
+
+logging.getLogger("pyomo.core").addFilter(_NotWhileCut())
 
 WORK_LIMITS: dict[str, Any] = {}
 """Solver options applied to every solve after all others (module docstring); a test hook."""
@@ -117,7 +133,9 @@ def solve_pyomo_model(
     solver
         Pyomo solver name (default ``highs``).
     time_limit
-        Wall-clock seconds; ``None`` for no limit.
+        Wall-clock seconds; ``None`` for no limit. Inside an exact solve with a deadline
+        (:mod:`optkit.deadline`) the solver gets at most what is left of it, and the model's
+        translation to HiGHS stops at it.
     seed
         The solver's random seed (HiGHS ``random_seed``), where the adapter knows its name.
     mip_rel_gap
@@ -135,8 +153,7 @@ def solve_pyomo_model(
         When ``has_solution`` the incumbent is loaded into the model's variables. ``raw`` is
         Pyomo's results object.
     """
-    if time_limit is not None and not time_limit > 0:
-        raise InputError("time_limit", f"must be > 0 seconds, got {time_limit!r}")
+    time_limit = check_time_limit(time_limit)
     if not mip_rel_gap >= 0:
         raise InputError("mip_rel_gap", f"must be >= 0, got {mip_rel_gap!r}")
     try:
@@ -170,14 +187,15 @@ def solve_pyomo_model(
     opts.update(WORK_LIMITS)
 
     kwargs: dict[str, Any] = {"load_solutions": False}
-    if time_limit is not None:
-        kwargs["timelimit"] = float(time_limit)
     if opts:
         kwargs["options"] = opts
 
     trajectory: list[tuple[float, float | None, float | None]] = []
     if solver in ("highs", "appsi_highs"):
         _subscribe_highs(opt, model, trajectory)
+    time_limit = solver_limit(time_limit)  # what the translation left of the call's deadline
+    if time_limit is not None:
+        kwargs["timelimit"] = float(time_limit)
 
     start = time.perf_counter()
     results = opt.solve(model, **kwargs)
@@ -213,11 +231,52 @@ def solve_pyomo_model(
     )
 
 
+TRANSLATION_CHUNK = 2000
+"""Constraints translated to HiGHS between two checks of the call's deadline (module docstring)."""
+
+
+def _set_instance(opt: Any, model: Any) -> None:
+    """``opt.set_instance(model)``; inside an exact solve with a deadline
+    (:mod:`optkit.deadline`) the constraints are handed over :data:`TRANSLATION_CHUNK` at a time
+    through the persistent interface's ``add_constraints`` (in the model's order, so HiGHS sees
+    the same rows and columns in the same order), then the objective, with a deadline check
+    between chunks: a model too large to translate in the time left stops there. The model is
+    left as it was (the same components active) either way."""
+    import pyomo.environ as pyo
+
+    add, set_objective = getattr(opt, "add_constraints", None), getattr(opt, "set_objective", None)
+    cons = list(model.component_data_objects(pyo.Constraint, active=True, descend_into=True))
+    objs = list(model.component_data_objects(pyo.Objective, active=True, descend_into=True))
+    d = deadline.current()
+    if (d is None or d.end is None or not callable(add) or not callable(set_objective) or len(objs) != 1
+            or len(cons) <= TRANSLATION_CHUNK):
+        opt.set_instance(model)
+        return
+    for item in (*cons, *objs):
+        item.deactivate()
+    done = 0
+    try:
+        opt.set_instance(model)  # nothing active: an empty HiGHS model
+        while done < len(cons):
+            deadline.check("translating the MILP for HiGHS")
+            chunk = cons[done:done + TRANSLATION_CHUNK]
+            for con in chunk:
+                con.activate()
+            done += len(chunk)
+            add(chunk)
+        objs[0].activate()
+        set_objective(objs[0])
+    finally:
+        for item in (*cons[done:], *objs):
+            item.activate()
+
+
 def _subscribe_highs(opt: Any, model: Any, trajectory: list[tuple[float, float | None, float | None]]) -> None:
-    """Build Pyomo's HiGHS instance now and subscribe the recording callbacks (module docstring)."""
+    """Build Pyomo's HiGHS instance now (:func:`_set_instance`) and subscribe the recording
+    callbacks (module docstring)."""
     if not callable(getattr(opt, "set_instance", None)):  # a wrapper without it: final point only
         return
-    opt.set_instance(model)
+    _set_instance(opt, model)
     highs = getattr(opt, "_solver_model", None)
     if highs is None or not hasattr(highs, "cbMipImprovingSolution"):  # pragma: no cover - old highspy
         return

@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import math
-import numbers
 import pickle
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
@@ -17,9 +16,10 @@ from optkit.instances import instance_hash
 from optkit.pristine import MUTATED, NOT_JSON, describe_difference, fresh_copy
 from optkit.readings import accepted_params, readings_for, resolve_params
 from optkit.result import Result, Status, scalar_objective
-from optkit.solve import solve
+from optkit.solve import check_instance_object, solve
 from optkit.testing.hash_seeds import REFUSED, HashSeedWorkers, WorkerError
 from optkit.testing.oracle import exact_order
+from optkit.validation import check_seeds, checked_arguments, integer
 
 __all__ = ["CHECKS", "CheckResult", "CheckReport", "AlgorithmCheckError", "RunCache", "check_algorithm",
            "default_cases", "default_instances", "reference_optimum", "DEFAULT_SEEDS", "DEFAULT_HASH_SEEDS"]
@@ -147,6 +147,19 @@ def reference_optimum(problem: str | Formulation, instances: Sequence[Any], inde
     return ctx.reference(index, objective, exclude="")
 
 
+def _instance(f: Formulation, i: int, x: Any) -> Any:
+    """The ``i``-th instance given to :func:`check_algorithm`, as an instance object; a bad one
+    is an InputError naming ``instances[i]`` and the problem."""
+    try:
+        if isinstance(x, dict):
+            return f.instance_from_dict(x)
+        check_instance_object(f, x)
+        return x
+    except InputError as err:
+        raise InputError(f"instances[{i}].{err.field}" if err.field != "instance" else f"instances[{i}]",
+                         err.message, problem=f.name) from None
+
+
 def default_cases(problem: str | Formulation) -> list[tuple[str, Any]]:
     """``(label, instance object)`` of every instance :func:`check_algorithm` runs by default:
     each size class the problem declares (:attr:`~optkit.formulation.Formulation.size_classes`,
@@ -170,6 +183,12 @@ def default_instances(problem: str | Formulation, n: int | None = None) -> list[
     """The instances of :func:`default_cases` (the first ``n``, when given), as instance
     objects. The first size class starts with the first instances of the problem's first suite,
     so ``default_instances(problem, n)`` for a small ``n`` is the first ``n`` of that suite."""
+    if n is not None:
+        try:
+            n = integer(n, "n", low=1)
+        except InputError as err:
+            f = problem if isinstance(problem, Formulation) else registry.get(problem)
+            raise err.with_problem(f.name) from None
     cases = default_cases(problem)
     return [inst for _, inst in (cases if n is None else cases[:n])]
 
@@ -585,6 +604,7 @@ def _with_algorithm(f: Formulation, algorithm: str | Algorithm) -> tuple[Formula
     return dataclasses.replace(f, algorithms={**f.algorithms, algorithm.name: algorithm}), algorithm
 
 
+@checked_arguments()
 def check_algorithm(
     problem: str | Formulation,
     algorithm: str | Algorithm,
@@ -713,17 +733,19 @@ def check_algorithm(
     (True, [])
     """
     f = problem if isinstance(problem, Formulation) else registry.get(problem)
-    f, algo = _with_algorithm(f, algorithm)
+    try:
+        f, algo = _with_algorithm(f, algorithm)
+    except InputError as err:
+        raise err.with_problem(f.name) from None
     from optkit.solve import check_algorithm as check_names
 
     wanted = list(CHECKS if checks is None else checks)
     for name in wanted:
         if name not in _CHECK_FUNCTIONS:
-            raise InputError("checks", f"names the unknown check {name!r} (known: {', '.join(CHECKS)})")
-    seeds = _seed_list(seeds, "seeds")
-    if not seeds:
-        raise InputError("seeds", "must hold at least one seed")
-    hashes = _seed_list(hash_seeds, "hash_seeds")
+            raise InputError("checks", f"names the unknown check {name!r} (known: {', '.join(CHECKS)})",
+                             problem=f.name)
+    seeds = tuple(check_seeds(seeds, "seeds", problem=f.name))
+    hashes = tuple(check_seeds(hash_seeds, "hash_seeds", problem=f.name, allow_empty=True))
     objs = tuple(algo.objectives if objectives is None else objectives)
     for o in objs:
         check_names(f, algo.name, o)
@@ -733,7 +755,7 @@ def check_algorithm(
         insts, labels = [inst for _, inst in cases], [label for label, _ in cases]
         first_class = sum(1 for label in labels if label.split("/")[0] == labels[0].split("/")[0])
     else:
-        insts = [f.instance_from_dict(x) if isinstance(x, dict) else x for x in instances]
+        insts = [_instance(f, i, x) for i, x in enumerate(instances)]
         labels, first_class = None, None
     if not insts:
         raise InputError("instances", "must hold at least one instance", problem=f.name)
@@ -757,16 +779,3 @@ def check_algorithm(
     if raise_on_failure:
         report.raise_if_failed()
     return report
-
-
-def _seed_list(values: Sequence[int], name: str) -> tuple[int, ...]:
-    """Distinct integer seeds, in order; anything else is an :class:`InputError` naming ``name``."""
-    if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
-        raise InputError(name, f"must be a sequence of integers >= 0, got {values!r}")
-    out: list[int] = []
-    for v in values:
-        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 0:
-            raise InputError(name, f"must hold integers >= 0, got {v!r}")
-        if int(v) not in out:
-            out.append(int(v))
-    return tuple(out)

@@ -11,7 +11,8 @@ from optkit import registry
 from optkit.errors import InputError
 from optkit.formulation import Formulation
 from optkit.result import Result, scalar_objective
-from optkit.solve import solve
+from optkit.solve import check_instance_object, solve
+from optkit.validation import check_seed, check_time_limit, checked_arguments
 
 from .guarantees import Guarantee, guarantee_for
 from .oracle import Optimum, optimum
@@ -38,6 +39,7 @@ def _ratio(value: float, opt: float) -> float:
     return value / opt
 
 
+@checked_arguments()
 def assert_within(
     problem: str | Formulation,
     algorithm: str,
@@ -124,12 +126,17 @@ def assert_within(
     """
     f = problem if isinstance(problem, Formulation) else registry.get(problem)
     if algorithm not in f.algorithms:
-        raise InputError("algorithm", f"is unknown for {f.name}: {algorithm!r} (known: {', '.join(f.algorithms)})")
+        raise InputError("algorithm", f"is unknown for {f.name}: {algorithm!r} (known: {', '.join(f.algorithms)})",
+                         problem=f.name)
+    time_limit = check_time_limit(time_limit, problem=f.name)
+    seed = check_seed(seed, problem=f.name)
     if isinstance(instance, dict):
         try:
             instance = f.instance_from_dict(instance)
         except InputError as exc:
             raise exc.with_problem(f.name) from None
+    else:
+        check_instance_object(f, instance)
     params = dict(params or {})
     guarantee: Guarantee | None
     if ratio is None:
@@ -143,7 +150,8 @@ def assert_within(
         guarantee = None
         bound = ratio(instance) if callable(ratio) else ratio
         if bound is not None and (isinstance(bound, bool) or not isinstance(bound, (int, float)) or not bound > 0):
-            raise InputError("ratio", f"must be a number > 0 (the largest ALG / OPT allowed), got {bound!r}")
+            raise InputError("ratio", f"must be a number > 0 (the largest ALG / OPT allowed), got {bound!r}",
+                             problem=f.name)
         sense, where = "at_most", f"the ratio given, ALG / OPT <= {bound}"
     objective = objective or (guarantee.objective if guarantee else None) or f.default_objective
     opt = optimum(f, instance, objective=objective, time_limit=time_limit)

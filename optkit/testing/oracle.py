@@ -37,7 +37,8 @@ from optkit.formulation import Formulation
 from optkit.pristine import InputWatch
 from optkit.readings import accepted_params
 from optkit.result import Result, Status, scalar_objective
-from optkit.solve import check_algorithm as _check_names, finish_result, solve
+from optkit.solve import check_algorithm as _check_names, check_instance_object, finish_result, solve
+from optkit.validation import check_seed, check_time_limit, checked_arguments
 
 __all__ = ["Optimum", "optimum", "exact_order"]
 
@@ -103,6 +104,22 @@ def _params(formulation: Formulation, name: str) -> dict[str, Any]:
     return {"workers": 1} if "workers" in accepted_params(formulation, name) else {}
 
 
+def _check_solver_names(f: Formulation, solvers: Sequence[str]) -> None:
+    """``solvers`` filters by name across problems (module docstring), so a name another problem
+    has is accepted; one no registered problem has as an exact algorithm (nor ``brute-force``)
+    is a mistake, refused rather than silently leaving no solver to ask."""
+    if isinstance(solvers, (str, bytes)):
+        raise InputError("solvers", f"must be a list of exact algorithm names, got the string {solvers!r}",
+                         problem=f.name)
+    known = {"brute-force"} | {name for p in registry.all_formulations() for name, a in registry.get(p).algorithms.items()
+                               if a.kind == "exact"} | {name for name, a in f.algorithms.items() if a.kind == "exact"}
+    for name in solvers:
+        if name not in known:
+            raise InputError("solvers", f"names no exact algorithm: {name!r} (known: {', '.join(sorted(known))})",
+                             problem=f.name)
+
+
+@checked_arguments()
 def optimum(problem: str | Formulation, instance: Any, *, objective: str | None = None,
             time_limit: float | None = None, seed: int = 0, solvers: Sequence[str] | None = None,
             fallback_to_bound: bool = True) -> Optimum:
@@ -166,14 +183,21 @@ def optimum(problem: str | Formulation, instance: Any, *, objective: str | None 
     (2.0, True, 'brute-force')
     """
     f = problem if isinstance(problem, Formulation) else registry.get(problem)
+    time_limit = check_time_limit(time_limit, problem=f.name)
+    seed = check_seed(seed, problem=f.name)
     if isinstance(instance, dict):
         try:
             instance = f.instance_from_dict(instance)
         except InputError as exc:
             raise exc.with_problem(f.name) from None
+    else:
+        check_instance_object(f, instance)
+    if solvers is not None:
+        _check_solver_names(f, solvers)
     objective = objective or f.default_objective
     if objective not in f.objectives:
-        raise InputError("objective", f"is unknown for {f.name}: {objective!r} (known: {', '.join(f.objectives)})")
+        raise InputError("objective", f"is unknown for {f.name}: {objective!r} (known: {', '.join(f.objectives)})",
+                         problem=f.name)
     order = exact_order(f, objective)
     attempts: list[tuple[str, Any]] = [(n, None) for n in order]
     brute = _unregistered_brute_force(f) if time_limit is None else None
