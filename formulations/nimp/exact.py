@@ -65,7 +65,7 @@ from optkit.result import Result, Status
 
 from .bounds import resource_relaxation
 from .model import OBJECTIVES, NimpInstance, bandwidth_violations, criteria, key_of, pair_limit, solution_dict
-from .titan import _capacity_arg, titan
+from .titan import capacity_argument, titan
 
 __all__ = ["run_cpsat", "run_highs", "run_brute_force", "brute_force", "symmetry_classes", "ModelData"]
 
@@ -160,7 +160,7 @@ def _key_bound(instance: NimpInstance, objective: str, d: ModelData, model_bound
 
 def _hint(instance: NimpInstance) -> list[int] | None:
     m = titan([mc.gpus for mc in instance.machines], [mc.idle_gpus for mc in instance.machines],
-              _capacity_arg(instance), instance.phases(), workers=instance.N)
+              capacity_argument(instance), instance.phases(), workers=instance.N)
     if m is None or bandwidth_violations(instance, np.asarray(m)):
         return None
     return m

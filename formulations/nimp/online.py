@@ -65,8 +65,8 @@ from optkit.validation import check_keywords
 
 from .baselines import elasticflow, hived, tiresias
 from .model import Job as NimpJob, NimpInstance, Phase, halving_doubling_phases, is_placement_sensitive, ring_phases
-from .place import _capacity
-from .titan import _check_readings, place_unchecked, place_with_and_without_capacity
+from .place import capacity_in_file_form
+from .titan import check_readings, place_unchecked, place_with_and_without_capacity
 
 __all__ = ["FifoPolicy", "TitanPolicy", "ElasticflowPolicy", "HivedPolicy", "TiresiasPolicy", "POLICIES",
            "OnlineScheduler", "MAX_ATTEMPTS", "collective_of", "phases_of", "AlgorithmPolicy", "run_policy",
@@ -248,7 +248,7 @@ def pair_capacity_of(cluster: ClusterView, *, check_array: bool = True) -> float
         return cap
     if isinstance(cap, Mapping):
         try:
-            rows = _capacity(cap, nodes)  # every unordered pair of distinct nodes, once (place()'s rule)
+            rows = capacity_in_file_form(cap, nodes)  # every unordered pair of distinct nodes, once (place()'s rule)
         except InputError as err:
             raise _fail(_CAPACITY + err.field[len("pair_capacity_bytes"):], err.message) from None
         for pair, v in cap.items():
@@ -275,7 +275,7 @@ class TitanPolicy(FifoPolicy):
     def __init__(self, *, titan_step2: str = "fix-idle-count", titan_tie_break: str = "least-traffic",
                  max_attempts: int | None = MAX_ATTEMPTS, titan_algorithm: str = "repaired") -> None:
         super().__init__()
-        _check_readings(titan_algorithm, titan_step2, titan_tie_break)
+        check_readings(titan_algorithm, titan_step2, titan_tie_break)
         if max_attempts is not None and (isinstance(max_attempts, bool) or not isinstance(max_attempts, int)
                                          or max_attempts < 1):
             raise InputError("max_attempts", f"must be an integer >= 1 or None, got {max_attempts!r}")

@@ -64,7 +64,7 @@ class WorkerPlacement(Generic[N]):
     detail: str = ""
 
 
-def _capacity(capacity: float | Mapping[tuple[N, N], float], nodes: list[N]) -> Any:
+def capacity_in_file_form(capacity: float | Mapping[tuple[N, N], float], nodes: list[N]) -> Any:
     """P in the instance file's form: the number, or the M x M matrix from the pair mapping."""
     if not isinstance(capacity, Mapping):
         return capacity
@@ -174,7 +174,7 @@ def place(job: Job, machines: Mapping[N, Machine], capacity: float | Mapping[tup
         rows.append({"gpus": m.gpus, "idle_gpus": m.idle_gpus})
     try:
         inst = NimpInstance.from_dict({"problem": PROBLEM, "machines": rows, "job": job.to_dict(),
-                                       "pair_capacity_bytes": _capacity(capacity, nodes)})
+                                       "pair_capacity_bytes": capacity_in_file_form(capacity, nodes)})
     except InputError as err:
         raise _rename(err, nodes) from None
     idle = sum(m.idle_gpus for m in inst.machines)

@@ -462,7 +462,9 @@ def _as_capacity(capacity: Any) -> float | np.ndarray:
     return np.asarray(capacity, dtype=float) if isinstance(capacity, (list, tuple, np.ndarray)) else float(capacity)
 
 
-def _check_readings(titan_algorithm: str, titan_step2: str, titan_tie_break: str) -> None:
+def check_readings(titan_algorithm: str, titan_step2: str, titan_tie_break: str) -> None:
+    """The three readings of Titan (:mod:`.readings`: ``titan_algorithm``, ``titan_step2``,
+    ``titan_tie_break``), each one of its declared values, or an InputError naming it."""
     if titan_algorithm not in ("repaired", "pseudo-code", "pair-grouping"):
         raise InputError("titan_algorithm", f"must be repaired, pseudo-code or pair-grouping, got {titan_algorithm!r}",
                          problem="nimp")
@@ -812,7 +814,7 @@ def titan(gpus: Sequence[int], idle_gpus: Sequence[int], capacity: float | np.nd
     >>> titan([8, 8, 8], [2, 8, 3], 200e6, ring_phases(4, 100e6), workers=4)
     [2, 2, 0, 2]
     """
-    _check_readings(titan_algorithm, titan_step2, titan_tie_break)
+    check_readings(titan_algorithm, titan_step2, titan_tie_break)
     Ra, Ka, cap = _checked(gpus, idle_gpus, capacity, workers)
     max_attempts = check_max_attempts(max_attempts)
     if isinstance(phases, (str, bytes)) or not all(isinstance(p, Phase) for p in phases):
@@ -955,10 +957,10 @@ def run_titan(instance: NimpInstance, *, objective: str = "lex", time_limit: flo
     t0 = time.perf_counter()
     if sum(m.idle_gpus for m in instance.machines) < instance.N:
         return Result(Status.INFEASIBLE, message="fewer idle GPUs than workers (resource constraint)")
-    _check_readings(titan_algorithm, titan_step2, titan_tie_break)
+    check_readings(titan_algorithm, titan_step2, titan_tie_break)
     m = place_unchecked(np.array([mc.gpus for mc in instance.machines], dtype=np.int64),
                         np.array([mc.idle_gpus for mc in instance.machines], dtype=np.int64),
-                        _capacity_arg(instance), instance.phases(), workers=instance.N, max_attempts=max_attempts,
+                        capacity_argument(instance), instance.phases(), workers=instance.N, max_attempts=max_attempts,
                         titan_step2=titan_step2, titan_tie_break=titan_tie_break, titan_algorithm=titan_algorithm)
     info: dict[str, Any] = {"algorithm_s": time.perf_counter() - t0}
     if m is None:
@@ -968,7 +970,9 @@ def run_titan(instance: NimpInstance, *, objective: str = "lex", time_limit: flo
     return Result(Status.FEASIBLE, solution=solution_dict(m), info=info)
 
 
-def _capacity_arg(instance: NimpInstance) -> float | np.ndarray:
+def capacity_argument(instance: NimpInstance) -> float | np.ndarray:
+    """P as Titan's placement functions take it: the one number when every pair has the same
+    capacity, else the M x M array."""
     if instance.capacity_is_scalar:
         # Every pair has this one capacity, so any entry gives it: mutants reading [1, 0] or
         # [0, 1] instead of [0, 0] are equivalent edits (mutmut reports them as survivors).
