@@ -63,7 +63,7 @@ B_INTRA = 3.0e11
 COMPUTE = 5.0e10
 
 
-def network(xi1: float, xi2: float, degradation: float = 0.2) -> dict[str, float]:
+def network_dict(xi1: float, xi2: float, degradation: float = 0.2) -> dict[str, float]:
     """An instance's ``network`` object: the generators' bandwidths and compute speed (SI units),
     with the contention coefficients xi1 (eq. 7) and xi2 (eq. 8) and the degradation factor given."""
     return {"inter_bandwidth": B_INTER, "intra_bandwidth": B_INTRA, "compute_speed": COMPUTE,
@@ -121,7 +121,7 @@ def paper_sec7(seed: int = 0, *, servers: int = 20, horizon: int = 1200,
         raise InputError("servers", f"{servers} servers with {sum(caps)} GPUs cannot hold a {max(mix)}-GPU job")
     sizes = [g for g, n in sorted(mix.items()) for _ in range(n)]
     order = rng.permutation(len(sizes))
-    net = network(0.5, 0.0006)
+    net = network_dict(0.5, 0.0006)
     network = Network.from_dict(net)
     jobs = []
     for k, idx in enumerate(order):
@@ -146,7 +146,7 @@ def tiny(seed: int, *, jobs: int | None = None, servers: int | None = None, max_
     _count(n, "jobs", 1)
     _count(s, "servers", 1)
     caps = [int(c) for c in rng.integers(2, 5, size=s)]
-    net = network(float(rng.choice([0.5, 1.0])), 0.01, 0.2)
+    net = network_dict(float(rng.choice([0.5, 1.0])), 0.01, 0.2)
     for _ in range(100):
         out = []
         for k in range(n):

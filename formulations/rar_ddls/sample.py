@@ -14,7 +14,7 @@ from typing import Any, Callable
 from optkit.generators import draw_sizes
 from optkit.validation import MAX_COUNT, integer
 
-from .generate import B_INTER, network
+from .generate import B_INTER, network_dict
 from .model import RarInstance, fastest_servers, solo_slots
 
 __all__ = ["sample"]
@@ -41,7 +41,7 @@ def sample(draw: Callable[[int, int], int], *, max_jobs: int = 3, max_gpus: int 
         grad = share * tau0 * B_INTER * gpus / (2.0 * (gpus - 1)) if gpus > 1 else 1e6 * draw(1, 100)
         jobs.append({"id": f"j{k}", "gpus": gpus, "iterations": draw(1, max_iterations), "grad_bytes": float(grad),
                      "batch": batch, "fwd_time_per_sample": 0.4 * tau0 / batch, "bwd_time": 0.6 * tau0})
-    d = {"problem": "rar-ddls", "servers": caps, "network": network((1.0, 0.5)[draw(0, 1)], 0.01, 0.2),
+    d = {"problem": "rar-ddls", "servers": caps, "network": network_dict((1.0, 0.5)[draw(0, 1)], 0.01, 0.2),
          "slot_seconds": 1.0, "horizon": 1, "jobs": jobs}
     inst = RarInstance.from_dict(d)
     d["horizon"] = max(1, sum(solo_slots(inst, j, fastest_servers(inst.servers, j.gpus, j, inst.network))
