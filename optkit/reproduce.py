@@ -780,6 +780,7 @@ def _paper_page(m: Measurements, paper: str, items: Sequence[tuple[Formulation, 
                     csv_rows.append([exp.id, c.id, label, json.dumps(settings[label], sort_keys=True,
                                                                      separators=(",", ":"), default=str),
                                      seed, "" if _num(value) is None else value, c.paper_value, c.unit, c.statistic])
+        lines += _diagnostic_lines(m, f, exp)
         curve_lines, curve_pngs = _curve_lines(m, f, exp, [c for c in exp.claims if c.id in claim_ids], out)
         lines += curve_lines
         pngs += curve_pngs
@@ -819,6 +820,40 @@ def _paper_page(m: Measurements, paper: str, items: Sequence[tuple[Formulation, 
     return "\n".join(lines) + "\n", csv_rows, pngs
 
 
+def _diagnostic_lines(m: Measurements, f: Formulation, exp: Experiment) -> list[str]:
+    """The page's table of what the measurements report beside their values (``_diagnostics``,
+    :attr:`optkit.claims.Experiment.curves`), per reading label: mean [min, max] over seeds; none
+    when no measurement reports any."""
+    table: dict[str, dict[str, list[float]]] = {}
+    for r in m.rows:
+        if r["instance_name"] != exp.id or r["status"] != "feasible":
+            continue
+        diag = (r.get("metrics") or {}).get("_diagnostics") or {}
+        label = reading_label(f, exp, r["params"].get("readings"))
+        for k, v in diag.items():
+            if _num(v) is not None:
+                table.setdefault(label, {}).setdefault(k, []).append(float(v))
+    if not table:
+        return []
+    names = list(dict.fromkeys(k for per in table.values() for k in per))
+    default = _default_label(f, exp)
+    lines = ["#### Beside each result", "",
+             "What each measurement reports beside its claims' values (its `_diagnostics`), per reading: mean "
+             "[min, max] over seeds.", "",
+             "| reading | " + " | ".join(names) + " |", "|---|" + "---:|" * len(names)]
+    for label in sorted(table, key=lambda x: (x != default, x)):
+        cells = [_mean_spread(table[label].get(k, [])) for k in names]
+        lines.append(f"| {label}{' *' if label == default else ''} | " + " | ".join(cells) + " |")
+    return lines + [""]
+
+
+def _mean_spread(got: Sequence[float]) -> str:
+    """``mean [min, max]`` of ``got`` (``-`` when empty; no spread for one value)."""
+    if not got:
+        return "-"
+    return f"{statistics.fmean(got):.4g}" + (f" [{min(got):.4g}, {max(got):.4g}]" if len(got) > 1 else "")
+
+
 def _curve_lines(m: Measurements, f: Formulation, exp: Experiment, claims: Sequence[Claim],
                  out: Path) -> tuple[list[str], list[Path]]:
     """The page's section per curve of ``exp`` (:func:`curves_of`): what it is, the band of every
@@ -855,10 +890,7 @@ def _curve_lines(m: Measurements, f: Formulation, exp: Experiment, claims: Seque
                 spread = f" [{_fmt(v.low)}, {_fmt(v.high)}]" if v.seeds > 1 else ""
                 tick = " ✓" if v.reproduces else ""
                 cells.append(f"{_fmt(v.mean, c.unit)}{spread}{tick}" if v.mean is not None else "-")
-            for name in diag:
-                got = diag[name].get(x, [])
-                cells.append(f"{statistics.fmean(got):.4g}" + (f" [{min(got):.4g}, {max(got):.4g}]" if len(got) > 1
-                                                                else "") if got else "-")
+            cells += [_mean_spread(diag[name].get(x, [])) for name in diag]
             lines.append("| " + " | ".join(cells) + " |")
         lines += ["", f"\\* the default. ✓: reproduces at that value (at scale {m.scale}). Columns after the claims: "
                   "what the measurement reports beside each point (its `_diagnostics`), mean [min, max] over seeds.", ""]

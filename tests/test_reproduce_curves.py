@@ -122,6 +122,8 @@ def test_the_page_draws_each_curve_with_its_table(tmp_path: Path, monkeypatch: p
     assert "- `c`: over `x`: reproduces for x in [0.4, 0.5] and {0.8} (measured over [0.2, 0.8])." in page
     assert "| `x` | `c` | `d` | inflation |" in page
     assert "| 0.5 * | 1 [1, 1] ✓ | 1 [1, 1] ✓ | 1.5 [1.5, 1.5] |" in page
+    # beside each result, every reading's diagnostics
+    assert "#### Beside each result" in page and "| k=1 | 1.5 [1.5, 1.5] |" in page
     png = tmp_path / "toyc_toyc-e_curve-x.png"
     assert png in written and png.stat().st_size > 0
     index = (tmp_path / "index.md").read_text()
