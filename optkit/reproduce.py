@@ -1238,7 +1238,7 @@ def results_text(m: Measurements, key: str = "all", *, pages: str = "benchmarks/
         out += [f"**{title}** ([page]({pages}/{_slug(paper)}.md), [CSV]({pages}/{_slug(paper)}.csv)): "
                 f"{total} claims registered; " + "; ".join(f"{n} {k}" for k, n in counts.items() if n) + ".", ""]
         if changed:
-            out += [f"Defaults changed since these measurements were made (issue 23; each reading's reason says "
+            out += [f"Defaults changed since these measurements were made (each reading's reason and history say "
                     f"why; the stored rows keep the values they were measured under): {'; '.join(changed)}. "
                     + (f"Not measured under today's defaults, to re-run at paper scale: "
                        f"{', '.join(f'`{x}`' for x in unmeasured_default)}." if unmeasured_default else ""), ""]
