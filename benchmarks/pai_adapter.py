@@ -21,7 +21,9 @@ How the adapter keeps the protocol's rules (``optkit.online``, rules 1-6):
 * **Tie order (rule 2).** Jobs that arrive together are delivered in ``Job.seq`` order, ``seq`` =
   PAI's integer ``job_id`` (the position in the trace file). PAI's own order for them is the
   reverse file order (``Cluster.job_full_list`` is sorted by submit time and popped from its end);
-  ``--tie-order pai`` delivers them that way instead, the control run on the benchmark page.
+  ``--tie-order pai`` delivers them that way instead, the control run on the benchmark page,
+  with ``seq`` = 0 for every job (the scheduler checks rule 2: ``seq`` may not decrease among the
+  arrivals of one instant; equal values leave the call order as the tie key).
 * **Slots (rule 3).** PAI's clock moves in whole seconds (``delta`` = 1): the policy's slot is
   1 s. A job that ends at t frees its GPUs at t in both simulators.
 * **Wake-ups (rule 4).** Each ``next_wakeup`` w is rounded up to a whole second (a w at or before
@@ -60,7 +62,6 @@ import heapq
 import importlib
 import json
 import logging
-import math
 import os
 import subprocess
 import sys
@@ -110,15 +111,9 @@ def import_pai(checkout: str | Path) -> SimpleNamespace:
 
 
 # ----------------------------------------------------------------------------- the adapter
-def _slot_ceil(t: float) -> float:
-    """The first whole second at or after ``t`` (PAI's delta is 1 s)."""
-    r = round(t)
-    return float(r) if abs(t - r) <= 1e-9 * max(1.0, abs(t)) else float(math.ceil(t))
-
-
 def optkit_scheduler(pai: SimpleNamespace) -> type:
     """A subclass of PAI's ``Scheduler`` whose ``alloc_job`` drives an optkit online policy."""
-    from optkit.online import ClusterView, Job
+    from optkit.online import ClusterView, Job, slot_ceil
 
     print_fn = pai.utils.print_fn
 
@@ -162,7 +157,9 @@ def optkit_scheduler(pai: SimpleNamespace) -> type:
                     raise RuntimeError(f"PAI job {jid}: {j['num_gpu'] / 100} GPUs x {j.get('num_inst')} instances; "
                                        "the adapter takes jobs of one instance on whole GPUs")
                 self.waiting[jid] = j
-                self.policy.on_arrival(Job(jid, float(j["submit_time"]), gpus, seq=self._seq(j),
+                # PAI's order (the control run) carries no tie key: the call order breaks the ties
+                seq = self._seq(j) if self.tie_order == "seq" else 0
+                self.policy.on_arrival(Job(jid, float(j["submit_time"]), gpus, seq=seq,
                                            duration=float(j["duration"])), now)
             woken = False
             while self.wakes and self.wakes[0] == now:
@@ -200,7 +197,7 @@ def optkit_scheduler(pai: SimpleNamespace) -> type:
                 cluster.job_list[:] = [j for j in cluster.job_list if id(j) not in started]
             w = self.policy.next_wakeup(now)
             if w is not None:
-                w = _slot_ceil(w)
+                w = slot_ceil(w, 1.0)  # the first whole second at or after w (PAI's delta is 1 s)
                 if w <= now:
                     w = now + 1.0
                 if w not in self.wake_set:

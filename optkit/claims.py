@@ -95,29 +95,41 @@ def rule_tolerance(paper_value: float, comparison: str = "approx", *, precision:
 class Claim:
     """One quantitative statement of a paper.
 
+    The tolerance is derived, never given: the property :attr:`tolerance`.
+
     Attributes
     ----------
-    id: unique across all problems, lowercase with dashes: ``a-srpt-table2-vgg19-gap``.
-    where: the place in the paper: ``"Table II, VGG19, Heavy-Edge PITT over optimal"``.
-    paper_value: the paper's number, in ``unit``.
-    unit: ``"%"``, ``"s"``, ``"ms"``, ``"slots"``, ``"ratio"``, ``"count"``...
-    statistic: how the paper computes it, in words
+    id
+        Unique across all problems, lowercase with dashes: ``a-srpt-table2-vgg19-gap``.
+    where
+        The place in the paper: ``"Table II, VGG19, Heavy-Edge PITT over optimal"``.
+    paper_value
+        The paper's number, in ``unit``.
+    unit
+        ``"%"``, ``"s"``, ``"ms"``, ``"slots"``, ``"ratio"``, ``"count"``...
+    statistic
+        How the paper computes it, in words
         (``"ratio of the mean PITTs over 20 cases, minus 1"``); the measuring function must
         compute the same.
-    comparison: ``approx``, ``at_most`` or ``at_least`` (see the module docstring).
-    note: what a reader should know (the paper's value read off a figure, say).
-    scales: the scales at which our value is comparable with the paper's (an absolute count over
+    comparison
+        ``approx``, ``at_most`` or ``at_least`` (see the module docstring).
+    note
+        What a reader should know (the paper's value read off a figure, say).
+    scales
+        The scales at which our value is comparable with the paper's (an absolute count over
         a whole trace is not comparable on a ci-scale window); at other scales the value is
         reported without a verdict.
-    precision: half a unit of the last digit the paper prints for the number, in ``unit``
+    precision
+        Half a unit of the last digit the paper prints for the number, in ``unit``
         (keyword only; the tolerance rule).
-    resolution: the grain of the measured quantity, in ``unit`` (keyword only; 0: continuous).
-    incomparable: why the paper's number cannot be compared with ours, starting with one of
+    resolution
+        The grain of the measured quantity, in ``unit`` (keyword only; 0: continuous).
+    incomparable
+        Why the paper's number cannot be compared with ours, starting with one of
         :data:`INCOMPARABLE_KINDS` and a colon (keyword only; empty: comparable).
-    absolute: ids of the claims (same experiment) that hold the absolute values this claim is a
+    absolute
+        Ids of the claims (same experiment) that hold the absolute values this claim is a
         ratio of; the page says beside a verdict when the ratio reproduces and they do not.
-
-    The tolerance is derived, never given: the property :attr:`tolerance`.
     """
 
     id: str
@@ -167,20 +179,32 @@ class Experiment:
 
     Attributes
     ----------
-    id: unique across all problems (``a-srpt-table2``); ``optkit reproduce ID`` runs it.
-    problem: the formulation whose readings it sweeps.
-    paper: short name of the paper (``a-srpt``, ``sjf-bco``, ``titan``): one results page each.
-    summary: one line.
-    measure: ``"module:function"`` (see the module docstring).
-    claims: the claims it measures.
-    readings: names of the problem's readings that matter to these claims; ``--readings all``
+    id
+        Unique across all problems (``a-srpt-table2``); ``optkit reproduce ID`` runs it.
+    problem
+        The formulation whose readings it sweeps.
+    paper
+        Short name of the paper (``a-srpt``, ``sjf-bco``, ``titan``): one results page each.
+    summary
+        One line.
+    measure
+        ``"module:function"`` (see the module docstring).
+    claims
+        The claims it measures.
+    readings
+        Names of the problem's readings that matter to these claims; ``--readings all``
         sweeps each over its declared options (or ``sweep`` below).
-    sweep: per reading, the values ``--readings all`` sweeps when not every declared option is
+    sweep
+        Per reading, the values ``--readings all`` sweeps when not every declared option is
         plausible for this experiment (say why in ``notes``).
-    seeded: False when the measurement is deterministic (it then runs once, with seed 0).
-    time_limit: seconds one measurement may take, per scale (it is killed after that).
-    notes: what the page says about this experiment (setup, deviations from the paper).
-    series: ``"module:function"`` for an experiment that compares algorithms: it measures ONE
+    seeded
+        False when the measurement is deterministic (it then runs once, with seed 0).
+    time_limit
+        Seconds one measurement may take, per scale (it is killed after that).
+    notes
+        What the page says about this experiment (setup, deviations from the paper).
+    series
+        ``"module:function"`` for an experiment that compares algorithms: it measures ONE
         more algorithm of the problem (by its registered name: a plug-in, :mod:`optkit.registry`)
         in the experiment's setting, ``series(algorithm, *, readings, seed, scale) -> {name:
         value, ..., "_details": ...}`` (every objective from ``evaluate``), beside the paper's

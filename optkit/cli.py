@@ -73,8 +73,21 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 def cmd_readings(args: argparse.Namespace) -> int:
     """``optkit readings PROBLEM``: every declared reading as a table (or JSON)."""
-    from optkit.readings import reading_table
+    from optkit.readings import moved_defaults_markdown, reading_table, update_moved_block
 
+    if args.moved:
+        chosen = [registry.get(args.problem)] if args.problem else list(registry.all_formulations().values())
+        table = moved_defaults_markdown(chosen)
+        if not args.update:
+            print(table, end="")
+            return 0
+        changed = update_moved_block(Path(args.update), table, check=args.check)
+        print(f"{args.update}: {'differs' if changed and args.check else 'updated' if changed else 'up to date'}")
+        return 1 if changed and args.check else 0
+    if args.update or args.check:
+        raise InputError("--update", "needs --moved")
+    if not args.problem:
+        raise InputError("problem", "is required (or pass --moved)")
     f = registry.get(args.problem)
     rows = reading_table(f)
     if args.json:
@@ -347,9 +360,16 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Every place where optkit chose one interpretation of an ambiguous passage of "
                                    "a paper, with its options, its default, the passage it reads and why the "
                                    "default. Pass one with --param NAME=VALUE; sweep with --param NAME=V1,V2.")
-    s.add_argument("problem", help="a problem name (see optkit list)")
+    s.add_argument("problem", nargs="?", help="a problem name (see optkit list); with --moved, every problem when "
+                                             "left out")
     s.add_argument("--json", action="store_true", help="print the table as a JSON list")
     s.add_argument("--markdown", action="store_true", help="print the table as Markdown")
+    s.add_argument("--moved", action="store_true",
+                   help="print the Markdown table of the readings whose default moved (old -> new, rule, why)")
+    s.add_argument("--update", metavar="FILE",
+                   help="with --moved: rewrite the block between <!-- moved-defaults:begin --> and "
+                        "<!-- moved-defaults:end --> of FILE (the README's)")
+    s.add_argument("--check", action="store_true", help="with --update: change nothing, exit 1 if the block differs")
     s.set_defaults(func=cmd_readings)
 
     s = sub.add_parser("generate", help="generate one instance, or write a named suite to a folder",

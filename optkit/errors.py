@@ -19,11 +19,11 @@ class InputError(OptkitError, ValueError):
 
     Parameters
     ----------
-    field:
+    field
         Dotted path of the offending field, e.g. ``job.stages[2].replicas``.
-    message:
+    message
         What is wrong with it, e.g. ``must be >= 1, got 0``.
-    problem:
+    problem
         The problem name (``gpu-mapping``) when known; it prefixes the message.
     """
 

@@ -41,6 +41,12 @@ class Evaluation:
 
 
 class AlgorithmRun(Protocol):
+    """What the engine calls: ``run(instance, objective=..., time_limit=..., seed=...,
+    **params)``. The algorithm's own keyword parameters (readings, ``--param`` keys) follow the
+    three, each with a default; the protocol names only the three, so a function declaring its own
+    keywords (``reverse: bool = True``) matches it (one declaring ``**params: Any`` instead would
+    refuse every function that does not take arbitrary keywords)."""
+
     def __call__(
         self,
         instance: Any,
@@ -48,7 +54,6 @@ class AlgorithmRun(Protocol):
         objective: str,
         time_limit: float | None,
         seed: int | None,
-        **params: Any,
     ) -> Result: ...
 
 
@@ -56,11 +61,23 @@ class AlgorithmRun(Protocol):
 class Algorithm:
     """One registered algorithm or solver of a formulation.
 
-    kind: ``exact`` (proves optimality), ``heuristic`` (the paper's algorithm or ours),
-    ``peer`` (a tool a user would pick instead) or ``baseline``.
-    objectives: the objectives it optimises; a heuristic that ignores the objective lists all.
-    randomized: whether ``seed`` changes its output.
-    requires: importable modules it needs (an optional extra); missing ones make it unavailable.
+    Attributes
+    ----------
+    name
+        The name ``solve``, ``compare`` and ``--algorithms`` know it by.
+    run
+        The function the engine calls (:class:`AlgorithmRun`).
+    kind
+        ``exact`` (proves optimality), ``heuristic`` (the paper's algorithm or ours), ``peer`` (a
+        tool a user would pick instead) or ``baseline``.
+    summary
+        One line, shown by ``optkit list``.
+    objectives
+        The objectives it optimises; a heuristic that ignores the objective lists all.
+    randomized
+        Whether ``seed`` changes its output.
+    requires
+        Importable modules it needs (an optional extra); missing ones make it unavailable.
     """
 
     name: str
@@ -106,8 +123,12 @@ class OnlinePolicyPlugin:
         ``make(instance, *, seed, **params) -> policy`` with ``on_arrival``, ``on_completion``,
         ``decide`` and ``next_wakeup`` (:class:`optkit.online.OnlinePolicy`); its keyword-only
         parameters are the ``--param`` keys the algorithm accepts.
-    summary, kind, randomized
-        As in :class:`Algorithm`.
+    summary
+        One line, shown by ``optkit list`` (as :class:`Algorithm`'s).
+    kind
+        As :class:`Algorithm`'s (default ``heuristic``).
+    randomized
+        Whether ``seed`` changes the policy's decisions (as :class:`Algorithm`'s).
     """
 
     problem: str
@@ -222,6 +243,11 @@ class Formulation:
     # ``sample(draw, **size_limits) -> dict`` with ``draw(lo, hi) -> int`` (smallest = simplest);
     # a bad limit is an InputError naming it.
     sample: Callable[..., dict[str, Any]] | None = None
+    # The instances optkit.testing.check_algorithm runs by default, one Suite per size class
+    # (class name -> Suite, smallest first), each class no larger than every exact solver of the
+    # problem proves in seconds; usually a LazyMapping to the formulation's generate.SIZE_CLASSES.
+    # Empty: the first instances of the first suite.
+    size_classes: Mapping[str, Suite] = field(default_factory=dict)
 
     def reading(self, name: str) -> Any:
         """The declared reading ``name`` (``KeyError`` if there is none)."""

@@ -56,9 +56,10 @@ A reading is never chosen, and an option never added, *because* it reproduces a 
 :class:`Reading` names the clause its default follows (:attr:`Reading.rule`, validated against
 :data:`RULES`), says in :attr:`Reading.post_hoc` whether it (its default or one of its options) was
 chosen or added after the results it matters to had been seen, and in :attr:`Reading.history`
-when its options arrived relative to those first results (the git history tells; an option that
-only keeps optkit's earlier behaviour, or a default that follows a higher clause, is not post hoc
-by itself). A default that moved records its old value in :attr:`Reading.moved_from`; the README's
+when it and each of its options arrived relative to those first results (the git history tells).
+``post_hoc`` is a fact of that history, not of the clause: a default that follows a higher clause
+but arrived after the results had been seen is still post hoc, and its reason must show the
+clause; an option that only keeps optkit's earlier behaviour arrived with that behaviour. A default that moved records its old value in :attr:`Reading.moved_from`; the README's
 table of moved defaults is generated from those (:func:`moved_defaults_markdown`). The result
 pages (:mod:`optkit.reproduce`) mark every verdict that rests on a post-hoc reading set away from
 its default.
@@ -77,10 +78,12 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 from optkit.errors import InputError
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from optkit.formulation import Algorithm, Formulation
 
 __all__ = [
-    "Reading", "ALL", "NOT_MOVED", "RULES", "moved_defaults_markdown", "readings_for", "accepted_params", "check_params", "resolve_params",
+    "Reading", "ALL", "NOT_MOVED", "RULES", "moved_defaults_markdown", "update_moved_block", "readings_for", "accepted_params", "check_params", "resolve_params",
     "parse_param_values", "expand_sweep", "format_params", "show_value", "reading_table",
 ]
 
@@ -119,32 +122,51 @@ class Reading:
 
     Attributes
     ----------
-    name: the keyword parameter (``tie_break``); unique within a problem.
-    summary: one line: what the choice is about.
-    options: the plausible values. For a closed reading (``open=False``) these are the only
+    name
+        The keyword parameter (``tie_break``); unique within a problem.
+    summary
+        One line: what the choice is about.
+    options
+        The plausible values. For a closed reading (``open=False``) these are the only
         values accepted; for an open (numeric) reading they are the values ``--readings all``
         sweeps, and any number within ``[minimum, maximum]`` is accepted.
-    default: the value used when none is given (must be accepted).
-    passage: the paper and the place it reads: ``"Titan paper, Sec. IV-B, Algorithm 2 line 4"``.
-    reason: why the default: the words or numbers that support it.
-    algorithms: registered algorithm names that take it (``("*",)`` for all of them). Readings
+    default
+        The value used when none is given (must be accepted).
+    passage
+        The paper and the place it reads: ``"Titan paper, Sec. IV-B, Algorithm 2 line 4"``.
+    reason
+        Why the default: the words or numbers that support it.
+    algorithms
+        Registered algorithm names that take it (``("*",)`` for all of them). Readings
         taken only by a generator, a simulator or a claim list no algorithm (``()``).
-    scope: where else it applies, free text (``"generator"``, ``"claim a-srpt-table2"``).
-    open: see ``options``.
-    minimum, maximum: the accepted range of an open reading.
-    option_notes: one phrase per option, shown by ``optkit readings``.
-    rule: the clause of the rule (module docstring) the default follows: a key of :data:`RULES`.
+    scope
+        Where else it applies, free text (``"generator"``, ``"claim a-srpt-table2"``).
+    open
+        See ``options``.
+    minimum
+        The lower end of the accepted range of an open reading.
+    maximum
+        The upper end of that range.
+    option_notes
+        One phrase per option, shown by ``optkit readings``.
+    rule
+        The clause of the rule (module docstring) the default follows: a key of :data:`RULES`.
         Keyword only and required.
-    post_hoc: True when its default was chosen, or one of its options added, after the results it
+    post_hoc
+        True when its default was chosen, or one of its options added, after the results it
         matters to had been seen (module docstring). Keyword only and required.
-    procedure: for ``rule="held-out"``, how the default was chosen, reproducibly: the command or
+    procedure
+        For ``rule="held-out"``, how the default was chosen, reproducibly: the command or
         function, the candidate values, the criterion and the held-out workloads (seeds and draws
         disjoint from every reported measurement); empty otherwise.
-    literal: for ``rule="repaired"``, the option that runs the garbled line as written (it must
+    literal
+        For ``rule="repaired"``, the option that runs the garbled line as written (it must
         be one of the options and differ from the default); ``None`` otherwise.
-    history: when the reading and each of its options arrived, relative to the first results it
+    history
+        When the reading and each of its options arrived, relative to the first results it
         matters to (from the git history): the evidence behind :attr:`post_hoc`.
-    moved_from: the previous default, when the default moved under the current rule (the
+    moved_from
+        The previous default, when the default moved under the current rule (the
         README's table of moved defaults lists these); :data:`NOT_MOVED` otherwise.
     """
 
@@ -454,3 +476,23 @@ def moved_defaults_markdown(formulations: Iterable["Formulation"]) -> str:
             lines.append(f"| {f.name} | `{r.name}` | {show_value(r.moved_from)} → {show_value(r.default)} | "
                          f"{r.rule} | {why} |")
     return "\n".join(lines) + "\n"
+
+
+MOVED_BEGIN, MOVED_END = "<!-- moved-defaults:begin -->", "<!-- moved-defaults:end -->"
+
+
+def update_moved_block(path: "Path", table: str, *, check: bool = False) -> bool:
+    """Put ``table`` between :data:`MOVED_BEGIN` and :data:`MOVED_END` in the file at ``path``;
+    returns whether the block differed (with ``check``, nothing is written). An
+    :class:`InputError` names the file when it lacks the markers."""
+    text = path.read_text(encoding="utf-8")
+    if MOVED_BEGIN not in text or MOVED_END not in text:
+        raise InputError(str(path), f"has no {MOVED_BEGIN} ... {MOVED_END} block")
+    head, rest = text.split(MOVED_BEGIN, 1)
+    old, tail = rest.split(MOVED_END, 1)
+    new = f"\n{table}"
+    if old == new:
+        return False
+    if not check:
+        path.write_text(head + MOVED_BEGIN + new + MOVED_END + tail, encoding="utf-8")
+    return True

@@ -7,14 +7,25 @@ summary gives the number of runs, how many ended optimal / feasible / infeasible
 time_limit / error, how many schedules are flagged as ending past the instance's horizon
 (``metrics["past_horizon"]``), the median and maximum gap, and the median and maximum wall time;
 beside them, the standard table of the optimisation literature: the runs solved within the
-limit, the shifted geometric mean of wall time (shift 10 s, timeouts charged at the limit) and
-the medians of the primal and primal-dual integrals (:mod:`optkit.report_analysis` defines each).
+limit, the shifted geometric mean of wall time (shift 10 s; a run is charged its wall time capped
+at its time limit, and a timeout or an error the limit:
+:func:`optkit.report_analysis.charged_time`) and the medians of the primal and primal-dual
+integrals (:mod:`optkit.report_analysis` defines each).
 
 Readings side by side: the ``reading`` column names the parameter values of a row's group, for
 the parameters that take more than one value among the problem's rows (a sweep such as
 ``--param tie_break=best-fit,worst-fit``); parameters with one value everywhere are left out of
 the label (``rows.csv`` has every row's full parameters). Plots draw one box per
 (algorithm, reading).
+
+Time limits are never pooled: where a problem's runs were given different time limits, the
+``reading`` column names each run's limit too (``time_limit=10 s``), so every summary row, box,
+profile curve and paired comparison holds runs of one limit only, and a note says so.
+
+Every report states what its runs were measured with (:mod:`optkit.harness.environment`): per
+sweep that ran them, the machine, its cores, ``--jobs``, the time limit and the package
+versions; runs stored before optkit recorded these (schema < 3) say "not recorded" for each but
+their time limit, which every row keeps.
 
 A report folder holds ``summary.md``, ``summary.csv``, ``rows.csv`` (every row, with its best
 bound and gap) and, per problem and objective, ``gap_<problem>_<objective>.png`` and
@@ -42,7 +53,7 @@ from optkit.errors import InputError
 
 __all__ = [
     "SUMMARY_COLUMNS", "ROWS_COLUMNS", "Report", "build_report", "summarize", "format_table",
-    "to_markdown", "write_report", "print_report",
+    "to_markdown", "write_report", "print_report", "environments", "TIME_LIMIT",
 ]
 
 STATUSES = ("optimal", "feasible", "infeasible", "no_solution", "time_limit", "error")
@@ -56,7 +67,10 @@ ROWS_COLUMNS = (
     "seed", "time_limit", "status", "objective", "bound", "best_bound", "best_bound_source", "gap",
     "wall_time_s", "message", "finished_at", "metrics", "info", "solution",
     "charged_time_s", "solved", "anytime_horizon_s", "primal_integral_s", "primal_dual_integral_s", "anytime",
+    "sweep",
 )
+TIME_LIMIT = "time_limit"
+"""The key under which a varying time limit joins a row's ``reading`` label."""
 
 
 @dataclass
@@ -70,6 +84,9 @@ class Report:
     db: str = ""
     pairs: list[dict[str, Any]] = field(default_factory=list)  # optkit.report_analysis.PAIR_COLUMNS
     profiles: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)  # report_analysis.profile_data
+    environments: list[dict[str, Any]] = field(default_factory=list)
+    """Per sweep the rows came from (``sweep``: its id, ``None`` for runs without a record):
+    ``runs`` and ``description`` (:func:`optkit.harness.environment.describe`)."""
 
 
 # ----------------------------------------------------------------------------- building
@@ -77,8 +94,10 @@ def build_report(db: Any, *, problem: str | None = None, keys: Iterable[str] | N
     """Report on the rows of ``db`` (a path or an open ``ResultStore``).
 
     ``problem`` keeps one problem; ``keys`` keeps only those rows (a sweep's tasks) while bounds
-    still come from every stored row of their problems. A path that does not exist is an
-    :class:`InputError` (nothing is created).
+    still come from every stored row of their problems. A path that does not exist, or a file
+    that is not an optkit store, is an :class:`InputError`, and the file is left as it was (it
+    is read through a read-only connection until its schema is verified:
+    :func:`optkit.harness.store.check_store`).
     """
     from optkit.harness.gaps import annotate_gaps
     from optkit.harness.store import ResultStore
@@ -88,7 +107,7 @@ def build_report(db: Any, *, problem: str | None = None, keys: Iterable[str] | N
     if own:
         if str(db) != ":memory:" and not Path(db).is_file():
             raise InputError("db", f"{db} does not exist (run `optkit compare --db {db}` first)")
-        store = ResultStore(db)
+        store = ResultStore(db, reader=True)
     else:
         store = db
     try:
@@ -104,6 +123,11 @@ def build_report(db: Any, *, problem: str | None = None, keys: Iterable[str] | N
         if missing:
             notes.append(missing)
         varying = varying_params(annotated)
+        for problem_name, keys in sorted(varying.items()):
+            if TIME_LIMIT in keys:
+                limits = sorted({_limit_text(r.get("time_limit")) for r in annotated if r["problem"] == problem_name})
+                notes.append(f"{problem_name}: its runs were given different time limits ({', '.join(limits)}); "
+                             "they are reported apart, never pooled (the reading column names each run's limit)")
         by_pair: dict[tuple[str, str], list[dict[str, Any]]] = {}
         for r in annotated:
             by_pair.setdefault((r["problem"], r["objective_name"]), []).append(r)
@@ -122,7 +146,8 @@ def build_report(db: Any, *, problem: str | None = None, keys: Iterable[str] | N
             if data is not None:
                 profiles[key] = data
         return Report(rows=annotated, summary=summary, conflicts=conflicts,
-                      notes=list(dict.fromkeys(notes)), db=store.path, pairs=compared, profiles=profiles)
+                      notes=list(dict.fromkeys(notes)), db=store.path, pairs=compared, profiles=profiles,
+                      environments=environments(annotated, store.sweeps()))
     finally:
         if own:
             store.close()
@@ -184,19 +209,45 @@ def summarize(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
 
 
 def varying_params(rows: Iterable[Mapping[str, Any]]) -> dict[str, set[str]]:
-    """Per problem, the parameter names that take more than one value among ``rows``."""
+    """Per problem, the parameter names that take more than one value among ``rows``, and
+    :data:`TIME_LIMIT` when its rows were given different time limits."""
     seen: dict[str, dict[str, set[str]]] = {}
     for r in rows:
+        keys = seen.setdefault(r["problem"], {})
+        keys.setdefault(TIME_LIMIT, set()).add(_limit_text(r.get("time_limit")))
         for k, v in (r.get("params") or {}).items():
-            seen.setdefault(r["problem"], {}).setdefault(k, set()).add(json.dumps(v, sort_keys=True))
+            keys.setdefault(k, set()).add(json.dumps(v, sort_keys=True))
     return {p: {k for k, vals in keys.items() if len(vals) > 1} for p, keys in seen.items()}
 
 
+def _limit_text(limit: Any) -> str:
+    return "none" if limit is None else f"{float(limit):g} s"
+
+
 def reading_label(row: Mapping[str, Any], varying: Mapping[str, set[str]]) -> str:
-    """``key=value, ...`` of the row's parameters that vary among its problem's rows; ``-`` if none."""
+    """``key=value, ...`` of the row's parameters that vary among its problem's rows, and its
+    time limit (``time_limit=10 s``) when those vary; ``-`` if none."""
     from optkit.readings import format_params
 
-    return format_params(row.get("params") or {}, keys=varying.get(row["problem"], set()))
+    keys = varying.get(row["problem"], set())
+    params = dict(row.get("params") or {})
+    if TIME_LIMIT in keys:
+        params[TIME_LIMIT] = _limit_text(row.get("time_limit"))
+    return format_params(params, keys=keys)
+
+
+def environments(rows: Sequence[Mapping[str, Any]], sweeps: Mapping[int, Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """What ``rows`` were measured with: one entry per sweep among them, in the order of their
+    first row (``sweep`` ``None``: rows stored without a record), with its ``runs`` and its
+    :func:`~optkit.harness.environment.describe` line."""
+    from optkit.harness.environment import describe
+
+    groups: dict[Any, list[Mapping[str, Any]]] = {}
+    for r in rows:
+        groups.setdefault(r.get("sweep"), []).append(r)
+    return [{"sweep": sid, "runs": len(grp),
+             "description": describe(sweeps.get(sid) if sid is not None else None, [r.get("time_limit") for r in grp])}
+            for sid, grp in groups.items()]
 
 
 # ----------------------------------------------------------------------------- text
@@ -244,10 +295,18 @@ def _conflict_lines(report: Report) -> list[str]:
     return [c.describe() for c in report.conflicts]
 
 
+def _environment_lines(report: Report) -> list[str]:
+    many = len(report.environments) > 1
+    return [f"{e['description']}" + (f" ({e['runs']} runs)" if many else "") for e in report.environments]
+
+
 def print_report(report: Report, file: TextIO | None = None) -> None:
-    """The terminal table, then bound conflicts (as BUG lines) and notes."""
+    """The terminal table, what its runs were measured with, bound conflicts (as BUG lines) and
+    notes."""
     out = file or sys.stdout
     print(format_table(report.summary), file=out)
+    for line in _environment_lines(report):
+        print(f"measured with: {line}", file=out)
     if report.conflicts:
         print(f"\nBOUND CONFLICTS ({len(report.conflicts)}): a proven bound exceeds a feasible objective; "
               "a solver, bound or evaluate is wrong:", file=out)
@@ -263,6 +322,8 @@ def to_markdown(report: Report, plots: Sequence[Path] = ()) -> str:
     lines = ["# optkit comparison report", ""]
     if report.db:
         lines += [f"Result store: `{report.db}`; {len(report.rows)} runs.", ""]
+    if report.environments:
+        lines += ["Measured with:", ""] + [f"- {line}" for line in _environment_lines(report)] + [""]
     lines += [
         "Gap: `(objective - best bound) / |objective|`, against the best proven bound of each instance and "
         "objective over every stored run and the formulation's lower bound. Statuses: opt = optimal, "
@@ -270,8 +331,10 @@ def to_markdown(report: Report, plots: Sequence[Path] = ()) -> str:
         "proven), tlim = time_limit, err = error (a crash). past T: schedules ending past the instance's horizon. "
         "reading: the parameter values that differ between runs of the problem. Times are wall-clock seconds "
         "of the algorithm alone (killed runs: until the kill). solved: runs that ended optimal or infeasible "
-        "(proven) within their time limit. time sgm10: shifted geometric mean of wall time, shift 10 s, "
-        "timeouts and errors charged at the time limit. PI / PDI: primal integral (Berthold 2013: the primal "
+        "(proven) within their time limit. time sgm10: shifted geometric mean of wall time, shift 10 s, each run "
+        "charged its wall time capped at its time limit (a run that finished past its limit: the limit; "
+        "timeouts and errors: the limit). Runs given different time limits are never pooled: the reading "
+        "column then names each run's limit. PI / PDI: primal integral (Berthold 2013: the primal "
         "gap to the best known objective, 1 before the first incumbent, integrated over [0, time limit]) and "
         "primal-dual integral (the gap between the run's own incumbent and bound), seconds; their median over "
         "the runs with an anytime record.", "",
@@ -307,8 +370,8 @@ def _pairs_markdown(report: Report) -> list[str]:
         return []
     lines = ["", "## Paired comparisons", "",
              "Each two algorithms (a, b) on the instances both ran (several seeds: their median per instance; "
-             "a failure is +inf). gap: the gap to the best bound; time: wall time, timeouts and errors charged at "
-             "the limit. W/T/L: instances where a is lower / equal / higher. Median a - b with a bootstrap 95% "
+             "a failure is +inf). gap: the gap to the best bound; time: wall time capped at the limit, timeouts and "
+             "errors charged at the limit. W/T/L: instances where a is lower / equal / higher. Median a - b with a bootstrap 95% "
              "interval (seed 0, 10,000 resamples) over the instances where both have a value (n fin); p: "
              "Wilcoxon signed-rank, two-sided (scipy.stats.wilcoxon).", "",
              "| problem | objective | a | b | measure | n | n fin | W/T/L | median a-b | 95% CI | p |",

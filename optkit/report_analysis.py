@@ -1,9 +1,11 @@
 """The comparison evidence of a report beyond counts and medians (:mod:`optkit.report` calls it).
 
 Per run (``rows.csv``)
-    ``charged_time_s``: the wall time, or the run's time limit when it ended ``time_limit`` or
-    ``error`` (timeouts and failures charged at the limit, as MIPLIB and Mittelmann charge
-    them); ``solved``: ended ``optimal`` or ``infeasible`` (a proof) within its time limit;
+    ``charged_time_s`` (:func:`charged_time`): the wall time capped at the run's time limit, and
+    the limit itself for a run that ended ``time_limit`` or ``error``: a run that finished past
+    its limit (the worker lets a run go on to 1.2 times the limit plus a grace before it kills
+    it) is charged the limit like a timeout, and is not ``solved``; ``solved``: ended ``optimal``
+    or ``infeasible`` (a proof) within its time limit;
     ``primal_integral_s`` (Berthold 2013) against the best known objective of the instance and
     objective over every stored run, and ``primal_dual_integral_s`` of the run's own incumbent and
     bound, both over ``[0, T]`` with ``T`` = the run's time limit (its wall time when it had
@@ -33,6 +35,10 @@ measures: ``gap`` (lower wins; ties within 1e-9) and ``time`` (``charged_time_s`
 losses, the median difference (first minus second) with a bootstrap 95 % interval (seed 0,
 10,000 resamples) and the Wilcoxon signed-rank p-value (:mod:`optkit.harness.stats`).
 
+The charging rule is MIPLIB's and Mittelmann's: a run is judged at the time limit it was given,
+so nothing it did past the limit counts, neither its time nor its answer; a failure costs the
+whole limit, never less than a run that kept going.
+
 Bad input, decided: a report whose runs carry no anytime record (stores written before schema 2)
 or pairs of algorithms that share no instance is still a report: the rest is drawn and a note
 (terminal and ``summary.md``) says which runs lack the record or which pairs and profiles were
@@ -54,7 +60,8 @@ from optkit.harness.stats import (
 from optkit.result import scalar_objective
 
 __all__ = [
-    "TIME_FLOOR_S", "PAIR_COLUMNS", "PROFILE_COLUMNS", "annotate_runs", "summary_extras", "missing_anytime_note",
+    "TIME_FLOOR_S", "PAIR_COLUMNS", "PROFILE_COLUMNS", "charged_time", "annotate_runs", "summary_extras",
+    "missing_anytime_note",
     "profile_data", "pair_rows", "write_profile", "plot_anytime",
 ]
 
@@ -93,6 +100,37 @@ def _best_known(pool: Iterable[Mapping[str, Any]]) -> dict[tuple[str, str], floa
     return best
 
 
+def charged_time(row: Mapping[str, Any]) -> float | None:
+    """The seconds a run is charged in the shifted geometric mean and the paired time comparison:
+    ``min(wall time, time limit)``, and the time limit for a run that ended ``time_limit`` or
+    ``error``; the wall time for a run without a limit; ``None`` for a run that ended otherwise
+    without a wall time.
+
+    References
+    ----------
+    A. Gleixner et al., "MIPLIB 2017", Math. Prog. Comp. 13 (2021), Sec. 6 (runs over the limit
+    count as timeouts, charged the limit); H. Mittelmann, plato.asu.edu/bench.html.
+
+    Notes
+    -----
+    Guarantee: never above the time limit when there is one.
+
+    Units: seconds.
+
+    Examples
+    --------
+    >>> [charged_time({"status": s, "wall_time_s": w, "time_limit": 10.0})
+    ...  for s, w in (("optimal", 4.0), ("feasible", 11.5), ("time_limit", 12.0), ("error", 0.1))]
+    [4.0, 10.0, 10.0, 10.0]
+    >>> charged_time({"status": "feasible", "wall_time_s": 11.5, "time_limit": None})
+    11.5
+    """
+    wall, limit = _num(row.get("wall_time_s")), _num(row.get("time_limit"))
+    if limit is not None and row.get("status") in _CHARGED_AT_LIMIT:
+        return limit
+    return wall if wall is None or limit is None else min(wall, limit)
+
+
 def annotate_runs(rows: Sequence[dict[str, Any]], pool: Sequence[Mapping[str, Any]]) -> None:
     """Add ``charged_time_s``, ``solved``, ``anytime_horizon_s``, ``primal_integral_s`` and
     ``primal_dual_integral_s`` to each of ``rows`` (in place); the best known objective of each
@@ -101,10 +139,7 @@ def annotate_runs(rows: Sequence[dict[str, Any]], pool: Sequence[Mapping[str, An
     best = _best_known(pool)
     for r in rows:
         wall, limit = _num(r.get("wall_time_s")), _num(r.get("time_limit"))
-        charged = wall
-        if limit is not None and (r["status"] in _CHARGED_AT_LIMIT or (wall is not None and wall > limit)):
-            charged = limit
-        r["charged_time_s"] = charged
+        r["charged_time_s"] = charged_time(r)
         r["solved"] = r["status"] in _SOLVED and (limit is None or (wall is not None and wall <= limit))
         horizon = limit if limit is not None else wall
         r["anytime_horizon_s"] = horizon

@@ -1278,30 +1278,46 @@ class ConsistentReading:
 
     Attributes
     ----------
-    paper: the paper.
-    readings: the combination: a value for every reading the counted claims' experiments depend
+    paper
+        The paper.
+    readings
+        The combination: a value for every reading the counted claims' experiments depend
         on (``{}`` when there is none, e.g. no reading matters or no combination was measured). A
         reading an experiment cannot be measured at the default of (its ``sweep`` leaves the
         default out) is that experiment's own: ``NAME@EXPERIMENT``.
-    label: its readings away from their defaults and the experiments' own readings
+    label
+        Its readings away from their defaults and the experiments' own readings
         (``format_params``), ``"default"`` if none.
-    distance: how many (shared) readings are away from their defaults.
-    counted: the comparable claims with a verdict in the measurements, in page order.
-    reproduced: those that reproduce under the combination.
-    unreached: counted claims that reproduce under no combination measured.
-    alone: of ``unreached``, those that reproduce under a reading of their own experiment that no
+    distance
+        How many (shared) readings are away from their defaults.
+    counted
+        The comparable claims with a verdict in the measurements, in page order.
+    reproduced
+        Those that reproduce under the combination.
+    unreached
+        Counted claims that reproduce under no combination measured.
+    alone
+        Of ``unreached``, those that reproduce under a reading of their own experiment that no
         combination measured for the paper's other experiments extends (``--readings each``).
-    lost: counted claims some combination reproduces but this one does not.
-    not_comparable: ``(claim id, reason)`` of the incomparable claims (left out of the count).
-    no_verdict: ``(claim id, why)`` of the claims without any verdict here (a scale at which they
+    lost
+        Counted claims some combination reproduces but this one does not.
+    not_comparable
+        ``(claim id, reason)`` of the incomparable claims (left out of the count).
+    no_verdict
+        ``(claim id, why)`` of the claims without any verdict here (a scale at which they
         are not comparable, nothing measured; left out of the count).
-    combinations: how many combinations were measured (searched).
-    ties: how many combinations reproduce as many claims at the same distance (the chosen one
+    combinations
+        How many combinations were measured (searched).
+    ties
+        How many combinations reproduce as many claims at the same distance (the chosen one
         included).
-    partial: experiments whose readings were not all crossed in the measurements.
-    per_claim: ``{claim id: (its experiment's reading label under the combination, Verdict)}``
+    partial
+        Experiments whose readings were not all crossed in the measurements.
+    per_claim
+        ``{claim id: (its experiment's reading label under the combination, Verdict)}``
         for the counted claims.
-    unmeasured: experiments (with counted claims) that share readings but have no combination
+    unmeasured
+        Experiments (with counted claims) that share readings but have no combination
         measured jointly; non-empty means no combination exists (``readings`` is ``{}``).
     """
 

@@ -81,21 +81,40 @@ class Result:
 
     Attributes
     ----------
-    status: see :class:`Status`.
-    objective: value of ``solution`` on the selected objective, computed by ``evaluate``; a list
+    status
+        See :class:`Status`.
+    objective
+        Value of ``solution`` on the selected objective, computed by ``evaluate``; a list
         for a lexicographic objective (see :data:`OBJECTIVE_KEY_PREFIX`).
-    bound: proven lower bound on the optimum (minimisation) known to this run, if any (on the
+    bound
+        Proven lower bound on the optimum (minimisation) known to this run, if any (on the
         scalar key for a lexicographic objective).
-    gap: ``(objective - bound) / objective`` against ``bound``; the harness recomputes it
+    gap
+        ``(objective - bound) / objective`` against ``bound``; the harness recomputes it
         against the best bound known for the instance.
-    wall_time_s: wall-clock seconds of the algorithm alone (not of ``evaluate``).
-    solution: the solution as a JSON-ready dict, or ``None``.
-    metrics: every metric ``evaluate`` reports for the solution.
-    algorithm, problem, objective_name, params, seed: what ran.
-    message: free text: a solver's own status string, or the error of a failed run.
-    info: the algorithm's own diagnostics (a solver's status name, whether METIS needed a
+    wall_time_s
+        Wall-clock seconds of the algorithm alone (not of ``evaluate``).
+    solution
+        The solution as a JSON-ready dict, or ``None``.
+    metrics
+        Every metric ``evaluate`` reports for the solution.
+    algorithm
+        The algorithm's name.
+    problem
+        The problem's name.
+    objective_name
+        The objective it was asked to minimise.
+    params
+        The algorithm's keyword parameters and readings.
+    seed
+        The seed it was given.
+    message
+        Free text: a solver's own status string, or the error of a failed run.
+    info
+        The algorithm's own diagnostics (a solver's status name, whether METIS needed a
         repair, ...); never an objective value, which only ``evaluate`` supplies.
-    anytime: the run's incumbent and bound over time, ``[[seconds, incumbent, bound], ...]`` in
+    anytime
+        The run's incumbent and bound over time, ``[[seconds, incumbent, bound], ...]`` in
         the objective's units (the scalar key for a lexicographic objective), ending with the
         run's final ``[wall_time_s, objective, bound]`` (:mod:`optkit.anytime`); ``None`` when
         not recorded.

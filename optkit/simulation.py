@@ -1,6 +1,6 @@
 """A paper-agnostic discrete-event driver: a heap of timed events, processed in batches.
 
-Online policies (DESIGN.md) are objects driven by events; a formulation's simulator pushes its
+Online policies (:mod:`optkit.online`) are objects driven by events; a formulation's simulator pushes its
 events (arrivals, ends, policy wake-ups) here and handles each *instant* once: every event due
 at the same time is handed over together, so a policy is consulted once per instant, and time
 jumps from one event to the next (no loop over idle time).

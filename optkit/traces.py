@@ -11,8 +11,8 @@ them add ``user``, ``group`` and ``workload``. Malformed input raises
 * :func:`load_pai`: the Alibaba PAI 2020 tables (Weng et al., NSDI '22), which have **no header
   row**: ``pai_job_table.csv``, ``pai_task_table.csv`` and, optionally,
   ``pai_group_tag_table.csv`` in one folder. Column names come from the ``*.header`` files when
-  present beside them, else from :data:`PAI_COLUMNS` (the published ones). The mapping is the
-  one of ``shared/data/README.md``: submission = ``job.start_time``; duration = ``end_time -
+  present beside them, else from :data:`PAI_COLUMNS` (the published ones). The mapping:
+  submission = ``job.start_time``; duration = ``end_time -
   start_time``; GPUs = ``ceil(sum over the job's tasks of plan_gpu/100 * inst_num)``; ``user`` from
   the job table; ``group`` and ``workload`` from the group-tag table joined on ``inst_id``.
 * :func:`load_philly`: the per-job table derived from the Microsoft Philly trace (Jeon et al.,
@@ -63,7 +63,7 @@ TRACES_ENV = "OPTKIT_TRACES"
 def trace_root() -> Path | None:
     """The traces folder: ``$OPTKIT_TRACES`` if set, else the first ``<dir>/shared/data/traces``
     that exists, ``<dir>`` walking up from the repository's parent (``../shared/data/traces``
-    beside a checkout, ``../../shared/...`` beside a worktree under ``wt/``); ``None`` if none."""
+    beside a checkout, ``../../shared/data/traces`` beside a worktree under ``wt/``); ``None`` if none."""
     env = os.environ.get(TRACES_ENV)
     if env:
         return Path(env) if Path(env).is_dir() else None
@@ -182,7 +182,7 @@ def load_itp(path: str | Path, *, limit: int | None = None) -> list[dict[str, An
 def load_philly(path: str | Path, *, clusters: Sequence[str] | None = None, limit: int | None = None,
                 gpu_time_rtol: float = 1e-6) -> list[dict[str, Any]]:
     """Records of the Philly-derived per-job table (``timestamp,duration,num_gpus,gpu_time,cluster``;
-    shared/data/README.md, "traces/philly-derived"), sorted by submission time (ties in file order).
+    the Sia artifact's ``traces/philly.csv``), sorted by submission time (ties in file order).
 
     The rows are not sorted upstream: every row is read and checked, then sorted. ``timestamp`` is
     a naive ``YYYY-MM-DD HH:MM:SS`` (no time zone; only differences are used), and

@@ -343,9 +343,9 @@ class _OneListQueue(a_srpt.ASRPT):
     def _enqueue(self, job: Any) -> None:
         self.order.append(job)
 
-    def _next_job(self, free_total: int) -> Any:
+    def _next_job(self, state: Any) -> Any:
         for i, job in enumerate(self.order):
-            if job.gpus <= free_total:
+            if state.fits(job):
                 return self.order.pop(i)
             if self.head_of_line == "strict":
                 return None

@@ -52,6 +52,11 @@ def test_html_builds_without_a_warning(tmp_path: Path) -> None:
     gm = (html / "api" / "gpu_mapping.html").read_text()
     assert 'id="optkit.formulations.gpu_mapping.heavy_edge"' in gm
     assert 'id="optkit.formulations.gpu_mapping.exact.run_cpsat"' in gm
+    # each problem's page states its instance and solution format (its example runs as a page
+    # example: the solution printed is the one the paper's algorithm returns)
+    for problem in ("gpu_mapping", "ddlwmp", "rar_ddls", "nimp"):
+        page = (html / "api" / f"{problem}.html").read_text()
+        assert 'id="instance-and-solution-format"' in page, problem
 
 
 def test_every_page_example_runs(tmp_path: Path) -> None:

@@ -90,7 +90,7 @@ def test_by_name_scheduler_gives_the_replays_schedule(policy: str, readings: dic
 
 
 def test_minimal_driver_drives_titan_on_mixed_sizes() -> None:
-    """The docs' 40-line driver (no slots, no network: P infinite) on machines of 8, 4 and 2
+    """The docs' driver (no slots, no network: P infinite) on machines of 8, 4 and 2
     GPUs: FIFO order, each start within the free GPUs of each machine."""
     drive: Callable[..., dict[str, tuple[float, float]]] = test_online.DRIVE
     nodes: dict[Hashable, int] = {"big": 8, "mid": 4, "small": 2}
@@ -154,7 +154,7 @@ ROWS: list[tuple[str, Callable[[], Any], str]] = [
     ("more free GPUs than the node has", lambda: OnlineScheduler("hived", nodes={"a": 8}).decide(
         0.0, ClusterView({"a": 9}, {"a": 8})), "cluster.free['a']"),
     ("a pair capacity that is not a number", lambda: _titan_with_capacity("wide"), "cluster.pair_capacity"),
-    ("a pair mapping missing a pair", lambda: _titan_with_capacity({("a", "b"): 1e9}), "pair_capacity_bytes"),
+    ("a pair mapping missing a pair", lambda: _titan_with_capacity({("a", "b"): 1e9}), "cluster.pair_capacity"),
 ]
 
 
@@ -234,7 +234,7 @@ def own_registry(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_run_policy_follows_wake_ups_and_reads_gpus_only_decisions(own_registry: None) -> None:
     """A policy that starts nothing at 0 and asks to be woken is called again at its wake-up; a
     decision with ``gpus`` only is expanded worker by worker; P = 0 reaches the policy as the
-    matrix (a view's number must be > 0); solve's evaluate then rejects a split job (no cross
+    matrix (the driver passes a scalar 0 as the matrix); solve's evaluate then rejects a split job (no cross
     traffic allowed)."""
     from optkit import registry
     from optkit.formulation import OnlinePolicyPlugin

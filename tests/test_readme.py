@@ -32,6 +32,10 @@ def test_ci_runs_the_readme_test_command() -> None:
     assert "<!-- test-command -->" in ci
     command = README.split("<!-- test-command -->", 1)[1].split("```")[1].strip()
     assert command.startswith("python3 -m venv .venv") and "pytest" in command
+    # on every core, one file per worker (pytest-xdist, in the test extra the command installs)
+    assert "-n auto --dist loadfile" in command and "'.[test," in command
+    pyproject = (Path(__file__).resolve().parents[1] / "pyproject.toml").read_text()
+    assert re.search(r'^test = \[[^\]]*"pytest-xdist>=', pyproject, flags=re.M | re.S)
 
 
 def test_results_blocks_are_what_the_claims_and_the_committed_csvs_give() -> None:
@@ -143,3 +147,21 @@ def test_mutation_block_is_what_the_stored_counts_give() -> None:
     assert not mutation.update_readme(root / "README.md", data, check=True), (
         "README's mutation block differs from benchmarks/perf/mutation.json: "
         "run python benchmarks/mutation.py --page-only --update-readme")
+
+
+def test_moved_defaults_block_is_what_the_readings_give(tmp_path: Path) -> None:
+    """The README's table of moved defaults is generated from each reading's ``moved_from``
+    (``optkit readings --moved --update README.md``); a hand edit fails here, and --check says so."""
+    from optkit import registry
+    from optkit.cli import main
+    from optkit.readings import moved_defaults_markdown, update_moved_block
+
+    readme = Path(__file__).resolve().parents[1] / "README.md"
+    table = moved_defaults_markdown(registry.all_formulations().values())
+    assert not update_moved_block(readme, table, check=True), "run optkit readings --moved --update README.md"
+    copy = tmp_path / "README.md"
+    copy.write_text(readme.read_text(encoding="utf-8").replace("| old → new |", "| old -> new |"), encoding="utf-8")
+    assert update_moved_block(copy, table, check=True)
+    assert main(["readings", "--moved", "--update", str(copy), "--check"]) == 1
+    assert main(["readings", "--moved", "--update", str(copy)]) == 0
+    assert not update_moved_block(copy, table, check=True)

@@ -8,7 +8,7 @@ Importing one policy needs neither the harness nor a solver::
     from optkit.formulations.ddlwmp.simulate import simulate   # optkit's driver for it
 
 ``OnlineScheduler`` speaks the engine's online protocol (:mod:`optkit.online`); the how-to
-``docs/howto/drive-a-srpt.rst`` has a 40-line driver for it.
+``docs/howto/drive-a-srpt.rst`` has a driver of under 40 lines for it.
 
 Solver-backed algorithms and the generator are imported lazily.
 """
@@ -69,6 +69,7 @@ FORMULATION = Formulation(
     readings=READINGS,
     experiments=LazyMapping.of(f"{__name__}.claims", "EXPERIMENTS"),
     sample=lazy_run(f"{__name__}.sample", "sample"),
+    size_classes=LazyMapping.of(f"{__name__}.generate", "SIZE_CLASSES"),
     guarantees=LazyMapping.of(f"{__name__}.bounds", "GUARANTEES"),
     run_policy=lazy_run(f"{__name__}.simulate", "run_online_policy"),
 )

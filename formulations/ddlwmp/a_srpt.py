@@ -36,6 +36,11 @@ Every step of Algorithm 1, with the readings optkit takes:
 * **Other jobs (lines 21-23).** Best fit on the servers with the fewest free GPUs
   (:func:`.placement.least_free_servers`: one server with the fewest free GPUs that holds the
   whole job, else the least-free servers first), Heavy-Edge, start now.
+* **Single-node jobs** (``JobSpec.single_node``; not in the paper: a job whose GPUs must sit on
+  one server, :mod:`optkit.online`). Such a job fits only when one server has its g_i GPUs
+  free (:meth:`.policies.ClusterState.fits`; the strict head waits otherwise, lines 3-5, 25);
+  then both placements put it on one server (the most-free server holds it; best fit takes the
+  one server with the fewest free GPUs that holds it).
 
 Every choice above is a declared reading (:mod:`.readings`, ``optkit readings ddlwmp``) and a
 keyword of :class:`ASRPT`, :func:`run_a_srpt` and :func:`run_a_srpt_perfect`: ``tau``
@@ -58,6 +63,7 @@ from collections import deque
 from typing import Any, Mapping
 
 from optkit.formulations.gpu_mapping.model import PipelineJob
+from optkit.online import slot_floor
 
 from .model import DdlwmpCluster, DdlwmpInstance
 from .placement import Placement, Placer
@@ -131,7 +137,7 @@ class ASRPT:
         self.light_placement = light_placement
         self.head_of_line = head_of_line
         self.placer = placer or Placer(cluster, models, seed=seed)
-        self._check = ArrivalCheck(self.placer.models, cluster.total_gpus)
+        self._check = ArrivalCheck(self.placer.models, cluster.total_gpus, cluster.gpus_per_server)
         self.G = cluster.total_gpus
         self.slot = cluster.slot_seconds
         self._seq = 0
@@ -143,7 +149,7 @@ class ASRPT:
         # found without scanning the backlog (the order and every decision are those of one queue
         # scanned front to back)
         self._pending: deque[JobSpec] = deque()
-        self._queues: dict[int, deque[tuple[int, JobSpec]]] = {}
+        self._queues: dict[tuple[int, bool], deque[tuple[int, JobSpec]]] = {}
         self._qseq = 0
         self._waiting: tuple[JobSpec, float, float] | None = None     # (job, kappa, last slot)
         self._heavy: dict[str, bool] = {}
@@ -193,21 +199,24 @@ class ASRPT:
         if self.head_of_line == "strict":
             self._pending.append(job)
             return
-        self._queues.setdefault(job.gpus, deque()).append((self._qseq, job))
+        self._queues.setdefault((job.gpus, job.single_node), deque()).append((self._qseq, job))
         self._qseq += 1
 
-    def _next_job(self, free_total: int) -> JobSpec | None:
-        """Take the job the scan of lines 8-25 reaches next, with ``free_total`` GPUs free: strict, the
-        queue's head if it fits, else none (line 25: the head waits, and so does the queue); skip,
+    def _next_job(self, state: ClusterState) -> JobSpec | None:
+        """Take the job the scan of lines 8-25 reaches next, with ``state.free`` GPUs free: strict, the
+        queue's head if it fits (:meth:`.policies.ClusterState.fits`: a single-node job needs its
+        GPUs free on one server), else none (line 25: the head waits, and so does the queue); skip,
         the first job in queue order that fits. The free GPUs only fall during a scan, so a job
         passed over stays too big: the first fitting job is the head of the earliest of the
-        per-demand deques of at most ``free_total`` GPUs."""
+        per-demand deques of at most ``free_total`` GPUs (single-node: of one server's)."""
         if self.head_of_line == "strict":
             pending = self._pending
-            return pending.popleft() if pending and pending[0].gpus <= free_total else None
+            return pending.popleft() if pending and state.fits(pending[0]) else None
+        free_total = state.free_total
+        max_free = int(state.free.max())
         head: deque[tuple[int, JobSpec]] | None = None
-        for g, q in self._queues.items():
-            if q and g <= free_total and (head is None or q[0][0] < head[0][0]):
+        for (g, single), q in self._queues.items():
+            if q and g <= (max_free if single else free_total) and (head is None or q[0][0] < head[0][0]):
                 head = q
         return None if head is None else head.popleft()[1]
 
@@ -221,9 +230,7 @@ class ASRPT:
         return h
 
     def _last_slot(self, t: float) -> float:
-        q = t / self.slot
-        r = round(q)
-        return (r if abs(q - r) <= 1e-9 * max(1.0, abs(q)) else math.floor(q)) * self.slot
+        return slot_floor(t, self.slot)
 
     def decide(self, now: float, state: ClusterState) -> list[StartDecision]:
         self._advance(now)
@@ -235,7 +242,7 @@ class ASRPT:
 
         if self._waiting is not None:  # lines 16-20: re-evaluate the delayed head
             job, kappa, last = self._waiting
-            if job.gpus <= state.free_total:
+            if state.fits(job):
                 p = self.placer.place_most_free(job.model, state.free)
                 if p.alpha < kappa or now >= last - _tol(last):
                     self.improved += p.alpha < kappa
@@ -244,7 +251,7 @@ class ASRPT:
             if self._waiting is not None and self.delay_blocks_queue:
                 return out
         while True:
-            job = self._next_job(state.free_total)
+            job = self._next_job(state)
             if job is None:
                 break
             model = job.model

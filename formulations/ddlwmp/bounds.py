@@ -51,7 +51,8 @@ largest stage bound.
 
 Paper guarantees (:func:`guarantees`)
 =====================================
-Readings of ``shared/papers/NOTES.md`` ("Bounds"), with the paper's choice of alpha in each:
+Readings of the paper's bounds (this package's ``README.md``, "Bounds"), with the paper's choice of
+alpha in each:
 
 * ``rho = max_i alpha_i^max / alpha_i^min`` -- TRUE alpha^min (Lemma 1's definition; its proof
   uses ``α̃_i^min <= rho alpha_i^min``, which holds because α̃_i^min <= alpha_i^max).

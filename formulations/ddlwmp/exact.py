@@ -16,7 +16,8 @@ option's alpha is then recomputed from that global assignment with
 :func:`~optkit.formulations.gpu_mapping.model.alpha_from_counts` -- the referee's own function -- so the
 durations of the models are bit-identical to the ones ``evaluate`` recomputes.
 
-Every option y is kept: no dominance pruning. (Two options with the same multiset on different
+Every option y is kept: no dominance pruning (a ``single_node`` job keeps the options on one
+server only: its constraint, not a pruning). (Two options with the same multiset on different
 servers are not comparable -- server identity matters for capacity -- and two different vectors
 with the same sum are never componentwise ordered, so no option uses a subset of another's
 GPUs.) Choosing, for each y, a min-alpha assignment loses nothing: for a fixed y, the
@@ -198,13 +199,16 @@ def placement_options(instance: DdlwmpInstance) -> dict[str, list[Option]]:
 
 
 def _job_options(instance: DdlwmpInstance) -> list[list[Option]]:
-    """Per job (instance order), its options with duration and occupancy filled in."""
+    """Per job (instance order), its options with duration and occupancy filled in; a
+    ``single_node`` job keeps only its one-server options (y with one nonzero entry)."""
     slot = instance.cluster.slot_seconds
     per_model = placement_options(instance)
     res = []
     for j in instance.jobs:
         lst = []
         for o in per_model[j.model]:
+            if j.single_node and sum(1 for v in o.y if v) > 1:
+                continue
             d = j.iterations * o.alpha
             lst.append(Option(o.y, o.assignment, o.alpha, d, int(round(slot_ceil(d, slot) / slot))))
         res.append(lst)

@@ -10,7 +10,13 @@ Time (optkit's reading of the slotted model, used by the simulator and the exact
 time is in seconds; decisions happen at integer multiples of ``slot_seconds`` (1 s by default),
 so every start t_i is a slot boundary with t_i >= r_i; C_i is real; job i holds its GPUs over
 [t_i, ceil(C_i / slot)·slot), so they are free again at the first slot boundary at or after C_i.
-Releases may be real (a job released at 0.4 s can start at 1 s at the earliest).
+Releases may be real (a job released at 0.4 s can start at 1 s at the earliest). "The first
+boundary at or after" is :func:`optkit.online.slot_ceil`, whose tolerance (a C_i within 1e-9
+relative of a boundary counts as on it) is part of the rule.
+
+A job may be ``single_node`` (optional, ``false`` when absent): its g_i GPUs must all be on one
+server; ``evaluate`` rejects a schedule that splits it, the exact solvers only consider its
+one-server placements, and every policy starts it only on one server.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ import numpy as np
 from optkit.formulations.gpu_mapping.model import Cluster, PipelineJob, alpha_from_counts
 from optkit.errors import InputError
 from optkit.formulation import Evaluation
+from optkit.online import SLOT_TOL, on_slot, single_node_field, slot_ceil
 from optkit.validation import MAX_COUNT, instance_object, integer, known_keys, mapping, number, trusted
 
 __all__ = [
@@ -83,7 +90,9 @@ class DdlwmpCluster:
 @dataclass(frozen=True)
 class Job:
     """One job: release r_i (s), model name, actual iterations n_i, optional prediction ñ_i,
-    and the features a predictor may use (user, recurring group). Extra fields are kept."""
+    and the features a predictor may use (user, recurring group). Extra fields are kept.
+    ``single_node``: the job's g_i GPUs must all be on one server (PAI's single-instance jobs;
+    optional in a file, ``false`` when absent)."""
 
     id: str
     release: float
@@ -93,6 +102,7 @@ class Job:
     user: str | None = None
     group: str | None = None
     extras: Mapping[str, Any] = field(default_factory=dict, compare=False)
+    single_node: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"id": self.id, "release": self.release, "model": self.model, "iterations": self.iterations}
@@ -102,11 +112,13 @@ class Job:
             d["user"] = self.user
         if self.group is not None:
             d["group"] = self.group
+        if self.single_node:
+            d["single_node"] = True
         d.update(self.extras)
         return d
 
 
-_JOB_KEYS = ("id", "release", "model", "iterations", "predicted_iterations", "user", "group")
+_JOB_KEYS = ("id", "release", "model", "iterations", "predicted_iterations", "user", "group", "single_node")
 _FAST_KEYS = frozenset(_JOB_KEYS[:5])  # a job with these keys only may take from_dict's fast path
 _INF = float("inf")
 # A trace job's own record, kept as extras (workloads.trace_workload): its id, duration (s) and GPU
@@ -182,11 +194,13 @@ class DdlwmpInstance:
             for key in ("user", "group"):
                 if j.get(key) is not None and not isinstance(j[key], str):
                     raise InputError(f"{p}.{key}", f"must be a string, got {type(j[key]).__name__}")
+            single = single_node_field(j.get("single_node", False), f"{p}.single_node", jid, need,
+                                       cluster.gpus_per_server, "server")
             jobs.append(Job(
                 id=jid, release=number(j, "release", p), model=model,
                 iterations=integer(j["iterations"], f"{p}.iterations", low=1),
                 predicted_iterations=pred, user=j.get("user"), group=j.get("group"),
-                extras={k: v for k, v in j.items() if k not in _JOB_KEYS},
+                extras={k: v for k, v in j.items() if k not in _JOB_KEYS}, single_node=single,
             ))
         _check_span(cluster, models, jobs)
         extras = {k: v for k, v in d.items() if k not in ("problem", "cluster", "models", "jobs")}
@@ -236,23 +250,18 @@ def _check_span(cluster: DdlwmpCluster, models: Mapping[str, PipelineJob], jobs:
 
 
 # ----------------------------------------------------------------------------- time rule
-def slot_ceil(t: float, slot: float) -> float:
-    """The first slot boundary at or after ``t`` (tolerant of rounding just above a boundary)."""
-    q = t / slot
-    r = round(q)
-    if abs(q - r) <= 1e-9 * max(1.0, abs(q)):
-        return r * slot
-    return math.ceil(q) * slot
+# slot_ceil (the first slot boundary at or after t, with its tolerance SLOT_TOL) is the online
+# protocol's rule 3 (optkit.online.slot_ceil), imported above and kept in this module's names.
 
 
 def free_time(completion: float, slot: float) -> float:
-    """When a job that completes at ``completion`` gives its GPUs back: ceil(C_i) in slots."""
+    """When a job that completes at ``completion`` gives its GPUs back: ceil(C_i) in slots
+    (:func:`optkit.online.slot_ceil`, with its tolerance)."""
     return slot_ceil(completion, slot)
 
 
 def _on_slot(t: float, slot: float) -> bool:
-    q = t / slot
-    return abs(q - round(q)) <= 1e-9 * max(1.0, abs(q))
+    return on_slot(t, slot)
 
 
 # ----------------------------------------------------------------------------- evaluate
@@ -284,7 +293,8 @@ def evaluate(instance: DdlwmpInstance, solution: Mapping[str, Any]) -> Evaluatio
     """Check a schedule and measure it, from starts and placements alone.
 
     Checks: every job scheduled exactly once; t_i >= r_i and on a slot boundary; each
-    ``assignment`` maps every replica of the job's model to a server 0..M-1; alpha_i (eq. 7) and
+    ``assignment`` maps every replica of the job's model to a server 0..M-1, all on one server
+    for a ``single_node`` job; alpha_i (eq. 7) and
     C_i = t_i + n_i·alpha_i recomputed (the schedule's own ``alpha_s``/``completion``, when
     given, must agree within 1e-9 relative); at every moment each server holds at most g GPUs,
     a job holding its GPUs over [t_i, ceil(C_i)). Objectives: ``total_completion`` (sum C_i),
@@ -336,7 +346,7 @@ def evaluate(instance: DdlwmpInstance, solution: Mapping[str, Any]) -> Evaluatio
         if start < release - TIME_TOL * max(1.0, release):
             violations.append(f"job {jid} starts at {start} before its release {release}")
         q = start / slot  # _on_slot, inline
-        if abs(q - round(q)) > 1e-9 * max(1.0, abs(q)):
+        if abs(q - round(q)) > SLOT_TOL * max(1.0, abs(q)):
             violations.append(f"job {jid} starts at {start}, not on a slot boundary (slot {slot} s)")
         reps = replicas_of[job.model]
         a = entry.get("assignment")
@@ -365,6 +375,9 @@ def evaluate(instance: DdlwmpInstance, solution: Mapping[str, Any]) -> Evaluatio
             if not ok:
                 violations.append(f"job {jid}: assignment holds a server index outside 0..{n_servers - 1}")
                 continue
+        if job.single_node and len(per_server) > 1:
+            violations.append(f"job {jid} must run on one server (single_node), but its assignment uses servers "
+                              f"{sorted(int(m) for m in per_server)}")
         key = (job.model, tuple(sorted(tuple(c) for c in per_server.values())))
         alpha = alpha_cache.get(key)
         if alpha is None:

@@ -1,6 +1,6 @@
 """The online-policy protocol of ddlwmp and the machinery its policies share.
 
-A policy is an object driven by events (DESIGN.md); any simulator may drive it:
+A policy is an object driven by events; any simulator may drive it:
 
 * ``on_arrival(job: JobSpec, now)``: a job has been released (``job.release <= now``).
 * ``on_completion(job_id, now)``: a started job has given its GPUs back.
@@ -43,13 +43,15 @@ __all__ = ["JobSpec", "StartDecision", "ClusterState", "Policy", "QueuePolicy", 
 
 @dataclass(frozen=True)
 class JobSpec:
-    """What a policy knows of a job: id, release (s), model name, GPUs g_i, predicted iterations."""
+    """What a policy knows of a job: id, release (s), model name, GPUs g_i, predicted iterations,
+    and whether its GPUs must all be on one server (``single_node``)."""
 
     id: str
     release: float
     model: str
     gpus: int
     predicted_iterations: float | None = None
+    single_node: bool = False
 
     @property
     def n_tilde(self) -> float:
@@ -79,6 +81,11 @@ class ClusterState:
     def free_total(self) -> int:
         return int(self.free.sum())
 
+    def fits(self, job: JobSpec) -> bool:
+        """Whether ``job`` can start now: g_i <= the free GPUs of the cluster, or, for a
+        ``single_node`` job, of one server."""
+        return job.gpus <= (int(self.free.max()) if job.single_node else int(self.free.sum()))
+
     def take(self, placement: Placement) -> None:
         free = self.free
         if len(placement.servers) == 1:  # the common case, without the loops below
@@ -99,13 +106,15 @@ class ArrivalCheck:
     mistake is, with an InputError naming the field, instead of later and quietly: a job that
     arrives twice (it would be started twice), an unknown model (a bare KeyError), a GPU demand
     unlike the model's replica count (the placement takes the model's count), a job larger than
-    the cluster (it never starts, and a strict queue blocks every later job behind it)."""
+    the cluster (it never starts, and a strict queue blocks every later job behind it), a
+    ``single_node`` job larger than a server (``gpus_per_server``, when given: likewise)."""
 
-    __slots__ = ("models", "total_gpus", "seen")
+    __slots__ = ("models", "total_gpus", "seen", "gpus_per_server")
 
-    def __init__(self, models: Mapping[str, PipelineJob], total_gpus: int) -> None:
+    def __init__(self, models: Mapping[str, PipelineJob], total_gpus: int, gpus_per_server: int | None = None) -> None:
         self.models = models
         self.total_gpus = total_gpus
+        self.gpus_per_server = gpus_per_server
         self.seen: set[str] = set()
 
     def __call__(self, job: JobSpec) -> None:
@@ -121,6 +130,9 @@ class ArrivalCheck:
         if job.gpus > self.total_gpus:
             raise InputError("job.gpus", f"job {job.id} needs {job.gpus} GPUs but the cluster has "
                                          f"{self.total_gpus}: it could never start", problem=PROBLEM)
+        if job.single_node and self.gpus_per_server is not None and job.gpus > self.gpus_per_server:
+            raise InputError("job.single_node", f"job {job.id} needs {job.gpus} GPUs on one server but a server has "
+                                                f"{self.gpus_per_server}: it could never start", problem=PROBLEM)
         self.seen.add(job.id)
 
 
@@ -140,11 +152,13 @@ class QueuePolicy:
     """Jobs wait in priority order of ``key(job)`` (ties: release, then arrival order).
 
     ``work_conserving=False``: strict head-of-line; ``True``: start every job that fits, in key
-    order. "Fits" means g_i <= the free GPUs of the whole cluster (a job may span servers).
+    order. "Fits" means g_i <= the free GPUs of the whole cluster (a job may span servers); for a
+    ``single_node`` job, g_i <= the free GPUs of one server.
     Placement (reading ``consolidate``): ``True`` takes the most-free servers (fewest servers) and
     maps with Heavy-Edge; ``False`` (the default: the baselines' better option, readings.py) best
     fit: the one server with the fewest free GPUs that holds the job, else the least-free servers
-    first, then Heavy-Edge.
+    first, then Heavy-Edge. A single-node job that fits therefore lands on one server under
+    both: the most-free server (it holds the job) or the best-fit one.
     """
 
     name = "queue"
@@ -157,13 +171,15 @@ class QueuePolicy:
                  seed: int | None = None) -> None:
         self.cluster = cluster
         self.placer = placer or Placer(cluster, models, seed=seed)
-        self._check = ArrivalCheck(self.placer.models, cluster.total_gpus)
+        self._check = ArrivalCheck(self.placer.models, cluster.total_gpus, cluster.gpus_per_server)
         # a subclass states its discipline as the class attribute WORK_CONSERVING
         self.work_conserving = self.WORK_CONSERVING if work_conserving is None else work_conserving
         self.consolidate = consolidate
         self._seq = 0
-        # One heap per GPU demand: the work-conserving scan then jumps to the best job that fits.
+        # One heap per GPU demand: the work-conserving scan then jumps to the best job that fits;
+        # single-node jobs in heaps of their own (they fit by the most GPUs free on one server).
         self._heaps: dict[int, list[tuple[Any, float, int, JobSpec]]] = {}
+        self._single: dict[int, list[tuple[Any, float, int, JobSpec]]] = {}
         self._n_waiting = 0
 
     def key(self, job: JobSpec) -> Any:  # pragma: no cover - abstract
@@ -171,7 +187,8 @@ class QueuePolicy:
 
     def on_arrival(self, job: JobSpec, now: float) -> None:
         self._check(job)
-        heapq.heappush(self._heaps.setdefault(job.gpus, []), (self.key(job), job.release, self._seq, job))
+        heaps = self._single if job.single_node else self._heaps
+        heapq.heappush(heaps.setdefault(job.gpus, []), (self.key(job), job.release, self._seq, job))
         self._seq += 1
         self._n_waiting += 1
 
@@ -197,11 +214,16 @@ class QueuePolicy:
                 if heap and (self.work_conserving is False or g <= free_total):
                     if best is None or heap[0][:3] < best[0][:3]:
                         best = heap
+            max_free = int(state.free.max()) if self._single else 0
+            for g, heap in self._single.items():
+                if heap and (self.work_conserving is False or g <= max_free):
+                    if best is None or heap[0][:3] < best[0][:3]:
+                        best = heap
             if best is None:
                 break
             job = best[0][3]
-            if job.gpus > free_total:  # strict head-of-line: the best job waits, so does everyone
-                break
+            if job.gpus > (max_free if job.single_node else free_total):  # strict head-of-line: the best job
+                break                                                      # waits, so does everyone
             heapq.heappop(best)
             self._n_waiting -= 1
             placement = self._place(job, state.free)

@@ -4,13 +4,17 @@
 1-6 it keeps): it hands the policy :class:`optkit.online.Job` arrivals (``seq`` = the job's
 position in the instance), a :class:`~optkit.online.ClusterView` of servers 0..M-1 and reads
 its :class:`~optkit.online.Decision` starts. A ddlwmp policy object (:class:`.policies.Policy`:
-A-SRPT, a baseline) is put behind the protocol by :meth:`.online.OnlineScheduler.of_policy`;
-any other :class:`~optkit.online.OnlinePolicy` is driven as it is.
+A-SRPT, a baseline) is put behind the protocol by :meth:`.online.OnlineScheduler.of_policy`
+(without the protocol checks, ``check=False``: this driver keeps the rules by construction, and
+tests/test_online_protocol.py runs it with the checks on to show it); any other
+:class:`~optkit.online.OnlinePolicy` is driven as it is, and what it returns is checked here (a
+start of an unknown or started job, more GPUs than a server has free, a single-node job split
+over servers, a start without its time per iteration: ``RuntimeError`` naming the policy).
 
 The time rule is :mod:`.model`'s: decisions only at slot boundaries; a job released at r_i is
 handed to the policy at ``slot_ceil(r_i)`` (its :class:`JobSpec` keeps the real r_i); a job
 started at t_i on placement alpha_i completes at ``C_i = t_i + n_i·alpha_i`` (true n_i) and
-gives its GPUs back at ``slot_ceil(C_i)``. The driver (the rules of :mod:`optkit.simulation`) visits only
+gives its GPUs back at ``slot_ceil(C_i)`` (:func:`optkit.online.slot_ceil`, with its tolerance). The driver (the rules of :mod:`optkit.simulation`) visits only
 instants where something can change: slot-rounded arrivals, GPU frees, and the policy's
 requested wake-ups (rounded up to a slot boundary; a wake-up at or before ``now`` is moved to
 the next slot, so the clock always advances). At one instant it frees GPUs first
@@ -47,26 +51,27 @@ class SimulationTimeout(RuntimeError):
 def job_specs(instance: DdlwmpInstance, *, perfect: bool = False) -> list[JobSpec]:
     """The policy's view of each job; ``perfect`` puts the true n_i in the prediction."""
     return [JobSpec(j.id, float(j.release), j.model, instance.gpus(j),
-                    float(j.iterations) if perfect else j.predicted_iterations) for j in instance.jobs]
+                    float(j.iterations) if perfect else j.predicted_iterations, j.single_node) for j in instance.jobs]
 
 
 def protocol_jobs(instance: DdlwmpInstance, *, perfect: bool = False) -> list[Job]:
     """The jobs as the protocol delivers them (:class:`optkit.online.Job`, ``seq`` = position)."""
     return [Job(j.id, float(j.release), instance.gpus(j), i, j.model,
-                float(j.iterations) if perfect else j.predicted_iterations) for i, j in enumerate(instance.jobs)]
+                float(j.iterations) if perfect else j.predicted_iterations, single_node=j.single_node)
+            for i, j in enumerate(instance.jobs)]
 
 
-def as_online(policy: Policy | OnlinePolicy, instance: DdlwmpInstance) -> OnlinePolicy:
+def as_online(policy: Policy | OnlinePolicy[int], instance: DdlwmpInstance) -> OnlinePolicy[int]:
     """``policy`` behind the protocol: a ddlwmp policy object (its ``decide`` takes a
     :class:`.policies.ClusterState`) is wrapped; an :class:`~optkit.online.OnlinePolicy` is kept."""
     from .online import OnlineScheduler  # a_srpt imports this module; online imports a_srpt
 
     if isinstance(policy, OnlineScheduler) or getattr(policy, "protocol", None) == "optkit.online":
         return policy  # type: ignore[return-value]
-    return OnlineScheduler.of_policy(policy, instance.cluster, instance.models)  # type: ignore[arg-type]
+    return OnlineScheduler.of_policy(policy, instance.cluster, instance.models, check=False)  # type: ignore[arg-type]
 
 
-def simulate(instance: DdlwmpInstance, policy: Policy | OnlinePolicy, *, perfect: bool = False,
+def simulate(instance: DdlwmpInstance, policy: Policy | OnlinePolicy[int], *, perfect: bool = False,
              time_limit: float | None = None, stats: dict[str, Any] | None = None) -> dict[str, Any]:
     """Run ``policy`` on ``instance``; return the schedule dict. ``stats`` (optional dict) gets
     the number of instants visited and the wall time. Raises :class:`SimulationTimeout` when
@@ -87,6 +92,7 @@ def simulate(instance: DdlwmpInstance, policy: Policy | OnlinePolicy, *, perfect
     name = getattr(policy, "name", type(policy).__name__)
     online = as_online(policy, instance)
     iterations = {j.id: j.iterations for j in jobs}
+    single = {j.id for j in jobs if j.single_node}
     arrive_at = [slot_ceil(float(j.release), slot) for j in jobs]
     arrivals = sorted(range(len(jobs)), key=lambda i: (arrive_at[i], i))
     n_arr = len(arrivals)
@@ -120,7 +126,8 @@ def simulate(instance: DdlwmpInstance, policy: Policy | OnlinePolicy, *, perfect
             i = arrivals[ai]
             j = jobs[i]
             on_arrival(Job(j.id, float(j.release), gpus_of[j.model], i, j.model,
-                           float(j.iterations) if perfect else j.predicted_iterations), now)
+                           float(j.iterations) if perfect else j.predicted_iterations,
+                           single_node=j.single_node), now)
             ai += 1
         while heap and heap[0][0] == now:
             pop(heap)
@@ -132,6 +139,8 @@ def simulate(instance: DdlwmpInstance, policy: Policy | OnlinePolicy, *, perfect
                 raise RuntimeError(f"policy {name} started unknown or already started job {jid!r}")
             servers = tuple(d.gpus)
             counts = tuple(d.gpus.values())
+            if single and jid in single and len(servers) != 1:
+                raise RuntimeError(f"policy {name} split single-node job {jid!r} over servers {list(servers)}")
             for m, c in zip(servers, counts):
                 if not 0 <= m < n_servers or free[m] < c:
                     raise RuntimeError(f"policy {name} over-committed a server at t={now} (job {jid})")

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from typing import TYPE_CHECKING, Any, Hashable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Hashable, Mapping, Sequence, TypeVar
 
 import numpy as np
 
@@ -49,6 +49,9 @@ if TYPE_CHECKING:  # heavy_edge takes a networkx graph; the array paths never im
 
 __all__ = ["heavy_edge", "heavy_edge_arrays", "heavy_edge_job", "alpha_min_estimate", "fewest_servers",
            "SINGLE_GPU_WEIGHTS", "SERVER_STARTS"]
+
+N = TypeVar("N", bound=Hashable)
+"""A vertex of the caller's graph: :func:`heavy_edge` answers with the graph's own vertices."""
 
 SERVER_STARTS = ("heaviest-pair", "from-placed")
 """Readings of how a multi-GPU server's empty ``node_set`` starts (case 2c)."""
@@ -236,9 +239,9 @@ def heavy_edge_arrays(n: int, u: Sequence[int], v: Sequence[int], w: Sequence[fl
     return _heavy_edge(_Graph(n, u, v, w), free_gpus, None, seed, single_gpu_weight, server_start)
 
 
-def heavy_edge(graph: nx.Graph, free_gpus: Sequence[int], *, seed: int | None = None,
+def heavy_edge(graph: nx.Graph[N], free_gpus: Sequence[int], *, seed: int | None = None,
                weight: str = "weight", single_gpu_weight: str = "unassigned",
-               server_start: str = "heaviest-pair") -> dict[Hashable, int]:
+               server_start: str = "heaviest-pair") -> dict[N, int]:
     """Map the vertices of ``graph`` onto servers with ``free_gpus[m]`` free GPUs each.
 
     The paper's Heavy-Edge (Sec. IV-B; see the module docstring for every step and tie-break).
@@ -246,18 +249,27 @@ def heavy_edge(graph: nx.Graph, free_gpus: Sequence[int], *, seed: int | None = 
 
     Parameters
     ----------
-    graph: undirected graph, one vertex per GPU-bound task; edge attribute ``weight`` is the
+    graph
+        Undirected graph, one vertex per GPU-bound task; edge attribute ``weight`` is the
         data exchanged per iteration (bytes).
-    free_gpus: free GPUs of each server; must add up to the number of vertices.
-    seed: seeds the random choice made when no edge joins the server's set to the rest.
-    single_gpu_weight: reading ``single_gpu_weight``: ``"unassigned"`` (default) or ``"total"``,
+    free_gpus
+        Free GPUs of each server; must add up to the number of vertices.
+    seed
+        Seeds the random choice made when no edge joins the server's set to the rest.
+    weight
+        The edge attribute holding the bytes exchanged (default ``"weight"``; an edge without
+        it weighs 1).
+    single_gpu_weight
+        Reading ``single_gpu_weight``: ``"unassigned"`` (default) or ``"total"``,
         the weight a one-GPU server minimises (module docstring, case 2b).
-    server_start: reading ``server_start``: ``"heaviest-pair"`` (default) or ``"from-placed"``,
+    server_start
+        Reading ``server_start``: ``"heaviest-pair"`` (default) or ``"from-placed"``,
         how a multi-GPU server's set starts (module docstring, case 2c).
 
     Returns
     -------
-    ``{vertex: server index}``.
+    dict
+        ``{vertex: server index}``, keyed by the graph's own vertices.
 
     References
     ----------

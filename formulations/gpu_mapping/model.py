@@ -2,8 +2,8 @@
 
 Source: Luo, Liu, Lee, Shroff, *Prediction-Assisted Online Distributed Deep Learning Workload
 Scheduling in GPU Clusters*, Sec. III-B (eqs. 4-7) and Sec. IV-B (the job graph). The readings
-of the garbled eqs. (5) and (6) are those of ``shared/papers/NOTES.md``; see this package's
-README for the mathematics and every decision.
+of the garbled eqs. (5) and (6), the mathematics and every decision are in this package's
+``README.md`` (``formulations/gpu_mapping/README.md``).
 
 Units: seconds, bytes, bytes per second. Vertices (replicas) are numbered stage by stage:
 vertex ``offsets[s] + r`` is replica ``r`` of stage ``s`` (both 0-based in code; the paper's
@@ -361,7 +361,7 @@ def stage_times(job: PipelineJob, cluster: Cluster, counts: np.ndarray) -> np.nd
     """beta[s, m] of eq. (7): comp (eq. 4) + comm (eq. 5) + AllReduce (eq. 6) of stage s's
     replicas on server m, given ``counts[s, m]`` = x_s^m; ``nan`` where x_s^m = 0.
 
-    Eq. (5), NOTES.md reading, for one replica of stage s on server m (x_s^m cancels):
+    Eq. (5), as the package README reads it, for one replica of stage s on server m (x_s^m cancels):
     ``g·(2d^in(k_{s-1}-x_{s-1}^m)/k_{s-1} + 2d^out(k_{s+1}-x_{s+1}^m)/k_{s+1})/B_inter
     + (2d^in·x_{s-1}^m/k_{s-1} + 2d^out·x_{s+1}^m/k_{s+1})/B_intra``, without the missing
     neighbour's term for the first and last stage.

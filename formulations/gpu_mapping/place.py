@@ -44,12 +44,20 @@ PROBLEM = "gpu-mapping"
 class JobPlacement(Generic[N]):
     """The answer of :func:`place`.
 
-    ok: whether the job was placed.
-    assignment: per stage, the node id of each replica (empty when not placed).
-    gpus: the GPUs taken from each node, in the order the servers were chosen.
-    alpha: eq. (7)'s per-iteration time in seconds, when a ``cluster`` was given.
-    reason: ``None`` when placed, else a short code: ``"too-few-free-gpus"``.
-    detail: the reason in words (free and needed GPUs).
+    Attributes
+    ----------
+    ok
+        Whether the job was placed.
+    assignment
+        Per stage, the node id of each replica (empty when not placed).
+    gpus
+        The GPUs taken from each node, in the order the servers were chosen.
+    alpha
+        Eq. (7)'s per-iteration time in seconds, when a ``cluster`` was given.
+    reason
+        ``None`` when placed, else a short code: ``"too-few-free-gpus"``.
+    detail
+        The reason in words (free and needed GPUs).
     """
 
     ok: bool
@@ -147,8 +155,14 @@ def place(job: PipelineJob, free: Mapping[N, int], *, cluster: Cluster | None = 
         Bandwidths for eq. (7); when given, the answer carries ``alpha`` (s per iteration).
     server_choice
         ``"most-free"`` (A-SRPT's rule, default) or ``"least-free"`` (module docstring).
-    seed, single_gpu_weight, server_start
-        Heavy-Edge's seed and readings (:mod:`.heavy_edge`).
+    seed
+        Heavy-Edge's seed (its random choice when no edge joins a server's set to the rest).
+    single_gpu_weight
+        Reading of Heavy-Edge's case 2b (:mod:`.heavy_edge`): ``"unassigned"`` (default) or
+        ``"total"``.
+    server_start
+        Reading of Heavy-Edge's case 2c (:mod:`.heavy_edge`): ``"heaviest-pair"`` (default) or
+        ``"from-placed"``.
 
     Returns
     -------

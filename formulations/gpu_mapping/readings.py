@@ -55,6 +55,7 @@ READINGS: tuple[Reading, ...] = (
                "cut objective) depends on it; eq. (7)'s alpha does not",
         scope="instance field job.two_replica_ring; generator keyword; experiments a-srpt-table2-*",
         rule="literal", post_hoc=True,
+        history="both options declared at 26650f1 (2026-11-23), after optkit's first Table II measurement (93259cf, 2026-11-22, benchmarks/gpu_mapping_table2.py); 'two-edges' is the ring construction optkit had used since that first measurement",
         option_notes={"two-edges": "2h between the two replicas", "one-edge": "h"},
     ),
     Reading(
@@ -71,6 +72,7 @@ READINGS: tuple[Reading, ...] = (
                "the full job graph) is the other literal reading; edges to placed vertices are cut whichever "
                "vertex is chosen. Both give the paper's Fig. 2 example (tests/test_gpu_mapping_model.py)",
         rule="literal", post_hoc=True,
+        history="declared at 26650f1 (2026-11-23), after optkit's first Table II measurement (93259cf, 2026-11-22, benchmarks/gpu_mapping_table2.py); 'unassigned' is the behaviour Heavy-Edge had before, 'total' was added then",
         algorithms=("heavy-edge",),
         scope="experiments a-srpt-table2-*",
         option_notes={"unassigned": "edges to unassigned vertices", "total": "all its edges"},
@@ -83,11 +85,12 @@ READINGS: tuple[Reading, ...] = (
         passage="Luo et al., Sec. IV-B: 'we iteratively add vertices to node_set by finding the heaviest "
                 "edge between assigned and unassigned vertices ... This process continues sequentially "
                 "for subsequent servers'; the Fig. 2 walk-through starts from 'the heaviest communication edge'",
-        reason="the worked example starts the (first) server at the heaviest edge, and 'assigned' most "
-               "naturally means node_set, which is empty when a server starts; from-placed reads "
+        reason="the paper's worked example (Fig. 2) starts the (first) server at the heaviest edge, and "
+               "'assigned' most naturally means node_set, which is empty when a server starts; from-placed reads "
                "'assigned' as placed on any earlier server, so a later server continues from the "
                "heaviest edge leaving the earlier ones (the heaviest pair when none does)",
-        rule="stated", post_hoc=True,
+        rule="example", post_hoc=True,
+        history="declared at 31e6e0d (2026-11-23), after optkit's first Table II measurement (93259cf, 2026-11-22, benchmarks/gpu_mapping_table2.py); 'heaviest-pair' is the behaviour Heavy-Edge had before, 'from-placed' was added then",
         algorithms=("heavy-edge",),
         scope="experiments a-srpt-table2-*",
         option_notes={"heaviest-pair": "heaviest edge between two unassigned vertices",
@@ -104,6 +107,7 @@ READINGS: tuple[Reading, ...] = (
                "options show how much the gap depends on the mix (fragmented alone has fewer than 20 "
                "distinct cases for these jobs: 1..2 free GPUs per server)",
         rule="literal", post_hoc=True,
+        history="declared at 31e6e0d (2026-11-23), after optkit's first Table II measurement (93259cf, 2026-11-22, benchmarks/gpu_mapping_table2.py); 'cycle' (random/mixed/random/fragmented in turn) is how that first measurement drew its cases, the single-pattern options 'random' and 'mixed' were added then",
         scope="generator (generate.table2_cases); experiments a-srpt-table2-*",
         option_notes={"cycle": "random/mixed/random/fragmented", "random": "i.i.d. 1..g free GPUs",
                       "mixed": "half nearly free, half fragmented"},
@@ -130,6 +134,7 @@ READINGS: tuple[Reading, ...] = (
                       "4-4-4-4": "compute-balanced cuts; the planner's choice on 16 idle GPUs",
                       "15-1": "PipeDream-style"},
         rule="literal", post_hoc=True,
+        history="declared at 26650f1 (2026-11-23), after optkit's first Table II measurement (93259cf, 2026-11-22, benchmarks/gpu_mapping_table2.py), whose job was '4-4-4-2-1-1'; '15-1' dates from the first profiles (93259cf); the default moved to the planner's '4-4-4-4' in issue 23",
     ),
     Reading(
         name="gpt175b_layout",
@@ -143,6 +148,7 @@ READINGS: tuple[Reading, ...] = (
                "(9.48 s). optkit's default until issue 23 was 16x2 (every stage replicated twice)",
         scope="generator (profiles configuration); experiment a-srpt-table2-gpt175b",
         rule="literal", post_hoc=True,
+        history="declared at 26650f1 (2026-11-23), after optkit's first Table II measurement (93259cf, 2026-11-22, benchmarks/gpu_mapping_table2.py); '16x2' and '8x4' date from the first profiles (93259cf), '32x1' was added then; the default moved to the planner's '8x4' in issue 23",
     ),
     Reading(
         name="gpu_throughput",
@@ -156,6 +162,7 @@ READINGS: tuple[Reading, ...] = (
                "(125 TFLOP/s, the tensor-core datasheet figure) is the fastest any profile on the "
                "paper's GPU can be, so it brackets how much communication dominates",
         rule="literal", post_hoc=True,
+        history="declared at 26650f1 (2026-11-23), after optkit's first Table II measurement (93259cf, 2026-11-22, benchmarks/gpu_mapping_table2.py); 'sustained' keeps the profiles' throughput, 'peak' was added then",
         scope="generator / profiles.stage_dicts; experiments a-srpt-table2-*",
         option_notes={"sustained": "25 / 39 TFLOP/s", "peak": "125 TFLOP/s"},
     ),
@@ -172,6 +179,7 @@ READINGS: tuple[Reading, ...] = (
                "one-sample (a micro-batch of 1, PipeDream-style) divides compute and activations by "
                "the mini-batch size and keeps the parameter bytes",
         rule="stated", post_hoc=True,
+        history="declared at 26650f1 (2026-11-23), after optkit's first Table II measurement (93259cf, 2026-11-22, benchmarks/gpu_mapping_table2.py); 'mini-batch' keeps the profiles' batch, 'one-sample' was added then",
         scope="generator / profiles.stage_dicts; experiments a-srpt-table2-*",
     ),
     Reading(
@@ -184,6 +192,7 @@ READINGS: tuple[Reading, ...] = (
         reason="the paper's 6% is its two mean PITTs' ratio (88.11/82.96 = 1.062); the mean of per-case "
                "ratios is what the earlier optkit benchmark reported",
         rule="stated", post_hoc=True,
+        history="declared at 26650f1 (2026-11-23), after optkit's first Table II measurement (93259cf, 2026-11-22, benchmarks/gpu_mapping_table2.py); 'mean-of-ratios' is what that first benchmark reported, 'ratio-of-means' (the default) was added then",
         scope="experiments a-srpt-table2-*",
     ),
 )

@@ -4,7 +4,7 @@
 * ``titan-replay`` -- Exp#1-#4 (Sec. V-B): the online replay of the Microsoft ITP trace (the
   paper's trace 1, ``../shared/data/traces/microsoft-itp``) on the paper's cluster (64 racks x 8
   machines x 8 GPUs, 100 Gbps) under Titan, Elasticflow, HiveD and Tiresias
-  (:mod:`.replay`; the logic of the former ``benchmarks/nimp_replay.py``). ``seed`` picks the trace window
+  (:mod:`.replay`). ``seed`` picks the trace window
   (``ci``: 2 days starting at day 2 + 11·(seed mod 5); ``paper``: the whole two-month trace) and the
   synthetic model drawn per job. Metrics are time averages over the window's arrivals (first to
   last arrival; the drain after the last arrival is left out). The replay also reports how often

@@ -15,6 +15,28 @@ None of them asks for a wake-up: only arrivals and completions change their deci
 * :class:`ElasticflowPolicy`, :class:`HivedPolicy`, :class:`TiresiasPolicy`: the paper's
   baselines (:mod:`.baselines`); they ignore P, as the systems do.
 
+A single-node job (``Job.single_node``, :mod:`optkit.online`) is admitted only when one machine
+has all its N GPUs idle (otherwise it blocks the queue, as any head that does not fit), and is
+placed on one machine by each policy's own rule restricted to the machines that hold it
+(optkit's reading; none of the systems states one): Titan places it as its closed form places a
+one-worker job (Alg. 3 with no pair crossing machines, so P plays no part): pseudo-code, the
+first non-idle machine that holds it, else the first idle one; pair-grouping, the non-idle
+machine with the fewest idle GPUs that holds it (the most under ``worst-fit`` or
+``pool-prefix``), else the idle machine with the most; Elasticflow and HiveD by their best-fit
+rules over those machines (HiveD: non-idle machines first), which take one machine when one
+holds the whole job; Tiresias consolidates it (the machine with the most idle GPUs that holds
+it), whatever its model; a plug-in (:class:`AlgorithmPolicy`) is asked on the instance of
+those machines with P = 0 (no byte may cross machines), and where its answer is not one machine,
+Elasticflow's best fit over them is taken and counted in ``relaxed``.
+
+The view's pair capacity is validated as :func:`.place.place` validates its ``capacity`` (a
+nimp instance file's rule): one finite number >= 0, or a mapping naming every unordered pair of
+distinct nodes once (either order) with such numbers, or from an array view (nodes 0..M-1) a
+symmetric M x M array of them; ``None`` is no bandwidth constraint. Anything else is an
+:class:`~optkit.errors.InputError` naming ``cluster.pair_capacity``. (An array from an array
+view is trusted by the policy classes, which the replay drives with the arrays it builds; the
+scheduler, :class:`OnlineScheduler`, checks it.)
+
 A job is an :class:`optkit.online.Job`: ``gpus`` is N (one worker per GPU), ``param_bytes`` K
 (Titan needs it; the baselines ignore it), ``collective`` (``None``: halving-doubling when N is
 a power of two, else ring, as the replay's jobs), ``model`` a network name (Tiresias consolidates
@@ -32,12 +54,12 @@ ddlwmp's; the cluster replay (:func:`.replay.replay`) drives the same policy ove
 from __future__ import annotations
 
 import math
-from typing import Any, Hashable, Mapping, Sequence
+from typing import Any, Generic, Hashable, Mapping, Sequence, TypeVar
 
 import numpy as np
 
 from optkit.errors import InputError
-from optkit.online import ClusterView, Decision, Job, node_sizes
+from optkit.online import ClusterView, Decision, Job, ProtocolState, node_sizes
 
 from .baselines import elasticflow, hived, tiresias
 from .model import Job as NimpJob, NimpInstance, Phase, halving_doubling_phases, is_placement_sensitive, ring_phases
@@ -46,9 +68,10 @@ from .titan import _check_readings, place_unchecked, place_with_and_without_capa
 
 __all__ = ["FifoPolicy", "TitanPolicy", "ElasticflowPolicy", "HivedPolicy", "TiresiasPolicy", "POLICIES",
            "OnlineScheduler", "MAX_ATTEMPTS", "collective_of", "phases_of", "AlgorithmPolicy", "run_policy",
-           "placement_of", "MAX_WAKEUPS"]
+           "placement_of", "MAX_WAKEUPS", "pair_capacity_of"]
 
 PROBLEM = "nimp"
+N = TypeVar("N", bound=Hashable)
 # Titan's placement attempts per pass in the replay (each a placement and an Eq. (5) check); past
 # that it falls back to step 1's idle-only placement, else to P relaxed. Without it a job that no
 # non-idle selection can carry under a tight P tries every (idle count, machine count) pair of a
@@ -80,6 +103,11 @@ def _fail(field: str, message: str) -> InputError:
     return InputError(field, message, problem=PROBLEM)
 
 
+def _holders(idle: np.ndarray, workers: int) -> np.ndarray:
+    """``idle`` with the machines that cannot hold ``workers`` shown with no idle GPU."""
+    return np.where(idle >= workers, idle, 0)
+
+
 class FifoPolicy:
     """Strict FIFO admission (module docstring); a subclass's :meth:`place` picks the machines.
 
@@ -90,6 +118,7 @@ class FifoPolicy:
 
     protocol = "optkit.online"
     name = "fifo"
+    check_capacity = False  # whether :func:`pair_capacity_of` checks an array view's P (the scheduler's)
 
     def __init__(self) -> None:
         self.queue: list[Job] = []
@@ -125,10 +154,19 @@ class FifoPolicy:
         what else a rule reads (Titan: the pair capacity)."""
         raise NotImplementedError
 
-    def decide(self, now: float, cluster: ClusterView) -> list[Decision]:
+    def place_single(self, job: Job, idle: np.ndarray, gpus: np.ndarray, cluster: ClusterView) -> list[int]:
+        """The placement of a single-node job (some machine's idle GPUs hold it): :meth:`place`
+        on the machines that hold it, the others shown with no idle GPU (module docstring); a
+        rule that still splits it is a RuntimeError naming the policy."""
+        m = self.place(job, _holders(idle, job.gpus), gpus, cluster)
+        if len(set(m)) != 1:
+            raise RuntimeError(f"policy {self.name} split single-node job {job.id} over machines {sorted(set(m))}")
+        return m
+
+    def decide(self, now: float, cluster: ClusterView[N]) -> list[Decision[N]]:
         idle = cluster.free_array
         if idle is not None:
-            ids: Sequence[Hashable] | None = None
+            ids: Sequence[N] | None = None
             gpus = cluster.size_array
             assert gpus is not None
         else:
@@ -136,13 +174,18 @@ class FifoPolicy:
             idle = np.fromiter((cluster.free[n] for n in ids), dtype=np.int64, count=len(ids))
             gpus = np.fromiter((cluster.size[n] for n in ids), dtype=np.int64, count=len(ids))
         total = int(idle.sum())
-        out: list[Decision] = []
+        out: list[Decision[N]] = []
         queue = self.queue
         while self._head < len(queue):
             job = queue[self._head]
-            if total < job.gpus:
-                break
-            m = self.place(job, idle, gpus, cluster)
+            if job.single_node:
+                if int(idle.max()) < job.gpus:  # no machine holds it: it blocks the queue
+                    break
+                m = self.place_single(job, idle, gpus, cluster)
+            else:
+                if total < job.gpus:
+                    break
+                m = self.place(job, idle, gpus, cluster)
             taken: dict[int, int] = {}
             for s in m:  # a few machines: a dict beats numpy here
                 taken[s] = taken.get(s, 0) + 1
@@ -167,18 +210,55 @@ class FifoPolicy:
         return len(self.queue) - self._head
 
 
-def _matrix(cluster: ClusterView) -> float | np.ndarray:
-    """P from the view as Titan takes it: a number (none given: infinity) or a node x node matrix."""
+_CAPACITY = "cluster.pair_capacity"
+
+
+def _capacity_number(v: Any, where: str) -> float:
+    if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) or not 0 <= v < math.inf:
+        raise _fail(where, f"must be a finite number >= 0 (bytes per phase), got {v!r}")
+    return float(v)
+
+
+def pair_capacity_of(cluster: ClusterView, *, check_array: bool = True) -> float | np.ndarray:
+    """P from the view as Titan takes it: a number (``None`` given: infinity) or a node x node
+    matrix in the view's node order, validated as :func:`.place.place` validates its capacity
+    (module docstring): an :class:`~optkit.errors.InputError` naming ``cluster.pair_capacity``
+    otherwise. ``check_array=False`` trusts an array (a driver's own, as the replay's)."""
     cap = cluster.pair_capacity()
     if cap is None:
         return math.inf
+    nodes = list(cluster.free)
     if isinstance(cap, np.ndarray):
+        if check_array:
+            M = len(nodes)
+            if cap.shape != (M, M) or cap.dtype.kind not in "iuf":
+                raise _fail(_CAPACITY, f"must be a number, a pair mapping or a {M} x {M} array of numbers, got an "
+                                       f"array of shape {cap.shape} and {cap.dtype}")
+            bad = np.argwhere(~np.isfinite(cap) | (cap < 0))
+            if len(bad):
+                s, u = (int(i) for i in bad[0])
+                raise _fail(_CAPACITY, f"must hold finite numbers >= 0 (bytes per phase), got [{s}][{u}] = "
+                                       f"{cap[s, u]!r}")
+            if not np.array_equal(cap, cap.T):
+                s, u = (int(i) for i in np.argwhere(cap != cap.T)[0])
+                raise _fail(_CAPACITY, f"must be symmetric (the capacity of the unordered pair {{s, s'}}), but "
+                                       f"[{s}][{u}] = {cap[s, u]:g} and [{u}][{s}] = {cap[u, s]:g}")
         return cap
     if isinstance(cap, Mapping):
-        return np.asarray(_capacity(cap, list(cluster.free)), dtype=float)
-    if isinstance(cap, bool) or not isinstance(cap, (int, float)) or not cap > 0:
-        raise _fail("cluster.pair_capacity", f"must be a number > 0, a pair mapping or an array, got {cap!r}")
-    return float(cap)
+        try:
+            rows = _capacity(cap, nodes)  # every unordered pair of distinct nodes, once (place()'s rule)
+        except InputError as err:
+            raise _fail(_CAPACITY + err.field[len("pair_capacity_bytes"):], err.message) from None
+        for pair, v in cap.items():
+            _capacity_number(v, f"{_CAPACITY}[{pair!r}]")
+        return np.asarray(rows, dtype=float)
+    if isinstance(cap, bool) or not isinstance(cap, (int, float, np.integer, np.floating)):
+        raise _fail(_CAPACITY, f"must be a number, a pair mapping or an array, got {cap!r}")
+    return _capacity_number(cap, _CAPACITY)
+
+
+def _matrix(cluster: ClusterView, policy: FifoPolicy) -> float | np.ndarray:
+    return pair_capacity_of(cluster, check_array=policy.check_capacity)
 
 
 class TitanPolicy(FifoPolicy):
@@ -194,6 +274,9 @@ class TitanPolicy(FifoPolicy):
                  max_attempts: int | None = MAX_ATTEMPTS, titan_algorithm: str = "pseudo-code") -> None:
         super().__init__()
         _check_readings(titan_algorithm, titan_step2, titan_tie_break)
+        if max_attempts is not None and (isinstance(max_attempts, bool) or not isinstance(max_attempts, int)
+                                         or max_attempts < 1):
+            raise InputError("max_attempts", f"must be an integer >= 1 or None, got {max_attempts!r}")
         self.relaxed = 0
         self.bound = 0
         self.multi = 0
@@ -201,7 +284,7 @@ class TitanPolicy(FifoPolicy):
                                    "max_attempts": max_attempts, "titan_algorithm": titan_algorithm}
 
     def on_arrival(self, job: Job, now: float) -> None:
-        if isinstance(job, Job) and job.param_bytes is None and job.gpus > 1:
+        if isinstance(job, Job) and job.param_bytes is None and job.gpus > 1 and not job.single_node:
             raise _fail("job.param_bytes", f"job {job.id}: Titan needs K, the bytes its {job.gpus} workers "
                                            "synchronise (the pair traffic it checks against P)")
         super().on_arrival(job, now)
@@ -213,7 +296,8 @@ class TitanPolicy(FifoPolicy):
             m = place_unchecked(gpus, idle, math.inf, phases, workers=1, **self.kw)
             assert m is not None
             return m
-        m, free = place_with_and_without_capacity(gpus, idle, _matrix(cluster), phases, workers=workers, **self.kw)
+        m, free = place_with_and_without_capacity(gpus, idle, _matrix(cluster, self), phases, workers=workers,
+                                                  **self.kw)
         assert free is not None  # the idle GPUs suffice
         if len(set(free)) > 1:
             self.multi += 1
@@ -223,6 +307,25 @@ class TitanPolicy(FifoPolicy):
             self.relaxed += 1
             m = free
         return m
+
+    def place_single(self, job: Job, idle: np.ndarray, gpus: np.ndarray, cluster: ClusterView) -> list[int]:
+        """A single-node job as Titan's closed form places one worker (module docstring), over
+        the machines whose idle GPUs hold all N."""
+        n = job.gpus
+        fits = idle >= n
+        frag = np.flatnonzero(fits & (idle < gpus))
+        pseudo = self.kw["titan_algorithm"] == "pseudo-code"
+        if len(frag):
+            if pseudo:
+                s = frag[0]
+            else:
+                r = idle[frag]
+                best = self.kw["titan_step2"] == "fix-idle-count" and self.kw["titan_tie_break"] != "worst-fit"
+                s = frag[np.argmin(r) if best else np.argmax(r)]
+        else:
+            whole = np.flatnonzero(fits & (idle == gpus))
+            s = whole[0] if pseudo else whole[np.argmax(idle[whole])]
+        return [int(s)] * n
 
 
 class AlgorithmPolicy(FifoPolicy):
@@ -304,9 +407,23 @@ class AlgorithmPolicy(FifoPolicy):
             return None
         return m
 
+    def place_single(self, job: Job, idle: np.ndarray, gpus: np.ndarray, cluster: ClusterView) -> list[int]:
+        """A single-node job: the plug-in's answer on the machines that hold it with P = 0 if it
+        is one machine, else Elasticflow's best fit over them, counted in ``relaxed``."""
+        held = _holders(idle, job.gpus)
+        inst = self.instance(job, held, gpus, 0.0)
+        res = self.run(inst, objective=self.objective, time_limit=None, seed=self.seed, **self.params)
+        m = None if res is None or res.solution is None else self._valid(inst, res.solution, held)
+        if m is not None:  # P = 0 and K >= 1: _valid rejects every split (some pair crosses machines)
+            return m
+        self.relaxed += 1
+        fit = elasticflow(held.tolist(), workers=job.gpus)
+        assert fit is not None and len(set(fit)) == 1  # a machine holds it: best fit takes it whole
+        return fit
+
     def place(self, job: Job, idle: np.ndarray, gpus: np.ndarray, cluster: ClusterView) -> list[int]:
         k = float(job.param_bytes or 0.0)
-        cap = _matrix(cluster)
+        cap = _matrix(cluster, self)
         relaxed = 2.0 * job.gpus * max(k, 1.0) + 1.0  # above a whole phase's bytes: no limit
         given: float | np.ndarray = cap if isinstance(cap, np.ndarray) else (cap if math.isfinite(cap) else relaxed)
         res: Any = None
@@ -330,6 +447,8 @@ class ElasticflowPolicy(FifoPolicy):
 
     def __init__(self, *, elasticflow_machines: str = "any") -> None:
         super().__init__()
+        if elasticflow_machines not in ("any", "idle-only"):
+            raise InputError("elasticflow_machines", f"must be any or idle-only, got {elasticflow_machines!r}")
         self.machines = elasticflow_machines
 
     def place(self, job: Job, idle: np.ndarray, gpus: np.ndarray, cluster: ClusterView) -> list[int]:
@@ -356,6 +475,8 @@ class TiresiasPolicy(FifoPolicy):
 
     def __init__(self, *, tiresias_spread: str = "emptiest") -> None:
         super().__init__()
+        if tiresias_spread not in ("emptiest", "first-fit", "best-fit"):
+            raise InputError("tiresias_spread", f"must be emptiest, first-fit or best-fit, got {tiresias_spread!r}")
         self.spread = tiresias_spread
 
     def place(self, job: Job, idle: np.ndarray, gpus: np.ndarray, cluster: ClusterView) -> list[int]:
@@ -365,12 +486,19 @@ class TiresiasPolicy(FifoPolicy):
         assert m is not None
         return m
 
+    def place_single(self, job: Job, idle: np.ndarray, gpus: np.ndarray, cluster: ClusterView) -> list[int]:
+        """A single-node job is consolidated whatever its model: the machine with the most idle
+        GPUs (lowest index among ties), which holds it."""
+        m = tiresias(idle.tolist(), workers=job.gpus, placement_sensitive=True)
+        assert m is not None and len(set(m)) == 1
+        return m
+
 
 POLICIES: dict[str, type[FifoPolicy]] = {p.name: p for p in (TitanPolicy, ElasticflowPolicy, HivedPolicy,
                                                                TiresiasPolicy)}
 
 
-class OnlineScheduler:
+class OnlineScheduler(Generic[N]):
     """One nimp policy (``titan`` or a baseline) as an :class:`optkit.online.OnlinePolicy`.
 
     Parameters
@@ -396,9 +524,13 @@ class OnlineScheduler:
 
     Units: seconds (``now``); GPUs; bytes per phase (the view's pair capacity), bytes (K).
 
-    Each view passed to ``decide`` must name exactly the scheduler's nodes, with their sizes; its
-    pair capacity (:meth:`optkit.online.ClusterView.pair_capacity`) is Titan's P, a number or
-    ``{(a, b): bytes}`` per unordered pair; none means no bandwidth constraint.
+    Every call is checked against the protocol (:class:`optkit.online.ProtocolState`; no slots:
+    times are used as they are, and a job may arrive at its release or later). Each view passed
+    to ``decide`` must name exactly the scheduler's nodes, with their sizes, and free counts that
+    are integers from 0 to the GPUs no started, not yet completed job holds; its pair capacity
+    (:meth:`optkit.online.ClusterView.pair_capacity`) is Titan's P, validated as
+    :func:`.place.place` validates it (module docstring); none means no bandwidth constraint.
+    The misuses and their fields are listed in :mod:`optkit.online`.
 
     Examples
     --------
@@ -410,47 +542,73 @@ class OnlineScheduler:
     >>> s.on_arrival(Job("j1", release=0.0, gpus=4, duration=3600.0, param_bytes=100e6), 0.0)
     >>> s.decide(0.0, ClusterView({"a": 6, "b": 8}, {"a": 8, "b": 8}, pair_capacity=50e6))
     [Decision(job_id='j1', gpus={'a': 4}, replicas=[['a', 'a', 'a', 'a']], time_per_iteration=None, extra={})]
+
+    A pair mapping must name every pair of nodes, as for :func:`.place.place`:
+
+    >>> s.on_arrival(Job("j2", release=1.0, gpus=4, param_bytes=100e6), 1.0)
+    >>> s.decide(1.0, ClusterView({"a": 2, "b": 8}, {"a": 8, "b": 8}, pair_capacity={}))
+    Traceback (most recent call last):
+    ...
+    optkit.errors.InputError: nimp: cluster.pair_capacity has no capacity for the pair {'a', 'b'}
     """
 
     protocol = "optkit.online"
 
-    def __init__(self, policy: str = "titan", *, nodes: Mapping[Hashable, int], **readings: Any) -> None:
+    def __init__(self, policy: str = "titan", *, nodes: Mapping[N, int], **readings: Any) -> None:
         if policy not in POLICIES:
             raise _fail("policy", f"must be one of {', '.join(POLICIES)}, got {policy!r}")
         self.size = node_sizes(nodes, problem=PROBLEM)
         self.total_gpus = sum(self.size.values())
+        self.largest = max(self.size.values())
         try:
             self.policy = POLICIES[policy](**readings)
         except TypeError as exc:
             raise _fail("readings", f"{policy} does not take {sorted(readings)}: {exc}") from None
+        self.policy.check_capacity = True
         self.name = policy
+        self.state = ProtocolState(list(self.size), list(self.size.values()), slot=0.0, problem=PROBLEM)
 
     def on_arrival(self, job: Job, now: float) -> None:
-        """Check ``job`` (its GPUs against the cluster's; the policy checks the rest) and queue it."""
-        if isinstance(job, Job) and job.gpus > self.total_gpus:
+        """Check the call and ``job`` (its GPUs against the cluster's and, single-node, against
+        the largest node's; the policy checks the rest) and queue it."""
+        if not isinstance(job, Job):
+            raise _fail("job", f"must be an optkit.online.Job, got {type(job).__name__}")
+        self.state.check_arrival(job, now)
+        if job.gpus > self.total_gpus:
             raise _fail("job.gpus", f"job {job.id} needs {job.gpus} GPUs but the cluster has {self.total_gpus}: "
                                     "it could never start")
+        if job.single_node and job.gpus > self.largest:
+            raise _fail("job.single_node", f"job {job.id} needs {job.gpus} GPUs on one node but the largest node has "
+                                           f"{self.largest}: it could never start")
         self.policy.on_arrival(job, now)
+        self.state.record_arrival(job, now)
 
     def on_completion(self, job_id: str, now: float) -> None:
+        """Check the call (a started job, once) and tell the policy."""
+        self.state.check_completion(job_id, now)
         self.policy.on_completion(job_id, now)
+        self.state.record_completion(job_id, now)
 
-    def decide(self, now: float, cluster: ClusterView) -> list[Decision]:
-        """The starts, by node id; the view must name exactly the scheduler's nodes and sizes,
-        with no more free GPUs than a node has."""
-        free, size = cluster.free, cluster.size
-        if len(free) != len(self.size) or any(n not in free for n in self.size):
-            raise _fail("cluster.free", f"must name exactly the scheduler's {len(self.size)} nodes")
-        for n, g in self.size.items():
-            if size.get(n) != g:
-                raise _fail(f"cluster.size[{n!r}]", f"must be the node's {g} GPUs, got {size.get(n)!r}")
-            f = free[n]
-            if isinstance(f, bool) or not isinstance(f, (int, np.integer)) or not 0 <= f <= g:
-                raise _fail(f"cluster.free[{n!r}]", f"must be an integer in [0, {g}], got {f!r}")
-        return self.policy.decide(now, cluster)
+    def decide(self, now: float, cluster: ClusterView[N]) -> list[Decision[N]]:
+        """The starts, by node id; the call, the view and its pair capacity are checked first
+        (class docstring)."""
+        st = self.state
+        st.check_decide(now)
+        st.read_view(cluster)
+        pair_capacity_of(cluster)
+        out = self.policy.decide(now, cluster)
+        index = None if cluster.free_array is not None and st.indexed else st.index
+        for d in out:  # node positions: the view's own (an array view) or by id
+            nodes: Any = list(d.gpus)
+            st.record_start(d.job_id, nodes if index is None else [index[n] for n in nodes], list(d.gpus.values()))
+        st.record_decide(now)
+        return out
 
     def next_wakeup(self, now: float) -> float | None:
-        return self.policy.next_wakeup(now)
+        self.state.check_wakeup(now)
+        w = self.policy.next_wakeup(now)
+        self.state.record_wakeup(now)
+        return w
 
     @property
     def waiting(self) -> int:
@@ -517,8 +675,8 @@ def run_policy(instance: NimpInstance, policy: Any, *, time_limit: float | None 
     ----------
     instance
         The nimp instance: its machines are the view's nodes 0..M-1 (sizes and idle GPUs), its
-        pair capacity the view's :meth:`~optkit.online.ClusterView.pair_capacity` (a number > 0,
-        or the M x M array), its job the one job that arrives (N GPUs, K, the collective and the
+        pair capacity the view's :meth:`~optkit.online.ClusterView.pair_capacity` (the number
+        when one positive number holds for every pair, else the M x M array), its job the one job that arrives (N GPUs, K, the collective and the
         model name, and its ``placement_sensitive`` flag as the file gives it: ``None`` when the
         file leaves it out, so a policy reads sensitivity from the model name, as the offline
         algorithms do).
@@ -584,7 +742,8 @@ def run_policy(instance: NimpInstance, policy: Any, *, time_limit: float | None 
         return Result(Status.INFEASIBLE, message="fewer idle GPUs than workers (resource constraint)")
     gpus = np.array([m.gpus for m in instance.machines], dtype=np.int64)
     # P as the view gives it: the number when one positive number holds for every pair, else the
-    # M x M array (a scalar 0, "no cross traffic", too: a view's number must be > 0)
+    # M x M array (a scalar 0, "no cross traffic", too: so plug-ins see what they saw before a
+    # view's number could be 0)
     scalar = float(instance.capacity[0, 0]) if instance.capacity_is_scalar else 0.0
     cap: float | np.ndarray = scalar if scalar > 0 else instance.capacity
     name = str(getattr(policy, "name", type(policy).__name__))

@@ -35,13 +35,23 @@ PROBLEM = "nimp"
 class WorkerPlacement(Generic[N]):
     """The answer of :func:`place`.
 
-    ok: whether the job was placed.
-    machine_of_worker: the node id of each worker (empty when not placed).
-    idle_used, used: the two criteria of the lexicographic objective (idle machines the job
-    opens, machines it uses); ``None`` when not placed.
-    cross_bytes: bytes crossing machines per synchronisation.
-    reason: ``None`` when placed, else ``too-few-idle-gpus`` or ``breaks-bandwidth``.
-    detail: the reason in words.
+    Attributes
+    ----------
+    ok
+        Whether the job was placed.
+    machine_of_worker
+        The node id of each worker (empty when not placed).
+    idle_used
+        The first criterion of the lexicographic objective: the idle machines the job opens
+        (``None`` when not placed).
+    used
+        The second criterion: the machines it uses (``None`` when not placed).
+    cross_bytes
+        Bytes crossing machines per synchronisation.
+    reason
+        ``None`` when placed, else ``too-few-idle-gpus`` or ``breaks-bandwidth``.
+    detail
+        The reason in words.
     """
 
     ok: bool
@@ -104,8 +114,16 @@ def place(job: Job, machines: Mapping[N, Machine], capacity: float | Mapping[tup
     capacity
         P in bytes per phase: one number for every machine pair, or ``{(a, b): bytes}`` naming
         every unordered pair of nodes once (either order).
-    titan_algorithm, titan_step2, titan_tie_break, max_attempts
-        Titan's readings (:func:`.titan.titan`).
+    titan_algorithm
+        Reading ``titan_algorithm`` (:func:`.titan.titan`): ``"pseudo-code"`` (default) or
+        ``"pair-grouping"``.
+    titan_step2
+        Reading ``titan_step2`` of ``pair-grouping`` (:func:`.titan.titan`).
+    titan_tie_break
+        Reading ``titan_tie_break`` of ``pair-grouping`` (:func:`.titan.titan`).
+    max_attempts
+        ``pair-grouping``'s placement attempts per greedy pass (:func:`.titan.titan`; default:
+        until the pool is exhausted).
 
     Returns
     -------

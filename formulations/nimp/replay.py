@@ -100,7 +100,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from optkit.errors import InputError
-from optkit.online import ClusterView, Decision, Job as OnlineJob, OnlinePolicy
+from optkit.online import ClusterView, Decision, Job as OnlineJob, OnlinePolicy, single_node_field
 from optkit.simulation import EventQueue, drive
 
 from .model import Job, halving_doubling_phases, is_placement_sensitive, ring_phases
@@ -170,7 +170,8 @@ class ReplayConfig:
 
 @dataclass(frozen=True)
 class ReplayJob:
-    """One job of the workload: N = ``workers``; K = ``param_bytes`` (synthetic for traces)."""
+    """One job of the workload: N = ``workers``; K = ``param_bytes`` (synthetic for traces);
+    ``single_node``: all N workers on one machine (every policy honours it, :mod:`.online`)."""
 
     id: str
     submit: float
@@ -179,6 +180,7 @@ class ReplayJob:
     model: str
     param_bytes: float
     collective: str
+    single_node: bool = False
 
     @property
     def sensitive(self) -> bool:
@@ -314,14 +316,14 @@ class ReplayResult:
 
 
 def online_jobs(jobs: Sequence[ReplayJob]) -> list[OnlineJob]:
-    """The jobs as the protocol delivers them: N GPUs, K, the collective and the model name, and
-    ``seq`` = position (the tie order of simultaneous submissions, rule 2). The trace duration is
-    the driver's, not the policy's (rule 5)."""
-    return [OnlineJob(j.id, j.submit, j.workers, i, j.model, param_bytes=j.param_bytes, collective=j.collective)
-            for i, j in enumerate(jobs)]
+    """The jobs as the protocol delivers them: N GPUs, K, the collective, the model name and the
+    single-node flag, and ``seq`` = position (the tie order of simultaneous submissions, rule 2).
+    The trace duration is the driver's, not the policy's (rule 5)."""
+    return [OnlineJob(j.id, j.submit, j.workers, i, j.model, param_bytes=j.param_bytes, collective=j.collective,
+                      single_node=j.single_node) for i, j in enumerate(jobs)]
 
 
-def replay(jobs: Sequence[ReplayJob], policy: OnlinePolicy, *, topo: FatTree = FatTree(),
+def replay(jobs: Sequence[ReplayJob], policy: OnlinePolicy[int], *, topo: FatTree = FatTree(),
            config: ReplayConfig = ReplayConfig(), time_limit: float | None = None) -> ReplayResult:
     """Replay ``jobs`` (sorted by submit) under ``policy``, any :class:`optkit.online.OnlinePolicy`
     (module docstring); returns every job's start, end, placement and costs, and the metric time
@@ -353,6 +355,8 @@ def replay(jobs: Sequence[ReplayJob], policy: OnlinePolicy, *, topo: FatTree = F
             raise RuntimeError(f"policy {name} started unknown or already started job {d.job_id!r}")
         mw = placement_of(d, job.workers, M, policy=name)  # one machine of the view per worker, O(workers)
         first = mw[0]
+        if job.single_node and any(s != first for s in mw):
+            raise RuntimeError(f"policy {name} split single-node job {job.id} over machines {sorted(set(mw))}")
         if all(s == first for s in mw):  # one machine: no traffic
             machines = np.array([first], dtype=np.int64)
             counts = np.array([len(mw)], dtype=np.int64)
@@ -552,7 +556,7 @@ def jobs_from_trace(records: Sequence[Mapping[str, Any]], *, seed: int = 0) -> l
 
 
 _WL_FIELDS = ("problem", "kind", "name", "cluster", "iteration_s", "phase_budget_s", "jobs")
-_JOB_FIELDS = ("id", "submit", "duration", "workers", "model", "param_bytes")
+_JOB_FIELDS = ("id", "submit", "duration", "workers", "model", "param_bytes", "single_node")
 
 
 def _num(v: Any, where: str, *, low: float, strict: bool = False) -> float:
@@ -598,7 +602,8 @@ def workload_from_dict(d: Mapping[str, Any]) -> tuple[list[ReplayJob], FatTree, 
                        _num(d.get("phase_budget_s", 0.05), "phase_budget_s", low=0, strict=True))
     js = d.get("jobs")
     if not isinstance(js, list) or not js:
-        raise InputError("jobs", "must be a non-empty list of {id, submit, duration, workers[, model, param_bytes]}")
+        raise InputError("jobs", "must be a non-empty list of {id, submit, duration, workers[, model, param_bytes, "
+                                 "single_node]}")
     out, seen = [], set()
     for i, jd in enumerate(js):
         p = f"jobs[{i}]"
@@ -629,7 +634,9 @@ def workload_from_dict(d: Mapping[str, Any]) -> tuple[list[ReplayJob], FatTree, 
         else:
             raise InputError(f"{p}.param_bytes", f"is required for a model not in {', '.join(_model_names())} "
                                                  f"(got model {model!r})")
-        out.append(ReplayJob(str(jid), submit, dur, n, model, kb, _collective(n)))
+        single = single_node_field(jd.get("single_node", False), f"{p}.single_node", jid, n, topo.gpus_per_machine,
+                                   "machine")
+        out.append(ReplayJob(str(jid), submit, dur, n, model, kb, _collective(n), single))
     out.sort(key=lambda j: j.submit)
     return out, topo, cfg
 
@@ -719,7 +726,7 @@ class _Named:
 
 
 def plugin_policy(algorithm: str, jobs: Sequence[ReplayJob], topo: FatTree, config: ReplayConfig, *,
-                  seed: int | None = None, params: Mapping[str, Any] | None = None) -> OnlinePolicy:
+                  seed: int | None = None, params: Mapping[str, Any] | None = None) -> OnlinePolicy[int]:
     """The replay's policy for a plug-in algorithm of nimp (checked parameters ``params``): an
     online policy plug-in (:class:`optkit.formulation.OnlinePolicyPlugin`) made by its
     ``make(instance, seed=seed, **params)`` with the replay's :func:`cluster_instance`, and

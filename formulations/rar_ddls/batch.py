@@ -55,9 +55,14 @@ N = TypeVar("N", bound=Hashable)
 class JobSlots(Generic[N]):
     """One job of the batch as scheduled.
 
-    start: the slot it starts in (counted from the call).
-    completion: the slot at which it has completed and its GPUs are free (T_j + 1).
-    gpus: per node id, the indices of the node's GPUs it holds (ascending).
+    Attributes
+    ----------
+    start
+        The slot it starts in (counted from the call).
+    completion
+        The slot at which it has completed and its GPUs are free (T_j + 1).
+    gpus
+        Per node id, the indices of the node's GPUs it holds (ascending).
     """
 
     start: int
@@ -69,15 +74,28 @@ class JobSlots(Generic[N]):
 class BatchSchedule(Generic[N]):
     """The answer of :func:`schedule_batch`.
 
-    ok: whether the batch was scheduled.
-    jobs: per job id, its :class:`JobSlots` (empty when not scheduled).
-    makespan_slots, makespan: the batch's makespan, max_j (T_j + 1), in slots and in seconds,
-    measured by :func:`.model.evaluate` (``None`` when not scheduled).
-    past_horizon: the makespan exceeds the horizon given.
-    reason: ``None`` when scheduled, else ``job-larger-than-cluster``, ``stuck``, ``no-plan`` or
-    ``time-limit`` (module docstring); detail: the reason in words.
-    info: SJF-BCO's diagnostics (``theta_u``, ``kappa``, ...; :meth:`.plan.PlanResult.info`).
-    busy_until: the busy map the call was given, as ``{(node, gpu): slot}`` (slots > 0 only).
+    Attributes
+    ----------
+    ok
+        Whether the batch was scheduled.
+    jobs
+        Per job id, its :class:`JobSlots` (empty when not scheduled).
+    makespan_slots
+        The batch's makespan, max_j (T_j + 1), in slots, measured by :func:`.model.evaluate`
+        (``None`` when not scheduled).
+    makespan
+        The same in seconds.
+    past_horizon
+        The makespan exceeds the horizon given.
+    reason
+        ``None`` when scheduled, else ``job-larger-than-cluster``, ``stuck``, ``no-plan`` or
+        ``time-limit`` (module docstring).
+    detail
+        The reason in words.
+    info
+        SJF-BCO's diagnostics (``theta_u``, ``kappa``, ...; :meth:`.plan.PlanResult.info`).
+    busy_until
+        The busy map the call was given, as ``{(node, gpu): slot}`` (slots > 0 only).
     """
 
     ok: bool
@@ -172,13 +190,31 @@ def schedule_batch(jobs: Sequence[Job | Mapping[str, Any]], servers: Mapping[N, 
     busy_until
         ``{(node id, GPU index): slot}``: the GPU is busy until that slot (counted from this
         call; GPU indices 0..O_s-1). GPUs not named are free now.
-    slot_seconds, horizon
-        The slot length (seconds) and SJF-BCO's search horizon T (slots; extended when too
-        short, the answer then says ``past_horizon``).
+    slot_seconds
+        The slot length (seconds).
+    horizon
+        SJF-BCO's search horizon T (slots; extended when too short, the answer then says
+        ``past_horizon``).
     time_limit
         Seconds for SJF-BCO's search (``None``: no limit).
-    lam, u, kappa, available, kappa_select, theta_search, fa_ffp, kappa_tie, rho_hat
-        SJF-BCO's tuning and readings (:func:`.sjf_bco.sjf_bco`).
+    lam
+        lambda_j of LBSGF (Alg. 3), >= 1 (:func:`.sjf_bco.sjf_bco`).
+    u
+        Reading ``u``: the upper factor of the estimate, W = rho-hat / u (eq. 15).
+    kappa
+        The FA-FFP / LBSGF threshold of Alg. 1 (``None``: Alg. 1's loop over kappa).
+    available
+        Reading ``available``: which GPUs are available to a job while the plan is built.
+    kappa_select
+        Reading ``kappa_select``: how Alg. 1 compares the plans of the kappa loop.
+    theta_search
+        Reading ``theta_search``: what the bisection on theta_u converges to.
+    fa_ffp
+        Reading ``fa_ffp``: which GPUs FA-FFP (Alg. 2) picks for a job with G_j <= kappa.
+    kappa_tie
+        Reading ``kappa_tie``: which kappa wins when two give plans of equal makespan.
+    rho_hat
+        Reading ``rho_hat``: what the estimated execution time rho-hat_j(y) depends on.
 
     Returns
     -------

@@ -38,7 +38,8 @@ READINGS: tuple[Reading, ...] = (
                 "lines 8-9 dead code; it was optkit's earlier reading."),
         algorithms=PLANNERS,
         rule="literal",
-        post_hoc=False,
+        post_hoc=True,
+        history="'accumulated' is how optkit's first SJF-BCO (1a64f8c) read 'available'; 'idle-now' was added and made the default at 027c761 (2026-11-23), after optkit's first SJF-BCO results (1a64f8c, 2026-11-22: the Sec. 7 benchmark and Theorem 5's ratio)",
         option_notes={"idle-now": "idle at the planning clock and U + rho_hat/u <= theta_u; wait for the next "
                                   "planned exit when too few (head of line)",
                       "accumulated": "U + rho_hat/u <= theta_u only; the job queues behind each GPU's jobs"},
@@ -56,7 +57,8 @@ READINGS: tuple[Reading, ...] = (
                 "planned completion)."),
         algorithms=("sjf-bco",),
         rule="literal",
-        post_hoc=False,
+        post_hoc=True,
+        history="'estimate' (the plan's max T_j) is what optkit's first SJF-BCO (1a64f8c) compared; 'simulated' was added and made the default at 027c761 (2026-11-23), after optkit's first SJF-BCO results (1a64f8c, 2026-11-22: the Sec. 7 benchmark and Theorem 5's ratio)",
         option_notes={"simulated": "makespan of the plan's schedule under the contention model (eqs. 6-9)",
                       "estimate": "the plan's max T_j from the contention-free estimates"},
     ),
@@ -70,10 +72,14 @@ READINGS: tuple[Reading, ...] = (
         reason=("Sec. 5.3 and Lemma 2 (W_max = theta-tilde) want the smallest theta_u with a complete plan; "
                 "Algorithm 1's lines 19-23 as printed accept a theta only when its makespan beats the best so "
                 "far (m starts at T), which on the Sec. 7 setup accepts the first midpoint theta = 600 and stops "
-                "meaning a limit (and leaves FF with no plan at all). 'bisection' is that literal text."),
+                "meaning a limit (and leaves FF with no plan at all): the lines as printed break what the search exists to "
+                "find, so the default is their minimal repair (accept a theta when it gives a complete plan), and "
+                "'bisection', the literal text, stays an option."),
         algorithms=("sjf-bco", "ff", "ls"),
-        rule="literal",
-        post_hoc=False,
+        rule="repaired",
+        literal="bisection",
+        post_hoc=True,
+        history="optkit's first SJF-BCO (1a64f8c) ran the lines as printed ('bisection') and its FF and LS the smallest feasible theta ('minimum-feasible'); at 027c761 (2026-11-23), after optkit's first SJF-BCO results (1a64f8c, 2026-11-22: the Sec. 7 benchmark and Theorem 5's ratio), the reading was declared and 'minimum-feasible' made the default of all three",
         option_notes={"minimum-feasible": "accept a theta when some kappa gives a complete plan",
                       "bisection": "Alg. 1 lines 19-23 literally: accept when the makespan beats the best so far"},
     ),
@@ -87,11 +93,13 @@ READINGS: tuple[Reading, ...] = (
         reason=("The algorithm's name (fragment-aware first-fit *packing*), the intuition paragraph and Sec. 7 "
                 "('SJF-BCO ... use[s] shared servers for small jobs to avoid the fragmentation') all say small jobs "
                 "go to the fewest, already-used servers; line 4 read cluster-wide spreads a 16-GPU job over ~6 "
-                "servers at kappa = 32. 'packing': the fewest servers that hold G_j eligible GPUs, shared servers "
+                "servers at kappa = 32, against the algorithm's stated behaviour, which no default may contradict. "
+                "'packing': the fewest servers that hold G_j eligible GPUs, shared servers "
                 "first, least U inside; 'least-loaded': line 4 literally, the G_j least-U eligible GPUs anywhere."),
         algorithms=("sjf-bco",),
-        rule="literal",
-        post_hoc=False,
+        rule="example",
+        post_hoc=True,
+        history="'least-loaded' is optkit's first FA-FFP (1a64f8c); 'packing' was added and made the default at 027c761 (2026-11-23), after optkit's first SJF-BCO results (1a64f8c, 2026-11-22: the Sec. 7 benchmark and Theorem 5's ratio)",
         option_notes={"packing": "fewest servers first (shared before empty, then index), least U inside",
                       "least-loaded": "the G_j eligible GPUs with least U, cluster-wide (first fit on ties)"},
     ),
@@ -106,7 +114,8 @@ READINGS: tuple[Reading, ...] = (
                 "plausible reading of a loop that the text describes as 'update ... if it has a smaller makespan'."),
         algorithms=("sjf-bco",),
         rule="literal",
-        post_hoc=False,
+        post_hoc=True,
+        history="declared at 027c761 (2026-11-23), after optkit's first SJF-BCO results (1a64f8c, 2026-11-22: the Sec. 7 benchmark and Theorem 5's ratio); 'first' keeps the first SJF-BCO's strict comparison, 'last' was added then",
         option_notes={"first": "strict <: the smallest kappa with the minimum", "last": "<=: the largest kappa"},
     ),
     Reading(
@@ -122,7 +131,8 @@ READINGS: tuple[Reading, ...] = (
                 "its fastest placement), the simplest reading of 'tau_j·F_j'."),
         algorithms=PLANNERS,
         rule="literal",
-        post_hoc=False,
+        post_hoc=True,
+        history="'placement' is optkit's first estimate (1a64f8c); 'fastest' was added at 027c761 (2026-11-23), after optkit's first SJF-BCO results (1a64f8c, 2026-11-22: the Sec. 7 benchmark and Theorem 5's ratio)",
         option_notes={"placement": "contention-free time on the servers the pick uses",
                       "fastest": "contention-free time on the job's fastest placement, whatever the pick"},
     ),
@@ -139,7 +149,8 @@ READINGS: tuple[Reading, ...] = (
                 "theta_u grid."),
         algorithms=PLANNERS,
         rule="literal",
-        post_hoc=False,
+        post_hoc=True,
+        history="declared at 027c761 (2026-11-23), after optkit's first SJF-BCO results (1a64f8c, 2026-11-22: the Sec. 7 benchmark and Theorem 5's ratio); 1.0 keeps the first SJF-BCO's estimate, 1.15 was added then",
         open=True,
         minimum=1.0,
         maximum=1e6,

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 from optkit import registry
 from optkit.errors import InputError
 from optkit.formulation import Formulation
+from optkit.harness.environment import environment
 from optkit.harness.executors import Executor, LocalExecutor
 from optkit.harness.store import ResultStore
 from optkit.harness.tasks import Task, build_tasks
@@ -193,28 +194,44 @@ def compare(
 
     Parameters
     ----------
-    problem: formulation name.
-    instances: ``[(name, instance dict)]``; all validated before anything runs or is written.
-    algorithms: names, ``"all"`` or ``None`` (every available algorithm).
-    objectives: names, ``"all"`` or ``None`` (the formulation's default objective).
-    seeds: seeds of randomized algorithms (deterministic ones run with the first seed only).
-    time_limit: seconds each run is given; the worker kills it at ``1.2 *`` that plus a grace.
-    db: SQLite path or an open :class:`ResultStore`.
-    executor: default ``LocalExecutor()`` (``os.cpu_count()`` tasks at a time).
-    progress: show a tqdm bar on stderr (only when it is a terminal).
-    retry_failed: also redo runs stored with status ``time_limit`` or ``error``.
-    params: per-algorithm keyword parameters, ``{"heavy-edge-refine": {"max_passes": 3}}``.
-    sweep: parameter values shared by the algorithms that take them, ``{"tau": [1, 3]}``; every
+    problem
+        Formulation name.
+    instances
+        ``[(name, instance dict)]``; all validated before anything runs or is written.
+    algorithms
+        Names, ``"all"`` or ``None`` (every available algorithm).
+    objectives
+        Names, ``"all"`` or ``None`` (the formulation's default objective).
+    seeds
+        Seeds of randomized algorithms (deterministic ones run with the first seed only).
+    time_limit
+        Seconds each run is given; the worker kills it at ``1.2 *`` that plus a grace.
+    db
+        SQLite path or an open :class:`ResultStore`.
+    executor
+        Default ``LocalExecutor()`` (``os.cpu_count()`` tasks at a time).
+    progress
+        Show a tqdm bar on stderr (only when it is a terminal).
+    retry_failed
+        Also redo runs stored with status ``time_limit`` or ``error``.
+    params
+        Per-algorithm keyword parameters, ``{"heavy-edge-refine": {"max_passes": 3}}``.
+    sweep
+        Parameter values shared by the algorithms that take them, ``{"tau": [1, 3]}``; every
         algorithm runs once per setting of the keys it takes (cross product of several keys).
-    source: a label (suite name, folder) per sweep or per instance name.
-    on_row: called with each new row after it is stored.
-    log: called with one-line progress messages (runs planned, runs skipped).
+    source
+        A label (suite name, folder) per sweep or per instance name.
+    on_row
+        Called with each new row after it is stored.
+    log
+        Called with one-line progress messages (runs planned, runs skipped).
 
     Returns
     -------
-    The :class:`optkit.report.Report` of every stored row of this sweep's tasks, old and new,
-    with gaps against the best proven bounds of the whole store: ``.summary`` is the table
-    (see :func:`optkit.report.summarize`), ``.rows``, ``.conflicts`` and ``.notes`` the rest.
+    optkit.report.Report
+        The report of every stored row of this sweep's tasks, old and new, with gaps against
+        the best proven bounds of the whole store: ``.summary`` is the table (see
+        :func:`optkit.report.summarize`), ``.rows``, ``.conflicts`` and ``.notes`` the rest.
     """
     from optkit import report
 
@@ -236,11 +253,13 @@ def compare(
                     if not a.available():
                         log(f"{problem}: skipped {a.name}: needs {', '.join(a.requires)} (pip install optkit[peers])")
         if todo:
+            sweep_id = store.add_sweep(environment(jobs=getattr(executor, "jobs", None), executor=executor.description,
+                                                   time_limit=time_limit))
             counts: Counter[str] = Counter()
             bar = _progress(len(todo), progress, problem)
             try:
                 for row in executor.run(todo):
-                    store.put_row(row)
+                    store.put_row(row, sweep=sweep_id)
                     counts[row["status"]] += 1
                     bar.update(1)
                     bar.set_postfix(dict(sorted(counts.items())), refresh=False)

@@ -84,9 +84,12 @@ class LocalExecutor:
 
     Parameters
     ----------
-    jobs: concurrent tasks; default ``os.cpu_count()``.
-    grace_s: start-up grace of the hard time limit (see :func:`~optkit.harness.worker.hard_limit`).
-    method: process start method for :func:`~optkit.harness.worker.run_task` (default: its own).
+    jobs
+        Concurrent tasks; default ``os.cpu_count()``.
+    grace_s
+        Start-up grace of the hard time limit (see :func:`~optkit.harness.worker.hard_limit`).
+    method
+        Process start method for :func:`~optkit.harness.worker.run_task` (default: its own).
     """
 
     def __init__(self, jobs: int | None = None, *, grace_s: float = DEFAULT_GRACE_S, method: str | None = None) -> None:
@@ -134,9 +137,12 @@ class DaskExecutor:
 
     Parameters
     ----------
-    scheduler: a scheduler address (``tcp://host:8786``) or an existing ``distributed.Client``.
-    grace_s: start-up grace of the hard time limit inside the workers.
-    connect_timeout_s: seconds to wait for the scheduler at an address (default
+    scheduler
+        A scheduler address (``tcp://host:8786``) or an existing ``distributed.Client``.
+    grace_s
+        Start-up grace of the hard time limit inside the workers.
+    connect_timeout_s
+        Seconds to wait for the scheduler at an address (default
         :func:`connect_timeout`).
     """
 

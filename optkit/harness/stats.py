@@ -34,12 +34,16 @@ def shifted_geometric_mean(values: Sequence[float], shift: float = TIME_SHIFT_S)
 
     Parameters
     ----------
-    values: nonnegative numbers (wall times in seconds, timeouts charged at the limit).
-    shift: added before and subtracted after the geometric mean; must be > 0 or the values > 0.
+    values
+        Nonnegative numbers (wall times in seconds; how the report charges runs that did not
+        finish: :func:`optkit.report_analysis.charged_time`).
+    shift
+        Added before and subtracted after the geometric mean; must be > 0 or the values > 0.
 
     Returns
     -------
-    The shifted geometric mean, in the values' units.
+    float or None
+        The shifted geometric mean, in the values' units.
 
     References
     ----------
@@ -76,7 +80,8 @@ def performance_profile(costs: Mapping[str, Mapping[Any, float | None]]) -> dict
 
     Returns
     -------
-    ``{solver: sorted ratios}``; :func:`profile_curve` turns them into ``rho_s(tau)``.
+    dict
+        ``{solver: sorted ratios}``; :func:`profile_curve` turns them into ``rho_s(tau)``.
 
     References
     ----------
@@ -159,12 +164,35 @@ def bootstrap_median_ci(diffs: Sequence[float], *, seed: int = 0, resamples: int
 class PairedComparison:
     """Algorithm ``a`` against ``b`` on one measure (lower is better), over common instances.
 
-    wins/ties/losses: instances where ``a``'s value is lower / equal (within ``tie_tol``) / higher;
-    a missing value (a failure) loses to any value and ties with another failure.
-    n: common instances; n_finite: those where both have a value (the rest of the statistics).
-    median_diff, ci_low, ci_high: median of ``a - b`` and its bootstrap 95 % interval.
-    p_value: two-sided Wilcoxon signed-rank p-value of the differences (``None`` when every
-    difference is zero or there are none).
+    A missing value (a failure) loses to any value and ties with another failure.
+
+    Attributes
+    ----------
+    a
+        The first algorithm.
+    b
+        The second algorithm.
+    measure
+        The measure compared (lower is better).
+    n
+        Common instances.
+    n_finite
+        Those where both have a value (the statistics below are over them).
+    wins
+        Instances where ``a``'s value is lower than ``b``'s.
+    ties
+        Instances where they are equal (within ``tie_tol``).
+    losses
+        Instances where ``a``'s value is higher.
+    median_diff
+        Median of ``a - b``.
+    ci_low
+        Lower end of its bootstrap 95 % interval.
+    ci_high
+        Upper end of that interval.
+    p_value
+        Two-sided Wilcoxon signed-rank p-value of the differences (``None`` when every
+        difference is zero or there are none).
     """
 
     a: str

@@ -4,11 +4,21 @@ Table ``rows`` holds one row per finished task, keyed by :attr:`optkit.harness.t
 table ``instances`` maps each instance content hash to its problem, name and JSON, so a report
 can rebuild the instance (for the formulation's lower bound) without the original files;
 table ``lower_bounds`` caches each formulation lower bound's outcome per instance and objective
-(:mod:`optkit.harness.bounds`), so no report computes a slow bound twice.
+(:mod:`optkit.harness.bounds`), so no report computes a slow bound twice; table ``sweeps`` holds
+what each sweep was measured with (:func:`optkit.harness.environment.environment`: the machine,
+its cores, ``--jobs``, the time limit and the package versions), and each row the sweep that ran
+it (``rows.sweep``; ``NULL`` in rows stored before schema 3: "not recorded").
 
 Rows are written (and committed) the moment each task finishes, so a killed sweep loses only the
 tasks that were running. Only the process driving a sweep writes; WAL lets ``optkit report`` read
 the file while a sweep is still writing it.
+
+Opening a file that exists reads it first through a read-only connection and checks that it is an
+optkit store (:func:`check_store`): a file that is not SQLite, another program's database, an
+empty database (for a reader) or a store of a newer schema is an
+:class:`~optkit.errors.InputError` naming ``db``, and the file is left byte for byte as it was
+(no table added, no switch to WAL). Only a verified store is opened for writing (and an older
+schema migrated in place).
 """
 
 from __future__ import annotations
@@ -22,12 +32,17 @@ from optkit.errors import InputError
 from optkit.harness.bounds import StoredInstances
 from optkit.harness.worker import ROW_FIELDS
 
-__all__ = ["ResultStore", "SCHEMA_VERSION", "FAILED_STATUSES"]
+__all__ = ["ResultStore", "SCHEMA_VERSION", "FAILED_STATUSES", "check_store"]
 
-SCHEMA_VERSION = 2
-"""1: the first schema; 2: ``rows.anytime`` (a JSON trajectory, :mod:`optkit.anytime`). A
-version-1 store is migrated in place when opened (the column is added, ``NULL`` in its old rows:
-"not recorded", which the report names)."""
+SCHEMA_VERSION = 3
+"""1: the first schema; 2: ``rows.anytime`` (a JSON trajectory, :mod:`optkit.anytime`); 3: table
+``sweeps`` and ``rows.sweep`` (what each run was measured with). An older store is migrated in
+place when opened for writing (the columns are added, ``NULL`` in its old rows: "not recorded",
+which the report names)."""
+_ROW_COLUMNS_REQUIRED = frozenset(("key", "instance_hash", "problem", "instance_name", "algorithm", "objective_name",
+                                   "params", "seed", "time_limit", "status", "objective", "bound", "wall_time_s",
+                                   "finished_at"))
+"""The columns of ``rows`` every schema has: a file whose ``rows`` table lacks one is no optkit store."""
 FAILED_STATUSES = ("time_limit", "error")
 """Statuses a ``--retry-failed`` run redoes (a plain re-run skips them like any finished row)."""
 
@@ -61,7 +76,8 @@ CREATE TABLE IF NOT EXISTS rows (
     info           TEXT NOT NULL DEFAULT '{}',
     message        TEXT NOT NULL DEFAULT '',
     finished_at    TEXT NOT NULL,
-    anytime        TEXT
+    anytime        TEXT,
+    sweep          INTEGER
 );
 CREATE INDEX IF NOT EXISTS rows_problem ON rows (problem, objective_name, algorithm);
 CREATE INDEX IF NOT EXISTS rows_instance ON rows (instance_hash, objective_name);
@@ -75,7 +91,62 @@ CREATE TABLE IF NOT EXISTS lower_bounds (
     code           TEXT NOT NULL DEFAULT '',
     PRIMARY KEY (instance_hash, objective_name)
 );
+CREATE TABLE IF NOT EXISTS sweeps (
+    id          INTEGER PRIMARY KEY,
+    started_at  TEXT NOT NULL,
+    machine     TEXT NOT NULL,
+    cores       INTEGER,
+    jobs        INTEGER,
+    executor    TEXT NOT NULL DEFAULT '',
+    time_limit  REAL,
+    versions    TEXT NOT NULL DEFAULT '{}'
+);
 """
+_SWEEP_FIELDS = ("started_at", "machine", "cores", "jobs", "executor", "time_limit", "versions")
+
+
+def check_store(path: str | Path, *, reader: bool = False) -> int:
+    """The schema version of the optkit store at ``path``, read through a read-only connection
+    (nothing is written, the journal mode is left alone, and a WAL file that has no write-ahead
+    log gets none: it is read as immutable); 0 for a database without any table (a new store for
+    a writer; a ``reader`` refuses it: there is nothing to read).
+
+    Raises :class:`~optkit.errors.InputError` (field ``db``) for a file that is not SQLite, a
+    database with tables of its own and no optkit ``rows`` table (or one lacking optkit's
+    columns), and a store of a schema newer than :data:`SCHEMA_VERSION`.
+    """
+    uri = Path(path).resolve().as_uri() + "?mode=ro"
+    with open(path, "rb") as fh:
+        header = fh.read(100)
+    if header[:16] == b"SQLite format 3\x00" and header[18:20] == b"\x02\x02" and not Path(f"{path}-wal").exists():
+        # a WAL database with no write-ahead log: all of it is in the file, which a read-only
+        # connection would still give -wal and -shm files; read it as immutable instead
+        uri += "&immutable=1"
+    try:
+        conn = sqlite3.connect(uri, uri=True, timeout=30.0)
+    except sqlite3.Error as exc:
+        raise InputError("db", f"{path} cannot be opened: {exc}") from None
+    try:
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        columns = {r[1] for r in conn.execute("PRAGMA table_info(rows)")} if "rows" in tables else set()
+    except sqlite3.DatabaseError as exc:  # e.g. "file is not a database"
+        raise InputError("db", f"{path} is not an optkit result store (SQLite): {exc}") from None
+    finally:
+        conn.close()
+    if not tables:
+        if reader:
+            raise InputError("db", f"{path} is not an optkit result store: an empty database "
+                                   f"(run `optkit compare --db {path}` first)")
+        return 0
+    if version > SCHEMA_VERSION:
+        raise InputError("db", f"{path} has result-store schema {version}; this optkit reads schemas 1 to "
+                               f"{SCHEMA_VERSION}: upgrade optkit")
+    if version < 1 or not _ROW_COLUMNS_REQUIRED <= columns:
+        shown = ", ".join(sorted(tables)[:5]) + (", ..." if len(tables) > 5 else "")
+        raise InputError("db", f"{path} is not an optkit result store: an SQLite database with the tables {shown} "
+                               "(left as it was)")
+    return int(version)
 
 
 def _dump(value: Any) -> str:
@@ -99,15 +170,21 @@ class ResultStore:
     """Rows and instances of comparison sweeps in one SQLite file.
 
     Use as a context manager, or call :meth:`close`. ``path`` ``":memory:"`` keeps everything in
-    memory (tests).
+    memory (tests). A file that exists is checked read-only first (:func:`check_store`;
+    ``reader``: also refuse a database without tables); only then is it opened for writing.
     """
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, reader: bool = False) -> None:
         self.path = str(path)
-        if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         if Path(self.path).is_dir():
             raise InputError("db", f"{self.path} is a folder, not a result store (an SQLite file)")
+        if self.path != ":memory:":
+            if Path(self.path).is_file() and Path(self.path).stat().st_size > 0:
+                check_store(self.path, reader=reader)
+            elif reader:
+                raise InputError("db", f"{self.path} is not an optkit result store: "
+                                       + ("an empty file" if Path(self.path).exists() else "it does not exist"))
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         self._conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None, check_same_thread=False)
         self._conn.row_factory = sqlite3.Row
         try:
@@ -118,12 +195,16 @@ class ResultStore:
         except sqlite3.DatabaseError as exc:  # e.g. "file is not a database"
             self._conn.close()
             raise InputError("db", f"{self.path} is not an optkit result store (SQLite): {exc}") from None
-        if version not in (0, 1, SCHEMA_VERSION):
+        if not 0 <= version <= SCHEMA_VERSION:  # (a file checked above; ":memory:" is new)
             self._conn.close()
-            raise RuntimeError(f"{self.path} has result-store schema {version}; this optkit writes {SCHEMA_VERSION}")
+            raise InputError("db", f"{self.path} has result-store schema {version}; this optkit reads schemas 1 to "
+                                   f"{SCHEMA_VERSION}: upgrade optkit")
         self._conn.executescript(_SCHEMA)
-        if "anytime" not in {r[1] for r in self._conn.execute("PRAGMA table_info(rows)")}:  # schema 1
+        row_columns = {r[1] for r in self._conn.execute("PRAGMA table_info(rows)")}
+        if "anytime" not in row_columns:  # schema 1
             self._conn.execute("ALTER TABLE rows ADD COLUMN anytime TEXT")
+        if "sweep" not in row_columns:  # schemas 1 and 2
+            self._conn.execute("ALTER TABLE rows ADD COLUMN sweep INTEGER")
         columns = {r[1] for r in self._conn.execute("PRAGMA table_info(lower_bounds)")}
         if "code" not in columns:  # a cache written before outcomes were tagged: start it afresh
             self._conn.execute("DROP TABLE lower_bounds")
@@ -187,11 +268,31 @@ class ResultStore:
                 "INSERT OR REPLACE INTO lower_bounds (instance_hash, objective_name, status, value, message, "
                 "time_limit, code) VALUES (?, ?, ?, ?, ?, ?, ?)", [(*e, code) for e in entries])
 
+    # -- sweeps
+    def add_sweep(self, environment: Mapping[str, Any]) -> int:
+        """Record what a sweep is measured with (:func:`optkit.harness.environment.environment`);
+        return its id, to store with its rows (:meth:`put_row`)."""
+        values = [_dump(environment.get(f) or {}) if f == "versions" else environment.get(f) for f in _SWEEP_FIELDS]
+        with self._conn:
+            cur = self._conn.execute(f"INSERT INTO sweeps ({', '.join(_SWEEP_FIELDS)}) VALUES "
+                                     f"({', '.join('?' for _ in _SWEEP_FIELDS)})", values)
+        return int(cur.lastrowid or 0)
+
+    def sweeps(self) -> dict[int, dict[str, Any]]:
+        """``{id: environment}`` of every recorded sweep (``versions`` decoded)."""
+        out = {}
+        for r in self._conn.execute(f"SELECT id, {', '.join(_SWEEP_FIELDS)} FROM sweeps ORDER BY id"):
+            d = dict(r)
+            d["versions"] = json.loads(d["versions"] or "{}")
+            out[int(d.pop("id"))] = d
+        return out
+
     # -- rows
-    def put_row(self, row: Mapping[str, Any], *, replace: bool = True) -> None:
+    def put_row(self, row: Mapping[str, Any], *, replace: bool = True, sweep: int | None = None) -> None:
         """Write one finished task's row and commit at once.
 
-        ``replace=False`` keeps an existing row of the same key (first finish wins).
+        ``replace=False`` keeps an existing row of the same key (first finish wins); ``sweep``:
+        the id :meth:`add_sweep` gave the sweep that ran it (``None``: not recorded).
         """
         values = []
         for f in ROW_FIELDS:
@@ -203,9 +304,10 @@ class ResultStore:
             elif f in ("source", "message"):
                 v = v or ""
             values.append(v)
+        values.append(sweep)
         verb = "INSERT OR REPLACE" if replace else "INSERT OR IGNORE"
-        cols = ", ".join(ROW_FIELDS)
-        marks = ", ".join("?" for _ in ROW_FIELDS)
+        cols = ", ".join((*ROW_FIELDS, "sweep"))
+        marks = ", ".join("?" for _ in range(len(ROW_FIELDS) + 1))
         with self._conn:
             self._conn.execute(f"{verb} INTO rows ({cols}) VALUES ({marks})", values)
 

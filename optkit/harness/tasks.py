@@ -64,19 +64,32 @@ class Task:
 
     Attributes
     ----------
-    problem: the formulation's name (``gpu-mapping``).
-    instance_name: a human name for the instance (its file path, or suite/name).
-    instance: the instance as a JSON-ready dict (validated by the caller).
-    instance_hash: :func:`optkit.instances.instance_hash` of ``instance``.
-    algorithm, objective: what runs and which objective it is asked to minimise.
-    params: the algorithm's keyword parameters (JSON-ready).
-    seed: the seed handed to the algorithm.
-    time_limit: seconds the algorithm is told it has; the worker kills it after
+    problem
+        The formulation's name (``gpu-mapping``).
+    instance_name
+        A human name for the instance (its file path, or suite/name).
+    instance
+        The instance as a JSON-ready dict (validated by the caller).
+    instance_hash
+        :func:`optkit.instances.instance_hash` of ``instance``.
+    algorithm
+        The algorithm that runs (for ``measure``: ``module:function``).
+    objective
+        The objective it is asked to minimise.
+    params
+        The algorithm's keyword parameters (JSON-ready).
+    seed
+        The seed handed to the algorithm.
+    time_limit
+        Seconds the algorithm is told it has; the worker kills it after
         ``time_limit * 1.2`` plus a start-up grace. ``None`` means no limit at all.
-    source: where the instance came from (a suite name or the path given on the command line).
-    kind: ``solve`` (run an algorithm) or ``measure`` (run a claim's measuring function
+    source
+        Where the instance came from (a suite name or the path given on the command line).
+    kind
+        ``solve`` (run an algorithm) or ``measure`` (run a claim's measuring function
         ``algorithm`` = ``module:function`` with keywords ``params`` and ``seed``).
-    memo: for ``measure``: the folder of the store's memo (:mod:`optkit.memo`) the measuring
+    memo
+        For ``measure``: the folder of the store's memo (:mod:`optkit.memo`) the measuring
         function may reuse parts from; ``""``: none. Not part of the key: a memo changes how long a
         measurement takes, never what it measures.
     """

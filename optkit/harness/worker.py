@@ -570,16 +570,24 @@ def run_task(
 
     Parameters
     ----------
-    task: a :class:`Task` or its :meth:`Task.to_dict` (what Dask ships).
-    grace_s: start-up grace added to ``time_limit * 1.2`` before the child is killed.
-    method: ``forkserver``, ``spawn``, ``fork``, ``subprocess`` (a fresh interpreter) or ``server``
+    task
+        A :class:`Task` or its :meth:`Task.to_dict` (what Dask ships).
+    grace_s
+        Start-up grace added to ``time_limit * 1.2`` before the child is killed.
+    method
+        ``forkserver``, ``spawn``, ``fork``, ``subprocess`` (a fresh interpreter) or ``server``
         (this process's long-lived task server, :mod:`optkit.harness.server`); default
         ``forkserver`` (``spawn`` where it does not exist), and ``server`` inside a daemonic
         process (a Dask worker under its nanny).
-    cancel: once set, the child is killed and an ``error`` row ("cancelled") returned at once
+    cancel
+        Once set, the child is killed and an ``error`` row ("cancelled") returned at once
         (the local executor sets it when a sweep is interrupted).
 
-    Never raises for a failing algorithm; the row's ``status`` says what happened.
+    Returns
+    -------
+    dict
+        The row to store. Never raises for a failing algorithm; the row's ``status`` says what
+        happened.
     """
     global _forkserver_failure
     task = _as_task(task)

@@ -24,16 +24,26 @@ __all__ = ["SolverOutcome"]
 class SolverOutcome:
     """What one solver call returned, in the engine's terms.
 
-    status: :class:`~optkit.result.Status` (``optimal``, ``feasible``, ``infeasible``,
+    Attributes
+    ----------
+    status
+        :class:`~optkit.result.Status` (``optimal``, ``feasible``, ``infeasible``,
         ``time_limit`` with or without a solution, ``error``).
-    objective: the solver's objective value of its incumbent (model units), ``None`` without one.
-    bound: the proven bound on the optimum (a lower bound when minimising), ``None`` if unknown.
-    wall_time_s: wall-clock seconds of the solve call.
-    solver_status: the solver's own status name (``OPTIMAL``, ``maxTimeLimit``, ...).
-    has_solution: whether an incumbent exists (its values are readable through ``raw``
+    objective
+        The solver's objective value of its incumbent (model units), ``None`` without one.
+    bound
+        The proven bound on the optimum (a lower bound when minimising), ``None`` if unknown.
+    wall_time_s
+        Wall-clock seconds of the solve call.
+    solver_status
+        The solver's own status name (``OPTIMAL``, ``maxTimeLimit``, ...).
+    has_solution
+        Whether an incumbent exists (its values are readable through ``raw``
         for CP-SAT, loaded into the Pyomo model's variables for a MILP).
-    raw: the solver object (``CpSolver``) or results object (Pyomo ``SolverResults``).
-    trajectory: ``(time.perf_counter() reading, incumbent, bound)`` at each improving solution
+    raw
+        The solver object (``CpSolver``) or results object (Pyomo ``SolverResults``).
+    trajectory
+        ``(time.perf_counter() reading, incumbent, bound)`` at each improving solution
         and bound the solver reported, in model units, ending with the final outcome (see
         :mod:`optkit.anytime`; a formulation hands it on with
         :func:`optkit.anytime.add_solver_points`).

@@ -64,17 +64,23 @@ def solve_cp_model(
 
     Parameters
     ----------
-    time_limit: wall-clock seconds (``max_time_in_seconds``); ``None`` for no limit.
-    workers: ``num_workers``; default :func:`default_workers`.
-    seed: CP-SAT's ``random_seed``; ``None`` keeps CP-SAT's default (0), so runs are repeatable
+    time_limit
+        Wall-clock seconds (``max_time_in_seconds``); ``None`` for no limit.
+    workers
+        ``num_workers``; default :func:`default_workers`.
+    seed
+        CP-SAT's ``random_seed``; ``None`` keeps CP-SAT's default (0), so runs are repeatable
         with one worker. With several workers the search is parallel and the incumbent may vary
         between runs (the optimum and its proof do not).
-    hint: ``{variable: value}`` passed to ``AddHint`` (a warm start, repaired if infeasible).
-    log: print CP-SAT's search log.
+    hint
+        ``{variable: value}`` passed to ``AddHint`` (a warm start, repaired if infeasible).
+    log
+        Print CP-SAT's search log.
 
     Returns
     -------
-    :class:`SolverOutcome`; ``raw`` is the ``CpSolver`` (read the incumbent with ``raw.Value``).
+    SolverOutcome
+        ``raw`` is the ``CpSolver`` (read the incumbent with ``raw.Value``).
     """
     from ortools.sat.python import cp_model
 

@@ -114,19 +114,26 @@ def solve_pyomo_model(
 
     Parameters
     ----------
-    solver: Pyomo solver name (default ``highs``).
-    time_limit: wall-clock seconds; ``None`` for no limit.
-    seed: the solver's random seed (HiGHS ``random_seed``), where the adapter knows its name.
-    mip_rel_gap: relative MIP gap at which the solver may declare optimality; the absolute gap
+    solver
+        Pyomo solver name (default ``highs``).
+    time_limit
+        Wall-clock seconds; ``None`` for no limit.
+    seed
+        The solver's random seed (HiGHS ``random_seed``), where the adapter knows its name.
+    mip_rel_gap
+        Relative MIP gap at which the solver may declare optimality; the absolute gap
         is set to the same number (objective units).
-    write: write the model to this file before solving; the format follows the extension
+    write
+        Write the model to this file before solving; the format follows the extension
         (``.mps``, ``.lp``, and any other format Pyomo writes).
-    options: solver options passed through verbatim; they override the ones set here.
+    options
+        Solver options passed through verbatim; they override the ones set here.
 
     Returns
     -------
-    :class:`SolverOutcome`; when ``has_solution`` the incumbent is loaded into the model's
-    variables. ``raw`` is Pyomo's results object.
+    SolverOutcome
+        When ``has_solution`` the incumbent is loaded into the model's variables. ``raw`` is
+        Pyomo's results object.
     """
     if time_limit is not None and not time_limit > 0:
         raise InputError("time_limit", f"must be > 0 seconds, got {time_limit!r}")

@@ -67,8 +67,11 @@ def assert_within(
         without one (Heavy-Edge, every baseline and peer: no paper proves a ratio for them).
     objective
         Default: the guarantee's objective, else the problem's default.
-    seed, params
-        The algorithm's seed and keywords (the guarantee may read them, e.g. A-SRPT's ``tau``).
+    seed
+        The algorithm's seed.
+    params
+        The algorithm's keywords and readings (the guarantee may read them, e.g. A-SRPT's
+        ``tau``).
     time_limit
         Seconds per exact solver call (:func:`optkit.testing.oracle.optimum`: brute force
         where it holds the instance, then CP-SAT, then the others); ``None``: no limit.

@@ -1,13 +1,14 @@
 """A scheduler's own script: every public algorithm of the four problems, imported from the
 installed optkit and called on the scheduler's data. ``tests/test_typing.py`` type-checks it
 with ``mypy --strict`` against the installed wheel and runs it (argument: the ``instances/``
-folder of a checkout)."""
+folder of a checkout). Node ids are the scheduler's own ``str``, held in variables typed
+``dict[str, int]`` (not literals, which mypy would type from the parameter): every API taking
+node ids accepts them and answers with ``str`` ids."""
 
 from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Hashable
 from pathlib import Path
 from typing import Any
 
@@ -52,14 +53,16 @@ def check_optimal(result: Result) -> None:
 # solvers, the partitioner baselines and the local search.
 g: nx.Graph[str] = nx.Graph()
 g.add_weighted_edges_from([("a", "b", 20.0), ("b", "c", 1.0), ("c", "d", 0.5)])
-mapping: dict[Hashable, int] = heavy_edge(g, [3, 1], seed=0)
+mapping: dict[str, int] = heavy_edge(g, [3, 1], seed=0)
 job = PipelineJob((Stage(2, 0.1, 0.2, 0.0, 1e6, 2e7), Stage(2, 0.1, 0.2, 1e6, 0.0, 2e7)), "ring")
 gm = GpuMappingInstance(Cluster(8, 1.25e9, 3e11), job, (2, 1, 1))
 assignment: list[list[int]] = heavy_edge_job(job, gm.servers, seed=0)
 worst: float = alpha_max(job, gm.cluster)
-placed: JobPlacement[str] = place(job, {"host-a": 1, "host-b": 3}, cluster=gm.cluster, seed=0)
+free_gpus: dict[str, int] = {"host-a": 1, "host-b": 3}
+placed: JobPlacement[str] = place(job, free_gpus, cluster=gm.cluster, seed=0)
 assert placed.ok and placed.alpha is not None and placed.assignment[0][0] in ("host-a", "host-b")
-servers_taken: dict[str, int] | None = choose_servers({"host-a": 1, "host-b": 3}, 4)
+placed_on: str = placed.assignment[0][0]
+servers_taken: dict[str, int] | None = choose_servers(free_gpus, 4)
 cut: float = gpu_mapping.evaluate(gm, {"assignment": assignment}).objectives["cut"]
 check_optimal(gpu_mapping_exact.run_cpsat(gm, objective="cut", time_limit=30.0, seed=0))
 check_optimal(gpu_mapping_exact.run_highs(gm, objective="alpha", time_limit=30.0))
@@ -96,8 +99,10 @@ check_optimal(rar_ddls_exact.run_cpsat(rar, time_limit=60.0, seed=0))
 check_optimal(rar_ddls_exact.run_highs(rar, time_limit=60.0))
 check_optimal(rar_ddls_exact.run_brute_force(rar))
 # rar-ddls by node id: a batch with GPUs still busy, then the next batch 3 slots later.
-batch: rar_ddls.BatchSchedule[str] = rar_ddls.schedule_batch(
-    list(rar.jobs), {"n1": rar.servers[0], "n2": rar.servers[1]}, rar.network, busy_until={("n1", 0): 4})
+rar_servers: dict[str, int] = {"n1": rar.servers[0], "n2": rar.servers[1]}
+rar_busy: dict[tuple[str, int], int] = {("n1", 0): 4}
+batch: rar_ddls.BatchSchedule[str] = rar_ddls.schedule_batch(list(rar.jobs), rar_servers, rar.network,
+                                                             busy_until=rar_busy)
 assert batch.ok and batch.makespan_slots is not None
 later: dict[tuple[str, int], int] = batch.busy_at(3)
 assert rar_ddls.schedule_batch(list(rar.jobs), {"n1": rar.servers[0], "n2": rar.servers[1]}, rar.network,
@@ -120,24 +125,31 @@ check_optimal(nimp_exact.run_brute_force(ni))
 print("ok")
 
 # nimp by node id: Titan from a placement hook.
-hook: WorkerPlacement[str] = nimp_place(Job(4, "ring", 100e6), {"n1": Machine(8, 2), "n2": Machine(8, 3)}, 200e6)
+hosts: dict[str, Machine] = {"n1": Machine(8, 2), "n2": Machine(8, 3)}
+links: dict[tuple[str, str], float] = {("n1", "n2"): 200e6}
+hook: WorkerPlacement[str] = nimp_place(Job(4, "ring", 100e6), hosts, links)
 assert hook.ok and set(hook.machine_of_worker) <= {"n1", "n2"}
+first_host: str = hook.machine_of_worker[0]
 
 # ddlwmp through the engine's online protocol, nodes by name.
 from optkit.formulations.ddlwmp import OnlineScheduler  # noqa: E402
 from optkit.online import ClusterView, Decision, Job as OnlineJob  # noqa: E402
 
-online = OnlineScheduler("a-srpt", nodes={"n1": 4, "n2": 4})
+nodes: dict[str, int] = {"n1": 4, "n2": 4}
+online: OnlineScheduler[str] = OnlineScheduler("a-srpt", nodes=nodes)
 online.on_arrival(OnlineJob("j", 0.0, 2, duration=5.0), 0.0)
-online_starts: list[Decision] = online.decide(0.0, ClusterView({"n1": 4, "n2": 4}, {"n1": 4, "n2": 4}))
+view: ClusterView[str] = ClusterView(dict(nodes), nodes)
+online_starts: list[Decision[str]] = online.decide(0.0, view)
+started_on: list[str] = [node for d in online_starts for node in d.gpus]
 online_wake: float | None = online.next_wakeup(0.0)
 assert online_starts or online_wake is not None
 
 # nimp through the same protocol: Titan behind a FIFO queue, machines of two sizes, P per pair.
 from optkit.formulations.nimp import OnlineScheduler as NimpOnline  # noqa: E402
 
-placer = NimpOnline("titan", nodes={"n1": 8, "n2": 4})
+sizes: dict[str, int] = {"n1": 8, "n2": 4}
+placer = NimpOnline("titan", nodes=sizes)
 placer.on_arrival(OnlineJob("w", 0.0, 6, param_bytes=100e6), 0.0)
-titan_starts: list[Decision] = placer.decide(
-    0.0, ClusterView({"n1": 8, "n2": 4}, {"n1": 8, "n2": 4}, pair_capacity={("n1", "n2"): 1e9}))
+pair_capacity: dict[tuple[str, str], float] = {("n1", "n2"): 1e9}
+titan_starts: list[Decision[str]] = placer.decide(0.0, ClusterView(dict(sizes), sizes, pair_capacity=pair_capacity))
 assert [sum(d.gpus.values()) for d in titan_starts] == [6]
