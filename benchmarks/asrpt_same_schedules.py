@@ -17,7 +17,9 @@ under four settings: the defaults (tau held out, strict head of line, a delayed 
 queue), ``tau=0`` (the testbed's), ``head_of_line=skip`` (the per-demand queues) and
 ``delay_blocks_queue=False`` (the delayed job's wake-ups). Per run it prints ``evaluate``'s total
 completion time, the delayed starts and a SHA-256 of every job's (id, start, completion,
-placement): equal hashes are equal schedules.
+placement): equal hashes are equal schedules. The ``--json`` file also records the commit of the
+code simulated (the checkout holding the imported ``optkit``, so ``PYTHONPATH=OTHER_CHECKOUT`` runs this
+script on another commit's code).
 """
 
 from __future__ import annotations
@@ -25,12 +27,13 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path.append(str(ROOT))  # after PYTHONPATH: the checkout named there is the code simulated
 
 from _page import run_line  # noqa: E402
 
@@ -68,6 +71,20 @@ def load_or_write(folder: Path) -> dict[str, dict[str, Any]]:
     return {f.stem: json.loads(f.read_text()) for f in files}
 
 
+def code_commit() -> str:
+    """The commit of the checkout holding the imported ``optkit`` (``+``: with uncommitted changes to
+    ``optkit/`` or ``formulations/``, the code simulated)."""
+    import optkit
+
+    where = Path(optkit.__file__).resolve().parent
+    git = ["git", "-C", str(where)]
+    head = subprocess.run([*git, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run([*git, "status", "--porcelain", "--untracked-files=no", "--",
+                            str(where), str(where.parent / "formulations")], capture_output=True,
+                           text=True).stdout.strip()
+    return (head or "unknown") + ("+" if dirty else "")
+
+
 def run(data: dict[str, Any], variant: str, setting: dict[str, Any]) -> dict[str, Any]:
     """One simulation: ``evaluate``'s total completion time, delayed starts, the schedule's hash."""
     from optkit.formulations.ddlwmp.a_srpt import ASRPT
@@ -94,6 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     before = json.loads(args.before.read_text()) if args.before else None
     got: dict[str, Any] = {}
+    commit = code_commit()
     lines = ["| workload | variant | setting | jobs | total completion (s) | delayed starts | schedule SHA-256 |"
              + (" same as before |" if before else ""),
              "|---|---|---|---:|---:|---:|---|" + ("---|" if before else "")]
@@ -106,17 +124,19 @@ def main(argv: list[str] | None = None) -> int:
                 row = (f"| {name} | {variant} | {label} | {out['jobs']} | {out['total_completion']:.6e} | "
                        f"{out['delayed']} | {out['sha256'][:16]} |")
                 if before:
-                    ok = before.get(key) == out
+                    ok = before["runs"].get(key) == out
                     same += ok
                     row += f" {'yes' if ok else 'NO'} |"
                 lines.append(row)
                 print(row, flush=True)
-    args.json.write_text(json.dumps(got, indent=1, sort_keys=True))
-    summary = f"{same} of {len(got)} runs identical to {args.before}" if before else ""
+    args.json.write_text(json.dumps({"commit": commit, "runs": got}, indent=1, sort_keys=True))
+    summary = (f"{same} of {len(got)} runs on the code of {commit} identical to those on {before['commit']}"
+               if before else "")
     if summary:
         print(summary)
     if args.out:
         args.out.write_text("# A-SRPT's schedules before and after a change\n\n" + run_line() + "\n\n"
+                            + f"Code simulated: {commit}" + (f"; before: {before['commit']}" if before else "") + ".\n\n"
                             + "Protocol: `benchmarks/asrpt_same_schedules.py` docstring.\n\n" + "\n".join(lines) + "\n"
                             + (f"\n**{summary}** (total completion time, delayed starts and the schedule's hash "
                                "all equal).\n" if summary else ""))
