@@ -29,7 +29,9 @@ seeds 1000-1004 too, was cut to the one below for compute time after its first r
   75,000 jobs on 250 servers at the same jobs per GPU). A-SRPT's wait is tau·(g_i/G)·ñ_i·α̃_i^min and
   the time until a server frees falls as 1/G at a fixed load, so tau is read in the same units at
   every G. The same script at ``--jobs 75000 --servers 250`` (the paper's cluster) on fewer workloads
-  is the spot check that the scale does not move the choice (its own page).
+  is the spot check that the scale does not move the choice (``benchmarks/perf/tau_tuning_paper_check.md``:
+  one held-out seed, load 0.8, families ``f6`` and ``f7``; every candidate from 10 up ties with the
+  best there at the page's three decimals, the default included).
 * **Criterion**: A-SRPT's own objective only, its total completion time (``evaluate``'s) with its
   default readings otherwise. On each held-out workload w, the ratio TCT(tau, w) / min over the
   candidates of TCT(tau', w); the chosen tau minimises the geometric mean of that ratio over every
