@@ -211,7 +211,8 @@ class Experiment:
         algorithms. ``optkit reproduce`` runs it for every plug-in algorithm of the problem and
         shows the values as an extra series on the page, without a verdict (the paper made no
         claim about them). Empty: the experiment compares no algorithms (or not yet).
-    curves: readings measured as curves, ``{reading: {scale: values}}`` (keyword only): a
+    curves
+        Readings measured as curves, ``{reading: {scale: values}}`` (keyword only): a
         parameter of the experiment that the paper does not state (rule clause ``swept`` of
         :mod:`optkit.readings`, e.g. an offered load) is measured over its plausible range, each
         value with the other readings at their defaults, and the page draws every claim against

@@ -539,12 +539,17 @@ class Curve:
 
     Attributes
     ----------
-    name: the swept reading.
-    group: the other readings away from their defaults (``format_params``), ``"default"`` if none.
-    default: the reading's default (the point the single-point tables use).
-    points: ``{x: rows}`` (feasible rows of the store at that value), x ascending.
-    labels_away: the reading labels of the points away from the default (left to the band in the
-        overall sentence).
+    name
+        The swept reading.
+    group
+        The other readings away from their defaults (``format_params``), ``"default"`` if none.
+    default
+        The reading's default (the point the single-point tables use).
+    points
+        ``{x: rows}`` (feasible rows of the store at that value), x ascending.
+    labels_away
+        The reading labels of the points away from the default (left to the band in the overall
+        sentence).
     """
 
     name: str
