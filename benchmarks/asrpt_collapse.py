@@ -55,11 +55,11 @@ def instrumented(inst: Any, name: str, readings: dict[str, Any], seed: int) -> t
 
     The readout is :func:`run_policy_readout`'s (``evaluate``); the per-job rows and the placements
     come from a second, identical simulation whose placer is wrapped to record the free GPUs it saw."""
-    from optkit.formulations.ddlwmp.sec5 import _policy, run_policy_readout
+    from optkit.formulations.ddlwmp.sec5 import policy_for, run_policy_readout
     from optkit.formulations.ddlwmp.simulate import simulate
 
     readout = run_policy_readout(inst, name, readings, seed)
-    pol = _policy(inst, name, readings, seed)
+    pol = policy_for(inst, name, readings, seed)
     seen: list[tuple[float, int, int, float, str]] = []
     clock = [0.0]
     place, decide = pol.placer.place_most_free, pol.decide

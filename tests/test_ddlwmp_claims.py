@@ -160,11 +160,11 @@ def test_readout_counts_split_jobs_and_the_largest_job_inflation() -> None:
     weighted sum over the ideal."""
     from optkit.formulations.ddlwmp.placement import Placer
     from optkit.formulations.ddlwmp.simulate import simulate
-    from optkit.formulations.ddlwmp.sec5 import _policy
+    from optkit.formulations.ddlwmp.sec5 import policy_for
 
     inst = _split_instance()
     r = run_policy_readout(inst, "wcs-subtime", {"consolidate": True}, 0)
-    schedule = simulate(inst, _policy(inst, "wcs-subtime", {"consolidate": True}, 0))
+    schedule = simulate(inst, policy_for(inst, "wcs-subtime", {"consolidate": True}, 0))
     alpha = {e["id"]: e["alpha_s"] for e in schedule["jobs"]}
     servers = {e["id"]: {m for stage in e["assignment"] for m in stage} for e in schedule["jobs"]}
     assert servers["a"] != servers["b"] and len(servers["c"]) == 2 and len(servers["d"]) == 1

@@ -174,13 +174,13 @@ def test_fig8_jobs_sets_the_job_count_measured(monkeypatch: pytest.MonkeyPatch) 
 
 def test_heavy_edge_readings_reach_every_ddlwmp_policy() -> None:
     from optkit.formulations.ddlwmp.generate import tiny
-    from optkit.formulations.ddlwmp.sec5 import _policy
+    from optkit.formulations.ddlwmp.sec5 import policy_for
 
     inst = registry.get("ddlwmp").instance_from_dict(tiny(0))
     for name in ("a-srpt", "spjf", "wcs-duration"):
-        pol = _policy(inst, name, {"single_gpu_weight": "total", "server_start": "from-placed"}, 0)
+        pol = policy_for(inst, name, {"single_gpu_weight": "total", "server_start": "from-placed"}, 0)
         assert pol.placer.heavy_edge == {"single_gpu_weight": "total", "server_start": "from-placed"}, name
-    assert _policy(inst, "spjf", {}, 0).placer.heavy_edge["single_gpu_weight"] == "unassigned"
+    assert policy_for(inst, "spjf", {}, 0).placer.heavy_edge["single_gpu_weight"] == "unassigned"
 
 
 def test_moved_defaults_table_lists_exactly_the_readings_that_moved() -> None:

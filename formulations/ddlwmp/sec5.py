@@ -36,7 +36,7 @@ from .readings import COMM_HEAVY_DEFAULT, CONSOLIDATE_DEFAULT, TAU_DEFAULT
 from .simulate import simulate
 
 __all__ = ["PAPER_BASELINES", "A_SRPT_READINGS", "HEAVY_EDGE_READINGS",
-           "instance_of", "policy_readings", "run_policy_readout", "compare", "reductions"]
+           "instance_of", "policy_readings", "policy_for", "run_policy_readout", "compare", "reductions"]
 
 PAPER_BASELINES = ("spjf", "spwf", "wcs-duration", "wcs-workload", "wcs-subtime")
 """The paper's five baselines (Sec. V-A-1-d)."""
@@ -55,7 +55,7 @@ A-SRPT's alpha~min take them (:class:`.placement.Placer`)."""
 
 
 def policy_readings(name: str, readings: Mapping[str, Any]) -> dict[str, Any]:
-    """The readings policy ``name`` reads, and all that :func:`_policy` passes on to it:
+    """The readings policy ``name`` reads, and all that :func:`policy_for` passes on to it:
     Heavy-Edge's (every policy's placer), then A-SRPT's own, or a baseline's ``consolidate``.
     The memo key of a policy run (:func:`compare`) is built from the same function, so a reading
     a policy does not read cannot split its runs, and one it reads always does."""
@@ -63,7 +63,11 @@ def policy_readings(name: str, readings: Mapping[str, Any]) -> dict[str, Any]:
     return {k: readings[k] for k in (*HEAVY_EDGE_READINGS, *own) if k in readings}
 
 
-def _policy(inst: DdlwmpInstance, name: str, readings: Mapping[str, Any], seed: int) -> Any:
+def policy_for(inst: DdlwmpInstance, name: str, readings: Mapping[str, Any], seed: int) -> Any:
+    """A fresh policy object ``name`` (``a-srpt``, ``a-srpt-perfect`` or a baseline) for ``inst``
+    under ``readings`` (those it reads, :func:`policy_readings`), with its own Heavy-Edge placer
+    seeded by ``seed``: what :func:`run_policy_readout` simulates (``a-srpt-perfect`` is the same
+    object, driven with ñ_i = n_i by the simulator)."""
     r = policy_readings(name, readings)
     placer = Placer(inst.cluster, inst.models, seed=seed, **{k: r[k] for k in HEAVY_EDGE_READINGS if k in r})
     if name.startswith("a-srpt"):
@@ -79,7 +83,7 @@ def run_policy_readout(inst: DdlwmpInstance, name: str, readings: Mapping[str, A
     """Simulate policy ``name`` (``a-srpt``, ``a-srpt-perfect`` or a baseline) under ``readings``;
     return ``evaluate``'s total completion time and the cluster readout (module docstring)."""
     t0 = time.perf_counter()
-    pol = _policy(inst, name, readings, seed)
+    pol = policy_for(inst, name, readings, seed)
     schedule = simulate(inst, pol, perfect=name == "a-srpt-perfect")
     ev = evaluate(inst, schedule)
     if not ev.feasible:
