@@ -211,6 +211,16 @@ class Experiment:
         algorithms. ``optkit reproduce`` runs it for every plug-in algorithm of the problem and
         shows the values as an extra series on the page, without a verdict (the paper made no
         claim about them). Empty: the experiment compares no algorithms (or not yet).
+    curves
+        Readings measured as curves, ``{reading: {scale: values}}`` (keyword only): a
+        parameter of the experiment that the paper does not state (rule clause ``swept`` of
+        :mod:`optkit.readings`, e.g. an offered load) is measured over its plausible range, each
+        value with the other readings at their defaults, and the page draws every claim against
+        it with the paper's value as a line and names the band of values where the claim
+        reproduces (:mod:`optkit.reproduce`). At a scale listed, these values replace the
+        reading's ``sweep``; at another scale the reading is swept as usual. The values must be
+        numbers. The measuring function may return ``"_diagnostics": {name: number}`` (what a
+        reader needs beside each point, e.g. the GPU-time inflation), which the curve table shows.
     """
 
     id: str
@@ -225,6 +235,7 @@ class Experiment:
     time_limit: Mapping[str, float] = field(default_factory=lambda: {"ci": 60.0, "paper": 3600.0})
     notes: str = ""
     series: str = ""
+    curves: Mapping[str, Mapping[str, tuple[Any, ...]]] = field(default_factory=dict, kw_only=True)
 
     def __post_init__(self) -> None:
         if self.series and ":" not in self.series:
@@ -236,6 +247,21 @@ class Experiment:
         for s in self.sweep:
             if s not in self.readings:
                 raise ValueError(f"experiment {self.id}: sweep names {s!r}, not one of its readings")
+        for name, per_scale in self.curves.items():
+            if name not in self.readings:
+                raise ValueError(f"experiment {self.id}: curves names {name!r}, not one of its readings")
+            if not per_scale or any(sc not in SCALES for sc in per_scale):
+                raise ValueError(f"experiment {self.id}: the curve of {name!r} must give values per scale, "
+                                 f"scales among {SCALES}")
+            for sc, values in per_scale.items():
+                if len(values) < 2 or any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in values):
+                    raise ValueError(f"experiment {self.id}: the curve of {name!r} at scale {sc} needs at least two "
+                                     f"numbers, got {values!r}")
+
+    def curve_values(self, name: str, scale: str | None) -> tuple[Any, ...] | None:
+        """The values the curve of reading ``name`` is measured at, at ``scale`` (``None``: not a curve
+        there)."""
+        return self.curves.get(name, {}).get(scale) if scale is not None else None
 
     def claim(self, claim_id: str) -> Claim:
         for c in self.claims:

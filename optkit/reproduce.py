@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import itertools
 import json
 import math
 import re
@@ -63,7 +64,8 @@ __all__ = [
     "DEFAULT_SEEDS", "experiments", "select", "reading_settings", "measurement_tasks", "reproduce",
     "Measurements", "write_pages", "list_lines", "claim_verdicts", "post_hoc_marks", "measurements_from_csv",
     "results_text", "update_results_blocks", "RESULTS_BEGIN", "RESULTS_END", "consistent_reading",
-    "ConsistentReading", "consistent_lines", "plan", "PlanLine",
+    "ConsistentReading", "consistent_lines", "plan", "PlanLine", "Curve", "curves_of", "reproducing_band",
+    "curve_sentence",
 ]
 
 DEFAULT_SEEDS = {"ci": 2, "paper": 5}
@@ -127,7 +129,8 @@ def select(targets: Sequence[str]) -> list[tuple[Formulation, Experiment, list[s
 READING_MODES = ("each", "all", "default")
 
 
-def reading_settings(f: Formulation, exp: Experiment, spec: str | Mapping[str, Sequence[Any]] = "each") -> list[dict[str, Any]]:
+def reading_settings(f: Formulation, exp: Experiment, spec: str | Mapping[str, Sequence[Any]] = "each",
+                     scale: str | None = None) -> list[dict[str, Any]]:
     """The reading combinations to measure ``exp`` under.
 
     ``"each"`` (the default): the default reading, then every value of each reading with the
@@ -135,22 +138,46 @@ def reading_settings(f: Formulation, exp: Experiment, spec: str | Mapping[str, S
     ``"all"``: the full cross product of every reading of the experiment (can be large);
     ``"default"``: the defaults only; a mapping ``{name: [values]}``: the cross product of those
     values (other readings at their defaults; values are validated). The values of a reading are
-    the experiment's ``sweep`` for it, else the reading's declared options.
+    its curve's at ``scale`` (:attr:`optkit.claims.Experiment.curves`), else the experiment's
+    ``sweep`` for it, else the reading's declared options.
+
+    A curve is measured around the experiment's defaults; under ``"each"``, when a reading of the
+    experiment cannot be measured at its default (its ``sweep`` leaves the default out, e.g. a claim
+    measured on traces only), the curve is measured at each of that reading's values instead.
     """
+    def values_of(name: str) -> Sequence[Any]:
+        curve = exp.curve_values(name, scale)
+        return curve if curve is not None else exp.sweep.get(name, f.reading(name).options)
+
     if spec == "each":
         defaults = {name: f.reading(name).default for name in exp.readings}
         out = [dict(defaults)]
+
+        def add(setting: dict[str, Any]) -> None:
+            if setting not in out:
+                out.append(setting)
+
+        own = [n for n in exp.readings if _is_local(f, exp, n)]
         for name in exp.readings:
-            for v in exp.sweep.get(name, f.reading(name).options):
-                setting = {**defaults, name: f.reading(name).validate(v, where=f"sweep {name}")}
-                if setting not in out:
-                    out.append(setting)
+            if own and exp.curve_values(name, scale) is not None:
+                continue  # measured below, at the experiment's own readings' values only
+            for v in values_of(name):
+                add({**defaults, name: f.reading(name).validate(v, where=f"sweep {name}")})
+        for name in exp.readings:
+            curve = exp.curve_values(name, scale)
+            if curve is None or not own:
+                continue
+            for combo in itertools.product(*(exp.sweep[n] for n in own if n != name)):
+                base = {**defaults, **{n: f.reading(n).validate(v, where=f"sweep {n}")
+                                       for n, v in zip([n for n in own if n != name], combo)}}
+                for v in curve:
+                    add({**base, name: f.reading(name).validate(v, where=f"curve {name}")})
         return out
     values: dict[str, list[Any]] = {}
     for name in exp.readings:
         r = f.reading(name)
         if spec == "all":
-            values[name] = list(exp.sweep.get(name, r.options))
+            values[name] = list(values_of(name))
         elif spec == "default":
             values[name] = [r.default]
         elif isinstance(spec, Mapping):
@@ -285,7 +312,7 @@ def reproduce(
             pass  # no memo: every part computed (the store reports a folder that is not ours itself)
     tasks = []
     for f, exp, _ in selection:
-        tasks += measurement_tasks(f, exp, reading_settings(f, exp, readings), seed_list, scale,
+        tasks += measurement_tasks(f, exp, reading_settings(f, exp, readings, scale), seed_list, scale,
                                    plugin_series(f, exp) if plugins else (), memo_dir)
     start = time.perf_counter()
     failures: list[str] = []
@@ -382,7 +409,7 @@ def plan(targets: Sequence[str], *, seeds: Sequence[int] | None = None,
             raise InputError("--db", f"{db} is not an optkit result store (SQLite): {exc}") from None
     out = []
     for f, exp, _ in select(targets):
-        tasks = measurement_tasks(f, exp, reading_settings(f, exp, readings), seed_list, scale,
+        tasks = measurement_tasks(f, exp, reading_settings(f, exp, readings, scale), seed_list, scale,
                                   plugin_series(f, exp) if plugins else ())
         stored = [status[t.key] for t in tasks if t.key in status]
         failed = sum(s in FAILED_STATUSES for s in stored)
@@ -473,16 +500,25 @@ def _ratio_only(exp: Experiment, c: Claim, label: str, per_claim: Mapping[str, M
 def claim_verdicts(m: Measurements, f: Formulation, exp: Experiment) -> dict[str, tuple[dict[str, Verdict], str]]:
     """``{claim id: ({reading label: Verdict}, overall sentence)}``. The sentence marks readings
     that set a post-hoc reading (:data:`POST_HOC_MARK`) and says where a ratio reproduces but the
-    absolute values it is a ratio of do not (:attr:`optkit.claims.Claim.absolute`)."""
+    absolute values it is a ratio of do not (:attr:`optkit.claims.Claim.absolute`). For an
+    experiment with curves (:attr:`optkit.claims.Experiment.curves`) it opens with the band of
+    each curve (:func:`curve_sentence`), and the rest of the sentence covers the other readings
+    (the curve's points away from the default are left to the band)."""
     vals = _values(m.rows, f, exp)
     labels = sorted(vals, key=lambda x: (x != "default", x))
     marks = post_hoc_marks(f, exp, labels)
     per_claim = {c.id: {label: verdict(c, [v for _, v in vals[label].get(c.id, [])], m.scale) for label in labels}
                  for c in exp.claims}
+    curves = curves_of(m, f, exp)
+    on_curve = {label for cv in curves for label in cv.labels_away}
     out = {}
     for c in exp.claims:
         per = per_claim[c.id]
-        overall = overall_verdict(per, marks, c)
+        rest = {label: v for label, v in per.items() if label not in on_curve}
+        overall = overall_verdict(rest, marks, c) if rest or not curves else ""
+        bands = [] if c.incomparable else [curve_sentence(cv, c, m.scale) for cv in curves]
+        if bands:
+            overall = "; ".join(bands) + (f" — at the other readings: {overall}" if overall else "")
         ratio_only = [label for label, v in per.items() if v.reproduces and _ratio_only(exp, c, label, per_claim)]
         if ratio_only:
             overall += (f"; the ratio reproduces but the absolute values ({', '.join(c.absolute)}) do not under "
@@ -491,6 +527,139 @@ def claim_verdicts(m: Measurements, f: Formulation, exp: Experiment) -> dict[str
             overall += f" ({POST_HOC_MARK.strip()}: sets a post-hoc reading away from its default)"
         out[c.id] = (per, overall)
     return out
+
+
+# ----------------------------------------------------------------------------- curves
+@dataclass
+class Curve:
+    """The measurements of one curve (:attr:`optkit.claims.Experiment.curves`): reading ``name``
+    varied with every other reading of the experiment at its default (or, for a reading the
+    experiment cannot be measured at the default of, at the value named by ``group``).
+
+    Attributes
+    ----------
+    name
+        The swept reading.
+    group
+        The other readings away from their defaults (``format_params``), ``"default"`` if none.
+    default
+        The reading's default (the point the single-point tables use).
+    points
+        ``{x: rows}`` (feasible rows of the store at that value), x ascending.
+    labels_away
+        The reading labels of the points away from the default (left to the band in the overall
+        sentence).
+    """
+
+    name: str
+    group: str
+    default: float
+    points: dict[float, list[dict[str, Any]]]
+    labels_away: set[str]
+
+    def values(self, claim_id: str) -> dict[float, list[float | None]]:
+        """Per x, the claim's value of every seed (``None`` where not measured)."""
+        return {x: [(r.get("metrics") or {}).get(claim_id) for r in sorted(rows, key=lambda r: r["seed"])]
+                for x, rows in self.points.items()}
+
+    def diagnostics(self) -> dict[str, dict[float, list[float]]]:
+        """``{name: {x: values over seeds}}`` of the rows' ``_diagnostics`` (numbers only)."""
+        out: dict[str, dict[float, list[float]]] = {}
+        for x, rows in self.points.items():
+            for r in rows:
+                diag = (r.get("metrics") or {}).get("_diagnostics") or {}
+                for k, v in diag.items():
+                    if _num(v) is not None:
+                        out.setdefault(k, {}).setdefault(x, []).append(float(v))
+        return out
+
+
+def curves_of(m: Measurements, f: Formulation, exp: Experiment) -> list[Curve]:
+    """The curves of ``exp`` in ``m`` (those with at least two values measured), in the order of
+    the experiment's ``curves`` and then by group ("default" first)."""
+    out: list[Curve] = []
+    for name in exp.curves:
+        default = float(f.reading(name).default)
+        groups: dict[str, dict[float, list[dict[str, Any]]]] = {}
+        away: dict[str, set[str]] = {}
+        for r in m.rows:
+            if r["instance_name"] != exp.id or r["status"] != "feasible":
+                continue
+            stored = r["params"].get("readings") or {}
+            if set(stored) - set(exp.readings) or _num(stored.get(name, default)) is None:
+                continue
+            others = {k: stored.get(k, f.reading(k).default) for k in exp.readings if k != name}
+            if any(not _same_value(v, f.reading(k).default) and not _is_local(f, exp, k) for k, v in others.items()):
+                continue
+            group = format_params({k: v for k, v in others.items() if not _same_value(v, f.reading(k).default)})
+            x = float(stored.get(name, default))
+            groups.setdefault(group, {}).setdefault(x, []).append(r)
+            if x != default:
+                away.setdefault(group, set()).add(reading_label(f, exp, stored))
+        for group in sorted(groups, key=lambda g: (g != "-", g)):
+            pts = groups[group]
+            measured = any(_num((r.get("metrics") or {}).get(c.id)) is not None for rows in pts.values() for r in rows
+                           for c in exp.claims)
+            if len(pts) >= 2 and measured:
+                out.append(Curve(name, "default" if group == "-" else group, default, dict(sorted(pts.items())),
+                                 away.get(group, set())))
+    return out
+
+
+def reproducing_band(name: str, points: Sequence[tuple[float, bool | None]], *, verb: str = "reproduces") -> str:
+    """The band of ``name`` where a claim reproduces, from ``(x, reproduces)`` per measured value
+    (``None``: no verdict there): "reproduces for load in [0.4, 0.6]" (runs of consecutive measured
+    values that reproduce, joined by "and"; a run of one value is written ``{x}``), "nowhere in
+    [0.3, 1]" or, when every value reproduces, "... (every value measured)". The band's ends are
+    measured values: between two measured values the claim is not known. ``""`` when no value has
+    a verdict.
+
+    Examples
+    --------
+    >>> reproducing_band("load", [(0.3, False), (0.4, True), (0.5, True), (0.6, False), (0.7, True)])
+    'reproduces for load in [0.4, 0.5] and {0.7} (measured over [0.3, 0.7])'
+    >>> reproducing_band("load", [(0.3, False), (1.0, False)])
+    'nowhere in [0.3, 1]'
+    """
+    pts = sorted(points)
+    if not pts or all(ok is None for _, ok in pts):
+        return ""
+    lo, hi = pts[0][0], pts[-1][0]
+    runs: list[list[float]] = []
+    prev = False
+    for x, ok in pts:
+        if ok:
+            if prev:
+                runs[-1].append(x)
+            else:
+                runs.append([x])
+        prev = bool(ok)
+    if not runs:
+        return f"nowhere in [{lo:g}, {hi:g}]"
+    parts = [f"[{r[0]:g}, {r[-1]:g}]" if len(r) > 1 else f"{{{r[0]:g}}}" for r in runs]
+    if len(runs) == 1 and runs[0][0] == lo and runs[0][-1] == hi:
+        return f"{verb} for {name} in {parts[0]} (every value measured)"
+    return f"{verb} for {name} in {' and '.join(parts)} (measured over [{lo:g}, {hi:g}])"
+
+
+def curve_sentence(cv: Curve, c: Claim, scale: str | None) -> str:
+    """The band of claim ``c`` along curve ``cv`` as the page and index say it: "over `load`
+    (swept): reproduces for load in [a, b]" (or "nowhere in [lo, hi]"); at a scale where ``c``
+    has no verdict, where the mean lies within the tolerance at that scale, marked as such."""
+    vals = cv.values(c.id)
+    where = f"over `{cv.name}`" + (f" ({cv.group})" if cv.group != "default" else "")
+    judged = [(x, verdict(c, v, scale).reproduces) for x, v in vals.items()]
+    band = reproducing_band(cv.name, judged)
+    if band:
+        return f"{where}: {band}"
+    loose = reproducing_band(cv.name, [(x, verdict(c, v, None).reproduces) for x, v in vals.items()],
+                             verb="within the tolerance")
+    if not loose:
+        return f"{where}: not measured"
+    why = verdict(c, next(iter(vals.values())), scale).text
+    if loose.startswith("nowhere"):
+        return f"{where}: {why}; at this scale the mean is within the tolerance {loose}"
+    return f"{where}: {why}; at this scale the mean is {loose}"
 
 
 def write_pages(m: Measurements, out_dir: str | Path) -> list[Path]:
@@ -615,6 +784,10 @@ def _paper_page(m: Measurements, paper: str, items: Sequence[tuple[Formulation, 
                     csv_rows.append([exp.id, c.id, label, json.dumps(settings[label], sort_keys=True,
                                                                      separators=(",", ":"), default=str),
                                      seed, "" if _num(value) is None else value, c.paper_value, c.unit, c.statistic])
+        lines += _diagnostic_lines(m, f, exp)
+        curve_lines, curve_pngs = _curve_lines(m, f, exp, [c for c in exp.claims if c.id in claim_ids], out)
+        lines += curve_lines
+        pngs += curve_pngs
         png = out / f"{_slug(paper)}_{_slug(exp.id)}.png"
         if _plot_experiment(exp, [c for c in exp.claims if c.id in claim_ids], vals, default, png):
             pngs.append(png)
@@ -649,6 +822,139 @@ def _paper_page(m: Measurements, paper: str, items: Sequence[tuple[Formulation, 
                 f"- {format_params(r['params'].get('readings'))}, seed {r['seed']}: {r['status']}: {r['message']}"
                 for r in failed] + [""]
     return "\n".join(lines) + "\n", csv_rows, pngs
+
+
+def _diagnostic_lines(m: Measurements, f: Formulation, exp: Experiment) -> list[str]:
+    """The page's table of what the measurements report beside their values (``_diagnostics``,
+    :attr:`optkit.claims.Experiment.curves`), per reading label: mean [min, max] over seeds; none
+    when no measurement reports any."""
+    table: dict[str, dict[str, list[float]]] = {}
+    for r in m.rows:
+        if r["instance_name"] != exp.id or r["status"] != "feasible":
+            continue
+        diag = (r.get("metrics") or {}).get("_diagnostics") or {}
+        label = reading_label(f, exp, r["params"].get("readings"))
+        for k, v in diag.items():
+            if _num(v) is not None:
+                table.setdefault(label, {}).setdefault(k, []).append(float(v))
+    if not table:
+        return []
+    names = list(dict.fromkeys(k for per in table.values() for k in per))
+    default = _default_label(f, exp)
+    lines = ["#### Beside each result", "",
+             "What each measurement reports beside its claims' values (its `_diagnostics`), per reading: mean "
+             "[min, max] over seeds.", "",
+             "| reading | " + " | ".join(names) + " |", "|---|" + "---:|" * len(names)]
+    for label in sorted(table, key=lambda x: (x != default, x)):
+        cells = [_mean_spread(table[label].get(k, [])) for k in names]
+        lines.append(f"| {label}{' *' if label == default else ''} | " + " | ".join(cells) + " |")
+    return lines + [""]
+
+
+def _mean_spread(got: Sequence[float]) -> str:
+    """``mean [min, max]`` of ``got`` (``-`` when empty; no spread for one value)."""
+    if not got:
+        return "-"
+    return f"{statistics.fmean(got):.4g}" + (f" [{min(got):.4g}, {max(got):.4g}]" if len(got) > 1 else "")
+
+
+def _curve_lines(m: Measurements, f: Formulation, exp: Experiment, claims: Sequence[Claim],
+                 out: Path) -> tuple[list[str], list[Path]]:
+    """The page's section per curve of ``exp`` (:func:`curves_of`): what it is, the band of every
+    comparable claim, a table of every point (each claim's mean [min, max] over seeds and the
+    measurement's ``_diagnostics``) and a figure (one panel per comparable claim and diagnostic:
+    ours against the curve's reading, the paper's value as a line, its tolerance shaded, the
+    default marked)."""
+    lines: list[str] = []
+    pngs: list[Path] = []
+    shown = [c for c in claims if not c.incomparable]
+    for cv in curves_of(m, f, exp):
+        if not shown:
+            break
+        r = f.reading(cv.name)
+        title = f"### Curve over `{cv.name}`" + (f" ({cv.group})" if cv.group != "default" else "")
+        lines += [title, "",
+                  f"`{cv.name}`: {r.summary}. The paper does not state it (its rule: `{r.rule}`, optkit/readings.py): "
+                  f"each claim is measured at every value below, the other readings at their defaults"
+                  + (f" ({cv.group})" if cv.group != "default" else "")
+                  + f"; the single-point tables above use {show_value(r.default)} (the default; its reason in the "
+                  "readings table). A claim reproduces at a value when the mean over seeds there lies within its "
+                  "tolerance; the band is read off the values measured.", ""]
+        for c in shown:
+            lines.append(f"- `{c.id}`: {curve_sentence(cv, c, m.scale)}.")
+        lines.append("")
+        diag = cv.diagnostics()
+        head = [f"`{cv.name}`", *(f"`{c.id}`" for c in shown), *diag]
+        lines += ["| " + " | ".join(head) + " |", "|" + "---:|" * len(head)]
+        per_claim = {c.id: cv.values(c.id) for c in shown}
+        for x in cv.points:
+            cells = [f"{x:g}" + (" *" if x == cv.default else "")]
+            for c in shown:
+                v = verdict(c, per_claim[c.id][x], m.scale)
+                spread = f" [{_fmt(v.low)}, {_fmt(v.high)}]" if v.seeds > 1 else ""
+                tick = " ✓" if v.reproduces else ""
+                cells.append(f"{_fmt(v.mean, c.unit)}{spread}{tick}" if v.mean is not None else "-")
+            cells += [_mean_spread(diag[name].get(x, [])) for name in diag]
+            lines.append("| " + " | ".join(cells) + " |")
+        lines += ["", f"\\* the default. ✓: reproduces at that value (at scale {m.scale}). Columns after the claims: "
+                  "what the measurement reports beside each point (its `_diagnostics`), mean [min, max] over seeds.", ""]
+        suffix = "" if cv.group == "default" else "_" + _slug(cv.group)
+        png = out / f"{_slug(exp.paper)}_{_slug(exp.id)}_curve-{_slug(cv.name)}{suffix}.png"
+        if _plot_curve(exp, cv, shown, diag, m.scale, png):
+            pngs.append(png)
+            lines += [f"![{exp.id} over {cv.name}]({png.name})", ""]
+    return lines, pngs
+
+
+def _plot_curve(exp: Experiment, cv: Curve, claims: Sequence[Claim], diag: Mapping[str, Mapping[float, list[float]]],
+                scale: str, path: Path) -> bool:
+    """Draw curve ``cv``: one panel per claim (mean over seeds with min-max bars against the
+    reading, the paper's value as a line, its tolerance shaded, the default dashed) and one per
+    diagnostic."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    panels: list[tuple[str, dict[float, list[float]], Claim | None]] = []
+    for c in claims:
+        pts = {x: [float(v) for v in vs if _num(v) is not None] for x, vs in cv.values(c.id).items()}
+        panels.append((f"{c.id} [{c.unit}]", {x: v for x, v in pts.items() if v}, c))
+    panels += [(name, dict(pts), None) for name, pts in diag.items()]
+    if not any(p for _, p, _ in panels):
+        return False
+    cols = 2 if len(panels) > 1 else 1
+    rows = -(-len(panels) // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(5.2 * cols, 2.7 * rows), layout="constrained", squeeze=False)
+    for ax in axes.flat[len(panels):]:
+        ax.axis("off")
+    for ax, (title, pts, c) in zip(axes.flat, panels):
+        xs = sorted(pts)
+        means = [statistics.fmean(pts[x]) for x in xs]
+        low = [m_ - min(pts[x]) for m_, x in zip(means, xs)]
+        high = [max(pts[x]) - m_ for m_, x in zip(means, xs)]
+        ax.errorbar(xs, means, yerr=[low, high], fmt="o-", capsize=3, color="tab:blue" if c else "tab:gray",
+                    label="ours (mean, min-max over seeds)")
+        if c is not None:
+            ax.axhline(c.paper_value, color="black", lw=1, label="paper")
+            if c.comparison == "approx" and c.tolerance > 0:
+                ax.axhspan(c.paper_value - c.tolerance, c.paper_value + c.tolerance, color="grey", alpha=0.2)
+            scale_y = max(abs(c.paper_value), c.tolerance, 1e-9)
+            if means and max(means) - min(means) > 20 * scale_y:  # a collapse would flatten the paper's range
+                ax.set_yscale("symlog", linthresh=2 * scale_y)
+        ax.axvline(cv.default, color="tab:red", ls="--", lw=1, label="default")
+        if xs and xs[0] > 0 and xs[-1] / xs[0] >= 16:  # a geometric range (a factor, a time budget)
+            ax.set_xscale("log")
+        ax.set_title(title, fontsize=8)
+        ax.set_xlabel(cv.name, fontsize=8)
+        ax.tick_params(labelsize=7)
+        ax.grid(alpha=0.3)
+    axes.flat[0].legend(fontsize=6)
+    fig.suptitle(f"{exp.id} over {cv.name}" + (f" ({cv.group})" if cv.group != "default" else "")
+                 + f", scale {scale}", fontsize=9)
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return True
 
 
 def _series_lines(m: Measurements, f: Formulation, exp: Experiment) -> list[str]:
@@ -936,7 +1242,7 @@ def results_text(m: Measurements, key: str = "all", *, pages: str = "benchmarks/
         out += [f"**{title}** ([page]({pages}/{_slug(paper)}.md), [CSV]({pages}/{_slug(paper)}.csv)): "
                 f"{total} claims registered; " + "; ".join(f"{n} {k}" for k, n in counts.items() if n) + ".", ""]
         if changed:
-            out += [f"Defaults changed since these measurements were made (issue 23; each reading's reason says "
+            out += [f"Defaults changed since these measurements were made (each reading's reason and history say "
                     f"why; the stored rows keep the values they were measured under): {'; '.join(changed)}. "
                     + (f"Not measured under today's defaults, to re-run at paper scale: "
                        f"{', '.join(f'`{x}`' for x in unmeasured_default)}." if unmeasured_default else ""), ""]

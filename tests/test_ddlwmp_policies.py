@@ -290,6 +290,31 @@ def test_a_srpt_delay_blocks_the_queue_unless_the_reading_says_otherwise() -> No
     assert free["H4"]["start"] == block["H4"]["start"]
 
 
+def test_a_delayed_job_past_its_deadline_waits_for_a_completion_not_for_every_slot() -> None:
+    """Two servers of 2 GPUs (G = 4), light jobs placed on the most-free servers. A and B (1 GPU,
+    100 s, predicted 0) start at 0 on servers 0 and 1. C (2 GPUs, communication-heavy; Ã1 size
+    0.5 x 100 x 0.1033 s) joins the queue at slot 7 and finds 1 + 1 GPUs: it waits, until slot 58
+    (tau = 10). Not blocking, D (1 GPU) joins at 8 and takes server 0's GPU, so at 58 C does not
+    fit. The GPUs come back when A and B end at 100: C starts there, on server 1 alone. Between 58
+    and 100 nothing can change, and the policy asks for no wake-up per slot (it did, 42 instants)."""
+    from optkit.formulations.ddlwmp.simulate import simulate
+
+    heavy2 = {"allreduce": "ring", "stages": [_stage(2, 0.04, 0.06, 0, 0, 1e9)]}
+    one = {"allreduce": "ring", "stages": [_stage(1, 0.04, 0.06, 0, 0, 1e6)]}
+    jobs = [{"id": "A", "release": 0, "model": "one", "iterations": 1000, "predicted_iterations": 0},
+            {"id": "B", "release": 0, "model": "one", "iterations": 1000, "predicted_iterations": 0},
+            {"id": "C", "release": 1, "model": "h2", "iterations": 100, "predicted_iterations": 100},
+            {"id": "D", "release": 8, "model": "one", "iterations": 1000, "predicted_iterations": 0}]
+    inst = _instance(2, 2, {"h2": heavy2, "one": one}, jobs)
+    stats: dict[str, Any] = {}
+    policy = a_srpt.ASRPT(inst.cluster, inst.models, tau=10.0, delay_blocks_queue=False, light_placement="most-free",
+                          seed=0)
+    got = {j["id"]: j for j in simulate(inst, policy, stats=stats)["jobs"]}
+    assert [got[j]["assignment"] for j in "ABD"] == [[[0]], [[1]], [[0]]]
+    assert policy.delayed == 1 and got["C"]["start"] == 100 and got["C"]["assignment"] == [[1, 1]]
+    assert stats["instants"] <= 8
+
+
 def test_a_srpt_head_of_line_strict_or_skip() -> None:
     """One server of 4 GPUs, light models (1 KB parameters), alpha 0.1 s, G = 4. Ã1 sizes:
     X (3 GPUs, ñ 10) 0.75, Y (2 GPUs, ñ 20) 1.0, Z (1 GPU, ñ 41) 1.025: they join the queue at

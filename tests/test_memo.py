@@ -103,7 +103,7 @@ def test_compare_with_the_memo_reuses_the_runs_a_reading_does_not_touch(tmp_path
     cons = dict(r, consolidate=not r["consolidate"])
     plain = {name: _without_wall(compare(inst, x, 4)) for name, x in (("r", r), ("tau", tau), ("cons", cons))}
     assert plain["tau"]["a-srpt"] != plain["r"]["a-srpt"] or r["tau"] == 1.0
-    runs = tmp_path / "ddlwmp-policy-run"
+    runs = tmp_path / "ddlwmp-policy-run-v2"
     with memo.using(tmp_path):
         got = {"r": _without_wall(compare(inst, r, 4))}
         assert len(list(runs.glob("*.json"))) == 6
@@ -154,7 +154,7 @@ def test_reproduce_with_the_memo_measures_what_it_measures_without(tmp_path: Pat
     kw: dict[str, Any] = {"seeds": [0], "readings": {"tau": [0.0, 1.0]}, "scale": "ci", "jobs": 1, "progress": False}
     with_memo = reproduce(["a-srpt-sec5-tau"], db=tmp_path / "a.sqlite", **kw)
     without = reproduce(["a-srpt-sec5-tau"], db=tmp_path / "b.sqlite", memo=False, **kw)
-    runs = list((tmp_path / "a.sqlite.memo" / "ddlwmp-policy-run").glob("*.json"))
+    runs = list((tmp_path / "a.sqlite.memo" / "ddlwmp-policy-run-v2").glob("*.json"))
     assert len(runs) == 7  # six runs under tau = 0, then A-SRPT alone under tau = 1
     assert not (tmp_path / "b.sqlite.memo").exists()
 
@@ -164,5 +164,5 @@ def test_reproduce_with_the_memo_measures_what_it_measures_without(tmp_path: Pat
 
     assert claims(with_memo) == claims(without) and len(claims(without)) == 2
     rerun = reproduce(["a-srpt-sec5-tau"], db=tmp_path / "a.sqlite", rerun=True, **dict(kw, readings={"tau": [1.0]}))
-    assert len(list((tmp_path / "a.sqlite.memo" / "ddlwmp-policy-run").glob("*.json"))) == 6  # emptied, then six
+    assert len(list((tmp_path / "a.sqlite.memo" / "ddlwmp-policy-run-v2").glob("*.json"))) == 6  # emptied, then six
     assert claims(rerun) == {k: v for k, v in claims(without).items() if '"tau": 1.0' in k[0]}

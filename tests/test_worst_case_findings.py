@@ -157,7 +157,8 @@ def test_a_srpt_perfect_exceeds_theorem1_on_a_job_shorter_than_a_slot() -> None:
     g = guarantees(perfect, gamma=ev.objectives["total_completion"], opt=cpsat.objective, tau=10.0)
     assert g["rho"] == 1.0 and g["eps"] == 0 and g["theorem1_ratio"] == pytest.approx(14.0)
     assert g["theorem1_holds"] is False and g["ratio"] == pytest.approx(1.000007 / 7e-6)
-    # tau = 10 stated: the finding's reading (A-SRPT's default tau is 0 since the reading rule of issue 23)
+    # tau = 10 stated: the finding's tau (optkit's default when it was found; the default is the held-out
+    # readings.TAU_DEFAULT since issue 34, and the run above starts the job at 1 s under it too)
     got = wc.measure_candidate(problem="ddlwmp", instance=data, algorithm="a-srpt-perfect",
                                objective="total_completion", oracle_time_limit=30.0, params={"tau": 10.0})
     assert got["violates"] and got["guarantee"] == pytest.approx(14.0)

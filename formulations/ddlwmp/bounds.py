@@ -190,7 +190,8 @@ def guarantees(instance: DdlwmpInstance, *, gamma: float | None = None, opt: flo
 
     ``gamma``: A-SRPT's total completion time Gamma_A on the instance (a run's objective);
     ``opt``: OPT_A (the proven offline optimum of total completion). ``tau``: A-SRPT's delay
-    parameter. ``seed``: Heavy-Edge's seed for α̃^min. Right-hand sides needing an unknown
+    factor of the run (0 if not given, the testbed's; A-SRPT's own default is the held-out
+    :data:`.readings.TAU_DEFAULT`, which the guarantee readers below take when a run names none). ``seed``: Heavy-Edge's seed for α̃^min. Right-hand sides needing an unknown
     quantity, or ``G > g_max`` when it fails, are ``None``.
     """
     cl = instance.cluster

@@ -55,6 +55,7 @@ jobs of the ITP cluster 02 trace on 20 servers; empty when the traces are absent
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -92,9 +93,25 @@ def model_catalog(max_gpus: int = 16) -> dict[str, tuple[str, str, int]]:
     return out
 
 
-def _model_dict(name: str, allreduce: str) -> dict[str, Any]:
+UNSTATED_BATCH = tuple(k for k, prof in MODELS.items() if prof.batch_note.startswith("not in Table I"))
+"""The models whose mini-batch Table I leaves blank (ResNet152, BERT-large, XLNet-large, T5): their
+profiles' batch sizes are optkit's choices (:mod:`optkit.formulations.gpu_mapping.profiles`)."""
+
+
+def _check_batch_factor(factor: Any) -> float:
+    if isinstance(factor, bool) or not isinstance(factor, (int, float)) or not (factor > 0 and math.isfinite(factor)):
+        raise InputError("unstated_batch_factor", f"must be a finite number > 0, got {factor!r}")
+    return float(factor)
+
+
+def _model_dict(name: str, allreduce: str, unstated_batch_factor: float = 1.0) -> dict[str, Any]:
+    """The instance's model dict of ``"<model>:<config>"``. ``unstated_batch_factor`` (reading
+    ``unstated_batch_factor``) multiplies the mini-batch of the models of :data:`UNSTATED_BATCH`
+    (rounded, at least 1); the models whose mini-batch Table I states keep it."""
     key, config = name.split(":", 1)
     prof = MODELS[key]
+    if unstated_batch_factor != 1.0 and key in UNSTATED_BATCH:
+        prof = replace(prof, batch_size=max(1, int(round(prof.batch_size * unstated_batch_factor))))
     return {"allreduce": allreduce, "stages": stage_dicts(prof, prof.config(config))}
 
 
@@ -211,7 +228,8 @@ def generate(*, jobs: int, servers: int, gpus_per_server: int = 8, inter_bandwid
              gpu_weights: Mapping[int, float] | None = None, median_duration: float = 1800.0,
              duration_sigma: float = 1.0, iteration_noise: float = 0.2, allreduce: str = "ring",
              predictor: str | None = "rf", train_fraction: float = 0.8, seed: int = 0,
-             name: str | None = None, single_gpu_draw: str = "per-group") -> dict[str, Any]:
+             name: str | None = None, single_gpu_draw: str = "per-group",
+             unstated_batch_factor: float = 1.0) -> dict[str, Any]:
     """A synthetic ddlwmp instance dict (see the module docstring for every rule).
 
     ``single_gpu_draw`` (reading ``single_gpu_draw``, declared for the Fig. 7-8 claims, which pass
@@ -220,6 +238,12 @@ def generate(*, jobs: int, servers: int, gpus_per_server: int = 8, inter_bandwid
     single-GPU or distributed training") gives every group a single-GPU and a distributed
     configuration and marks ``round(single_gpu_share * jobs)`` jobs, drawn at random, single-GPU;
     each (group, configuration) pair is its own group id (``g00012-1`` for the single-GPU one).
+
+    ``unstated_batch_factor`` (reading ``unstated_batch_factor``, a swept parameter of the Sec. V
+    claims): the mini-batch of the models Table I leaves blank, as a multiple of optkit's choice
+    (:data:`UNSTATED_BATCH`; 1: the profiles as shipped). Iteration counts are drawn as durations
+    over α̃^min, so the offered load and the jobs' durations at α̃^min do not move with it; what
+    moves is each model's computation against its communication (α_max/α̃^min).
     """
     n = _check_int(jobs, "jobs", 1)
     _check_int(servers, "servers", 1)
@@ -241,6 +265,7 @@ def generate(*, jobs: int, servers: int, gpus_per_server: int = 8, inter_bandwid
     if single_gpu_draw not in ("per-group", "per-job"):
         raise InputError("single_gpu_draw", f"must be 'per-group' or 'per-job', got {single_gpu_draw!r}")
     per_job = single_gpu_draw == "per-job"
+    batch_factor = _check_batch_factor(unstated_batch_factor)
     rng = np.random.default_rng(seed)
 
     sizes = _group_sizes(n, recurring_share, min_recurrence, rng)
@@ -256,7 +281,7 @@ def generate(*, jobs: int, servers: int, gpus_per_server: int = 8, inter_bandwid
         group_model.append(_pick_model(gpus, catalog, rng, names_by_gpus))
     one_gpu_model = [_pick_model(1, catalog, rng, names_by_gpus) for _ in sizes] if per_job else group_model
     used = sorted(set(group_model) | set(one_gpu_model))
-    models = {m: _model_dict(m, allreduce) for m in used}
+    models = {m: _model_dict(m, allreduce, batch_factor) for m in used}
     alpha = _Alpha(models, Cluster(g, float(inter_bandwidth), float(intra_bandwidth)))
     durations = [max(60.0, float(median_duration) * math.exp(duration_sigma * float(rng.standard_normal())))
                  for _ in range(len(sizes))]
@@ -288,7 +313,8 @@ def generate(*, jobs: int, servers: int, gpus_per_server: int = 8, inter_bandwid
                    "arrival": arrival, "load": float(load), "recurring_share": recurring_share,
                    "min_recurrence": min_recurrence, "max_gpus": limit, "median_duration": float(median_duration),
                    "duration_sigma": float(duration_sigma), "iteration_noise": float(iteration_noise),
-                   "allreduce": allreduce, **({"single_gpu_draw": single_gpu_draw} if per_job else {})},
+                   "allreduce": allreduce, **({"single_gpu_draw": single_gpu_draw} if per_job else {}),
+                   **({"unstated_batch_factor": batch_factor} if batch_factor != 1.0 else {})},
         "groups": len(sizes),
         "users": len(set(owners)),
         "recurring_job_share": float(np.mean(counts >= min_recurrence)),

@@ -10,7 +10,12 @@ saturated (issue 14 item 4):
 * ``utilisation``: GPU-seconds used, Σ_i g_i·n_i·α_i (α_i of the schedule's placement, which
   ``evaluate`` checked against the assignment) over G·makespan;
 * ``inflation``: GPU-time inflation, Σ_i g_i·n_i·α_i over Σ_i g_i·n_i·α̃_i^min (1.00: every job
-  ran on its Heavy-Edge fewest-server placement; the workloads calibrate their load at α̃^min);
+  ran on its Heavy-Edge fewest-server placement; the workloads calibrate their load at α̃^min), and
+  ``inflation_max``: the largest single job's, max_i α_i/α̃_i^min (its GPU-time over its GPU-time at
+  α̃^min: g_i and n_i cancel);
+* ``split_share``: the share of the multi-GPU jobs (g_i > 1) placed on more servers than the fewest
+  that can hold them, ⌈g_i/g⌉ (the placements that pay inter-server traffic a consolidated one
+  would not);
 * ``backlog_at_end``: the share of jobs still waiting (start > the last release) when the last job
   arrives, and ``drain``: makespan / last release (far above 1: the queue never drains while jobs
   arrive, i.e. overload).
@@ -31,7 +36,7 @@ from .readings import COMM_HEAVY_DEFAULT, CONSOLIDATE_DEFAULT, TAU_DEFAULT
 from .simulate import simulate
 
 __all__ = ["PAPER_BASELINES", "A_SRPT_READINGS", "HEAVY_EDGE_READINGS",
-           "instance_of", "policy_readings", "run_policy_readout", "compare", "reductions"]
+           "instance_of", "policy_readings", "policy_for", "run_policy_readout", "compare", "reductions"]
 
 PAPER_BASELINES = ("spjf", "spwf", "wcs-duration", "wcs-workload", "wcs-subtime")
 """The paper's five baselines (Sec. V-A-1-d)."""
@@ -50,7 +55,7 @@ A-SRPT's alpha~min take them (:class:`.placement.Placer`)."""
 
 
 def policy_readings(name: str, readings: Mapping[str, Any]) -> dict[str, Any]:
-    """The readings policy ``name`` reads, and all that :func:`_policy` passes on to it:
+    """The readings policy ``name`` reads, and all that :func:`policy_for` passes on to it:
     Heavy-Edge's (every policy's placer), then A-SRPT's own, or a baseline's ``consolidate``.
     The memo key of a policy run (:func:`compare`) is built from the same function, so a reading
     a policy does not read cannot split its runs, and one it reads always does."""
@@ -58,7 +63,11 @@ def policy_readings(name: str, readings: Mapping[str, Any]) -> dict[str, Any]:
     return {k: readings[k] for k in (*HEAVY_EDGE_READINGS, *own) if k in readings}
 
 
-def _policy(inst: DdlwmpInstance, name: str, readings: Mapping[str, Any], seed: int) -> Any:
+def policy_for(inst: DdlwmpInstance, name: str, readings: Mapping[str, Any], seed: int) -> Any:
+    """A fresh policy object ``name`` (``a-srpt``, ``a-srpt-perfect`` or a baseline) for ``inst``
+    under ``readings`` (those it reads, :func:`policy_readings`), with its own Heavy-Edge placer
+    seeded by ``seed``: what :func:`run_policy_readout` simulates (``a-srpt-perfect`` is the same
+    object, driven with ñ_i = n_i by the simulator)."""
     r = policy_readings(name, readings)
     placer = Placer(inst.cluster, inst.models, seed=seed, **{k: r[k] for k in HEAVY_EDGE_READINGS if k in r})
     if name.startswith("a-srpt"):
@@ -74,7 +83,7 @@ def run_policy_readout(inst: DdlwmpInstance, name: str, readings: Mapping[str, A
     """Simulate policy ``name`` (``a-srpt``, ``a-srpt-perfect`` or a baseline) under ``readings``;
     return ``evaluate``'s total completion time and the cluster readout (module docstring)."""
     t0 = time.perf_counter()
-    pol = _policy(inst, name, readings, seed)
+    pol = policy_for(inst, name, readings, seed)
     schedule = simulate(inst, pol, perfect=name == "a-srpt-perfect")
     ev = evaluate(inst, schedule)
     if not ev.feasible:
@@ -83,6 +92,11 @@ def run_policy_readout(inst: DdlwmpInstance, name: str, readings: Mapping[str, A
     alpha = {e["id"]: e["alpha_s"] for e in schedule["jobs"]}
     used = sum(inst.gpus(j) * j.iterations * alpha[j.id] for j in inst.jobs)
     ideal = sum(inst.gpus(j) * j.iterations * pol.placer.alpha_min(j.model) for j in inst.jobs)
+    worst = max((alpha[j.id] / a if (a := pol.placer.alpha_min(j.model)) > 0 else 1.0) for j in inst.jobs)
+    g = inst.cluster.gpus_per_server
+    spread = {e["id"]: len({m for stage in e["assignment"] for m in stage}) for e in schedule["jobs"]}
+    multi = [j for j in inst.jobs if inst.gpus(j) > 1]
+    split = sum(spread[j.id] > -(-inst.gpus(j) // g) for j in multi)
     last_release = max(j.release for j in inst.jobs)
     makespan = ev.objectives["makespan"]
     return {
@@ -91,6 +105,8 @@ def run_policy_readout(inst: DdlwmpInstance, name: str, readings: Mapping[str, A
         "makespan": makespan,
         "utilisation": used / (inst.cluster.total_gpus * makespan) if makespan > 0 else 0.0,
         "inflation": used / ideal if ideal > 0 else 1.0,
+        "inflation_max": worst,
+        "split_share": split / len(multi) if multi else 0.0,
         "backlog_at_end": sum(starts[j.id] > last_release for j in inst.jobs) / len(inst.jobs),
         "drain": makespan / last_release if last_release > 0 else None,
         "delayed_starts": getattr(pol, "delayed", None),
@@ -112,7 +128,8 @@ def compare(inst: DdlwmpInstance, readings: Mapping[str, Any], seed: int,
     if not memo.active():
         return {p: run_policy_readout(inst, p, readings, seed) for p in policies}
     h = instance_hash(inst.to_dict())
-    return {p: memo.cached("ddlwmp-policy-run",
+    # v2: the readout gained inflation_max and split_share (a store's older memo lacks them)
+    return {p: memo.cached("ddlwmp-policy-run-v2",
                            {"policy": p, "readings": policy_readings(p, readings), "seed": seed, "instance": h},
                            lambda p=p: run_policy_readout(inst, p, readings, seed))
             for p in policies}

@@ -48,7 +48,8 @@ from optkit.formulations.gpu_mapping.model import Cluster
 from optkit.errors import InputError
 from optkit.features import fill_submission_predictions
 
-from .generate import B_INTER, B_INTRA, _Alpha, _check_int, _cluster, _model_dict, _pick_model, generate, model_catalog
+from .generate import (B_INTER, B_INTRA, _Alpha, _check_batch_factor, _check_int, _cluster, _model_dict, _pick_model,
+                       generate, model_catalog)
 from .model import PROBLEM, DdlwmpInstance
 from .readings import WORKLOADS
 
@@ -83,11 +84,12 @@ def trace_records(source: str, *, root: str | Path | None = None, pai_folder: st
 def trace_workload(records: Sequence[Mapping[str, Any]], *, jobs: int, servers: int, load: float, seed: int = 0,
                    gpus_per_server: int = 8, inter_bandwidth: float = B_INTER, intra_bandwidth: float = B_INTRA,
                    allreduce: str = "ring", predict: bool = True, train_fraction: float = 0.8,
-                   source: str = "records") -> dict[str, Any]:
+                   source: str = "records", unstated_batch_factor: float = 1.0) -> dict[str, Any]:
     """A ddlwmp instance dict from trace ``records`` (module docstring for every rule).
 
     ``records``: dicts with ``submission_time`` (s), ``duration`` (s), ``num_gpu`` and optionally
-    ``job_id``, ``user``, ``cluster`` (virtual cluster), ``group``, ``job_name``."""
+    ``job_id``, ``user``, ``cluster`` (virtual cluster), ``group``, ``job_name``.
+    ``unstated_batch_factor``: as :func:`optkit.formulations.ddlwmp.generate.generate`'s."""
     n_want = _check_int(jobs, "jobs", 1)
     _check_int(servers, "servers", 1)
     g = _check_int(gpus_per_server, "gpus_per_server", 1)
@@ -116,7 +118,7 @@ def trace_workload(records: Sequence[Mapping[str, Any]], *, jobs: int, servers: 
         if key not in model_of:
             model_of[key] = _pick_model(int(r["num_gpu"]), catalog, rng)
     used = sorted(set(model_of.values()))
-    models = {m: _model_dict(m, allreduce) for m in used}
+    models = {m: _model_dict(m, allreduce, _check_batch_factor(unstated_batch_factor)) for m in used}
     alpha = _Alpha(models, Cluster(g, float(inter_bandwidth), float(intra_bandwidth)))
     t0 = float(window[0]["submission_time"])
     span = float(window[-1]["submission_time"]) - t0
@@ -150,6 +152,7 @@ def trace_workload(records: Sequence[Mapping[str, Any]], *, jobs: int, servers: 
                       "iterations": "trace duration / alpha~_min of the model",
                       "release": f"submission times x {factor:.4g} (offered load {load:g})"},
         "configuration_sizes": sizes,
+        **({"unstated_batch_factor": float(unstated_batch_factor)} if unstated_batch_factor != 1.0 else {}),
     }
     if predict:
         meta["prediction"] = fill_submission_predictions(job_list, seed=seed, train_fraction=train_fraction)
@@ -163,15 +166,17 @@ def trace_workload(records: Sequence[Mapping[str, Any]], *, jobs: int, servers: 
 
 def sec5_workload(workload: str, *, jobs: int, servers: int, load: float, seed: int,
                   single_gpu_share: float = 0.8, inter_bandwidth: float = B_INTER,
-                  records: Sequence[Mapping[str, Any]] | None = None, **kw: Any) -> dict[str, Any]:
+                  records: Sequence[Mapping[str, Any]] | None = None, unstated_batch_factor: float = 1.0,
+                  **kw: Any) -> dict[str, Any]:
     """The Sec. V workload of the ``workload`` reading: ``synthetic`` (the ``paper-sim``
     generator, :func:`optkit.formulations.ddlwmp.generate.generate`, single-GPU share as given) or a
-    trace (``itp``, ``philly``; ``records`` when already loaded), at offered load ``load``."""
+    trace (``itp``, ``philly``; ``records`` when already loaded), at offered load ``load``. ``kw``
+    goes to the builder (the synthetic generator's ``single_gpu_draw``, say)."""
     if workload not in WORKLOADS:
         raise InputError("workload", f"must be one of {', '.join(WORKLOADS)}, got {workload!r}")
     if workload == "synthetic":
         return generate(jobs=jobs, servers=servers, load=load, seed=seed, single_gpu_share=single_gpu_share,
-                        inter_bandwidth=inter_bandwidth)
+                        inter_bandwidth=inter_bandwidth, unstated_batch_factor=unstated_batch_factor, **kw)
     recs = records if records is not None else trace_records(workload)
     return trace_workload(recs, jobs=jobs, servers=servers, load=load, seed=seed, inter_bandwidth=inter_bandwidth,
-                          source=workload, **kw)
+                          source=workload, unstated_batch_factor=unstated_batch_factor, **kw)

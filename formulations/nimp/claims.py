@@ -359,6 +359,7 @@ REPLAY = Experiment(
     readings=("titan_algorithm", "titan_step2", "titan_tie_break", "elasticflow_machines", "tiresias_spread",
               "phase_budget_s"),
     sweep={"phase_budget_s": (0.05, 0.005)},
+    curves={"phase_budget_s": {"paper": (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1), "ci": (0.001, 0.005, 0.05)}},
     time_limit={"ci": 60.0, "paper": 3600.0},
     notes="ITP trace (the paper's trace 1, 69,351 of its 69,742 jobs), all 10 clusters merged on one clock, on "
           "64 x 8 machines of 8 GPUs. Parameter sizes are synthetic (a model per job, seeded). ci: a 2-day window "
