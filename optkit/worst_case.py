@@ -939,8 +939,8 @@ def worst_case(
     Examples
     --------
     >>> import tempfile
-    >>> s = worst_case("rar-ddls", "ls", tempfile.mkdtemp(), max_evals=8, budget=600, progress=False,
-    ...                max_size={"jobs": 3, "servers": 2}, jobs=1)
+    >>> s = worst_case("nimp", "elasticflow", tempfile.mkdtemp(), max_evals=8, budget=600, progress=False,
+    ...                max_size={"workers": 4, "machines": 4}, jobs=1)
     >>> s["ratio"] >= 1.0, s["ratio_against"], s["guarantee"], s["phase"]
     (True, 'proven optimum', None, 'done')
     """

@@ -359,11 +359,16 @@ def test_a_srpt_per_demand_queues_give_the_one_list_scan(seed: int, head_of_line
                                                           delay_blocks_queue: bool) -> None:
     """The per-demand deques choose every job as one queue scanned front to back does: identical
     schedules on loaded paper-sim workloads (a backlog of 1-16-GPU jobs on 4 servers of 8), with
-    jobs passed over under skip (a changed scan order, or a skipped job left out, changes a start)."""
+    jobs passed over under skip (a changed scan order, or a skipped job left out, changes a start).
+    60 jobs per workload (300 before: 150 CPU seconds, mostly slot-by-slot wake-ups of long
+    backlogs): every seed still passes jobs over under skip (asserted), and the same queue bugs
+    fail it (checked by hand: the earliest-deque comparison reversed or dropped, ``<=`` free
+    GPUs made ``<``, a deque's tail taken for its head, one sequence number for all, strict's
+    head started without fitting)."""
     from optkit.formulations.ddlwmp.generate import generate
     from optkit.formulations.ddlwmp.simulate import simulate
 
-    inst = DdlwmpInstance.from_dict(generate(jobs=300, servers=4, load=1.2, single_gpu_share=0.5, seed=seed,
+    inst = DdlwmpInstance.from_dict(generate(jobs=60, servers=4, load=1.2, single_gpu_share=0.5, seed=seed,
                                              predictor="mean"))
     kw = dict(tau=1.0 + seed, head_of_line=head_of_line, delay_blocks_queue=delay_blocks_queue, seed=seed)
     got = simulate(inst, a_srpt.ASRPT(inst.cluster, inst.models, **kw))

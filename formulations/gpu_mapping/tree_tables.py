@@ -56,12 +56,15 @@ def merged_tree_edges(k: int) -> dict[tuple[int, int], int]:
 
 
 def exact_partition_cost(k: int, sizes: Sequence[int], *, time_limit: float = 60.0,
-                         seed: int = 0) -> tuple[int, tuple[int, ...], bool]:
+                         seed: int = 0, deterministic_time: float | None = None
+                         ) -> tuple[int, tuple[int, ...], bool]:
     """``(T, arrangement, proven)``: the least number of double-binary-tree edge units of a tree
     stage of k replicas cut by a partition into blocks of ``sizes``, an arrangement attaining the
-    value found, and whether CP-SAT proved it least within ``time_limit`` seconds. The model: one
-    Boolean per (replica, block), each replica in one block, each block its size, one Boolean per
-    (edge, block) kept inside the block (at most both ends' Booleans); maximise the kept units."""
+    value found, and whether CP-SAT proved it least within ``time_limit`` seconds (and, if given,
+    ``deterministic_time``: CP-SAT's ``max_deterministic_time``, a work limit that gives the same
+    answer however loaded the machine). The model: one Boolean per (replica, block), each replica
+    in one block, each block its size, one Boolean per (edge, block) kept inside the block (at most
+    both ends' Booleans); maximise the kept units."""
     from ortools.sat.python import cp_model
 
     mult = merged_tree_edges(k)
@@ -85,6 +88,8 @@ def exact_partition_cost(k: int, sizes: Sequence[int], *, time_limit: float = 60
     solver.parameters.num_workers = 1
     solver.parameters.random_seed = seed
     solver.parameters.max_time_in_seconds = time_limit
+    if deterministic_time is not None:
+        solver.parameters.max_deterministic_time = deterministic_time
     status = solver.Solve(md)
     arrangement = tuple(next(j for j in blocks if solver.Value(x[r, j])) for r in range(k))
     inside = sum(w for (a, b), w in mult.items() if arrangement[a] == arrangement[b])
