@@ -529,7 +529,7 @@ EXPERIMENTS = {e.id: e for e in [
                incomparable="testbed: the paper's implementation on its server"),
             _c("a-srpt-prediction-correct-share", "Sec. V-A-1-c, Fig. 4: 'approximately 60% of the jobs are predicted "
                "correctly'", 60.0, "share of held-out PAI jobs with zero prediction error", precision=5.0,
-               incomparable="unavailable trace: the PAI job table is not available here (shared/data/README.md)"),
+               incomparable="unavailable trace: the PAI job table is not available here"),
             _c("a-srpt-prediction-train-time", "Sec. V-A-1-c: random forest training 'completing in just 84 "
                "seconds'", 84.0, "wall time to train on the first 80% of the trace", unit="s", precision=0.5,
                incomparable="hardware: the paper's machine, on the PAI trace"),

@@ -199,7 +199,7 @@ READINGS: tuple[Reading, ...] = (
         options=WORKLOADS, default="synthetic",
         passage="A-SRPT paper, Sec. V-A-1-b and V-B-1 (the Alibaba PAI trace [6], 758,223 jobs; \"we randomly "
                 "sample consecutive jobs from the original trace\")",
-        reason="the PAI job tables cannot be obtained here (shared/data/README.md); the synthetic generator follows "
+        reason="the PAI job tables cannot be obtained here; the synthetic generator follows "
                "the paper's description of PAI (65% recurring, 80% single-GPU), ITP and Philly are real traces "
                "mapped to the paper's model mix by formulations/ddlwmp/workloads.py",
         scope="claims a-srpt-sec5-*; formulations/ddlwmp/workloads.py", rule="literal", post_hoc=True,
