@@ -245,15 +245,15 @@ def test_page_lists_swept_values_in_numeric_order() -> None:
 
 
 def test_a_whole_float_reads_as_an_integer_everywhere_a_reading_is_shown() -> None:
-    """ddlwmp declares tau's default as 10.0 and its options as integers: `optkit readings`, labels
-    and pages show both as 10; fractions, huge floats, booleans and lists keep their own text."""
+    """ddlwmp declares tau's default as 1000.0 and its options as integers: `optkit readings`, labels
+    and pages show both as integers (the table's default with the value it moved from, issue 34); fractions, huge floats, booleans and lists keep their own text."""
     from optkit.readings import show_value
 
     assert [show_value(v) for v in (10.0, 10, 0.5, 1e20, True, None, [4, 4], "best-fit")] == \
         ["10", "10", "0.5", "1e+20", "true", "null", "[4,4]", "best-fit"]
     assert format_params({"tau": 10.0, "load": 0.8}) == "load=0.8, tau=10"
     tau = next(r for r in reading_table(registry.get("ddlwmp")) if r["name"] == "tau")
-    assert tau["default"] == "0" and tau["options"].startswith("any number in [0, 1000]; swept: 0 (")
+    assert tau["default"] == "1000 (was 0)" and tau["options"].startswith("any number in [0, 1000]; swept: 0 (")
 
 
 def test_plot_tolerates_float_rounding_in_the_spread(tmp_path: Path) -> None:
