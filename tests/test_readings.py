@@ -236,12 +236,12 @@ def test_reproduce_measures_every_reading_and_writes_verdict_pages(tmp_path: Pat
 def test_page_lists_swept_values_in_numeric_order() -> None:
     """The readings table of a page: numbers in numeric order with a whole float shown as an
     integer (tau 10.0 and 10 are one value), anything else by its text, a missing key as null."""
-    from optkit.reproduce import _swept_values
+    from optkit.reproduce_pages import swept_values
 
-    assert _swept_values("tau", [{"tau": 10.0}, {"tau": 0}, {"tau": 1}, {"tau": 3}, {"tau": 5}, {"tau": 10}]) == \
+    assert swept_values("tau", [{"tau": 10.0}, {"tau": 0}, {"tau": 1}, {"tau": 3}, {"tau": 5}, {"tau": 10}]) == \
         ["0", "1", "3", "5", "10"]
-    assert _swept_values("tau", [{"tau": 0.5}, {"tau": 2}]) == ["0.5", "2"]
-    assert _swept_values("x", [{"x": "worst-fit"}, {"x": "best-fit"}, {}]) == ["best-fit", "null", "worst-fit"]
+    assert swept_values("tau", [{"tau": 0.5}, {"tau": 2}]) == ["0.5", "2"]
+    assert swept_values("x", [{"x": "worst-fit"}, {"x": "best-fit"}, {}]) == ["best-fit", "null", "worst-fit"]
 
 
 def test_a_whole_float_reads_as_an_integer_everywhere_a_reading_is_shown() -> None:
@@ -259,11 +259,11 @@ def test_a_whole_float_reads_as_an_integer_everywhere_a_reading_is_shown() -> No
 def test_plot_tolerates_float_rounding_in_the_spread(tmp_path: Path) -> None:
     """fmean of three equal floats can land a rounding error above or below them; the error bars
     must not go negative (matplotlib rejects them)."""
-    from optkit.reproduce import _plot_experiment
+    from optkit.reproduce_pages import plot_experiment
 
     exp = coin.EXPERIMENTS["coin-half"]
     vals = {"default": {"coin-half-ratio": [(0, 0.1), (1, 0.1), (2, 0.1)]}}
-    assert _plot_experiment(exp, exp.claims[:1], vals, "default", tmp_path / "p.png")
+    assert plot_experiment(exp, exp.claims[:1], vals, "default", tmp_path / "p.png")
 
 
 def test_reproduce_readings_subset_and_list(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -111,11 +111,11 @@ def test_the_verdict_opens_with_the_band_and_leaves_the_curve_points_to_it() -> 
 
 
 def test_the_page_draws_each_curve_with_its_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from optkit import reproduce
+    from optkit import reproduce_pages
 
     # the experiment's other figures are tested elsewhere; here only the curve's is drawn
-    monkeypatch.setattr(reproduce, "_plot_experiment", lambda *a, **k: False)
-    monkeypatch.setattr(reproduce, "plot_paper_axes", lambda *a, **k: "")
+    monkeypatch.setattr(reproduce_pages, "plot_experiment", lambda *a, **k: False)
+    monkeypatch.setattr(reproduce_pages, "plot_paper_axes", lambda *a, **k: "")
     written = write_pages(measurements(E, "paper"), tmp_path)
     page = (tmp_path / "toyc.md").read_text()
     assert "### Curve over `x`" in page
