@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from optkit.formulations.ddlwmp import a_srpt, baselines
+from optkit.formulations.ddlwmp import a_srpt, algorithms
 from optkit.formulations.ddlwmp.model import DdlwmpInstance, evaluate
 from optkit.formulations.ddlwmp.placement import least_free_servers, most_free_servers
 from optkit.result import Status
@@ -15,14 +15,14 @@ from optkit.simulation import EventQueue, drive
 from tests.deterministic import TickingClock
 
 RUNS = {
-    "a-srpt": a_srpt.run_a_srpt,
-    "a-srpt-perfect": a_srpt.run_a_srpt_perfect,
-    "spjf": baselines.run_spjf,
-    "spwf": baselines.run_spwf,
-    "wcs-duration": baselines.run_wcs_duration,
-    "wcs-workload": baselines.run_wcs_workload,
-    "wcs-subtime": baselines.run_wcs_subtime,
-    "fifo": baselines.run_fifo,
+    "a-srpt": algorithms.run_a_srpt,
+    "a-srpt-perfect": algorithms.run_a_srpt_perfect,
+    "spjf": algorithms.run_spjf,
+    "spwf": algorithms.run_spwf,
+    "wcs-duration": algorithms.run_wcs_duration,
+    "wcs-workload": algorithms.run_wcs_workload,
+    "wcs-subtime": algorithms.run_wcs_subtime,
+    "fifo": algorithms.run_fifo,
 }
 
 
@@ -225,9 +225,9 @@ def test_time_limit_gives_time_limit_status(monkeypatch: pytest.MonkeyPatch) -> 
     The clock is injected: it advances 1 s per reading, so a 0.5 s limit has passed at the first
     check and a 10^9 s limit never does, on any machine."""
     TickingClock(step=1.0).install(monkeypatch)
-    res = a_srpt.run_a_srpt(random_instance(5), objective="total_completion", time_limit=0.5, seed=0)
+    res = algorithms.run_a_srpt(random_instance(5), objective="total_completion", time_limit=0.5, seed=0)
     assert res.status == Status.TIME_LIMIT and res.solution is None
-    res = a_srpt.run_a_srpt(random_instance(5), objective="total_completion", time_limit=1e9, seed=0)
+    res = algorithms.run_a_srpt(random_instance(5), objective="total_completion", time_limit=1e9, seed=0)
     assert res.status == Status.FEASIBLE and res.solution is not None
 
 

@@ -43,7 +43,8 @@ Every step of Algorithm 1, with the readings optkit takes:
   one server with the fewest free GPUs that holds it).
 
 Every choice above is a declared reading (:mod:`.readings`, ``optkit readings ddlwmp``) and a
-keyword of :class:`ASRPT`, :func:`run_a_srpt` and :func:`run_a_srpt_perfect`: ``tau``
+keyword of :class:`ASRPT` and of its registered runs :func:`.algorithms.run_a_srpt` and
+:func:`.algorithms.run_a_srpt_perfect`: ``tau``
 (:data:`.readings.TAU_DEFAULT`, chosen by the held-out protocol of ``benchmarks/tune_tau.py``: the paper
 states tau = 0 for its testbed only, where it never delays a job, and no value for its simulations;
 pass ``tau=0`` for the testbed setting, :data:`.readings.TESTBED_TAU`), ``comm_heavy`` (1.5, the
@@ -60,19 +61,18 @@ from __future__ import annotations
 import heapq
 import math
 from collections import deque
-from typing import Any, Mapping
+from typing import Mapping
 
 from optkit.formulations.gpu_mapping.model import PipelineJob
 from optkit.online import slot_floor
 from optkit.readings import check_reading
 
-from .model import PROBLEM, DdlwmpCluster, DdlwmpInstance
+from .model import PROBLEM, DdlwmpCluster
 from .placement import Placement, Placer
 from .policies import ArrivalCheck, ClusterState, JobSpec, StartDecision
 from .readings import COMM_HEAVY_DEFAULT, READINGS, TAU_DEFAULT
-from .simulate import run_policy
 
-__all__ = ["ASRPT", "run_a_srpt", "run_a_srpt_perfect"]
+__all__ = ["ASRPT"]
 
 _INF = math.inf
 
@@ -290,41 +290,3 @@ class ASRPT:
             # others take them), which come back at a completion, an instant of its own: no polling per slot
             w = min(w, self._waiting[2])
         return None if w == _INF else w
-
-
-_READINGS_DOC = """
-
-    Readings taken (:mod:`.readings`): ``tau`` (:data:`.readings.TAU_DEFAULT`, held out; the testbed's
-    0 is ``tau=0``), ``comm_heavy`` (1.5), ``comm_heavy_test``
-    ("ge"), ``delay_blocks_queue`` (True), ``light_placement`` ("best-fit"), ``head_of_line``
-    ("strict"). The objective is ignored (the policy targets total completion time)."""
-
-
-def _run(instance: DdlwmpInstance, name: str, perfect: bool, time_limit: float | None, seed: int | None,
-         **readings: Any) -> Any:
-    policy = ASRPT(instance.cluster, instance.models, seed=seed, **readings)
-    policy.name = name
-    return run_policy(instance, policy, perfect=perfect, time_limit=time_limit)
-
-
-def run_a_srpt(instance: DdlwmpInstance, *, objective: str = "total_completion", time_limit: float | None = None,
-               seed: int | None = None, tau: float = TAU_DEFAULT, comm_heavy: float = COMM_HEAVY_DEFAULT,
-               comm_heavy_test: str = "ge", delay_blocks_queue: bool = True, light_placement: str = "best-fit",
-               head_of_line: str = "strict") -> Any:
-    return _run(instance, "a-srpt", False, time_limit, seed, tau=tau, comm_heavy=comm_heavy,
-                comm_heavy_test=comm_heavy_test, delay_blocks_queue=delay_blocks_queue,
-                light_placement=light_placement, head_of_line=head_of_line)
-
-
-def run_a_srpt_perfect(instance: DdlwmpInstance, *, objective: str = "total_completion",
-                       time_limit: float | None = None, seed: int | None = None, tau: float = TAU_DEFAULT,
-                       comm_heavy: float = COMM_HEAVY_DEFAULT, comm_heavy_test: str = "ge",
-                       delay_blocks_queue: bool = True, light_placement: str = "best-fit",
-                       head_of_line: str = "strict") -> Any:
-    return _run(instance, "a-srpt-perfect", True, time_limit, seed, tau=tau, comm_heavy=comm_heavy,
-                comm_heavy_test=comm_heavy_test, delay_blocks_queue=delay_blocks_queue,
-                light_placement=light_placement, head_of_line=head_of_line)
-
-
-run_a_srpt.__doc__ = "A-SRPT with the instance's predictions (``predicted_iterations``; missing = 0)." + _READINGS_DOC
-run_a_srpt_perfect.__doc__ = "A-SRPT-Perfect: A-SRPT with ñ_i = n_i." + _READINGS_DOC
