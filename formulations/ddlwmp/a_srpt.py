@@ -69,7 +69,7 @@ from optkit.readings import check_reading
 
 from .model import PROBLEM, DdlwmpCluster
 from .placement import Placement, Placer
-from .policies import ArrivalCheck, ClusterState, JobSpec, StartDecision
+from .policies import ArrivalCheck, ClusterState, DemandQueue, JobSpec, StartDecision
 from .readings import COMM_HEAVY_DEFAULT, READINGS, TAU_DEFAULT
 
 __all__ = ["ASRPT"]
@@ -146,11 +146,11 @@ class ASRPT:
         self._future: list[tuple[float, int, float, JobSpec]] = []    # (release, seq, size, job)
         self._active: list[tuple[float, float, int, JobSpec]] = []    # (remaining, release, seq, job)
         # pending_queue (Alg. 1), in Ã1's completion order: one deque under head_of_line="strict";
-        # under "skip" one deque per GPU demand with queue positions, so the first job that fits is
-        # found without scanning the backlog (the order and every decision are those of one queue
-        # scanned front to back)
+        # under "skip" the baselines' per-demand queue (:class:`.policies.DemandQueue`) by queue
+        # position, so the first job that fits is found without scanning the backlog (the order and
+        # every decision are those of one queue scanned front to back)
         self._pending: deque[JobSpec] = deque()
-        self._queues: dict[tuple[int, bool], deque[tuple[int, JobSpec]]] = {}
+        self._queue = DemandQueue()
         self._qseq = 0
         self._waiting: tuple[JobSpec, float, float] | None = None     # (job, kappa, last slot)
         self._heavy: dict[str, bool] = {}
@@ -200,26 +200,19 @@ class ASRPT:
         if self.head_of_line == "strict":
             self._pending.append(job)
             return
-        self._queues.setdefault((job.gpus, job.single_node), deque()).append((self._qseq, job))
+        self._queue.push((self._qseq,), job)
         self._qseq += 1
 
     def _next_job(self, state: ClusterState) -> JobSpec | None:
         """Take the job the scan of lines 8-25 reaches next, with ``state.free`` GPUs free: strict, the
         queue's head if it fits (:meth:`.policies.ClusterState.fits`: a single-node job needs its
         GPUs free on one server), else none (line 25: the head waits, and so does the queue); skip,
-        the first job in queue order that fits. The free GPUs only fall during a scan, so a job
-        passed over stays too big: the first fitting job is the head of the earliest of the
-        per-demand deques of at most ``free_total`` GPUs (single-node: of one server's)."""
+        the first job in queue order that fits (:meth:`.policies.DemandQueue.head`: the free GPUs only
+        fall during a scan, so a job passed over stays too big)."""
         if self.head_of_line == "strict":
             pending = self._pending
             return pending.popleft() if pending and state.fits(pending[0]) else None
-        free_total = state.free_total
-        max_free = int(state.free.max())
-        head: deque[tuple[int, JobSpec]] | None = None
-        for (g, single), q in self._queues.items():
-            if q and g <= (max_free if single else free_total) and (head is None or q[0][0] < head[0][0]):
-                head = q
-        return None if head is None else head.popleft()[1]
+        return self._queue.head(state, pop=True)
 
     # ------------------------------------------------------------------ the cluster
     def _comm_heavy(self, model: str) -> bool:
