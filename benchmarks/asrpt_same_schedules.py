@@ -1,7 +1,7 @@
 """Does a change to A-SRPT keep its schedules? Both variants on four ci-scale Sec. V workloads.
 
     PYTHONPATH=. python benchmarks/asrpt_same_schedules.py --workloads DIR --json OUT.json
-        [--before BEFORE.json] [--out PAGE.md]
+        [--before BEFORE.json] [--out PAGE.md] [--baselines] [--title TITLE]
 
 Run it once on the code before a change and once after, on the same workload files: ``--workloads``
 names a folder of instance JSON files, written on the first run (so the second run reads the very
@@ -17,7 +17,10 @@ under four settings: the defaults (tau held out, strict head of line, a delayed 
 queue), ``tau=0`` (the testbed's), ``head_of_line=skip`` (the per-demand queues) and
 ``delay_blocks_queue=False`` (the delayed job's wake-ups). Per run it prints ``evaluate``'s total
 completion time, the delayed starts and a SHA-256 of every job's (id, start, completion,
-placement): equal hashes are equal schedules. The ``--json`` file also records the commit of the
+placement): equal hashes are equal schedules. ``--baselines`` adds the paper's five baselines and
+FIFO, each under reading ``consolidate`` False (the default) and True, run as ``optkit solve`` runs
+them: through the formulation's registered algorithm (``FORMULATION.algorithms[name].run``, seed 0;
+a baseline delays no start, its column shows "-"). The ``--json`` file also records the commit of the
 code simulated (the checkout holding the imported ``optkit``, so ``PYTHONPATH=OTHER_CHECKOUT`` runs this
 script on another commit's code).
 """
@@ -41,6 +44,9 @@ SERVERS = 6
 SETTINGS: dict[str, dict[str, Any]] = {"defaults": {}, "tau=0": {"tau": 0.0}, "head_of_line=skip": {"head_of_line": "skip"},
                                        "delay_blocks_queue=False": {"delay_blocks_queue": False}}
 VARIANTS = ("a-srpt", "a-srpt-perfect")
+BASELINES = ("spjf", "spwf", "wcs-duration", "wcs-workload", "wcs-subtime", "fifo")
+BASELINE_SETTINGS: dict[str, dict[str, Any]] = {"consolidate=False": {"consolidate": False},
+                                                "consolidate=True": {"consolidate": True}}
 
 
 def workloads() -> dict[str, dict[str, Any]]:
@@ -86,19 +92,29 @@ def code_commit() -> str:
 
 
 def run(data: dict[str, Any], variant: str, setting: dict[str, Any]) -> dict[str, Any]:
-    """One simulation: ``evaluate``'s total completion time, delayed starts, the schedule's hash."""
-    from optkit.formulations.ddlwmp.a_srpt import ASRPT
+    """One simulation: ``evaluate``'s total completion time, delayed starts, the schedule's hash.
+    ``variant``: A-SRPT's (:data:`VARIANTS`, driven here) or a baseline (:data:`BASELINES`, run by
+    the formulation's registered algorithm; delayed starts None)."""
     from optkit.formulations.ddlwmp.model import DdlwmpInstance, evaluate
-    from optkit.formulations.ddlwmp.simulate import simulate
 
     inst = DdlwmpInstance.from_dict(data)
-    policy = ASRPT(inst.cluster, inst.models, seed=0, **setting)
-    schedule = simulate(inst, policy, perfect=variant == "a-srpt-perfect")
+    if variant in VARIANTS:
+        from optkit.formulations.ddlwmp.a_srpt import ASRPT
+        from optkit.formulations.ddlwmp.simulate import simulate
+
+        policy = ASRPT(inst.cluster, inst.models, seed=0, **setting)
+        schedule = simulate(inst, policy, perfect=variant == "a-srpt-perfect")
+        delayed: int | None = policy.delayed
+    else:
+        from optkit.formulations.ddlwmp import FORMULATION
+
+        result = FORMULATION.algorithms[variant].run(inst, seed=0, **setting)
+        schedule, delayed = result.solution, None
     ev = evaluate(inst, schedule)
     iters = {j.id: j.iterations for j in inst.jobs}
     rows = sorted((e["id"], repr(e["start"]), repr(e["start"] + iters[e["id"]] * e["alpha_s"]), repr(e["assignment"]))
                   for e in schedule["jobs"])
-    return {"jobs": len(rows), "total_completion": ev.objectives["total_completion"], "delayed": policy.delayed,
+    return {"jobs": len(rows), "total_completion": ev.objectives["total_completion"], "delayed": delayed,
             "sha256": hashlib.sha256(repr(rows).encode()).hexdigest()}
 
 
@@ -108,6 +124,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, required=True, help="write every run's outcome here")
     ap.add_argument("--before", type=Path, help="an earlier run's --json file to compare with")
     ap.add_argument("--out", type=Path, help="write the table as a page here")
+    ap.add_argument("--baselines", action="store_true", help="also the six baselines (module docstring)")
+    ap.add_argument("--title", default="A-SRPT's schedules before and after a change", help="the page's title")
     args = ap.parse_args(argv)
     before = json.loads(args.before.read_text()) if args.before else None
     got: dict[str, Any] = {}
@@ -117,12 +135,13 @@ def main(argv: list[str] | None = None) -> int:
              "|---|---|---|---:|---:|---:|---|" + ("---|" if before else "")]
     same = 0
     for name, data in load_or_write(args.workloads).items():
-        for variant in VARIANTS:
-            for label, setting in SETTINGS.items():
+        runs = [(v, SETTINGS) for v in VARIANTS] + ([(b, BASELINE_SETTINGS) for b in BASELINES] if args.baselines else [])
+        for variant, settings in runs:
+            for label, setting in settings.items():
                 key = f"{name} {variant} {label}"
                 out = got[key] = run(data, variant, setting)
                 row = (f"| {name} | {variant} | {label} | {out['jobs']} | {out['total_completion']:.6e} | "
-                       f"{out['delayed']} | {out['sha256'][:16]} |")
+                       f"{'-' if out['delayed'] is None else out['delayed']} | {out['sha256'][:16]} |")
                 if before:
                     ok = before["runs"].get(key) == out
                     same += ok
@@ -135,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
     if summary:
         print(summary)
     if args.out:
-        args.out.write_text("# A-SRPT's schedules before and after a change\n\n" + run_line() + "\n\n"
+        args.out.write_text(f"# {args.title}\n\n" + run_line() + "\n\n"
                             + f"Code simulated: {commit}" + (f"; before: {before['commit']}" if before else "") + ".\n\n"
                             + "Protocol: `benchmarks/asrpt_same_schedules.py` docstring.\n\n" + "\n".join(lines) + "\n"
                             + (f"\n**{summary}** (total completion time, delayed starts and the schedule's hash "

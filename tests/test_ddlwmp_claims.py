@@ -202,12 +202,12 @@ def test_single_gpu_draw_reaches_the_fig7_job_sets() -> None:
 def test_unstated_batch_factor_scales_only_the_batches_table_one_leaves_blank() -> None:
     from optkit.errors import InputError
     from optkit.formulations.ddlwmp.claims import _r, _workload
-    from optkit.formulations.ddlwmp.generate import UNSTATED_BATCH, _model_dict
+    from optkit.formulations.ddlwmp.catalog import UNSTATED_BATCH, model_dict
 
     assert set(UNSTATED_BATCH) == {"resnet152", "bert-large", "xlnet-large", "t5-11b"}
     for name, scaled in (("resnet152:dp8", True), ("t5-11b:pipe8x1", True), ("vgg19:dp4", False),
                          ("gpt-175b:pipe4x2", False)):
-        one, two = _model_dict(name, "ring"), _model_dict(name, "ring", 2.0)
+        one, two = model_dict(name, "ring"), model_dict(name, "ring", 2.0)
         for s1, s2 in zip(one["stages"], two["stages"]):
             assert s2["fwd_time"] == pytest.approx(s1["fwd_time"] * (2.0 if scaled else 1.0)), name
             assert s2["param_bytes"] == s1["param_bytes"]

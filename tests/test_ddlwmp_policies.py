@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from optkit.formulations.ddlwmp import a_srpt, baselines
+from optkit.formulations.ddlwmp import a_srpt, algorithms
 from optkit.formulations.ddlwmp.model import DdlwmpInstance, evaluate
 from optkit.formulations.ddlwmp.placement import least_free_servers, most_free_servers
 from optkit.result import Status
@@ -15,14 +15,14 @@ from optkit.simulation import EventQueue, drive
 from tests.deterministic import TickingClock
 
 RUNS = {
-    "a-srpt": a_srpt.run_a_srpt,
-    "a-srpt-perfect": a_srpt.run_a_srpt_perfect,
-    "spjf": baselines.run_spjf,
-    "spwf": baselines.run_spwf,
-    "wcs-duration": baselines.run_wcs_duration,
-    "wcs-workload": baselines.run_wcs_workload,
-    "wcs-subtime": baselines.run_wcs_subtime,
-    "fifo": baselines.run_fifo,
+    "a-srpt": algorithms.run_a_srpt,
+    "a-srpt-perfect": algorithms.run_a_srpt_perfect,
+    "spjf": algorithms.run_spjf,
+    "spwf": algorithms.run_spwf,
+    "wcs-duration": algorithms.run_wcs_duration,
+    "wcs-workload": algorithms.run_wcs_workload,
+    "wcs-subtime": algorithms.run_wcs_subtime,
+    "fifo": algorithms.run_fifo,
 }
 
 
@@ -225,9 +225,9 @@ def test_time_limit_gives_time_limit_status(monkeypatch: pytest.MonkeyPatch) -> 
     The clock is injected: it advances 1 s per reading, so a 0.5 s limit has passed at the first
     check and a 10^9 s limit never does, on any machine."""
     TickingClock(step=1.0).install(monkeypatch)
-    res = a_srpt.run_a_srpt(random_instance(5), objective="total_completion", time_limit=0.5, seed=0)
+    res = algorithms.run_a_srpt(random_instance(5), objective="total_completion", time_limit=0.5, seed=0)
     assert res.status == Status.TIME_LIMIT and res.solution is None
-    res = a_srpt.run_a_srpt(random_instance(5), objective="total_completion", time_limit=1e9, seed=0)
+    res = algorithms.run_a_srpt(random_instance(5), objective="total_completion", time_limit=1e9, seed=0)
     assert res.status == Status.FEASIBLE and res.solution is not None
 
 
@@ -377,3 +377,37 @@ def test_a_srpt_per_demand_queues_give_the_one_list_scan(seed: int, head_of_line
     if head_of_line == "skip":  # the case exercises passing over: some job starts before an earlier-queued one
         strict = simulate(inst, a_srpt.ASRPT(inst.cluster, inst.models, **dict(kw, head_of_line="strict")))
         assert got["jobs"] != strict["jobs"]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_demand_queue_heads_are_those_of_one_list_scanned_in_order(seed: int) -> None:
+    """:class:`DemandQueue` (the per-demand queue of the baselines and of A-SRPT's skip) against
+    one list sorted by order and scanned front to back: after every push and pop, on random free
+    GPUs, ``head()`` is the list's first job and ``head(state)`` its first job that fits
+    (:meth:`ClusterState.fits`: single-node jobs by one server's free GPUs); ties in the leading
+    order fields fall to the unique last one. Breaks checked by hand: a heap's tail taken for
+    its head, ``<=`` made ``<``, single-node jobs fitted by the cluster's free GPUs, the order's
+    last field dropped from the comparison."""
+    from optkit.formulations.ddlwmp.policies import ClusterState, DemandQueue, JobSpec
+
+    rng = np.random.default_rng(seed)
+    queue = DemandQueue()
+    ref: list[tuple[tuple[Any, ...], JobSpec]] = []
+    passed_over = 0
+    for step in range(300):
+        if rng.random() < 0.6 or not ref:
+            job = JobSpec(f"j{step}", 0.0, "m", int(rng.choice([1, 2, 3, 4, 8, 12])), None, bool(rng.random() < 0.3))
+            order = (int(rng.integers(3)), step)  # few keys: ties broken by the push counter
+            queue.push(order, job)
+            ref.append((order, job))
+            ref.sort(key=lambda e: e[0])
+        state = ClusterState(rng.integers(0, 9, size=3), 8)
+        fitting = [j for _, j in ref if state.fits(j)]
+        assert queue.head() is ref[0][1] and len(queue) == len(ref)
+        assert queue.head(state) is (fitting[0] if fitting else None)
+        passed_over += bool(fitting) and fitting[0] is not ref[0][1]
+        if rng.random() < 0.4:
+            got = queue.head(state, pop=True) if rng.random() < 0.5 else queue.head(pop=True)
+            if got is not None:
+                ref = [e for e in ref if e[1] is not got]
+    assert passed_over > 20  # the scan passed over jobs that did not fit

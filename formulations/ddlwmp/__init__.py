@@ -29,14 +29,14 @@ __all__ = ["FORMULATION", "DdlwmpInstance", "OnlineScheduler", "evaluate"]
 
 
 _POLICIES = [
-    ("a-srpt", "a_srpt", "run_a_srpt", "heuristic", "A-SRPT (Algorithm 1) with the instance's predicted iterations"),
-    ("a-srpt-perfect", "a_srpt", "run_a_srpt_perfect", "heuristic", "A-SRPT with perfect predictions (ñ = n)"),
-    ("spjf", "baselines", "run_spjf", "baseline", "shortest predicted job first, strict order (MLaaS)"),
-    ("spwf", "baselines", "run_spwf", "baseline", "shortest predicted workload first, strict order (Tiresias)"),
-    ("wcs-duration", "baselines", "run_wcs_duration", "baseline", "work-conserving, by predicted duration"),
-    ("wcs-workload", "baselines", "run_wcs_workload", "baseline", "work-conserving, by predicted workload"),
-    ("wcs-subtime", "baselines", "run_wcs_subtime", "baseline", "work-conserving, by submission time"),
-    ("fifo", "baselines", "run_fifo", "baseline", "arrival order, strict head-of-line"),
+    ("a-srpt", "algorithms", "run_a_srpt", "heuristic", "A-SRPT (Algorithm 1) with the instance's predicted iterations"),
+    ("a-srpt-perfect", "algorithms", "run_a_srpt_perfect", "heuristic", "A-SRPT with perfect predictions (ñ = n)"),
+    ("spjf", "algorithms", "run_spjf", "baseline", "shortest predicted job first, strict order (MLaaS)"),
+    ("spwf", "algorithms", "run_spwf", "baseline", "shortest predicted workload first, strict order (Tiresias)"),
+    ("wcs-duration", "algorithms", "run_wcs_duration", "baseline", "work-conserving, by predicted duration"),
+    ("wcs-workload", "algorithms", "run_wcs_workload", "baseline", "work-conserving, by predicted workload"),
+    ("wcs-subtime", "algorithms", "run_wcs_subtime", "baseline", "work-conserving, by submission time"),
+    ("fifo", "algorithms", "run_fifo", "baseline", "arrival order, strict head-of-line"),
 ]
 _ALGORITHMS = [Algorithm(name, lazy_run(f"{__name__}.{mod}", fn), kind, summary, OBJECTIVES)
                for name, mod, fn, kind, summary in _POLICIES]

@@ -43,7 +43,8 @@ Every step of Algorithm 1, with the readings optkit takes:
   one server with the fewest free GPUs that holds it).
 
 Every choice above is a declared reading (:mod:`.readings`, ``optkit readings ddlwmp``) and a
-keyword of :class:`ASRPT`, :func:`run_a_srpt` and :func:`run_a_srpt_perfect`: ``tau``
+keyword of :class:`ASRPT` and of its registered runs :func:`.algorithms.run_a_srpt` and
+:func:`.algorithms.run_a_srpt_perfect`: ``tau``
 (:data:`.readings.TAU_DEFAULT`, chosen by the held-out protocol of ``benchmarks/tune_tau.py``: the paper
 states tau = 0 for its testbed only, where it never delays a job, and no value for its simulations;
 pass ``tau=0`` for the testbed setting, :data:`.readings.TESTBED_TAU`), ``comm_heavy`` (1.5, the
@@ -60,19 +61,18 @@ from __future__ import annotations
 import heapq
 import math
 from collections import deque
-from typing import Any, Mapping
+from typing import Mapping
 
 from optkit.formulations.gpu_mapping.model import PipelineJob
 from optkit.online import slot_floor
 from optkit.readings import check_reading
 
-from .model import PROBLEM, DdlwmpCluster, DdlwmpInstance
+from .model import PROBLEM, DdlwmpCluster
 from .placement import Placement, Placer
-from .policies import ArrivalCheck, ClusterState, JobSpec, StartDecision
+from .policies import ArrivalCheck, ClusterState, DemandQueue, JobSpec, StartDecision
 from .readings import COMM_HEAVY_DEFAULT, READINGS, TAU_DEFAULT
-from .simulate import run_policy
 
-__all__ = ["ASRPT", "run_a_srpt", "run_a_srpt_perfect"]
+__all__ = ["ASRPT"]
 
 _INF = math.inf
 
@@ -146,11 +146,11 @@ class ASRPT:
         self._future: list[tuple[float, int, float, JobSpec]] = []    # (release, seq, size, job)
         self._active: list[tuple[float, float, int, JobSpec]] = []    # (remaining, release, seq, job)
         # pending_queue (Alg. 1), in Ã1's completion order: one deque under head_of_line="strict";
-        # under "skip" one deque per GPU demand with queue positions, so the first job that fits is
-        # found without scanning the backlog (the order and every decision are those of one queue
-        # scanned front to back)
+        # under "skip" the baselines' per-demand queue (:class:`.policies.DemandQueue`) by queue
+        # position, so the first job that fits is found without scanning the backlog (the order and
+        # every decision are those of one queue scanned front to back)
         self._pending: deque[JobSpec] = deque()
-        self._queues: dict[tuple[int, bool], deque[tuple[int, JobSpec]]] = {}
+        self._queue = DemandQueue()
         self._qseq = 0
         self._waiting: tuple[JobSpec, float, float] | None = None     # (job, kappa, last slot)
         self._heavy: dict[str, bool] = {}
@@ -200,26 +200,19 @@ class ASRPT:
         if self.head_of_line == "strict":
             self._pending.append(job)
             return
-        self._queues.setdefault((job.gpus, job.single_node), deque()).append((self._qseq, job))
+        self._queue.push((self._qseq,), job)
         self._qseq += 1
 
     def _next_job(self, state: ClusterState) -> JobSpec | None:
         """Take the job the scan of lines 8-25 reaches next, with ``state.free`` GPUs free: strict, the
         queue's head if it fits (:meth:`.policies.ClusterState.fits`: a single-node job needs its
         GPUs free on one server), else none (line 25: the head waits, and so does the queue); skip,
-        the first job in queue order that fits. The free GPUs only fall during a scan, so a job
-        passed over stays too big: the first fitting job is the head of the earliest of the
-        per-demand deques of at most ``free_total`` GPUs (single-node: of one server's)."""
+        the first job in queue order that fits (:meth:`.policies.DemandQueue.head`: the free GPUs only
+        fall during a scan, so a job passed over stays too big)."""
         if self.head_of_line == "strict":
             pending = self._pending
             return pending.popleft() if pending and state.fits(pending[0]) else None
-        free_total = state.free_total
-        max_free = int(state.free.max())
-        head: deque[tuple[int, JobSpec]] | None = None
-        for (g, single), q in self._queues.items():
-            if q and g <= (max_free if single else free_total) and (head is None or q[0][0] < head[0][0]):
-                head = q
-        return None if head is None else head.popleft()[1]
+        return self._queue.head(state, pop=True)
 
     # ------------------------------------------------------------------ the cluster
     def _comm_heavy(self, model: str) -> bool:
@@ -290,41 +283,3 @@ class ASRPT:
             # others take them), which come back at a completion, an instant of its own: no polling per slot
             w = min(w, self._waiting[2])
         return None if w == _INF else w
-
-
-_READINGS_DOC = """
-
-    Readings taken (:mod:`.readings`): ``tau`` (:data:`.readings.TAU_DEFAULT`, held out; the testbed's
-    0 is ``tau=0``), ``comm_heavy`` (1.5), ``comm_heavy_test``
-    ("ge"), ``delay_blocks_queue`` (True), ``light_placement`` ("best-fit"), ``head_of_line``
-    ("strict"). The objective is ignored (the policy targets total completion time)."""
-
-
-def _run(instance: DdlwmpInstance, name: str, perfect: bool, time_limit: float | None, seed: int | None,
-         **readings: Any) -> Any:
-    policy = ASRPT(instance.cluster, instance.models, seed=seed, **readings)
-    policy.name = name
-    return run_policy(instance, policy, perfect=perfect, time_limit=time_limit)
-
-
-def run_a_srpt(instance: DdlwmpInstance, *, objective: str = "total_completion", time_limit: float | None = None,
-               seed: int | None = None, tau: float = TAU_DEFAULT, comm_heavy: float = COMM_HEAVY_DEFAULT,
-               comm_heavy_test: str = "ge", delay_blocks_queue: bool = True, light_placement: str = "best-fit",
-               head_of_line: str = "strict") -> Any:
-    return _run(instance, "a-srpt", False, time_limit, seed, tau=tau, comm_heavy=comm_heavy,
-                comm_heavy_test=comm_heavy_test, delay_blocks_queue=delay_blocks_queue,
-                light_placement=light_placement, head_of_line=head_of_line)
-
-
-def run_a_srpt_perfect(instance: DdlwmpInstance, *, objective: str = "total_completion",
-                       time_limit: float | None = None, seed: int | None = None, tau: float = TAU_DEFAULT,
-                       comm_heavy: float = COMM_HEAVY_DEFAULT, comm_heavy_test: str = "ge",
-                       delay_blocks_queue: bool = True, light_placement: str = "best-fit",
-                       head_of_line: str = "strict") -> Any:
-    return _run(instance, "a-srpt-perfect", True, time_limit, seed, tau=tau, comm_heavy=comm_heavy,
-                comm_heavy_test=comm_heavy_test, delay_blocks_queue=delay_blocks_queue,
-                light_placement=light_placement, head_of_line=head_of_line)
-
-
-run_a_srpt.__doc__ = "A-SRPT with the instance's predictions (``predicted_iterations``; missing = 0)." + _READINGS_DOC
-run_a_srpt_perfect.__doc__ = "A-SRPT-Perfect: A-SRPT with ñ_i = n_i." + _READINGS_DOC

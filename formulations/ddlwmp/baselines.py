@@ -23,17 +23,9 @@ Then Heavy-Edge.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
-
-from optkit.formulations.gpu_mapping.model import PipelineJob
-
-from .model import DdlwmpCluster, DdlwmpInstance
 from .policies import JobSpec, QueuePolicy
-from .readings import CONSOLIDATE_DEFAULT
-from .simulate import run_policy
 
-__all__ = ["SPJF", "SPWF", "WCSDuration", "WCSWorkload", "WCSSubTime", "FIFO", "BASELINES",
-           "run_spjf", "run_spwf", "run_wcs_duration", "run_wcs_workload", "run_wcs_subtime", "run_fifo"]
+__all__ = ["SPJF", "SPWF", "WCSDuration", "WCSWorkload", "WCSSubTime", "FIFO", "BASELINES"]
 
 
 class _Predicted(QueuePolicy):
@@ -147,22 +139,3 @@ for _cls in (SPJF, SPWF, WCSDuration, WCSWorkload, WCSSubTime, FIFO):
 BASELINES: dict[str, type[QueuePolicy]] = {
     c.name: c for c in (SPJF, SPWF, WCSDuration, WCSWorkload, WCSSubTime, FIFO)
 }
-
-
-def _runner(cls: type[QueuePolicy]) -> Any:
-    def run(instance: DdlwmpInstance, *, objective: str = "total_completion", time_limit: float | None = None,
-            seed: int | None = None, consolidate: bool = CONSOLIDATE_DEFAULT) -> Any:
-        return run_policy(instance, cls(instance.cluster, instance.models, seed=seed, consolidate=consolidate),
-                          time_limit=time_limit)
-    run.__name__ = "run_" + cls.name.replace("-", "_")
-    run.__doc__ = (f"The {cls.name} baseline (see :mod:`{__name__}`). Reading taken (:mod:`.readings`): "
-                   "``consolidate`` (True: the most-free servers; False: best fit).")
-    return run
-
-
-run_spjf = _runner(SPJF)
-run_spwf = _runner(SPWF)
-run_wcs_duration = _runner(WCSDuration)
-run_wcs_workload = _runner(WCSWorkload)
-run_wcs_subtime = _runner(WCSSubTime)
-run_fifo = _runner(FIFO)

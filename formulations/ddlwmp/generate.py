@@ -55,7 +55,6 @@ jobs of the ITP cluster 02 trace on 20 servers; empty when the traces are absent
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -63,11 +62,12 @@ import numpy as np
 
 from optkit.formulations.gpu_mapping.heavy_edge import alpha_min_estimate
 from optkit.formulations.gpu_mapping.model import Cluster, PipelineJob, alpha_max
-from optkit.formulations.gpu_mapping.profiles import MODELS, stage_dicts
 from optkit.errors import InputError
 from optkit.formulation import Suite
 from optkit.predict import fill_predictions
 
+from .catalog import (UNSTATED_BATCH, AlphaMin, check_batch_factor, check_int, cluster_dict, model_catalog, model_dict,
+                      pick_model)
 from .model import PROBLEM, DdlwmpInstance
 
 __all__ = ["generate", "tiny", "from_trace", "model_catalog", "SUITES", "B_INTER", "B_INTRA", "ITP_GPU_WEIGHTS",
@@ -81,60 +81,7 @@ SYNTHETIC_NOTE = ("synthetic: models from formulations/gpu_mapping/profiles.py (
                   "groups, users, GPU demands, durations and arrivals drawn by formulations/ddlwmp/generate.py")
 
 
-# ----------------------------------------------------------------------------- models
-def model_catalog(max_gpus: int = 16) -> dict[str, tuple[str, str, int]]:
-    """``{"<model>:<config>": (model key, config name, GPUs)}`` for every Table I configuration of
-    at most ``max_gpus`` replicas."""
-    out = {}
-    for key, prof in MODELS.items():
-        for cfg in prof.configs:
-            if cfg.n_replicas <= max_gpus:
-                out[f"{key}:{cfg.name}"] = (key, cfg.name, cfg.n_replicas)
-    return out
-
-
-UNSTATED_BATCH = tuple(k for k, prof in MODELS.items() if prof.batch_note.startswith("not in Table I"))
-"""The models whose mini-batch Table I leaves blank (ResNet152, BERT-large, XLNet-large, T5): their
-profiles' batch sizes are optkit's choices (:mod:`optkit.formulations.gpu_mapping.profiles`)."""
-
-
-def _check_batch_factor(factor: Any) -> float:
-    if isinstance(factor, bool) or not isinstance(factor, (int, float)) or not (factor > 0 and math.isfinite(factor)):
-        raise InputError("unstated_batch_factor", f"must be a finite number > 0, got {factor!r}")
-    return float(factor)
-
-
-def _model_dict(name: str, allreduce: str, unstated_batch_factor: float = 1.0) -> dict[str, Any]:
-    """The instance's model dict of ``"<model>:<config>"``. ``unstated_batch_factor`` (reading
-    ``unstated_batch_factor``) multiplies the mini-batch of the models of :data:`UNSTATED_BATCH`
-    (rounded, at least 1); the models whose mini-batch Table I states keep it."""
-    key, config = name.split(":", 1)
-    prof = MODELS[key]
-    if unstated_batch_factor != 1.0 and key in UNSTATED_BATCH:
-        prof = replace(prof, batch_size=max(1, int(round(prof.batch_size * unstated_batch_factor))))
-    return {"allreduce": allreduce, "stages": stage_dicts(prof, prof.config(config))}
-
-
-class _Alpha:
-    """alpha~_min per model name on one cluster, computed once."""
-
-    def __init__(self, models: Mapping[str, dict[str, Any]], cluster: Cluster) -> None:
-        self.models = models
-        self.cluster = cluster
-        self.cache: dict[str, float] = {}
-
-    def __call__(self, name: str) -> float:
-        if name not in self.cache:
-            self.cache[name] = alpha_min_estimate(PipelineJob.from_dict(self.models[name]), self.cluster, seed=0)
-        return self.cache[name]
-
-
-def _check_int(v: Any, name: str, low: int) -> int:
-    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < low:
-        raise InputError(name, f"must be an integer >= {low}, got {v!r}")
-    return int(v)
-
-
+# ----------------------------------------------------------------------------- arguments
 def _check_share(v: Any, name: str) -> float:
     if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0.0 <= v <= 1.0:
         raise InputError(name, f"must be a number in [0, 1], got {v!r}")
@@ -184,23 +131,6 @@ def _users(n_groups: int, rng: np.random.Generator) -> list[str]:
     return [f"u{int(o):04d}" for o in owners]
 
 
-def _pick_model(gpus: int, catalog: Mapping[str, tuple[str, str, int]], rng: np.random.Generator,
-                cache: dict[int, list[str]] | None = None) -> str:
-    """A configuration of ``gpus`` replicas, uniformly (one ``rng`` draw); ``cache`` (per
-    catalog) keeps the candidate list of each GPU count."""
-    names = cache.get(gpus) if cache is not None else None
-    if names is None:
-        names = sorted(n for n, (_, _, k) in catalog.items() if k == gpus)
-        if not names:  # no configuration of exactly that size: the largest smaller one
-            smaller = sorted({k for _, _, k in catalog.values() if k <= gpus})
-            if not smaller:
-                raise InputError("gpus", f"no model configuration has at most {gpus} GPUs")
-            names = sorted(n for n, (_, _, k) in catalog.items() if k == smaller[-1])
-        if cache is not None:
-            cache[gpus] = names
-    return names[int(rng.integers(len(names)))]
-
-
 def _finish(d: dict[str, Any], predictor: str | None, train_fraction: float, seed: int) -> dict[str, Any]:
     if predictor is not None:
         fill_predictions(d, predictor, train_fraction=train_fraction, seed=seed)
@@ -214,11 +144,6 @@ def _finish(d: dict[str, Any], predictor: str | None, train_fraction: float, see
         out["name"] = name
     out["meta"] = meta
     return out
-
-
-def _cluster(servers: int, gpus_per_server: int, inter: float, intra: float) -> dict[str, Any]:
-    return {"servers": int(servers), "gpus_per_server": int(gpus_per_server), "inter_bandwidth": float(inter),
-            "intra_bandwidth": float(intra)}
 
 
 # ----------------------------------------------------------------------------- synthetic
@@ -245,19 +170,19 @@ def generate(*, jobs: int, servers: int, gpus_per_server: int = 8, inter_bandwid
     over α̃^min, so the offered load and the jobs' durations at α̃^min do not move with it; what
     moves is each model's computation against its communication (α_max/α̃^min).
     """
-    n = _check_int(jobs, "jobs", 1)
-    _check_int(servers, "servers", 1)
-    g = _check_int(gpus_per_server, "gpus_per_server", 1)
-    _check_int(seed, "seed", 0)
+    n = check_int(jobs, "jobs", 1)
+    check_int(servers, "servers", 1)
+    g = check_int(gpus_per_server, "gpus_per_server", 1)
+    check_int(seed, "seed", 0)
     single_gpu_share = _check_share(single_gpu_share, "single_gpu_share")
     recurring_share = _check_share(recurring_share, "recurring_share")
-    min_recurrence = _check_int(min_recurrence, "min_recurrence", 1)
+    min_recurrence = check_int(min_recurrence, "min_recurrence", 1)
     if arrival not in ("poisson", "batch"):
         raise InputError("arrival", f"must be 'poisson' or 'batch', got {arrival!r}")
     if not (isinstance(load, (int, float)) and load > 0):
         raise InputError("load", f"must be a positive number, got {load!r}")
     total = servers * g
-    limit = min(_check_int(max_gpus, "max_gpus", 1), total)
+    limit = min(check_int(max_gpus, "max_gpus", 1), total)
     catalog = model_catalog(limit)
     weights = {k: float(w) for k, w in (gpu_weights or ITP_GPU_WEIGHTS).items() if 2 <= k <= limit and w > 0}
     if single_gpu_share < 1.0 and not weights:
@@ -265,7 +190,7 @@ def generate(*, jobs: int, servers: int, gpus_per_server: int = 8, inter_bandwid
     if single_gpu_draw not in ("per-group", "per-job"):
         raise InputError("single_gpu_draw", f"must be 'per-group' or 'per-job', got {single_gpu_draw!r}")
     per_job = single_gpu_draw == "per-job"
-    batch_factor = _check_batch_factor(unstated_batch_factor)
+    batch_factor = check_batch_factor(unstated_batch_factor)
     rng = np.random.default_rng(seed)
 
     sizes = _group_sizes(n, recurring_share, min_recurrence, rng)
@@ -278,11 +203,11 @@ def generate(*, jobs: int, servers: int, gpus_per_server: int = 8, inter_bandwid
     names_by_gpus: dict[int, list[str]] = {}
     for gi in range(len(sizes)):
         gpus = 1 if single[gi] else int(demands[int(rng.choice(len(demands), p=p))])
-        group_model.append(_pick_model(gpus, catalog, rng, names_by_gpus))
-    one_gpu_model = [_pick_model(1, catalog, rng, names_by_gpus) for _ in sizes] if per_job else group_model
+        group_model.append(pick_model(gpus, catalog, rng, names_by_gpus))
+    one_gpu_model = [pick_model(1, catalog, rng, names_by_gpus) for _ in sizes] if per_job else group_model
     used = sorted(set(group_model) | set(one_gpu_model))
-    models = {m: _model_dict(m, allreduce, batch_factor) for m in used}
-    alpha = _Alpha(models, Cluster(g, float(inter_bandwidth), float(intra_bandwidth)))
+    models = {m: model_dict(m, allreduce, batch_factor) for m in used}
+    alpha = AlphaMin(models, Cluster(g, float(inter_bandwidth), float(intra_bandwidth)))
     durations = [max(60.0, float(median_duration) * math.exp(duration_sigma * float(rng.standard_normal())))
                  for _ in range(len(sizes))]
     seq = np.repeat(np.arange(len(sizes)), sizes)
@@ -321,7 +246,7 @@ def generate(*, jobs: int, servers: int, gpus_per_server: int = 8, inter_bandwid
         "single_gpu_job_share": float(np.mean([catalog[m][2] == 1 for m in job_model])),
         "alpha_min_s": {m: alpha(m) for m in used},
     }
-    d = {"problem": PROBLEM, "cluster": _cluster(servers, g, inter_bandwidth, intra_bandwidth), "models": models,
+    d = {"problem": PROBLEM, "cluster": cluster_dict(servers, g, inter_bandwidth, intra_bandwidth), "models": models,
          "jobs": job_list, "name": name or f"synthetic_n{n}_m{servers}_sg{single_gpu_share:g}_s{seed}", "meta": meta}
     del job_list
     return _finish(d, predictor, train_fraction, seed)
@@ -352,9 +277,9 @@ def tiny(seed: int, *, jobs: int | None = None, servers: int | None = None, hori
     (default 2 + seed % 2) servers of 4 GPUs, NIC 1.25e9 B/s, 3e11 B/s, whose serial schedules fit
     ``horizon`` one-second slots (see the module docstring). Predictions default to the group
     mean (a 100-tree forest on 3-5 history jobs predicts about the same and costs 0.3 s each)."""
-    seed = _check_int(seed, "seed", 0)
-    n = _check_int(jobs if jobs is not None else 3 + seed % 4, "jobs", 1)
-    m = _check_int(servers if servers is not None else 2 + seed % 2, "servers", 1)
+    seed = check_int(seed, "seed", 0)
+    n = check_int(jobs if jobs is not None else 3 + seed % 4, "jobs", 1)
+    m = check_int(servers if servers is not None else 2 + seed % 2, "servers", 1)
     g = 4
     if n > 6:
         raise InputError("jobs", f"a tiny instance has at most 6 jobs, got {n}")
@@ -406,7 +331,7 @@ def tiny(seed: int, *, jobs: int | None = None, servers: int | None = None, hori
             "synthetic": "synthetic small models (not Table I), groups, users, iterations and releases",
             "horizon_slots": horizon, "serial_bound_s": serial,
             "alpha_min_s": {k: a_min[k] for k in used}, "alpha_max_s": {k: a_max[k] for k in used}}
-    d = {"problem": PROBLEM, "cluster": {**_cluster(m, g, B_INTER, B_INTRA)},
+    d = {"problem": PROBLEM, "cluster": {**cluster_dict(m, g, B_INTER, B_INTRA)},
          "models": {k: models[k] for k in used}, "jobs": job_list, "name": f"tiny_n{n}_m{m}_s{seed}", "meta": meta}
     return _finish(d, predictor, 0.8, seed)
 
@@ -441,10 +366,10 @@ def from_trace(trace: str | Path | Sequence[Mapping[str, Any]], *, servers: int,
 
     records = load_trace(trace, fmt=trace_format) if isinstance(trace, (str, Path)) else list(trace)
     source = str(trace) if isinstance(trace, (str, Path)) else "records"
-    _check_int(servers, "servers", 1)
-    g = _check_int(gpus_per_server, "gpus_per_server", 1)
-    _check_int(seed, "seed", 0)
-    start = _check_int(start, "start", 0)
+    check_int(servers, "servers", 1)
+    g = check_int(gpus_per_server, "gpus_per_server", 1)
+    check_int(seed, "seed", 0)
+    start = check_int(start, "start", 0)
     total = servers * g
     limit = min(total, max_gpus if max_gpus is not None else total)
     for i, r in enumerate(records):
@@ -487,10 +412,10 @@ def from_trace(trace: str | Path | Sequence[Mapping[str, Any]], *, servers: int,
     gpus_of: dict[str, int] = {}
     for lab, r in zip(labels, kept):
         gpus_of.setdefault(lab, int(r["num_gpu"]))
-    group_model = {lab: _pick_model(gpus_of[lab], catalog, rng) for lab in groups}
+    group_model = {lab: pick_model(gpus_of[lab], catalog, rng) for lab in groups}
     used = sorted(set(group_model.values()))
-    models = {m: _model_dict(m, allreduce) for m in used}
-    alpha = _Alpha(models, Cluster(g, float(inter_bandwidth), float(intra_bandwidth)))
+    models = {m: model_dict(m, allreduce) for m in used}
+    alpha = AlphaMin(models, Cluster(g, float(inter_bandwidth), float(intra_bandwidth)))
     t0 = float(kept[0]["submission_time"])
     width = len(str(len(kept) - 1))
     job_list = []
@@ -511,7 +436,7 @@ def from_trace(trace: str | Path | Sequence[Mapping[str, Any]], *, servers: int,
                       else "synthetic owner per group", "iterations": "trace duration / alpha~_min of the model"},
         "alpha_min_s": {m: alpha(m) for m in used},
     }
-    d = {"problem": PROBLEM, "cluster": _cluster(servers, g, inter_bandwidth, intra_bandwidth), "models": models,
+    d = {"problem": PROBLEM, "cluster": cluster_dict(servers, g, inter_bandwidth, intra_bandwidth), "models": models,
          "jobs": job_list, "name": name or f"trace_{Path(source).stem}_n{len(job_list)}_m{servers}_s{seed}",
          "meta": meta}
     return _finish(d, predictor, train_fraction, seed)

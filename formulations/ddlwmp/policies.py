@@ -20,6 +20,8 @@ of an unseen group, Sec. IV-C3).
 :class:`QueuePolicy` is the baselines' machinery: a priority key per job, and either strict
 head-of-line service (the best job must start first; if it does not fit, nothing starts) or
 work-conserving service (in key order, start every job that fits, skip those that do not).
+:class:`DemandQueue` is the one per-GPU-demand queue both disciplines of the baselines and
+A-SRPT's ``head_of_line="skip"`` serve their waiting jobs from.
 Every policy places its jobs with Heavy-Edge (:mod:`.placement`).
 """
 
@@ -168,6 +170,60 @@ class Policy(Protocol):
     def next_wakeup(self, now: float) -> float | None: ...
 
 
+class DemandQueue:
+    """Waiting jobs in one total order, kept as one heap per GPU demand (single-node jobs in heaps
+    of their own), so the first job in order whose demand fits is found from the heaps' heads,
+    without scanning the backlog: the baselines' queues (:class:`QueuePolicy`, in key order) and
+    A-SRPT's ``pending_queue`` under ``head_of_line="skip"`` (in Ã1's completion order).
+
+    Each job is pushed with its ``order``, a tuple whose last element is unique (a push counter):
+    the order is then total and a job is never compared. Fitting is
+    :meth:`ClusterState.fits`'s test: g_i <= the free GPUs of the cluster, or for a single-node
+    job, of one server. As the free GPUs only fall while a policy decides, a job passed over stays
+    too big, so the head of the earliest heap that fits is the first fitting job of the whole
+    queue scanned in order (``tests/test_ddlwmp_policies.py`` checks A-SRPT's choices against one
+    list scanned front to back).
+    """
+
+    __slots__ = ("_heaps", "_single", "_n")
+
+    def __init__(self) -> None:
+        self._heaps: dict[int, list[tuple[Any, ...]]] = {}
+        self._single: dict[int, list[tuple[Any, ...]]] = {}
+        self._n = 0
+
+    def __len__(self) -> int:
+        return self._n
+
+    def push(self, order: tuple[Any, ...], job: JobSpec) -> None:
+        """Queue ``job`` at ``order`` (a tuple; its last element unique)."""
+        heaps = self._single if job.single_node else self._heaps
+        heapq.heappush(heaps.setdefault(job.gpus, []), (*order, job))
+        self._n += 1
+
+    def head(self, state: ClusterState | None = None, *, pop: bool = False) -> JobSpec | None:
+        """The first job in order (``state`` None: whether it fits or not), or the first whose
+        demand fits ``state``; None when there is none. ``pop`` takes it out of the queue."""
+        best: list[tuple[Any, ...]] | None = None
+        if self._heaps:
+            free_total = None if state is None else int(state.free.sum())
+            for g, heap in self._heaps.items():
+                if heap and (free_total is None or g <= free_total) and (best is None or heap[0][:-1] < best[0][:-1]):
+                    best = heap
+        if self._single:
+            max_free = None if state is None else int(state.free.max())
+            for g, heap in self._single.items():
+                if heap and (max_free is None or g <= max_free) and (best is None or heap[0][:-1] < best[0][:-1]):
+                    best = heap
+        if best is None:
+            return None
+        job: JobSpec = best[0][-1]
+        if pop:
+            heapq.heappop(best)
+            self._n -= 1
+        return job
+
+
 class QueuePolicy:
     """Jobs wait in priority order of ``key(job)`` (ties: release, then arrival order).
 
@@ -203,21 +259,17 @@ class QueuePolicy:
         self.work_conserving = self.WORK_CONSERVING if work_conserving is None else work_conserving
         self.consolidate = consolidate
         self._seq = 0
-        # One heap per GPU demand: the work-conserving scan then jumps to the best job that fits;
-        # single-node jobs in heaps of their own (they fit by the most GPUs free on one server).
-        self._heaps: dict[int, list[tuple[Any, float, int, JobSpec]]] = {}
-        self._single: dict[int, list[tuple[Any, float, int, JobSpec]]] = {}
-        self._n_waiting = 0
+        # the waiting jobs by (key, release, arrival order), one heap per GPU demand: the
+        # work-conserving scan jumps to the best job that fits
+        self._queue = DemandQueue()
 
     def key(self, job: JobSpec) -> Any:  # pragma: no cover - abstract
         raise NotImplementedError
 
     def on_arrival(self, job: JobSpec, now: float) -> None:
         self._check(job)
-        heaps = self._single if job.single_node else self._heaps
-        heapq.heappush(heaps.setdefault(job.gpus, []), (self.key(job), job.release, self._seq, job))
+        self._queue.push((self.key(job), job.release, self._seq), job)
         self._seq += 1
-        self._n_waiting += 1
 
     def on_completion(self, job_id: str, now: float) -> None:
         pass
@@ -232,27 +284,20 @@ class QueuePolicy:
 
     def decide(self, now: float, state: ClusterState) -> list[StartDecision]:
         out: list[StartDecision] = []
-        if not self._n_waiting:
+        queue = self._queue
+        if not queue:
             return out
         free_total = state.free_total
-        while self._n_waiting and free_total > 0:
-            best = None
-            for g, heap in self._heaps.items():
-                if heap and (self.work_conserving is False or g <= free_total):
-                    if best is None or heap[0][:3] < best[0][:3]:
-                        best = heap
-            max_free = int(state.free.max()) if self._single else 0
-            for g, heap in self._single.items():
-                if heap and (self.work_conserving is False or g <= max_free):
-                    if best is None or heap[0][:3] < best[0][:3]:
-                        best = heap
-            if best is None:
-                break
-            job = best[0][3]
-            if job.gpus > (max_free if job.single_node else free_total):  # strict head-of-line: the best job
-                break                                                      # waits, so does everyone
-            heapq.heappop(best)
-            self._n_waiting -= 1
+        while queue and free_total > 0:
+            if self.work_conserving:
+                job = queue.head(state, pop=True)  # the best job that fits
+                if job is None:
+                    break
+            else:
+                job = queue.head()
+                if job is None or not state.fits(job):  # strict head-of-line: the best job waits,
+                    break                                # so does everyone
+                queue.head(pop=True)
             placement = self._place(job, state.free)
             state.take(placement)
             free_total -= job.gpus

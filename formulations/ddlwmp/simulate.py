@@ -38,6 +38,7 @@ from optkit.online import ClusterView, Job, OnlinePolicy
 from optkit.validation import check_time_limit
 
 from .model import DdlwmpInstance, slot_ceil
+from .online import OnlineScheduler
 from .policies import JobSpec, Policy
 
 __all__ = ["simulate", "job_specs", "SimulationTimeout"]
@@ -65,8 +66,6 @@ def protocol_jobs(instance: DdlwmpInstance, *, perfect: bool = False) -> list[Jo
 def as_online(policy: Policy | OnlinePolicy[int], instance: DdlwmpInstance) -> OnlinePolicy[int]:
     """``policy`` behind the protocol: a ddlwmp policy object (its ``decide`` takes a
     :class:`.policies.ClusterState`) is wrapped; an :class:`~optkit.online.OnlinePolicy` is kept."""
-    from .online import OnlineScheduler  # a_srpt imports this module; online imports a_srpt
-
     if isinstance(policy, OnlineScheduler) or getattr(policy, "protocol", None) == "optkit.online":
         return policy  # type: ignore[return-value]
     return OnlineScheduler.of_policy(policy, instance.cluster, instance.models, check=False)  # type: ignore[arg-type]

@@ -48,8 +48,8 @@ from optkit.formulations.gpu_mapping.model import Cluster
 from optkit.errors import InputError
 from optkit.features import fill_submission_predictions
 
-from .generate import (B_INTER, B_INTRA, _Alpha, _check_batch_factor, _check_int, _cluster, _model_dict, _pick_model,
-                       generate, model_catalog)
+from .catalog import AlphaMin, check_batch_factor, check_int, cluster_dict, model_catalog, model_dict, pick_model
+from .generate import B_INTER, B_INTRA, generate
 from .model import PROBLEM, DdlwmpInstance
 from .readings import WORKLOADS
 
@@ -90,10 +90,10 @@ def trace_workload(records: Sequence[Mapping[str, Any]], *, jobs: int, servers: 
     ``records``: dicts with ``submission_time`` (s), ``duration`` (s), ``num_gpu`` and optionally
     ``job_id``, ``user``, ``cluster`` (virtual cluster), ``group``, ``job_name``.
     ``unstated_batch_factor``: as :func:`optkit.formulations.ddlwmp.generate.generate`'s."""
-    n_want = _check_int(jobs, "jobs", 1)
-    _check_int(servers, "servers", 1)
-    g = _check_int(gpus_per_server, "gpus_per_server", 1)
-    _check_int(seed, "seed", 0)
+    n_want = check_int(jobs, "jobs", 1)
+    check_int(servers, "servers", 1)
+    g = check_int(gpus_per_server, "gpus_per_server", 1)
+    check_int(seed, "seed", 0)
     if isinstance(load, bool) or not isinstance(load, (int, float)) or not load > 0:
         raise InputError("load", f"must be a positive number, got {load!r}")
     for i, r in enumerate(records):
@@ -116,10 +116,10 @@ def trace_workload(records: Sequence[Mapping[str, Any]], *, jobs: int, servers: 
     model_of: dict[Any, str] = {}
     for key, r in zip(key_of, window):  # in window order, so the draws are the same for the same window
         if key not in model_of:
-            model_of[key] = _pick_model(int(r["num_gpu"]), catalog, rng)
+            model_of[key] = pick_model(int(r["num_gpu"]), catalog, rng)
     used = sorted(set(model_of.values()))
-    models = {m: _model_dict(m, allreduce, _check_batch_factor(unstated_batch_factor)) for m in used}
-    alpha = _Alpha(models, Cluster(g, float(inter_bandwidth), float(intra_bandwidth)))
+    models = {m: model_dict(m, allreduce, check_batch_factor(unstated_batch_factor)) for m in used}
+    alpha = AlphaMin(models, Cluster(g, float(inter_bandwidth), float(intra_bandwidth)))
     t0 = float(window[0]["submission_time"])
     span = float(window[-1]["submission_time"]) - t0
     job_list: list[dict[str, Any]] = []
@@ -156,7 +156,7 @@ def trace_workload(records: Sequence[Mapping[str, Any]], *, jobs: int, servers: 
     }
     if predict:
         meta["prediction"] = fill_submission_predictions(job_list, seed=seed, train_fraction=train_fraction)
-    d = {"problem": PROBLEM, "cluster": _cluster(servers, g, inter_bandwidth, intra_bandwidth), "models": models,
+    d = {"problem": PROBLEM, "cluster": cluster_dict(servers, g, inter_bandwidth, intra_bandwidth), "models": models,
          "jobs": job_list}
     out = DdlwmpInstance.from_dict(d).to_dict()
     out["name"] = f"trace_{Path(source).stem}_n{n}_m{servers}_l{load:g}_s{seed}"
