@@ -3,10 +3,10 @@ and its presorted tree builder against scikit-learn's DecisionTreeRegressor."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
-from sklearn.ensemble import RandomForestRegressor
-from sklearn.tree import DecisionTreeRegressor
 
 from optkit.binned_forest import BinnedForestRegressor, bootstrap_counts, tree_seeds, unique_rows
 from optkit.presorted_cart import RAND_R_MAX, grow_tree
@@ -22,9 +22,23 @@ def _data(n: int = 3000, seed: int = 1) -> tuple[np.ndarray, np.ndarray]:
     return np.c_[g, u].astype(float), y
 
 
+def sk_forest(**kw: Any) -> Any:
+    """scikit-learn's ``RandomForestRegressor(**kw)``, imported when a test first needs it (an
+    import at the top of this module cost every pytest-xdist worker about 2 CPU seconds at
+    collection, whether or not it ran this file)."""
+    from sklearn.ensemble import RandomForestRegressor as cls
+    return cls(**kw)
+
+
+def sk_tree(**kw: Any) -> Any:
+    """scikit-learn's ``DecisionTreeRegressor(**kw)``, imported when first needed (as :func:`sk_forest`)."""
+    from sklearn.tree import DecisionTreeRegressor as cls
+    return cls(**kw)
+
+
 def test_tree_seeds_and_bootstrap_are_scikit_learns() -> None:
     x, y = _data(200)
-    rf = RandomForestRegressor(n_estimators=4, random_state=7).fit(x, y)
+    rf = sk_forest(n_estimators=4, random_state=7).fit(x, y)
     assert [e.random_state for e in rf.estimators_] == tree_seeds(7, 4)
     c = bootstrap_counts(tree_seeds(7, 1)[0], 200)
     assert c.sum() == 200 and (c == 0).sum() > 0  # a bootstrap leaves rows out
@@ -35,7 +49,7 @@ def test_same_trees_and_predictions_as_random_forest_regressor() -> None:
     split gain unchanged, so each tree has the same features and thresholds as scikit-learn's,
     and the forest predicts the same everywhere, unseen codes (-1, 100, 6) included."""
     x, y = _data()
-    rf = RandomForestRegressor(n_estimators=10, random_state=4).fit(x, y)
+    rf = sk_forest(n_estimators=10, random_state=4).fit(x, y)
     bf = BinnedForestRegressor(n_estimators=10, random_state=4, n_jobs=2).fit(x, y)
     assert bf.n_distinct_ <= 600 < bf.n_rows_
     for a, b in zip(rf.estimators_, bf.estimators_):
@@ -70,7 +84,7 @@ def test_presorted_tree_is_scikit_learns_on_tied_features(msl: int) -> None:
         x = np.c_[a, a, np.zeros(400), 2 * a + 1, 1e-9 * a]
         y, w = rng.lognormal(5, 1, 400), rng.integers(0, 4, 400).astype(float)
         keep = w > 0
-        sk = DecisionTreeRegressor(random_state=seed, min_samples_leaf=msl).fit(
+        sk = sk_tree(random_state=seed, min_samples_leaf=msl).fit(
             x[keep].astype(np.float32), y[keep], sample_weight=w[keep]).tree_
         feature, split_or_value, left, right, at_rows = _presorted(x, w, y, seed, msl)
         assert np.array_equal(sk.children_left, left) and np.array_equal(sk.children_right, right)
@@ -78,7 +92,7 @@ def test_presorted_tree_is_scikit_learns_on_tied_features(msl: int) -> None:
         assert np.array_equal(sk.feature[inner], feature[inner]) and (feature[~inner] == -1).all()
         assert np.array_equal(sk.threshold[inner], split_or_value[inner])
         np.testing.assert_allclose(split_or_value[~inner], sk.value[~inner, 0, 0], rtol=1e-12)
-        tree = DecisionTreeRegressor(random_state=seed, min_samples_leaf=msl).fit(
+        tree = sk_tree(random_state=seed, min_samples_leaf=msl).fit(
             x[keep].astype(np.float32), y[keep], sample_weight=w[keep])
         np.testing.assert_allclose(at_rows[~keep], tree.predict(x[~keep].astype(np.float32)), rtol=1e-12)
         assert np.array_equal(at_rows[keep], y[keep])

@@ -226,18 +226,23 @@ def documented() -> dict[str, Any]:
     return found
 
 
-DOCUMENTED = documented()
+@pytest.fixture(scope="module")
+def documented_objects() -> dict[str, Any]:
+    """:func:`documented`, once per module run (it imports every module of the package: at
+    collection time it cost every pytest-xdist worker, whether or not it runs this file)."""
+    return documented()
+
 
 # Docstrings in files other branches are rewriting at the same time; each entry says where the
 # fix goes. Remove an entry when its branch is merged.
 PENDING: dict[str, str] = {}
 
 
-def test_every_docstring_lays_out_its_lists_as_sphinx_reads_them() -> None:
+def test_every_docstring_lays_out_its_lists_as_sphinx_reads_them(documented_objects: dict[str, Any]) -> None:
     assert {"optkit.worst_case.worst_case", "optkit.testing._within.assert_within", "optkit.harness.compare.compare",
-            "optkit.formulations.gpu_mapping.place.JobPlacement", "optkit.online"} <= set(DOCUMENTED)
+            "optkit.formulations.gpu_mapping.place.JobPlacement", "optkit.online"} <= set(documented_objects)
     bad = {}
-    for name, obj in DOCUMENTED.items():
+    for name, obj in documented_objects.items():
         doc = inspect.getdoc(obj) if not inspect.ismodule(obj) else inspect.cleandoc(obj.__doc__ or "")
         if not doc or name in PENDING:
             continue
@@ -246,7 +251,7 @@ def test_every_docstring_lays_out_its_lists_as_sphinx_reads_them() -> None:
             bad[name] = problems
     assert not bad, "\n".join(f"{name}: {p}" for name, ps in bad.items() for p in ps)
     for name in PENDING:
-        assert name in DOCUMENTED, f"{name} is gone: remove it from PENDING"
+        assert name in documented_objects, f"{name} is gone: remove it from PENDING"
 
 
 def _example(a: int, b: float, *, c: str = "", **kw: Any) -> float:  # what the crafted docstrings document

@@ -43,6 +43,15 @@ def _run(args: list[str], cwd: Path, site: Path | None, **env: str) -> subproces
                           timeout=600)
 
 
+def _generate(args: list[str], out: Path) -> None:
+    """``optkit generate ARGS --out OUT`` in this process (exit 0): the instances a test feeds
+    to the CLI's subprocesses; generating needs no plug-in, and a process start each time cost
+    more than the generation itself."""
+    from optkit.cli import main
+
+    assert main(["generate", *args, "--out", str(out)]) == 0
+
+
 @pytest.fixture
 def restore_registry(monkeypatch: pytest.MonkeyPatch) -> None:
     """In-process registrations are undone after the test."""
@@ -79,8 +88,8 @@ def _solve_and_evaluate(problem: str, path: Path, algorithm: str, cwd: Path, sit
 def test_solve_compare_and_simulate_run_the_plug_ins(package: Path, tmp_path: Path) -> None:
     """solve and compare (worker processes) run the rar-ddls plug-in; simulate drives the ddlwmp
     online policy; every objective is evaluate's; the stored rows carry the plug-in's name."""
-    assert _run(["generate", "rar-ddls", "--suite", "tiny", "--out", "rar"], tmp_path, package).returncode == 0
-    assert _run(["generate", "ddlwmp", "--suite", "tiny", "--out", "ddl"], tmp_path, package).returncode == 0
+    _generate(["rar-ddls", "--suite", "tiny"], tmp_path / "rar")
+    _generate(["ddlwmp", "--suite", "tiny"], tmp_path / "ddl")
     rar = sorted((tmp_path / "rar").glob("*.json"))[:3]
     solved, _, ev = _solve_and_evaluate("rar-ddls", rar[1], "longest-first", tmp_path, package)
     assert solved["status"] == "feasible" and ev.feasible and solved["objective"] == ev.objectives["makespan"]
@@ -117,7 +126,7 @@ def test_the_environment_variable_registers_unpackaged_code(tmp_path: Path) -> N
         "    return run_ls(instance, objective=objective, time_limit=time_limit, seed=seed)\n"
         "ALGORITHMS = [Algorithm('ls-again', again, 'heuristic', 'LS again', ('makespan',), problem='rar-ddls')]\n")
     env = {"OPTKIT_ALGORITHMS": "mine:ALGORITHMS", "PYTHONPATH": os.pathsep.join([str(REPO), str(tmp_path)])}
-    assert _run(["generate", "rar-ddls", "--suite", "tiny", "--out", "rar"], tmp_path, None).returncode == 0
+    _generate(["rar-ddls", "--suite", "tiny"], tmp_path / "rar")
     out = _run(["compare", "rar", "--algorithms", "ls,ls-again", "--db", "r.sqlite", "--no-progress", "--jobs", "2"],
                tmp_path, None, **env)
     assert out.returncode == 0, out.stderr
@@ -280,8 +289,8 @@ def test_simulate_nimp_replays_a_plug_in_algorithm(tmp_path: Path) -> None:
     gives HiveD's replay; a keyword the plug-in does not take is one line, exit 2."""
     _write_hived_again(tmp_path)
     env = {"OPTKIT_ALGORITHMS": "nimpplug:ALGORITHM", "PYTHONPATH": os.pathsep.join([str(REPO), str(tmp_path)])}
-    assert _run(["generate", "nimp", "--param", "kind=replay", "--param", "jobs=60", "--param", "racks=2",
-                 "--param", "machines_per_rack=2", "--seed", "1", "--out", "wl.json"], tmp_path, None).returncode == 0
+    _generate(["nimp", "--param", "kind=replay", "--param", "jobs=60", "--param", "racks=2",
+               "--param", "machines_per_rack=2", "--seed", "1"], tmp_path / "wl.json")
     got = {}
     for policy in ("hived", "hived-again"):
         out = _run(["simulate", "nimp", "wl.json", "-p", policy, "--json", "--out", f"{policy}.json"], tmp_path, None,
@@ -303,7 +312,7 @@ def test_a_nimp_online_policy_plug_in_runs_end_to_end(package: Path, tmp_path: P
     same policy does."""
     from optkit.formulations.nimp.model import NimpInstance, evaluate
 
-    assert _run(["generate", "nimp", "--suite", "tiny", "--out", "nimp"], tmp_path, package).returncode == 0
+    _generate(["nimp", "--suite", "tiny"], tmp_path / "nimp")
     files = sorted((tmp_path / "nimp").glob("*.json"))[:3]
     solved, inst, ev = _solve_and_evaluate("nimp", files[0], "most-free-first", tmp_path, package)
     assert solved["status"] == "feasible" and ev.feasible and solved["objective"] == ev.objectives["lex"]
@@ -319,8 +328,8 @@ def test_a_nimp_online_policy_plug_in_runs_end_to_end(package: Path, tmp_path: P
             for f in files for i in [NimpInstance.from_dict(json.loads(f.read_text()))]}
     assert got == want and "feasible" in got.values()
 
-    assert _run(["generate", "nimp", "--param", "kind=replay", "--param", "jobs=40", "--param", "racks=2",
-                 "--param", "machines_per_rack=2", "--seed", "3", "--out", "wl.json"], tmp_path, None).returncode == 0
+    _generate(["nimp", "--param", "kind=replay", "--param", "jobs=40", "--param", "racks=2",
+               "--param", "machines_per_rack=2", "--seed", "3"], tmp_path / "wl.json")
     out = _run(["simulate", "nimp", "wl.json", "-p", "most-free-first", "--json"], tmp_path, package)
     assert out.returncode == 0, out.stderr
     summary = json.loads(out.stdout)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import inspect
 import math
@@ -248,14 +249,23 @@ class _Context:
     def solve(self, name: str, i: int, objective: str, seed: int | None) -> Result:
         """``solve`` without a time limit; a crash becomes an ``error`` result naming it, an
         ``InputError`` on the (valid) instance an ``error`` result marked ``refused`` (the
-        parameters and objectives were validated before any run)."""
+        parameters and objectives were validated before any run). At the first seed, the
+        algorithm's own result (what :meth:`raw` needs) is kept from this very run, so that it
+        is not run a second time for it."""
+        f, kept = self.f, []
+        raw_key = self._raw_key(name, i, objective) if seed == self.seeds[0] else None
+        if raw_key is not None and raw_key not in self.cache.raw:
+            f = _recording(self.f, name, kept)
         try:
-            return solve(self.f, self.instances[i], name, objective=objective, seed=seed, params=self.params(name))
+            return solve(f, self.instances[i], name, objective=objective, seed=seed, params=self.params(name))
         except InputError as exc:
             return Result(Status.ERROR, message=f"{REFUSED}: InputError: {exc}", objective_name=objective,
                           info={"refused": True})
         except Exception as exc:  # noqa: BLE001 - a crash is a finding, not the checker's failure
             return Result(Status.ERROR, message=f"raised {type(exc).__name__}: {exc}", objective_name=objective)
+        finally:
+            if kept and raw_key is not None:
+                self.cache.raw.setdefault(raw_key, kept[0])
 
     def run(self, name: str, i: int, objective: str, seed: int | None) -> Result:
         algo = self.f.algorithms[name]
@@ -314,12 +324,18 @@ class _Context:
             return None
         return self.f.lower_bound(self.instances[i], objective)
 
+    def _raw_key(self, name: str, i: int, objective: str) -> tuple[Any, ...]:
+        """The cache key of algorithm ``name``'s own result on instance ``i`` at the first seed."""
+        params = resolve_params(self.f, name, self.params(name))
+        return ("raw", self.f.name, name, id(self.f.algorithms[name].run), self.hashes[i], objective, self.seeds[0],
+                repr(sorted(params.items())))
+
     def raw(self, i: int, objective: str) -> Result | None:
         """The algorithm's own result, before the engine replaces its numbers (None: it crashed),
-        from its own copy of the instance (:func:`optkit.pristine.fresh_copy`)."""
+        from its own copy of the instance (:func:`optkit.pristine.fresh_copy`): the one kept
+        from the first seed's ``solve`` run (:meth:`solve`), else from a run of its own."""
         params = resolve_params(self.f, self.algo.name, self.params(self.algo.name))
-        key = ("raw", self.f.name, self.algo.name, id(self.algo.run), self.hashes[i], objective, self.seeds[0],
-               repr(sorted(params.items())))
+        key = self._raw_key(self.algo.name, i, objective)
         if key not in self.cache.raw:
             try:
                 self.cache.raw[key] = self.algo.run(fresh_copy(self.f, self.instances[i]), objective=objective,
@@ -361,6 +377,29 @@ class _Context:
             except WorkerError as exc:
                 raise _Skip(str(exc)) from None
         return self.cache.hashed[key]
+
+
+def _recording(f: Formulation, name: str, into: list[Result | None]) -> Formulation:
+    """``f`` with algorithm ``name``'s run function wrapped to append to ``into`` a deep copy of
+    the result it returns (``None`` when it raises, as :meth:`_Context.raw` records a crash),
+    taken before ``solve`` replaces the result's numbers. The wrapper's keywords and lazy import
+    are those of the function it wraps (its ``target``), so ``solve`` validates and runs the
+    algorithm as it would the unwrapped one."""
+    algo = f.algorithms[name]
+    run = algo.run
+
+    def recorded(*args: Any, **kwargs: Any) -> Any:
+        try:
+            out = run(*args, **kwargs)
+        except Exception:
+            into.append(None)
+            raise
+        into.append(copy.deepcopy(out))
+        return out
+
+    target = getattr(run, "target", None)
+    recorded.target = target if callable(target) else (lambda: run)  # type: ignore[attr-defined]
+    return dataclasses.replace(f, algorithms={**f.algorithms, name: dataclasses.replace(algo, run=recorded)})
 
 
 def _difference(a: Result, b: Result, first: str, second: str) -> str | None:
