@@ -552,10 +552,15 @@ class ProtocolState:
             raise self._fail("job.seq", f"must not decrease among the arrivals of one instant (rule 2): job {job.id} "
                                         f"(seq {job.seq}) arrives at {now} after a job of seq {self.last_seq}")
 
-    def record_arrival(self, job: Job, now: float) -> None:
+    def advance(self, now: float) -> None:
+        """The driver's clock moves to ``now`` (checked by :meth:`check_time`); a later instant
+        starts a new order of arrivals (rule 2: ``seq`` orders the arrivals of one instant)."""
         if now > self.clock:
             self.last_seq = None
         self.clock = now
+
+    def record_arrival(self, job: Job, now: float) -> None:
+        self.advance(now)
         self.state[job.id] = _ARRIVED
         self.last_seq = job.seq if self.last_seq is None else max(self.last_seq, job.seq)
         self.fresh = True
@@ -574,9 +579,7 @@ class ProtocolState:
                                        f"on_completion({job_id!r}) at {now}, but the job {why}")
 
     def record_completion(self, job_id: str, now: float) -> None:
-        if now > self.clock:
-            self.last_seq = None
-        self.clock = now
+        self.advance(now)
         self.state[job_id] = _DONE
         servers, counts = self.held.pop(job_id)
         for m, c in zip(servers, counts):
@@ -656,6 +659,4 @@ class ProtocolState:
         self.check_time(now, "next_wakeup")
 
     def record_wakeup(self, now: float) -> None:
-        if now > self.clock:
-            self.last_seq = None
-        self.clock = now
+        self.advance(now)

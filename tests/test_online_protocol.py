@@ -294,6 +294,18 @@ def test_the_legal_sequences_next_to_the_misuses_pass(problem: str) -> None:
     assert [d.job_id for d in s.decide(9.0, _view({"a": 0, "b": 4}))] == ["w", "late"]
 
 
+@pytest.mark.parametrize("problem", ["ddlwmp", "nimp"])
+def test_seq_orders_the_arrivals_of_one_instant_only(problem: str) -> None:
+    """Rule 2 compares ``seq`` within one instant: after a seq of 5 at 0, a later instant starts
+    its own order (0 then 1 there is legal), and within it a decrease is still refused."""
+    s = MAKERS[problem]()
+    s.on_arrival(_job("x", seq=5), 0.0)
+    s.on_arrival(_job("y", seq=0), 1.0)
+    s.on_arrival(_job("z", seq=1), 1.0)
+    with pytest.raises(InputError, match="job.seq"):
+        s.on_arrival(_job("w", seq=0), 1.0)
+
+
 def test_pair_capacity_is_validated_alike_online_and_by_place() -> None:
     """The online Titan and ``place`` accept and reject the same pair capacities (module
     docstring of formulations/nimp/online.py: place()'s rule), and place the same way."""
