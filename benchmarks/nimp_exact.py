@@ -29,7 +29,7 @@ from optkit.formulations.nimp.bounds import RATIO, approximation_check
 from optkit.formulations.nimp.exact import run_cpsat, run_highs
 from optkit.formulations.nimp.generate import cluster, medium, tiny
 from optkit.formulations.nimp.model import NimpInstance, evaluate
-from optkit.formulations.nimp.titan import _capacity_arg, run_titan, titan
+from optkit.formulations.nimp.titan import capacity_argument, run_titan, titan
 
 from _page import run_line
 
@@ -69,7 +69,7 @@ def titan_rows(n: int, repeats: int) -> list[dict[str, Any]]:
         inst = NimpInstance.from_dict(cluster(seed))
         g = [m.gpus for m in inst.machines]
         r = [m.idle_gpus for m in inst.machines]
-        ph, cap = inst.phases(), _capacity_arg(inst)
+        ph, cap = inst.phases(), capacity_argument(inst)
         sens = True
         for name, call in (("titan", lambda: titan(g, r, cap, ph, workers=inst.N)),
                            ("elasticflow", lambda: elasticflow(r, workers=inst.N)),

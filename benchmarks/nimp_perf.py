@@ -24,7 +24,7 @@ from _page import run_line  # noqa: E402
 
 from optkit.formulations.nimp.generate import cluster, medium  # noqa: E402
 from optkit.formulations.nimp.model import NimpInstance, evaluate  # noqa: E402
-from optkit.formulations.nimp.titan import _capacity_arg, titan  # noqa: E402
+from optkit.formulations.nimp.titan import capacity_argument, titan  # noqa: E402
 
 
 def titan_times(repeats: int, **readings: str) -> list[float]:
@@ -33,7 +33,7 @@ def titan_times(repeats: int, **readings: str) -> list[float]:
         inst = NimpInstance.from_dict(cluster(seed))
         g = [m.gpus for m in inst.machines]
         r = [m.idle_gpus for m in inst.machines]
-        ph, cap = inst.phases(), _capacity_arg(inst)
+        ph, cap = inst.phases(), capacity_argument(inst)
         for _ in range(repeats):
             t0 = time.perf_counter()
             m = titan(g, r, cap, ph, workers=inst.N, **readings)

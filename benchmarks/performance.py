@@ -152,11 +152,11 @@ def grouped_table(n: int, seed: int = 0) -> list[dict[str, Any]]:
     user structure, sizes log-normal per group with 20% noise per job)."""
     import numpy as np
 
-    from optkit.formulations.ddlwmp.generate import _group_sizes, _users
+    from optkit.formulations.ddlwmp.generate import group_sizes, group_owners
 
     rng = np.random.default_rng(seed)
-    sizes = _group_sizes(n, 0.65, 5, rng)
-    owners = _users(len(sizes), rng)
+    sizes = group_sizes(n, 0.65, 5, rng)
+    owners = group_owners(len(sizes), rng)
     base = 1800.0 * np.exp(rng.standard_normal(len(sizes))) / 0.1
     seq = np.repeat(np.arange(len(sizes)), sizes)[rng.permutation(n)]
     it = np.maximum(1, np.round(base[seq] * np.exp(0.2 * rng.standard_normal(n)))).astype(int)
@@ -391,14 +391,14 @@ def row_sjf_bco(quick: bool) -> dict[str, Any]:
 def row_titan(quick: bool) -> dict[str, Any]:
     from optkit.formulations.nimp.generate import cluster
     from optkit.formulations.nimp.model import NimpInstance
-    from optkit.formulations.nimp.titan import _capacity_arg, titan
+    from optkit.formulations.nimp.titan import capacity_argument, titan
 
     meds = []
     for seed in range(2 if quick else 5):
         inst = NimpInstance.from_dict(cluster(seed))
         g = [m.gpus for m in inst.machines]
         r = [m.idle_gpus for m in inst.machines]
-        ph, cap = inst.phases(), _capacity_arg(inst)
+        ph, cap = inst.phases(), capacity_argument(inst)
         ts = []
         for _ in range(20 if quick else 100):
             _m, w = _timed(lambda: titan(g, r, cap, ph, workers=inst.N))

@@ -89,7 +89,10 @@ def _check_share(v: Any, name: str) -> float:
 
 
 # ----------------------------------------------------------------------------- groups
-def _group_sizes(n: int, recurring_share: float, min_rec: int, rng: np.random.Generator) -> list[int]:
+def group_sizes(n: int, recurring_share: float, min_rec: int, rng: np.random.Generator) -> list[int]:
+    """Sizes of the job groups of n jobs: ``recurring_share`` of them in recurring groups of at
+    least ``min_rec`` jobs (size ``min_rec`` + a geometric(0.15) draw - 1), the rest in groups of
+    1 to min(4, min_rec - 1) jobs (module docstring, "Groups"). Draws from ``rng``."""
     rec = int(round(recurring_share * n))
     if rec < min_rec:
         rec = 0
@@ -124,7 +127,9 @@ def _single_groups(sizes: Sequence[int], share: float, rng: np.random.Generator)
     return single
 
 
-def _users(n_groups: int, rng: np.random.Generator) -> list[str]:
+def group_owners(n_groups: int, rng: np.random.Generator) -> list[str]:
+    """The user of each of ``n_groups`` groups: about one user per five groups, drawn with Zipf
+    weights 1/rank (module docstring, "Users"), named ``u0000``, ``u0001``, ... Draws from ``rng``."""
     n_users = max(1, int(round(n_groups / 5)))
     w = 1.0 / np.arange(1, n_users + 1)
     owners = rng.choice(n_users, size=n_groups, p=w / w.sum())
@@ -193,9 +198,9 @@ def generate(*, jobs: int, servers: int, gpus_per_server: int = 8, inter_bandwid
     batch_factor = check_batch_factor(unstated_batch_factor)
     rng = np.random.default_rng(seed)
 
-    sizes = _group_sizes(n, recurring_share, min_recurrence, rng)
+    sizes = group_sizes(n, recurring_share, min_recurrence, rng)
     single = [single_gpu_share >= 1.0] * len(sizes) if per_job else _single_groups(sizes, single_gpu_share, rng)
-    owners = _users(len(sizes), rng)
+    owners = group_owners(len(sizes), rng)
     demands = sorted(weights)
     p = np.array([weights[k] for k in demands])
     p = p / p.sum() if p.size else p
@@ -408,7 +413,7 @@ def from_trace(trace: str | Path | Sequence[Mapping[str, Any]], *, servers: int,
         group_rule = (f"synthetic: same GPU demand, same ln(duration) bin of width {group_bin}, "
                       f"split at random into groups of about {group_size} jobs")
     groups = sorted(set(labels))
-    owners = dict(zip(groups, _users(len(groups), rng)))
+    owners = dict(zip(groups, group_owners(len(groups), rng)))
     gpus_of: dict[str, int] = {}
     for lab, r in zip(labels, kept):
         gpus_of.setdefault(lab, int(r["num_gpu"]))
