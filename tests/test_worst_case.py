@@ -47,16 +47,26 @@ def _journal_hashes(out: Path) -> list[str]:
     return [json.loads(line)["hash"] for line in (out / "evaluations.jsonl").read_text().splitlines()]
 
 
+@pytest.fixture(scope="module")
+def gpu_search(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+    """``(folder, summary)`` of one finished gpu-mapping/heavy-edge search (16 evaluations, one
+    worker, seed 0), made once for the tests that only read it (the determinism and shrink
+    tests made the same search each)."""
+    out = tmp_path_factory.mktemp("gpu-search") / "a"
+    return out, _run(out, "gpu-mapping", "heavy-edge", jobs=1)
+
+
 # ----------------------------------------------------------------------------- determinism
-def test_same_seed_and_evaluation_count_give_the_same_result_whatever_the_worker_count(tmp_path: Path) -> None:
-    a = _run(tmp_path / "a", "gpu-mapping", "heavy-edge", jobs=1)
+def test_same_seed_and_evaluation_count_give_the_same_result_whatever_the_worker_count(
+        tmp_path: Path, gpu_search: tuple[Path, dict[str, Any]]) -> None:
+    a_dir, a = gpu_search
     b = _run(tmp_path / "b", "gpu-mapping", "heavy-edge", jobs=2)
     assert _stable(a) == _stable(b)
     assert a["search_evaluations"] == 16
     for name in ("instance.json", "optimum.json", "solution.json"):
-        assert (tmp_path / "a" / name).read_text() == (tmp_path / "b" / name).read_text()
+        assert (a_dir / name).read_text() == (tmp_path / "b" / name).read_text()
     # the sequence of candidates is the same, not only the end point
-    assert sorted(_journal_hashes(tmp_path / "a")) == sorted(_journal_hashes(tmp_path / "b"))
+    assert sorted(_journal_hashes(a_dir)) == sorted(_journal_hashes(tmp_path / "b"))
 
 
 def test_another_seed_draws_other_candidates(tmp_path: Path) -> None:
@@ -137,12 +147,13 @@ def test_another_search_in_the_same_folder_is_refused(tmp_path: Path) -> None:
 
 
 # ----------------------------------------------------------------------------- shrink
-def test_the_shrunk_instance_keeps_the_ratio_and_no_single_reduction_keeps_it(tmp_path: Path) -> None:
-    s = _run(tmp_path / "g", "gpu-mapping", "heavy-edge", evals=16)
+def test_the_shrunk_instance_keeps_the_ratio_and_no_single_reduction_keeps_it(
+        gpu_search: tuple[Path, dict[str, Any]]) -> None:
+    folder, s = gpu_search
     assert s["phase"] == "done" and s["stopped"] == "complete"
     assert s["ratio"] >= s["found_ratio"] > 1.0
     assert sum(s["size"].values()) <= sum(s["found_size"].values())
-    data = json.loads((tmp_path / "g" / "instance.json").read_text())
+    data = json.loads((folder / "instance.json").read_text())
     again = wc.measure_candidate(problem="gpu-mapping", instance=data, algorithm="heavy-edge", objective="cut",
                                  oracle_time_limit=20.0, algorithm_seed=0)
     assert again["proven"] and again["ratio"] == pytest.approx(s["ratio"], rel=1e-12)
