@@ -17,7 +17,14 @@ from optkit.formulations.rar_ddls.model import RarInstance, evaluate, simulate
 from optkit.cli import main
 from optkit.errors import InputError
 from optkit.result import Status
-from tests.rar_ddls_cases import brute_cases, cpsat_result, exact_cases, pair_case, tiny_case
+from tests.rar_ddls_cases import brute_cases, cpsat_result, exact_cases, pair_case, share_cpsat_results, tiny_case
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _shared_cpsat_results(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """CP-SAT's optima of the shared cases, solved once per run (:func:`tests.rar_ddls_cases.share_cpsat_results`)."""
+    share_cpsat_results(tmp_path_factory)
+
 
 EXACT = exact_cases()
 BRUTE = brute_cases() + [(f"tiny-{s:02d}", tiny_case(s)) for s in (1, 9, 17, 33)]
