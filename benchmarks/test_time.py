@@ -1,20 +1,26 @@
 """How long the README's test command takes on a fresh clone (install excluded).
 
-    python benchmarks/test_time.py [--repo PATH] [--ref REV] [--venv VENV] [--out benchmarks/perf/test_time.md]
+    python benchmarks/test_time.py [--repo PATH] [--ref REV] [--clone DIR] [--venv VENV]
+                                   [--out benchmarks/perf/test_time.md]
 
-Clones ``--repo`` (default: this checkout; ``--ref`` default ``HEAD``, committed work only) into a
-scratch folder, reads the README's test command there (the block after ``<!-- test-command -->``,
-as ``.ci/run`` does), runs its install steps unless ``--venv`` names an existing virtualenv to
-reuse (then its ``bin/python`` replaces ``.venv/bin/python``, and the clone goes first on
-``PYTHONPATH`` so the clone's code runs, in subprocesses too), and then times its pytest part
-alone, with ``--durations=20`` added, under ``CI=true`` as CI runs it (``$OPTKIT_TRACES`` names the
-trace folder this checkout finds, since the clone does not sit beside ``shared/``). Printed and
-written to ``--out``: the wall time of the pytest part, the CPU time of it and its children
-(user + system, from ``getrusage``), the test counts of pytest's summary line, the 20 slowest
-test phases as pytest reports them, and the load average at the start, the end and its mean
-and maximum sampled every 5 s during the run (the machine may be shared: a busy machine
-stretches wall time far more than CPU time). The install time, when measured, is printed apart.
-Nothing here is asserted; the exit code is pytest's.
+Clones ``--repo`` (default: this checkout; ``--ref`` default ``HEAD``, committed work only) into
+``--clone`` (default: ``tt-clone`` beside the ``shared/`` folder that holds the real traces, e.g.
+``/work/tt-clone``, so that the clone finds ``../shared/data`` as a checkout does; a temporary
+folder when no trace folder is found; a folder left by an earlier run of this script is replaced,
+any other existing folder refused), reads the README's test command there (the block after
+``<!-- test-command -->``, as ``.ci/run`` does), runs its install steps unless ``--venv`` names an
+existing virtualenv to reuse (then its ``bin/python`` replaces ``.venv/bin/python``, and the clone
+goes first on ``PYTHONPATH`` so the clone's code runs, in subprocesses too), and then times its
+pytest part alone, with ``--durations=20`` added, under ``CI=true`` as CI runs it (``$OPTKIT_TRACES``
+names the trace folder this checkout finds when the clone does not sit beside ``shared/``).
+``PYTHONDONTWRITEBYTECODE`` is removed from the environment of the timed run (a shell a newcomer
+opens does not set it; with it every subprocess of the suite compiles optkit from source again);
+``--keep-env`` keeps the environment as it is. Printed and written to ``--out``: the wall time of
+the pytest part, the CPU time of it and its children (user + system, from ``getrusage``), the test
+counts of pytest's summary line, the 20 slowest test phases as pytest reports them, and the load
+average at the start, the end and its mean and maximum sampled every 5 s during the run (the
+machine may be shared: a busy machine stretches wall time far more than CPU time). The install
+time, when measured, is printed apart. Nothing here is asserted; the exit code is pytest's.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ import os
 import re
 import resource
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -39,6 +46,8 @@ from _page import run_line  # noqa: E402
 from optkit.traces import TRACES_ENV, trace_root  # noqa: E402
 
 MARKER = "<!-- test-command -->"
+CLONE_MARK = ".optkit-test-time-clone"
+"""A file this script writes into its clone: a folder holding it may be replaced by the next run."""
 
 
 def readme_command(readme: str) -> str:
@@ -97,12 +106,26 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--ref", default="HEAD", help="revision to check out (default: HEAD)")
     ap.add_argument("--venv", help="reuse this virtualenv instead of running the install steps")
     ap.add_argument("--out", help="write the page here (e.g. benchmarks/perf/test_time.md)")
+    ap.add_argument("--clone", help="clone into this folder (default: tt-clone beside the shared/ trace folder)")
     ap.add_argument("--keep", action="store_true", help="keep the clone (its path is printed)")
+    ap.add_argument("--keep-env", action="store_true", help="keep PYTHONDONTWRITEBYTECODE if it is set")
     args = ap.parse_args(argv)
 
-    scratch = Path(tempfile.mkdtemp(prefix="optkit-test-time-"))
-    clone = scratch / "optkit"
+    traces = trace_root()
+    scratch: Path | None = None
+    if args.clone:
+        clone = Path(args.clone).resolve()
+    elif traces is not None and traces.parent.parent.name == "shared":
+        clone = traces.parents[2] / "tt-clone"   # <dir>/shared/data/traces -> <dir>/tt-clone
+    else:
+        scratch = Path(tempfile.mkdtemp(prefix="optkit-test-time-"))
+        clone = scratch / "optkit"
+    if clone.exists():
+        if not (clone / CLONE_MARK).is_file():
+            ap.error(f"--clone {clone} exists and is not a clone this script made; remove it or name another")
+        shutil.rmtree(clone)
     subprocess.run(["git", "clone", "-q", "--no-hardlinks", args.repo, str(clone)], check=True)
+    (clone / CLONE_MARK).write_text("made by benchmarks/test_time.py; replaced by its next run\n")
     subprocess.run(["git", "checkout", "-q", args.ref], cwd=clone, check=True)
     rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=clone, capture_output=True, text=True,
                          check=True).stdout.strip()
@@ -110,8 +133,9 @@ def main(argv: list[str] | None = None) -> int:
     install, test = split_command(command)
     env = dict(os.environ, CI="true")
     env.pop("PYTHONPATH", None)
-    traces = trace_root()
-    if traces is not None and TRACES_ENV not in env:
+    dropped = [] if args.keep_env else [k for k in ("PYTHONDONTWRITEBYTECODE",) if env.pop(k, None) is not None]
+    beside = traces is not None and (clone.parent / "shared" / "data" / "traces").resolve() == traces.resolve()
+    if traces is not None and TRACES_ENV not in env and not beside:
         env[TRACES_ENV] = str(traces)
     lines: list[str] = []
 
@@ -130,7 +154,9 @@ def main(argv: list[str] | None = None) -> int:
         subprocess.run(" && ".join(install), shell=True, cwd=clone, env=env, check=True)
         say(f"install: `{' && '.join(install)}` took {time.perf_counter() - t0:.0f} s wall (not counted below)")
     test_args = shlex.split(test) + ["--durations=20"]
-    say(f"timed: `{' '.join(test_args)}` in the clone, CI=true")
+    say(f"timed: `{' '.join(test_args)}` in the clone ({clone}), CI=true"
+        + (f", {TRACES_ENV}={env[TRACES_ENV]}" if TRACES_ENV in env else ", traces found beside it (../shared/data)")
+        + (f"; removed from the environment: {', '.join(dropped)}" if dropped else ""))
     load0 = os.getloadavg()
     sampler = LoadSampler()
     sampler.start()
@@ -170,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.keep:
         print(f"clone kept at {clone}")
     else:
-        subprocess.run(["rm", "-rf", str(scratch)], check=False)
+        shutil.rmtree(scratch or clone, ignore_errors=True)
     return proc.returncode
 
 

@@ -7,15 +7,20 @@ two pytest-xdist workers) write the same ``build/`` folder, and a module deleted
 but left in an old ``build/lib`` would still be packed. So each build copies what the build reads
 (``pyproject.toml``, ``README.md``, ``optkit/``, ``formulations/``; no ``__pycache__``) into its own
 scratch folder and builds there, without build isolation (setuptools and wheel come from the test
-extra: nothing is fetched).
+extra: nothing is fetched). :func:`shared_wheel` builds it once per test run, the pytest-xdist
+workers sharing it.
 """
 
 from __future__ import annotations
 
+import fcntl
+import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = ("pyproject.toml", "README.md", "optkit", "formulations")
@@ -42,3 +47,27 @@ def build_wheel(scratch: Path) -> Path:
                     "-w", str(out), str(src)], check=True, cwd=scratch, timeout=240)
     (whl,) = out.glob("optkit-*.whl")
     return whl
+
+
+def shared_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder every pytest-xdist worker of this run sees (the parent of the workers' temporary
+    folders; the run's own temporary folder without xdist). pytest removes it with its old runs."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+def shared_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The checkout's wheel (:func:`build_wheel`), built once per test run: the first worker to
+    ask builds it under a lock, the others wait for it and read the same file
+    (``tests/test_packaging.py`` and ``tests/test_typing.py`` each built one)."""
+    shared = shared_folder(tmp_path_factory)
+    work = shared / "optkit-wheel"
+    with open(shared / "optkit-wheel.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        done = work / "built"
+        if not done.is_file():
+            shutil.rmtree(work, ignore_errors=True)
+            work.mkdir()
+            whl = build_wheel(work)
+            done.write_text(str(whl))
+        return Path(done.read_text())

@@ -13,7 +13,7 @@ from optkit.result import Status
 from tests.ddlwmp_cases import _model, random_instance, random_instance_dict
 from tests.deterministic import stop_at_first_solution
 
-WORKERS = 2
+WORKERS = 1
 
 
 def _tol(inst: DdlwmpInstance, value: float) -> float:

@@ -1,7 +1,7 @@
 """The distribution's layout: one top-level name, ``formulations/`` installed as
 ``optkit.formulations``, ``py.typed`` covering both, every module of the checkout in the wheel.
 
-Built once per module (:func:`tests.built_wheel.build_wheel`: ``pip wheel --no-deps
+Built once per test run (:func:`tests.built_wheel.shared_wheel`: ``pip wheel --no-deps
 --no-build-isolation`` of a scratch copy, nothing fetched); the wheel's file list is compared with
 the checkout's."""
 
@@ -14,14 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.built_wheel import build_wheel
+from tests.built_wheel import shared_wheel
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
 def wheel_names(tmp_path_factory: pytest.TempPathFactory) -> set[str]:
-    whl = build_wheel(tmp_path_factory.mktemp("wheel"))
+    whl = shared_wheel(tmp_path_factory)  # built once per run, shared with tests/test_typing.py
     with zipfile.ZipFile(whl) as z:
         return set(z.namelist())
 

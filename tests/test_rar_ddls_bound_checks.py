@@ -12,7 +12,14 @@ from optkit.formulations.rar_ddls.bounds import lemma_checks
 from optkit.formulations.rar_ddls.model import RarInstance, evaluate
 from optkit.formulations.rar_ddls.sjf_bco import run_sjf_bco, sjf_bco
 from optkit.result import Status
-from tests.rar_ddls_cases import cpsat_result, exact_cases
+from tests.rar_ddls_cases import cpsat_result, exact_cases, share_cpsat_results
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _shared_cpsat_results(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """CP-SAT's optima of the shared cases, solved once per run (:func:`tests.rar_ddls_cases.share_cpsat_results`)."""
+    share_cpsat_results(tmp_path_factory)
+
 
 EXACT = exact_cases()
 HEURISTICS = {"sjf-bco": run_sjf_bco, "ff": run_ff, "ls": run_ls, "rand": run_rand}

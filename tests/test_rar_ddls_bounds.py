@@ -12,7 +12,14 @@ from optkit.formulations.rar_ddls import FORMULATION
 from optkit.formulations.rar_ddls.bounds import feasible_server_counts, lower_bound, lower_bounds, rho_min, theorem5
 from optkit.formulations.rar_ddls.model import RarInstance, evaluate, solo_slots
 from optkit.errors import InputError
-from tests.rar_ddls_cases import _job, cpsat_result, exact_cases, pair_case
+from tests.rar_ddls_cases import _job, cpsat_result, exact_cases, pair_case, share_cpsat_results
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _shared_cpsat_results(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """CP-SAT's optima of the shared cases, solved once per run (:func:`tests.rar_ddls_cases.share_cpsat_results`)."""
+    share_cpsat_results(tmp_path_factory)
+
 
 EXACT = exact_cases()
 

@@ -204,9 +204,9 @@ def test_exact_solvers_agree_with_brute_force(name: str, data: dict[str, Any]) -
     inst = RarInstance.from_dict(data)
     best = exact.brute_force(inst)
     assert best is not None
-    c = exact.run_cpsat(inst, seed=0, workers=1, time_limit=60, shortcut=False)
-    c_short = exact.run_cpsat(inst, seed=0, workers=1, time_limit=60)
-    h = exact.run_highs(inst, seed=0, time_limit=60)
+    c = exact.run_cpsat(inst, seed=0, workers=1, time_limit=None, shortcut=False)
+    c_short = exact.run_cpsat(inst, seed=0, workers=1, time_limit=None)
+    h = exact.run_highs(inst, seed=0, time_limit=None)
     for r in (c, c_short, h):
         assert r.status is Status.OPTIMAL, (r.status, r.message)
         assert r.objective == best[0]
@@ -217,8 +217,8 @@ def test_exact_solvers_agree_with_brute_force(name: str, data: dict[str, Any]) -
 @pytest.mark.parametrize("name,data", MODEL, ids=[n for n, _ in MODEL])
 def test_cpsat_equals_highs_with_busy_gpus(name: str, data: dict[str, Any]) -> None:
     inst = RarInstance.from_dict(data)
-    c = exact.run_cpsat(inst, seed=0, workers=1, time_limit=60, shortcut=False)
-    h = exact.run_highs(inst, seed=0, time_limit=60)
+    c = exact.run_cpsat(inst, seed=0, workers=1, time_limit=None, shortcut=False)
+    h = exact.run_highs(inst, seed=0, time_limit=None)
     assert c.status is Status.OPTIMAL and h.status is Status.OPTIMAL
     assert c.objective == h.objective
     _check_heuristics_and_bounds(inst, c.objective)

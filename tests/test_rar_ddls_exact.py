@@ -17,7 +17,14 @@ from optkit.formulations.rar_ddls.model import RarInstance, evaluate, simulate
 from optkit.cli import main
 from optkit.errors import InputError
 from optkit.result import Status
-from tests.rar_ddls_cases import brute_cases, cpsat_result, exact_cases, pair_case, tiny_case
+from tests.rar_ddls_cases import brute_cases, cpsat_result, exact_cases, pair_case, share_cpsat_results, tiny_case
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _shared_cpsat_results(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """CP-SAT's optima of the shared cases, solved once per run (:func:`tests.rar_ddls_cases.share_cpsat_results`)."""
+    share_cpsat_results(tmp_path_factory)
+
 
 EXACT = exact_cases()
 BRUTE = brute_cases() + [(f"tiny-{s:02d}", tiny_case(s)) for s in (1, 9, 17, 33)]
@@ -43,7 +50,7 @@ def _check_schedule(inst: RarInstance, res) -> None:
 def test_cpsat_equals_highs(name: str, data: dict) -> None:
     inst = RarInstance.from_dict(data)
     c = cpsat_result(name, data)
-    h = exact.run_highs(inst, seed=0, time_limit=60)
+    h = exact.run_highs(inst, seed=0, time_limit=None)
     assert c.status is Status.OPTIMAL, c.message
     assert h.status is Status.OPTIMAL, h.message
     assert c.objective == h.objective
@@ -68,7 +75,7 @@ def test_brute_force_agrees(name: str, data: dict) -> None:
     assert ev.feasible and ev.objectives["makespan"] == value
     assert cpsat_result(name, data).objective == value
     if name not in dict(EXACT):  # the others meet HiGHS in test_cpsat_equals_highs
-        h = exact.run_highs(inst, seed=0, time_limit=60)
+        h = exact.run_highs(inst, seed=0, time_limit=None)
         assert h.status is Status.OPTIMAL and h.objective == value
 
 
@@ -97,10 +104,10 @@ def test_without_symmetry_breaking_and_horizon_cap_same_optimum(name: str) -> No
     data = dict(EXACT)[name]
     inst = RarInstance.from_dict(data)
     ref = cpsat_result(name, data).objective
-    res = exact.run_cpsat(inst, workers=1, seed=0, symmetry=False, tighten=False, time_limit=60)
+    res = exact.run_cpsat(inst, workers=1, seed=0, symmetry=False, tighten=False, time_limit=None)
     assert res.status is Status.OPTIMAL and res.objective == ref
     assert res.info["horizon_slots"] == inst.horizon
-    res = exact.run_highs(inst, seed=0, symmetry=False, time_limit=60)
+    res = exact.run_highs(inst, seed=0, symmetry=False, time_limit=None)
     assert res.status is Status.OPTIMAL and res.objective == ref
 
 

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.built_wheel import build_wheel, copy_sources
+from tests.built_wheel import copy_sources, shared_folder, shared_wheel
 from tests.needs import needs_modules
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -96,18 +96,14 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The wheel of the checkout, installed alone into a scratch folder (its ``site``): built
     once per run, the test workers of pytest-xdist sharing it (their temporary folders have one
     parent; a lock makes the first build it and the others wait)."""
-    base = tmp_path_factory.getbasetemp()
-    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    shared = shared_folder(tmp_path_factory)
     site = shared / "optkit-installed"
     with open(shared / "optkit-installed.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not (site / "optkit" / "py.typed").is_file():
-            work = shared / "optkit-build"
-            shutil.rmtree(work, ignore_errors=True)
-            work.mkdir()
-            whl = build_wheel(work)
+            whl = shared_wheel(tmp_path_factory)  # the wheel tests/test_packaging.py reads too
             subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(site),
-                            str(whl)], check=True, cwd=work, timeout=240)
+                            str(whl)], check=True, cwd=shared, timeout=240)
     return site
 
 

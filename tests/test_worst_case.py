@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -47,22 +48,39 @@ def _journal_hashes(out: Path) -> list[str]:
     return [json.loads(line)["hash"] for line in (out / "evaluations.jsonl").read_text().splitlines()]
 
 
+@pytest.fixture(scope="module")
+def gpu_search(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+    """``(folder, summary)`` of one finished gpu-mapping/heavy-edge search (16 evaluations, one
+    worker, seed 0), made once for the tests that only read it (the determinism and shrink
+    tests made the same search each)."""
+    out = tmp_path_factory.mktemp("gpu-search") / "a"
+    return out, _run(out, "gpu-mapping", "heavy-edge", jobs=1)
+
+
+@pytest.fixture(scope="module")
+def nimp_search(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+    """``(folder, summary)`` of one finished nimp/elasticflow search (8 evaluations, seed 0), made
+    once for the tests that read it or work on a copy of its folder (four tests each made it)."""
+    out = tmp_path_factory.mktemp("nimp-search") / "a"
+    return out, _run(out, evals=8, seed=0)
+
+
 # ----------------------------------------------------------------------------- determinism
-def test_same_seed_and_evaluation_count_give_the_same_result_whatever_the_worker_count(tmp_path: Path) -> None:
-    a = _run(tmp_path / "a", "gpu-mapping", "heavy-edge", jobs=1)
+def test_same_seed_and_evaluation_count_give_the_same_result_whatever_the_worker_count(
+        tmp_path: Path, gpu_search: tuple[Path, dict[str, Any]]) -> None:
+    a_dir, a = gpu_search
     b = _run(tmp_path / "b", "gpu-mapping", "heavy-edge", jobs=2)
     assert _stable(a) == _stable(b)
     assert a["search_evaluations"] == 16
     for name in ("instance.json", "optimum.json", "solution.json"):
-        assert (tmp_path / "a" / name).read_text() == (tmp_path / "b" / name).read_text()
+        assert (a_dir / name).read_text() == (tmp_path / "b" / name).read_text()
     # the sequence of candidates is the same, not only the end point
-    assert sorted(_journal_hashes(tmp_path / "a")) == sorted(_journal_hashes(tmp_path / "b"))
+    assert sorted(_journal_hashes(a_dir)) == sorted(_journal_hashes(tmp_path / "b"))
 
 
-def test_another_seed_draws_other_candidates(tmp_path: Path) -> None:
-    _run(tmp_path / "a", evals=8, seed=0)
+def test_another_seed_draws_other_candidates(tmp_path: Path, nimp_search: tuple[Path, dict[str, Any]]) -> None:
     _run(tmp_path / "b", evals=8, seed=1)
-    first_a = set(_journal_hashes(tmp_path / "a")[:8])
+    first_a = set(_journal_hashes(nimp_search[0])[:8])
     first_b = set(_journal_hashes(tmp_path / "b")[:8])
     assert first_a.isdisjoint(first_b)
 
@@ -108,12 +126,17 @@ def test_an_interrupted_run_resumes_to_the_result_of_an_uninterrupted_one(tmp_pa
     assert sorted(_journal_hashes(tmp_path / "cut")) == sorted(_journal_hashes(tmp_path / "whole"))
 
 
-def test_a_killed_cli_run_resumes_to_the_same_result(tmp_path: Path) -> None:
+def test_a_killed_cli_run_resumes_to_the_same_result(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The run that is killed is a real process (``python -m optkit worst-case``, SIGKILLed after
+    its first batch); the reference run and the resuming one are the same command through
+    :func:`optkit.cli.main` in this process (the path the command line takes, without two more
+    process start-ups)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    args = [sys.executable, "-m", "optkit", "worst-case", "nimp", "--algorithm", "tiresias", "--max-evals", "32",
+    argv = ["worst-case", "nimp", "--algorithm", "tiresias", "--max-evals", "32",
             "--budget", "600", "--max-size", "workers=4", "--max-size", "machines=4", "-j", "1"]
-    ref = subprocess.run(args + ["--out", str(tmp_path / "ref"), "--json"], env=env, capture_output=True, text=True)
-    assert ref.returncode == 0, ref.stderr
+    args = [sys.executable, "-m", "optkit", *argv]
+    assert main(argv + ["--out", str(tmp_path / "ref"), "--json"]) == 0
+    ref = capsys.readouterr().out
     cut = tmp_path / "cut"
     proc = subprocess.Popen(args + ["--out", str(cut)], env=env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, start_new_session=True)
@@ -124,25 +147,26 @@ def test_a_killed_cli_run_resumes_to_the_same_result(tmp_path: Path) -> None:
         time.sleep(0.1)
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
-    again = subprocess.run(args + ["--out", str(cut), "--json"], env=env, capture_output=True, text=True)
-    assert again.returncode == 0, again.stderr
-    assert _stable(json.loads(again.stdout)) == _stable(json.loads(ref.stdout))
+    assert main(argv + ["--out", str(cut), "--json"]) == 0
+    again = capsys.readouterr().out
+    assert _stable(json.loads(again)) == _stable(json.loads(ref))
     assert (cut / "instance.json").read_text() == (tmp_path / "ref" / "instance.json").read_text()
 
 
-def test_another_search_in_the_same_folder_is_refused(tmp_path: Path) -> None:
-    _run(tmp_path / "a", evals=8, seed=0)
+def test_another_search_in_the_same_folder_is_refused(tmp_path: Path, nimp_search: tuple[Path, dict[str, Any]]) -> None:
+    shutil.copytree(nimp_search[0], tmp_path / "a")
     with pytest.raises(Exception, match="--out .*holds another search"):
         _run(tmp_path / "a", evals=8, seed=3)
 
 
 # ----------------------------------------------------------------------------- shrink
-def test_the_shrunk_instance_keeps_the_ratio_and_no_single_reduction_keeps_it(tmp_path: Path) -> None:
-    s = _run(tmp_path / "g", "gpu-mapping", "heavy-edge", evals=16)
+def test_the_shrunk_instance_keeps_the_ratio_and_no_single_reduction_keeps_it(
+        gpu_search: tuple[Path, dict[str, Any]]) -> None:
+    folder, s = gpu_search
     assert s["phase"] == "done" and s["stopped"] == "complete"
     assert s["ratio"] >= s["found_ratio"] > 1.0
     assert sum(s["size"].values()) <= sum(s["found_size"].values())
-    data = json.loads((tmp_path / "g" / "instance.json").read_text())
+    data = json.loads((folder / "instance.json").read_text())
     again = wc.measure_candidate(problem="gpu-mapping", instance=data, algorithm="heavy-edge", objective="cut",
                                  oracle_time_limit=20.0, algorithm_seed=0)
     assert again["proven"] and again["ratio"] == pytest.approx(s["ratio"], rel=1e-12)
@@ -402,9 +426,10 @@ def test_score_is_the_ratio_or_the_margin_over_the_papers_bound() -> None:
     assert wc.score({"ratio": math.inf, "guarantee": 1.5}, "margin") == math.inf
 
 
-def test_a_journal_line_cut_by_a_kill_is_dropped_and_the_next_line_starts_afresh(tmp_path: Path) -> None:
+def test_a_journal_line_cut_by_a_kill_is_dropped_and_the_next_line_starts_afresh(
+        tmp_path: Path, nimp_search: tuple[Path, dict[str, Any]]) -> None:
     out = tmp_path / "j"
-    _run(out, evals=8)
+    shutil.copytree(nimp_search[0], out)  # a finished search of 8 evaluations
     journal = out / "evaluations.jsonl"
     lines = journal.read_text().splitlines()
     journal.write_text("\n".join(lines[:-1]) + "\n" + lines[-1][:20])  # the last record half written
@@ -415,15 +440,16 @@ def test_a_journal_line_cut_by_a_kill_is_dropped_and_the_next_line_starts_afresh
     assert again["search_evaluations"] == 8
 
 
-def test_the_oracle_calls_run_on_dask_with_the_same_result(tmp_path: Path) -> None:
+def test_the_oracle_calls_run_on_dask_with_the_same_result(tmp_path: Path,
+                                                           nimp_search: tuple[Path, dict[str, Any]]) -> None:
     distributed = pytest.importorskip("distributed", reason="optkit[distributed] not installed")
-    local = _run(tmp_path / "local", evals=8)
+    local_dir, local = nimp_search
     with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
                                   dashboard_address=None) as cluster:
         dask = wc.worst_case("nimp", "elasticflow", tmp_path / "dask", budget=600.0, max_evals=8, seed=0,
                              max_size=NIMP, progress=False, scheduler=cluster.scheduler_address)
     assert _stable(dask) == _stable(local)
-    assert (tmp_path / "dask" / "instance.json").read_text() == (tmp_path / "local" / "instance.json").read_text()
+    assert (tmp_path / "dask" / "instance.json").read_text() == (local_dir / "instance.json").read_text()
 
 
 def test_violations_are_counted_once_per_distinct_instance(tmp_path: Path) -> None:
