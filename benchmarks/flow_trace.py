@@ -18,11 +18,17 @@ shared modules such as :mod:`optkit.online`, gpu-mapping's Heavy-Edge and eq. 7,
 
 nimp's replay (:data:`NIMP_ROOMS`): 1 workload (``replay.load_workload``, ``jobs_from_trace``,
 ``workload_from_dict``, ``generate_workload`` and their helpers), 2 instance (the fat tree, the
-replay config, the jobs and their traffic patterns: ``replay.FatTree``, ``ReplayConfig``,
-``ReplayJob``, ``online_jobs``, ``_pattern``; ``model``'s collectives), 3 driver (``replay.replay``
-and its event handlers, the cluster state it keeps, ``replay.traffic``), 4 policy (``online``), 5
-placement (``titan``, ``place``, ``baselines``), 6 schedule (``replay.ReplayResult``), 7 evaluate
-(``replay.summarize``). ``claims`` is the orchestrator.
+replay config, the jobs: ``replay.FatTree``, ``ReplayConfig``, ``ReplayJob``; ``model``'s
+``Job``, ``Machine``, ``NimpInstance``), 3 driver (the rest of ``replay``: ``replay.replay`` and its
+event handlers, ``online_jobs``, the jobs as it delivers them), 4 policy (``online``), 5 placement
+(``titan``, ``place``, ``baselines``), 6 schedule (``replay.ReplayResult``), 7 evaluate
+(``replay.summarize``). ``claims`` is the orchestrator. The model's equations are transparent
+(:data:`_NIMP_EQUATIONS`: ``model``'s collective phases, as gpu-mapping's eqs. 4-7 are for ddlwmp:
+stateless functions any room evaluates), and so is ``network`` (since 2026-11-27), the state behind
+the policy's view (free GPUs, residual bandwidth, the pair capacity: what
+:class:`optkit.online.ClusterView`, itself transparent, asks when the policy reads P or reserves a
+start). Before that commit the same state and its reservation hook lived in ``replay`` (driver), and
+the trace counts them there.
 
 **What the trace counts** (``sys.setprofile``: every Python call and return):
 
@@ -85,12 +91,14 @@ DDLWMP_ROOMS: dict[str, Any] = {
 
 _NIMP_WORKLOAD = {f: "workload" for f in ("load_workload", "jobs_from_trace", "workload_from_dict", "generate_workload",
                                            "_collective", "_model_names", "_num", "_int")}
-_NIMP_INSTANCE = {f: "instance" for f in ("FatTree", "ReplayConfig", "ReplayJob", "_Pattern", "_pattern",
-                                           "online_jobs", "cluster_instance")}
+_NIMP_INSTANCE = {f: "instance" for f in ("FatTree", "ReplayConfig", "ReplayJob", "cluster_instance")}
+_NIMP_EQUATIONS: dict[str, str | None] = {f: None for f in (
+    "_hd_block", "binary_blocks", "halving_doubling_phases", "ring_phases", "phases", "pair_limit",
+    "is_placement_sensitive", "placement_sensitive")}
 NIMP_ROOMS: dict[str, Any] = {
     "replay": ("driver", {**_NIMP_WORKLOAD, **_NIMP_INSTANCE, "ReplayResult": "schedule", "summarize": "evaluate",
                           "_p": "evaluate"}),
-    "model": "instance",
+    "model": ("instance", _NIMP_EQUATIONS),
     "online": "policy",
     "titan": "placement", "place": "placement", "baselines": "placement",
     "claims": "orchestrator",
@@ -365,18 +373,28 @@ def trace_ddlwmp(jobs: int) -> tuple[list[str], dict[str, int]]:
     return report(tr, "ddlwmp: one ci-scale Sec. V comparison", what, time.perf_counter() - t0)
 
 
+def nimp_tracer(run: Callable[..., Any] | None = None) -> Tracer:
+    """A tracer of nimp's rooms whose runs are the calls of ``run`` (a function whose argument
+    ``policy`` names the run; default ``claims._replay_summary``, which replays through
+    ``replay.replay_policy`` since 2026-11-27 and ``replay.replay(POLICIES[...](...))`` before)."""
+    if run is None:
+        from optkit.formulations.nimp import claims
+        run = claims._replay_summary
+    run_code = run.__code__
+
+    def marker(code: Any, frame: Any) -> str | None:
+        return frame.f_locals.get("policy") if code is run_code else None
+
+    return Tracer(room_of_code(NIMP_ROOMS, "nimp"), marker)
+
+
 def trace_nimp() -> tuple[list[str], dict[str, int]] | None:
     from optkit.formulations.nimp import claims
 
     d = claims._trace_dir()
     if d is None:
         return None
-    run_code = claims._replay_summary.__code__
-
-    def marker(code: Any, frame: Any) -> str | None:
-        return frame.f_locals.get("policy") if code is run_code else None
-
-    tr = Tracer(room_of_code(NIMP_ROOMS, "nimp"), marker)
+    tr = nimp_tracer()
     t0 = time.perf_counter()
     s = tr.run(lambda: claims._replay_summary(d, "titan", claims.titan_readings({}), 0, "ci", 0.05))
     what = ("`claims._replay_summary` of Titan (readings at their defaults, phase budget 0.05 s) on the ci window "

@@ -69,3 +69,27 @@ def test_the_tracer_catches_the_old_path(inst: Any) -> None:
     c = ft.check(tr)["spjf"]
     assert [n.room for n in c["walk"]] == ["policy", "placement", "driver", "policy", "placement", "evaluate"]
     assert [n.room for n in c["re_entries"]] == ["policy", "placement"]
+
+
+def test_a_nimp_replay_enters_driver_policy_placement_evaluate_once() -> None:
+    """nimp's replay (the same rules): the driver builds the policy (``replay_policy``), the policy
+    reserves its starts in the view, whose network state (``network.ClusterState``) takes the GPUs
+    and the bandwidth, and the driver records them after ``decide``: no call from the policy back
+    into the driver, none into the instance (the fat tree's sizes are values)."""
+    from optkit.formulations.nimp.replay import generate_workload, replay_policy, summarize, workload_from_dict
+
+    ft = _flow_trace()
+    jobs, topo, cfg = workload_from_dict(generate_workload(1, jobs=60, racks=2, machines_per_rack=2))
+
+    def run(policy: str) -> dict[str, Any]:
+        return summarize(replay_policy(jobs, policy, {}, topo=topo, config=cfg))
+
+    tr = ft.nimp_tracer(run)
+    out = tr.run(lambda: [run(p) for p in ("titan", "tiresias")])
+    checked = ft.check(tr)
+    for name in ("titan", "tiresias"):
+        assert [n.room for n in checked[name]["walk"]] == ["driver", "policy", "placement", "evaluate"], name
+        assert checked[name]["re_entries"] == [] and checked[name]["climbs"] == {}, name
+    assert out[0]["multi_machine_jobs"] > 0  # Titan placed over machines: P and the traffic were read
+    placed = dict(tr.runs)["titan"].children[0].children[0].children[0].functions
+    assert "place_with_and_without_capacity" in placed

@@ -178,7 +178,7 @@ def _policy_summary(policy: str, kw: Mapping[str, Any], seed: int, scale: str, b
 
 def _replay_summary(d: Path, policy: str, kw: Mapping[str, Any], seed: int, scale: str,
                     budget: float) -> dict[str, Any]:
-    from .replay import POLICIES, ReplayConfig, load_workload, replay, summarize
+    from .replay import ReplayConfig, load_workload, replay_policy, summarize
 
     # Parsing the ten ITP files is most of a ci-scale measurement: parse once per (trace, seed)
     # and process (the jobs and the fat tree are frozen; every policy gets its own list).
@@ -190,7 +190,7 @@ def _replay_summary(d: Path, policy: str, kw: Mapping[str, Any], seed: int, scal
     if w is not None:
         jobs = [j for j in jobs if w[0] <= j.submit < w[1]]
     cfg = ReplayConfig(iteration_s=cfg.iteration_s, phase_budget_s=budget)
-    res = replay(jobs, POLICIES[policy](**kw), topo=topo, config=cfg)
+    res = replay_policy(jobs, policy, kw, topo=topo, config=cfg)
     s = summarize(res, until=max(j.submit for j in jobs))
     s["total_profit_at_arrivals"] = _total_profit(res, max(j.submit for j in jobs))
     return s
