@@ -1,7 +1,7 @@
 """Does a change to A-SRPT keep its schedules? Both variants on four ci-scale Sec. V workloads.
 
     PYTHONPATH=. python benchmarks/asrpt_same_schedules.py --workloads DIR --json OUT.json
-        [--before BEFORE.json] [--out PAGE.md] [--baselines] [--title TITLE]
+        [--before BEFORE.json] [--out PAGE.md] [--baselines] [--only-defaults] [--title TITLE] [--label LABEL]
 
 Run it once on the code before a change and once after, on the same workload files: ``--workloads``
 names a folder of instance JSON files, written on the first run (so the second run reads the very
@@ -20,7 +20,9 @@ completion time, the delayed starts and a SHA-256 of every job's (id, start, com
 placement): equal hashes are equal schedules. ``--baselines`` adds the paper's five baselines and
 FIFO, each under reading ``consolidate`` False (the default) and True, run as ``optkit solve`` runs
 them: through the formulation's registered algorithm (``FORMULATION.algorithms[name].run``, seed 0;
-a baseline delays no start, its column shows "-"). The ``--json`` file also records the commit of the
+a baseline delays no start, its column shows "-"). ``--only-defaults`` keeps each variant's default
+setting only (A-SRPT's defaults, a baseline's ``consolidate=False``), for large workloads. The
+``--json`` file is rewritten after every run and also records the commit of the
 code simulated (the checkout holding the imported ``optkit``, so ``PYTHONPATH=OTHER_CHECKOUT`` runs this
 script on another commit's code).
 """
@@ -126,10 +128,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, help="write the table as a page here")
     ap.add_argument("--baselines", action="store_true", help="also the six baselines (module docstring)")
     ap.add_argument("--title", default="A-SRPT's schedules before and after a change", help="the page's title")
+    ap.add_argument("--only-defaults", action="store_true",
+                    help="each variant under its default setting only (A-SRPT: defaults; a baseline: consolidate=False)")
+    ap.add_argument("--label", help="the code simulated, as the --json file and the page name it (default: the "
+                                    "commit of its checkout; a tree exported by git archive has none)")
     args = ap.parse_args(argv)
     before = json.loads(args.before.read_text()) if args.before else None
     got: dict[str, Any] = {}
-    commit = code_commit()
+    commit = args.label or code_commit()
     lines = ["| workload | variant | setting | jobs | total completion (s) | delayed starts | schedule SHA-256 |"
              + (" same as before |" if before else ""),
              "|---|---|---|---:|---:|---:|---|" + ("---|" if before else "")]
@@ -138,8 +144,11 @@ def main(argv: list[str] | None = None) -> int:
         runs = [(v, SETTINGS) for v in VARIANTS] + ([(b, BASELINE_SETTINGS) for b in BASELINES] if args.baselines else [])
         for variant, settings in runs:
             for label, setting in settings.items():
+                if args.only_defaults and label not in ("defaults", "consolidate=False"):
+                    continue
                 key = f"{name} {variant} {label}"
                 out = got[key] = run(data, variant, setting)
+                args.json.write_text(json.dumps({"commit": commit, "runs": got}, indent=1, sort_keys=True))
                 row = (f"| {name} | {variant} | {label} | {out['jobs']} | {out['total_completion']:.6e} | "
                        f"{'-' if out['delayed'] is None else out['delayed']} | {out['sha256'][:16]} |")
                 if before:
