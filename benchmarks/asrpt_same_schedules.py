@@ -2,6 +2,7 @@
 
     PYTHONPATH=. python benchmarks/asrpt_same_schedules.py --workloads DIR --json OUT.json
         [--before BEFORE.json] [--out PAGE.md] [--baselines] [--only-defaults] [--title TITLE] [--label LABEL]
+        [--from-json EARLIER.json]
 
 Run it once on the code before a change and once after, on the same workload files: ``--workloads``
 names a folder of instance JSON files, written on the first run (so the second run reads the very
@@ -22,7 +23,8 @@ FIFO, each under reading ``consolidate`` False (the default) and True, run as ``
 them: through the formulation's registered algorithm (``FORMULATION.algorithms[name].run``, seed 0;
 a baseline delays no start, its column shows "-"). ``--only-defaults`` keeps each variant's default
 setting only (A-SRPT's defaults, a baseline's ``consolidate=False``), for large workloads. The
-``--json`` file is rewritten after every run and also records the commit of the
+``--json`` file is rewritten after every run (``--from-json`` reads the runs from such a file instead
+of simulating, to compare two runs made side by side) and also records the commit of the
 code simulated (the checkout holding the imported ``optkit``, so ``PYTHONPATH=OTHER_CHECKOUT`` runs this
 script on another commit's code).
 """
@@ -128,6 +130,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, help="write the table as a page here")
     ap.add_argument("--baselines", action="store_true", help="also the six baselines (module docstring)")
     ap.add_argument("--title", default="A-SRPT's schedules before and after a change", help="the page's title")
+    ap.add_argument("--from-json", type=Path, help="take the runs from this earlier --json file instead of "
+                                                     "simulating them (to compare two runs made side by side)")
     ap.add_argument("--only-defaults", action="store_true",
                     help="each variant under its default setting only (A-SRPT: defaults; a baseline: consolidate=False)")
     ap.add_argument("--label", help="the code simulated, as the --json file and the page name it (default: the "
@@ -135,7 +139,8 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     before = json.loads(args.before.read_text()) if args.before else None
     got: dict[str, Any] = {}
-    commit = args.label or code_commit()
+    done = json.loads(args.from_json.read_text()) if args.from_json else None
+    commit = args.label or (done["commit"] if done else code_commit())
     lines = ["| workload | variant | setting | jobs | total completion (s) | delayed starts | schedule SHA-256 |"
              + (" same as before |" if before else ""),
              "|---|---|---|---:|---:|---:|---|" + ("---|" if before else "")]
@@ -147,7 +152,12 @@ def main(argv: list[str] | None = None) -> int:
                 if args.only_defaults and label not in ("defaults", "consolidate=False"):
                     continue
                 key = f"{name} {variant} {label}"
-                out = got[key] = run(data, variant, setting)
+                if done is not None:
+                    if key not in done["runs"]:
+                        continue
+                    out = got[key] = done["runs"][key]
+                else:
+                    out = got[key] = run(data, variant, setting)
                 args.json.write_text(json.dumps({"commit": commit, "runs": got}, indent=1, sort_keys=True))
                 row = (f"| {name} | {variant} | {label} | {out['jobs']} | {out['total_completion']:.6e} | "
                        f"{'-' if out['delayed'] is None else out['delayed']} | {out['sha256'][:16]} |")
