@@ -2,7 +2,11 @@
 ci-scale ddlwmp Sec. V comparison and of one nimp Titan replay (issue 36 item 3).
 
     PYTHONPATH=. python benchmarks/flow_trace.py [--problem ddlwmp|nimp|both] [--jobs 900]
-        [--out benchmarks/perf/flow_trace.md]
+        [--out benchmarks/perf/flow_trace.md] [--title TITLE] [--label LABEL]
+
+``benchmarks/perf/flow_trace.md`` is this script on this branch's code;
+``benchmarks/perf/flow_trace_before.md`` the same script on 1ab4764's (exported by ``git archive`` and
+put first on ``PYTHONPATH``), the code before issue 36 item 3's changes.
 
 **Rooms.** A room is a stage of the simulation path, given by the code that runs in it (module, and
 for the modules that hold two stages, the function); its position is its place in the pipeline.
@@ -409,6 +413,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jobs", type=int, default=900, help="jobs of the ddlwmp workload (ci Fig. 6: 900)")
     ap.add_argument("--out", type=Path, help="write the page here")
     ap.add_argument("--title", default="The simulation paths, room by room (issue 36 item 3)")
+    ap.add_argument("--label", help="the code traced, as the page names it (default: its checkout's commit)")
     args = ap.parse_args(argv)
     import optkit
 
@@ -437,7 +442,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.out:
         doc = __doc__.split("\n\n", 2)[2].split("\n\n**What the trace counts**")[0]
         rules = __doc__.split("**What the trace counts**", 1)[1].split("\n\nThe ddlwmp comparison is")[0]
-        args.out.write_text(f"# {args.title}\n\n" + run_line() + f"\n\nCode traced: {head}.\n\n" + doc.strip()
+        args.out.write_text(f"# {args.title}\n\n" + run_line() + f"\n\nCode traced: {args.label or head}.\n\n" + doc.strip()
                             + "\n\n**What the trace counts**" + rules + "\n\n" + text + "\n")
     return 0
 
