@@ -42,7 +42,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.append(str(ROOT))  # after PYTHONPATH: the checkout named there is the code simulated
 
-from _page import run_line  # noqa: E402
+from _page import finish_comparison  # noqa: E402
 
 SERVERS = 6
 SETTINGS: dict[str, dict[str, Any]] = {"defaults": {}, "tau=0": {"tau": 0.0}, "head_of_line=skip": {"head_of_line": "skip"},
@@ -167,19 +167,9 @@ def main(argv: list[str] | None = None) -> int:
                     row += f" {'yes' if ok else 'NO'} |"
                 lines.append(row)
                 print(row, flush=True)
-    args.json.write_text(json.dumps({"commit": commit, "runs": got}, indent=1, sort_keys=True))
-    summary = (f"{same} of {len(got)} runs on the code of {commit} identical to those on {before['commit']}"
-               if before else "")
-    if summary:
-        print(summary)
-    if args.out:
-        args.out.write_text(f"# {args.title}\n\n" + run_line() + "\n\n"
-                            + f"Code simulated: {commit}" + (f"; before: {before['commit']}" if before else "") + ".\n\n"
-                            + "Protocol: `benchmarks/asrpt_same_schedules.py` docstring.\n\n" + "\n".join(lines) + "\n"
-                            + (f"\n**{summary}** (total completion time, delayed starts and the schedule's hash "
-                               "all equal).\n" if summary else ""))
-    return 0 if before is None or same == len(got) else 1
-
+    return finish_comparison(args.json, got, commit, before, lines, same, out=args.out, title=args.title,
+                             script="asrpt_same_schedules.py", noun="runs",
+                             equal="total completion time, delayed starts and the schedule's hash all equal")
 
 if __name__ == "__main__":
     raise SystemExit(main())

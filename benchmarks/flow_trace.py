@@ -54,13 +54,13 @@ Code run at import (a module's or a class body's) is no room's work and is trans
 
 One-way means: no re-entry and no climb, in any run. A comparison runs the pipeline once per policy
 on the same instance; a *run* is one call of :func:`...ddlwmp.sec5.run_policy_readout` (ddlwmp) or
-of ``claims._replay_summary`` (nimp), and each is checked on its own; the workload and the instance
-are built once before the runs and no run may enter them again.
+of ``claims.replay_summary`` (nimp; ``_replay_summary`` at 1ab4764), and each is checked on its own;
+the workload and the instance are built once before the runs and no run may enter them again.
 
 The ddlwmp comparison is :func:`...ddlwmp.sec5.compare` (A-SRPT and the paper's five baselines, every
 reading at its default, seed 0) on the ci-scale Fig. 6 workload of ``--jobs`` jobs (6 x 8 GPUs, load
 0.8, random-forest predictions, seed 0; ``sec5_workload``, the generation traced too). The nimp replay
-is ``claims._replay_summary`` of Titan (readings at their defaults) on the ci window of seed 0 of the
+is ``claims.replay_summary`` of Titan (readings at their defaults) on the ci window of seed 0 of the
 Microsoft ITP trace (``../shared/data/traces/microsoft-itp``), parsing included. The page prints, per
 run, the room tree (with the number of calls merged into each node and the functions entered), the
 pre-order walk, the re-entries and climbs with the functions that made them, and the reads.
@@ -379,11 +379,11 @@ def trace_ddlwmp(jobs: int) -> tuple[list[str], dict[str, int]]:
 
 def nimp_tracer(run: Callable[..., Any] | None = None) -> Tracer:
     """A tracer of nimp's rooms whose runs are the calls of ``run`` (a function whose argument
-    ``policy`` names the run; default ``claims._replay_summary``, which replays through
+    ``policy`` names the run; default ``claims.replay_summary``, which replays through
     ``replay.replay_policy`` since 2026-11-27 and ``replay.replay(POLICIES[...](...))`` before)."""
     if run is None:
         from optkit.formulations.nimp import claims
-        run = claims._replay_summary
+        run = getattr(claims, "replay_summary", None) or getattr(claims, "_replay_summary")  # (its name at 1ab4764)
     run_code = run.__code__
 
     def marker(code: Any, frame: Any) -> str | None:
@@ -395,13 +395,15 @@ def nimp_tracer(run: Callable[..., Any] | None = None) -> Tracer:
 def trace_nimp() -> tuple[list[str], dict[str, int]] | None:
     from optkit.formulations.nimp import claims
 
-    d = claims._trace_dir()
+    find = getattr(claims, "trace_dir", None) or getattr(claims, "_trace_dir")  # (its name at 1ab4764)
+    d = find()
     if d is None:
         return None
     tr = nimp_tracer()
+    summary = getattr(claims, "replay_summary", None) or getattr(claims, "_replay_summary")
     t0 = time.perf_counter()
-    s = tr.run(lambda: claims._replay_summary(d, "titan", claims.titan_readings({}), 0, "ci", 0.05))
-    what = ("`claims._replay_summary` of Titan (readings at their defaults, phase budget 0.05 s) on the ci window "
+    s = tr.run(lambda: summary(d, "titan", claims.titan_readings({}), 0, "ci", 0.05))
+    what = ("`claims.replay_summary` of Titan (readings at their defaults, phase budget 0.05 s) on the ci window "
             f"of seed 0 of the ITP trace: {s['jobs']} jobs, mean used machines {s['used_machines_avg']!r}, mean "
             f"fragmentation {s['fragmentation_rate_avg']!r}.")
     return report(tr, "nimp: one ci-scale Titan replay", what, time.perf_counter() - t0)

@@ -41,12 +41,17 @@ RUNS: dict[str, tuple[str, dict[str, Any]]] = {
 }
 
 
+def _trace_dir(claims: Any) -> Any:
+    """``claims.trace_dir()`` (named ``_trace_dir`` at 1ab4764, the code this script compared with)."""
+    return (getattr(claims, "trace_dir", None) or getattr(claims, "_trace_dir"))()
+
+
 def run(seed: int, policy: str, readings: dict[str, Any], cache: dict[int, Any]) -> dict[str, Any]:
     """One replay (module docstring): its counts and hashes."""
     from optkit.formulations.nimp import claims
     from optkit.formulations.nimp.replay import POLICIES, ReplayConfig, load_workload, replay, summarize
 
-    d = claims._trace_dir()
+    d = _trace_dir(claims)
     if seed not in cache:
         cache[seed] = load_workload(d, seed=seed)
     jobs, topo, cfg = cache[seed]
@@ -76,11 +81,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--title", default="nimp's replays before and after a change", help="the page's title")
     ap.add_argument("--label", help="the code replayed, as the page names it (default: its checkout's commit)")
     args = ap.parse_args(argv)
+    from _page import finish_comparison
     from asrpt_same_schedules import code_commit  # (benchmarks/, this script's folder)
 
     from optkit.formulations.nimp import claims
 
-    if claims._trace_dir() is None:
+    if _trace_dir(claims) is None:
         print("the ITP trace is absent: nothing replayed")
         return 2
     before = json.loads(args.before.read_text()) if args.before else None
@@ -105,20 +111,10 @@ def main(argv: list[str] | None = None) -> int:
                 row += f" {'yes' if ok else 'NO'} |"
             lines.append(row)
             print(row, flush=True)
-    args.json.write_text(json.dumps({"commit": commit, "runs": got}, indent=1, sort_keys=True))
-    summary = f"{same} of {len(got)} replays on {commit} identical to those on {before['commit']}" if before else ""
-    if summary:
-        print(summary)
-    if args.out:
-        from _page import run_line
-
-        args.out.write_text(f"# {args.title}\n\n" + run_line() + "\n\n"
-                            + f"Code replayed: {commit}" + (f"; before: {before['commit']}" if before else "") + ".\n\n"
-                            + "Protocol: `benchmarks/nimp_same_replays.py` docstring.\n\n" + "\n".join(lines) + "\n"
-                            + (f"\n**{summary}** (schedule hash: every job's start, end, machines and communication "
-                               "time; summary hash: every metric of `summarize`).\n" if summary else ""))
-    return 0 if before is None or same == len(got) else 1
-
+    return finish_comparison(args.json, got, commit, before, lines, same, out=args.out, title=args.title,
+                             script="nimp_same_replays.py", noun="replays",
+                             equal="schedule hash: every job's start, end, machines and communication time; summary "
+                                   "hash: every metric of `summarize`")
 
 if __name__ == "__main__":
     raise SystemExit(main())
