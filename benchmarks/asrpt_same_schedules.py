@@ -153,8 +153,8 @@ def main(argv: list[str] | None = None) -> int:
                     continue
                 key = f"{name} {variant} {label}"
                 if done is not None:
-                    if key not in done["runs"]:
-                        continue
+                    if key not in done["runs"] or before is not None and key not in before["runs"]:
+                        continue  # (two runs made side by side: the runs both finished)
                     out = got[key] = done["runs"][key]
                 else:
                     out = got[key] = run(data, variant, setting)
