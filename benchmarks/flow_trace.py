@@ -28,11 +28,11 @@ event handlers, ``online_jobs``, the jobs as it delivers them), 4 policy (``onli
 (``titan``, ``place``, ``baselines``), 6 schedule (``replay.ReplayResult``), 7 evaluate
 (``replay.summarize``). ``claims`` is the orchestrator. The model's equations are transparent
 (:data:`_NIMP_EQUATIONS`: ``model``'s collective phases, as gpu-mapping's eqs. 4-7 are for ddlwmp:
-stateless functions any room evaluates), and so is ``network`` (since 2026-11-27), the state behind
+stateless functions any room evaluates), and so is ``network`` (from commit 32d0e80 on), the state behind
 the policy's view (free GPUs, residual bandwidth, the pair capacity: what
 :class:`optkit.online.ClusterView`, itself transparent, asks when the policy reads P or reserves a
-start). Before that commit the same state and its reservation hook lived in ``replay`` (driver), and
-the trace counts them there.
+start). Before that commit the same state and its reservation hook lived in ``replay`` (the driver's
+``ClusterState`` and its ``start`` closure), and the trace counts them there.
 
 **What the trace counts** (``sys.setprofile``: every Python call and return):
 
@@ -380,7 +380,7 @@ def trace_ddlwmp(jobs: int) -> tuple[list[str], dict[str, int]]:
 def nimp_tracer(run: Callable[..., Any] | None = None) -> Tracer:
     """A tracer of nimp's rooms whose runs are the calls of ``run`` (a function whose argument
     ``policy`` names the run; default ``claims.replay_summary``, which replays through
-    ``replay.replay_policy`` since 2026-11-27 and ``replay.replay(POLICIES[...](...))`` before)."""
+    ``replay.replay_policy`` from commit 32d0e80 on and ``replay.replay(POLICIES[...](...))`` before)."""
     if run is None:
         from optkit.formulations.nimp import claims
         run = getattr(claims, "replay_summary", None) or getattr(claims, "_replay_summary")  # (its name at 1ab4764)
