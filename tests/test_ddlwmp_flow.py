@@ -93,3 +93,21 @@ def test_a_nimp_replay_enters_driver_policy_placement_evaluate_once() -> None:
     assert out[0]["multi_machine_jobs"] > 0  # Titan placed over machines: P and the traffic were read
     placed = dict(tr.runs)["titan"].children[0].children[0].children[0].functions
     assert "place_with_and_without_capacity" in placed
+
+
+def test_the_registered_runs_flow_one_way(inst: Any) -> None:
+    """``optkit solve``'s runs (``algorithms.run_a_srpt``, a baseline's): the driver builds the policy,
+    which builds its placer, then drives it: driver -> policy -> placement, once each."""
+    from optkit.formulations.ddlwmp import FORMULATION
+
+    ft = _flow_trace()
+
+    def solve_run(name: str) -> Any:
+        return FORMULATION.algorithms[name].run(inst, seed=0)
+
+    tr = ft.ddlwmp_tracer(solve_run)
+    tr.run(lambda: [solve_run(p) for p in ("a-srpt", "wcs-subtime")])
+    checked = ft.check(tr)
+    for name in ("a-srpt", "wcs-subtime"):
+        assert [n.room for n in checked[name]["walk"]] == ["driver", "policy", "placement"], name
+        assert checked[name]["climbs"] == {}, name
