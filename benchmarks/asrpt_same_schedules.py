@@ -2,7 +2,7 @@
 
     PYTHONPATH=. python benchmarks/asrpt_same_schedules.py --workloads DIR --json OUT.json
         [--before BEFORE.json] [--out PAGE.md] [--baselines] [--only-defaults] [--title TITLE] [--label LABEL]
-        [--from-json EARLIER.json]
+        [--from-json EARLIER.json] [--resume]
 
 Run it once on the code before a change and once after, on the same workload files: ``--workloads``
 names a folder of instance JSON files, written on the first run (so the second run reads the very
@@ -132,6 +132,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--title", default="A-SRPT's schedules before and after a change", help="the page's title")
     ap.add_argument("--from-json", type=Path, help="take the runs from this earlier --json file instead of "
                                                      "simulating them (to compare two runs made side by side)")
+    ap.add_argument("--resume", action="store_true", help="keep the runs the --json file already holds (the same "
+                                                            "code's) and simulate the others")
     ap.add_argument("--only-defaults", action="store_true",
                     help="each variant under its default setting only (A-SRPT: defaults; a baseline: consolidate=False)")
     ap.add_argument("--label", help="the code simulated, as the --json file and the page name it (default: the "
@@ -140,6 +142,7 @@ def main(argv: list[str] | None = None) -> int:
     before = json.loads(args.before.read_text()) if args.before else None
     got: dict[str, Any] = {}
     done = json.loads(args.from_json.read_text()) if args.from_json else None
+    kept = json.loads(args.json.read_text())["runs"] if args.resume and args.json.exists() else {}
     commit = args.label or (done["commit"] if done else code_commit())
     lines = ["| workload | variant | setting | jobs | total completion (s) | delayed starts | schedule SHA-256 |"
              + (" same as before |" if before else ""),
@@ -157,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
                         continue  # (two runs made side by side: the runs both finished)
                     out = got[key] = done["runs"][key]
                 else:
-                    out = got[key] = run(data, variant, setting)
+                    out = got[key] = kept[key] if key in kept else run(data, variant, setting)
                 args.json.write_text(json.dumps({"commit": commit, "runs": got}, indent=1, sort_keys=True))
                 row = (f"| {name} | {variant} | {label} | {out['jobs']} | {out['total_completion']:.6e} | "
                        f"{'-' if out['delayed'] is None else out['delayed']} | {out['sha256'][:16]} |")
