@@ -2,7 +2,7 @@
 
     PYTHONPATH=. python benchmarks/asrpt_same_schedules.py --workloads DIR --json OUT.json
         [--before BEFORE.json] [--out PAGE.md] [--baselines] [--only-defaults] [--title TITLE] [--label LABEL]
-        [--from-json EARLIER.json] [--resume]
+        [--from-json EARLIER.json] [--resume] [--scale ci|paper]
 
 Run it once on the code before a change and once after, on the same workload files: ``--workloads``
 names a folder of instance JSON files, written on the first run (so the second run reads the very
@@ -16,7 +16,10 @@ at load 1.0 with the unstated mini-batches x4 (reading ``unstated_batch_factor``
 (``a-srpt``: the forest's predictions) and A-SRPT-Perfect (``a-srpt-perfect``: ñ_i = n_i), each
 under four settings: the defaults (tau held out, strict head of line, a delayed job blocks the
 queue), ``tau=0`` (the testbed's), ``head_of_line=skip`` (the per-demand queues) and
-``delay_blocks_queue=False`` (the delayed job's wake-ups). Per run it prints ``evaluate``'s total
+``delay_blocks_queue=False`` (the delayed job's wake-ups). ``--scale paper`` writes instead two
+workloads on the paper's cluster (250 servers x 8 GPUs) with Figs. 7-9's 75,000 jobs: the synthetic
+Sec. V workload at load 0.8, random-forest predictions, seed 0 (``sec5_workload``), and the same
+jobs at 1 Gbps between servers (Fig. 8's far end). Per run it prints ``evaluate``'s total
 completion time, the delayed starts and a SHA-256 of every job's (id, start, completion,
 placement): equal hashes are equal schedules. ``--baselines`` adds the paper's five baselines and
 FIFO, each under reading ``consolidate`` False (the default) and True, run as ``optkit solve`` runs
@@ -69,12 +72,23 @@ def workloads() -> dict[str, dict[str, Any]]:
                                                         unstated_batch_factor=4.0)}
 
 
-def load_or_write(folder: Path) -> dict[str, dict[str, Any]]:
-    """The workloads in ``folder`` (``NAME.json``), written there first if the folder has none."""
+def paper_workloads() -> dict[str, dict[str, Any]]:
+    """The two paper-cluster workloads of ``--scale paper`` (module docstring), as instance dicts."""
+    from optkit.formulations.ddlwmp.workloads import sec5_workload
+
+    d = sec5_workload("synthetic", jobs=75000, servers=250, load=0.8, seed=0)
+    d = {k: v for k, v in d.items() if k not in ("meta", "name")}
+    return {"paper-75000-load0.8-seed0": d,
+            "paper-75000-load0.8-1gbps-seed0": dict(d, cluster=dict(d["cluster"], inter_bandwidth=1.25e8))}
+
+
+def load_or_write(folder: Path, scale: str = "ci") -> dict[str, dict[str, Any]]:
+    """The workloads in ``folder`` (``NAME.json``), written there first if the folder has none
+    (``scale``: ``ci``, :func:`workloads`; ``paper``, :func:`paper_workloads`)."""
     files = sorted(folder.glob("*.json"))
     if not files:
         folder.mkdir(parents=True, exist_ok=True)
-        for name, data in workloads().items():
+        for name, data in (paper_workloads() if scale == "paper" else workloads()).items():
             data = {k: v for k, v in data.items() if k not in ("meta", "name")}
             (folder / f"{name}.json").write_text(json.dumps(data))
         files = sorted(folder.glob("*.json"))
@@ -132,6 +146,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--title", default="A-SRPT's schedules before and after a change", help="the page's title")
     ap.add_argument("--from-json", type=Path, help="take the runs from this earlier --json file instead of "
                                                      "simulating them (to compare two runs made side by side)")
+    ap.add_argument("--scale", choices=("ci", "paper"), default="ci",
+                    help="the workloads written to an empty --workloads folder (module docstring)")
     ap.add_argument("--resume", action="store_true", help="keep the runs the --json file already holds (the same "
                                                             "code's) and simulate the others")
     ap.add_argument("--only-defaults", action="store_true",
@@ -148,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
              + (" same as before |" if before else ""),
              "|---|---|---|---:|---:|---:|---|" + ("---|" if before else "")]
     same = 0
-    for name, data in load_or_write(args.workloads).items():
+    for name, data in load_or_write(args.workloads, args.scale).items():
         runs = [(v, SETTINGS) for v in VARIANTS] + ([(b, BASELINE_SETTINGS) for b in BASELINES] if args.baselines else [])
         for variant, settings in runs:
             for label, setting in settings.items():
