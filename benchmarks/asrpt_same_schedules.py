@@ -45,7 +45,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.append(str(ROOT))  # after PYTHONPATH: the checkout named there is the code simulated
 
-from _page import finish_comparison  # noqa: E402
+from _page import compared_row, finish_comparison  # noqa: E402
 
 SERVERS = 6
 SETTINGS: dict[str, dict[str, Any]] = {"defaults": {}, "tau=0": {"tau": 0.0}, "head_of_line=skip": {"head_of_line": "skip"},
@@ -180,15 +180,13 @@ def main(argv: list[str] | None = None) -> int:
                 args.json.write_text(json.dumps({"commit": commit, "runs": got}, indent=1, sort_keys=True))
                 row = (f"| {name} | {variant} | {label} | {out['jobs']} | {out['total_completion']:.6e} | "
                        f"{'-' if out['delayed'] is None else out['delayed']} | {out['sha256'][:16]} |")
-                if before:
-                    ok = before["runs"].get(key) == out
-                    same += ok
-                    row += f" {'yes' if ok else 'NO'} |"
+                row, ok = compared_row(row, before, key, out)
+                same += ok
                 lines.append(row)
-                print(row, flush=True)
     return finish_comparison(args.json, got, commit, before, lines, same, out=args.out, title=args.title,
                              script="asrpt_same_schedules.py", noun="runs",
                              equal="total completion time, delayed starts and the schedule's hash all equal")
+
 
 if __name__ == "__main__":
     raise SystemExit(main())

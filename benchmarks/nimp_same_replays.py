@@ -81,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--title", default="nimp's replays before and after a change", help="the page's title")
     ap.add_argument("--label", help="the code replayed, as the page names it (default: its checkout's commit)")
     args = ap.parse_args(argv)
-    from _page import finish_comparison
+    from _page import compared_row, finish_comparison
     from asrpt_same_schedules import code_commit  # (benchmarks/, this script's folder)
 
     from optkit.formulations.nimp import claims
@@ -105,16 +105,14 @@ def main(argv: list[str] | None = None) -> int:
             row = (f"| {seed} | {label} | {out['jobs']} | {out['used_machines_avg']:.6f} | "
                    f"{out['fragmentation_rate_avg']:.6f} | {titan} | {out['schedule_sha256'][:16]} | "
                    f"{out['summary_sha256'][:16]} |")
-            if before:
-                ok = before["runs"].get(key) == out
-                same += ok
-                row += f" {'yes' if ok else 'NO'} |"
+            row, ok = compared_row(row, before, key, out)
+            same += ok
             lines.append(row)
-            print(row, flush=True)
     return finish_comparison(args.json, got, commit, before, lines, same, out=args.out, title=args.title,
                              script="nimp_same_replays.py", noun="replays",
                              equal="schedule hash: every job's start, end, machines and communication time; summary "
                                    "hash: every metric of `summarize`")
+
 
 if __name__ == "__main__":
     raise SystemExit(main())
