@@ -1,7 +1,8 @@
 """Does a change to A-SRPT keep its schedules? Both variants on four ci-scale Sec. V workloads.
 
     PYTHONPATH=. python benchmarks/asrpt_same_schedules.py --workloads DIR --json OUT.json
-        [--before BEFORE.json] [--out PAGE.md] [--baselines] [--title TITLE]
+        [--before BEFORE.json] [--out PAGE.md] [--baselines] [--only-defaults] [--title TITLE] [--label LABEL]
+        [--from-json EARLIER.json] [--resume] [--scale ci|paper]
 
 Run it once on the code before a change and once after, on the same workload files: ``--workloads``
 names a folder of instance JSON files, written on the first run (so the second run reads the very
@@ -15,12 +16,18 @@ at load 1.0 with the unstated mini-batches x4 (reading ``unstated_batch_factor``
 (``a-srpt``: the forest's predictions) and A-SRPT-Perfect (``a-srpt-perfect``: ñ_i = n_i), each
 under four settings: the defaults (tau held out, strict head of line, a delayed job blocks the
 queue), ``tau=0`` (the testbed's), ``head_of_line=skip`` (the per-demand queues) and
-``delay_blocks_queue=False`` (the delayed job's wake-ups). Per run it prints ``evaluate``'s total
+``delay_blocks_queue=False`` (the delayed job's wake-ups). ``--scale paper`` writes instead two
+workloads on the paper's cluster (250 servers x 8 GPUs) with Figs. 7-9's 75,000 jobs: the synthetic
+Sec. V workload at load 0.8, random-forest predictions, seed 0 (``sec5_workload``), and the same
+jobs at 1 Gbps between servers (Fig. 8's far end). Per run it prints ``evaluate``'s total
 completion time, the delayed starts and a SHA-256 of every job's (id, start, completion,
 placement): equal hashes are equal schedules. ``--baselines`` adds the paper's five baselines and
 FIFO, each under reading ``consolidate`` False (the default) and True, run as ``optkit solve`` runs
 them: through the formulation's registered algorithm (``FORMULATION.algorithms[name].run``, seed 0;
-a baseline delays no start, its column shows "-"). The ``--json`` file also records the commit of the
+a baseline delays no start, its column shows "-"). ``--only-defaults`` keeps each variant's default
+setting only (A-SRPT's defaults, a baseline's ``consolidate=False``), for large workloads. The
+``--json`` file is rewritten after every run (``--from-json`` reads the runs from such a file instead
+of simulating, to compare two runs made side by side) and also records the commit of the
 code simulated (the checkout holding the imported ``optkit``, so ``PYTHONPATH=OTHER_CHECKOUT`` runs this
 script on another commit's code).
 """
@@ -38,7 +45,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.append(str(ROOT))  # after PYTHONPATH: the checkout named there is the code simulated
 
-from _page import run_line  # noqa: E402
+from _page import compared_row, finish_comparison  # noqa: E402
 
 SERVERS = 6
 SETTINGS: dict[str, dict[str, Any]] = {"defaults": {}, "tau=0": {"tau": 0.0}, "head_of_line=skip": {"head_of_line": "skip"},
@@ -65,12 +72,23 @@ def workloads() -> dict[str, dict[str, Any]]:
                                                         unstated_batch_factor=4.0)}
 
 
-def load_or_write(folder: Path) -> dict[str, dict[str, Any]]:
-    """The workloads in ``folder`` (``NAME.json``), written there first if the folder has none."""
+def paper_workloads() -> dict[str, dict[str, Any]]:
+    """The two paper-cluster workloads of ``--scale paper`` (module docstring), as instance dicts."""
+    from optkit.formulations.ddlwmp.workloads import sec5_workload
+
+    d = sec5_workload("synthetic", jobs=75000, servers=250, load=0.8, seed=0)
+    d = {k: v for k, v in d.items() if k not in ("meta", "name")}
+    return {"paper-75000-load0.8-seed0": d,
+            "paper-75000-load0.8-1gbps-seed0": dict(d, cluster=dict(d["cluster"], inter_bandwidth=1.25e8))}
+
+
+def load_or_write(folder: Path, scale: str = "ci") -> dict[str, dict[str, Any]]:
+    """The workloads in ``folder`` (``NAME.json``), written there first if the folder has none
+    (``scale``: ``ci``, :func:`workloads`; ``paper``, :func:`paper_workloads`)."""
     files = sorted(folder.glob("*.json"))
     if not files:
         folder.mkdir(parents=True, exist_ok=True)
-        for name, data in workloads().items():
+        for name, data in (paper_workloads() if scale == "paper" else workloads()).items():
             data = {k: v for k, v in data.items() if k not in ("meta", "name")}
             (folder / f"{name}.json").write_text(json.dumps(data))
         files = sorted(folder.glob("*.json"))
@@ -126,40 +144,48 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, help="write the table as a page here")
     ap.add_argument("--baselines", action="store_true", help="also the six baselines (module docstring)")
     ap.add_argument("--title", default="A-SRPT's schedules before and after a change", help="the page's title")
+    ap.add_argument("--from-json", type=Path, help="take the runs from this earlier --json file instead of "
+                                                     "simulating them (to compare two runs made side by side)")
+    ap.add_argument("--scale", choices=("ci", "paper"), default="ci",
+                    help="the workloads written to an empty --workloads folder (module docstring)")
+    ap.add_argument("--resume", action="store_true", help="keep the runs the --json file already holds (the same "
+                                                            "code's) and simulate the others")
+    ap.add_argument("--only-defaults", action="store_true",
+                    help="each variant under its default setting only (A-SRPT: defaults; a baseline: consolidate=False)")
+    ap.add_argument("--label", help="the code simulated, as the --json file and the page name it (default: the "
+                                    "commit of its checkout; a tree exported by git archive has none)")
     args = ap.parse_args(argv)
     before = json.loads(args.before.read_text()) if args.before else None
     got: dict[str, Any] = {}
-    commit = code_commit()
+    done = json.loads(args.from_json.read_text()) if args.from_json else None
+    kept = json.loads(args.json.read_text())["runs"] if args.resume and args.json.exists() else {}
+    commit = args.label or (done["commit"] if done else code_commit())
     lines = ["| workload | variant | setting | jobs | total completion (s) | delayed starts | schedule SHA-256 |"
              + (" same as before |" if before else ""),
              "|---|---|---|---:|---:|---:|---|" + ("---|" if before else "")]
     same = 0
-    for name, data in load_or_write(args.workloads).items():
+    for name, data in load_or_write(args.workloads, args.scale).items():
         runs = [(v, SETTINGS) for v in VARIANTS] + ([(b, BASELINE_SETTINGS) for b in BASELINES] if args.baselines else [])
         for variant, settings in runs:
             for label, setting in settings.items():
+                if args.only_defaults and label not in ("defaults", "consolidate=False"):
+                    continue
                 key = f"{name} {variant} {label}"
-                out = got[key] = run(data, variant, setting)
+                if done is not None:
+                    if key not in done["runs"] or before is not None and key not in before["runs"]:
+                        continue  # (two runs made side by side: the runs both finished)
+                    out = got[key] = done["runs"][key]
+                else:
+                    out = got[key] = kept[key] if key in kept else run(data, variant, setting)
+                args.json.write_text(json.dumps({"commit": commit, "runs": got}, indent=1, sort_keys=True))
                 row = (f"| {name} | {variant} | {label} | {out['jobs']} | {out['total_completion']:.6e} | "
                        f"{'-' if out['delayed'] is None else out['delayed']} | {out['sha256'][:16]} |")
-                if before:
-                    ok = before["runs"].get(key) == out
-                    same += ok
-                    row += f" {'yes' if ok else 'NO'} |"
+                row, ok = compared_row(row, before, key, out)
+                same += ok
                 lines.append(row)
-                print(row, flush=True)
-    args.json.write_text(json.dumps({"commit": commit, "runs": got}, indent=1, sort_keys=True))
-    summary = (f"{same} of {len(got)} runs on the code of {commit} identical to those on {before['commit']}"
-               if before else "")
-    if summary:
-        print(summary)
-    if args.out:
-        args.out.write_text(f"# {args.title}\n\n" + run_line() + "\n\n"
-                            + f"Code simulated: {commit}" + (f"; before: {before['commit']}" if before else "") + ".\n\n"
-                            + "Protocol: `benchmarks/asrpt_same_schedules.py` docstring.\n\n" + "\n".join(lines) + "\n"
-                            + (f"\n**{summary}** (total completion time, delayed starts and the schedule's hash "
-                               "all equal).\n" if summary else ""))
-    return 0 if before is None or same == len(got) else 1
+    return finish_comparison(args.json, got, commit, before, lines, same, out=args.out, title=args.title,
+                             script="asrpt_same_schedules.py", noun="runs",
+                             equal="total completion time, delayed starts and the schedule's hash all equal")
 
 
 if __name__ == "__main__":

@@ -56,6 +56,11 @@ class DdlwmpCluster:
 
     def __post_init__(self) -> None:
         check_typed(lambda: DdlwmpCluster.from_dict(self.to_dict()), PROBLEM)
+        # built once with the cluster, so that the placement and evaluate read it as a value rather
+        # than build it again from here (the one-way simulation path, issue 36)
+        with trusted():  # the same numbers, checked above
+            object.__setattr__(self, "_mapping", Cluster(self.gpus_per_server, self.inter_bandwidth,
+                                                         self.intra_bandwidth))
 
     @property
     def total_gpus(self) -> int:
@@ -63,9 +68,8 @@ class DdlwmpCluster:
 
     @property
     def mapping_cluster(self) -> Cluster:
-        """The gpu-mapping view (g, B_inter, B_intra) used by eqs. 4-7."""
-        with trusted():  # the same numbers, checked when this cluster was read
-            return Cluster(self.gpus_per_server, self.inter_bandwidth, self.intra_bandwidth)
+        """The gpu-mapping view (g, B_inter, B_intra) used by eqs. 4-7 (built with the cluster)."""
+        return self._mapping  # type: ignore[attr-defined, no-any-return]
 
     @classmethod
     def from_dict(cls, d: Any, path: str = "cluster") -> "DdlwmpCluster":
@@ -139,12 +143,19 @@ class DdlwmpInstance:
     jobs: tuple[Job, ...]
     extras: Mapping[str, Any] = field(default_factory=dict, compare=False)
 
+    def __post_init__(self) -> None:
+        # g per model, counted once when the instance is built: what a run's readout asks of every
+        # job after the schedule is evaluated is then a value read, not a count again (issue 36)
+        object.__setattr__(self, "_gpus", {name: m.n_replicas for name, m in self.models.items()
+                                           if isinstance(m, PipelineJob)})
+
     def model_of(self, job: Job) -> PipelineJob:
         return self.models[job.model]
 
     def gpus(self, job: Job) -> int:
-        """g_i: the GPUs job i needs (its total replicas)."""
-        return self.models[job.model].n_replicas
+        """g_i: the GPUs job i needs (its total replicas; counted per model when the instance was built)."""
+        g = self._gpus.get(job.model)  # type: ignore[attr-defined]
+        return self.models[job.model].n_replicas if g is None else g  # type: ignore[no-any-return]
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "DdlwmpInstance":

@@ -83,7 +83,16 @@ class Placement:
 
 class Placer:
     """Per-instance caches: alpha~min (Heavy-Edge on the fewest servers), alpha_max, and the
-    Heavy-Edge mapping with its alpha per (model, GPU counts)."""
+    Heavy-Edge mapping with its alpha per (model, GPU counts).
+
+    alpha~min and alpha_max of every model in ``models`` are computed when the placer is built
+    (Heavy-Edge is seeded per call, so the values do not depend on when they are computed), so
+    every later question about them, the policy's during the run and a run's readout after
+    ``evaluate`` (:func:`.sec5.run_policy_readout`), is a value read, not a placement done again:
+    the simulation path enters the placement once (issue 36, ``benchmarks/flow_trace.py``). A model
+    added to ``models`` afterwards (the online scheduler's duration models) is computed when first
+    asked. The Heavy-Edge mappings per (model, GPU counts) stay lazy: they depend on the free GPUs.
+    """
 
     def __init__(self, cluster: DdlwmpCluster, models: Mapping[str, PipelineJob], *, seed: int | None = None,
                  single_gpu_weight: str = "unassigned", server_start: str = "heaviest-pair") -> None:
@@ -108,6 +117,9 @@ class Placer:
         self._alpha_max: dict[str, float] = {}
         self._maps: dict[tuple[str, tuple[int, ...]], tuple[list[list[int]], float]] = {}
         self._gpus: dict[str, int] = {}
+        for name in models:
+            self.alpha_min(name)
+            self.alpha_max(name)
 
     def gpus(self, model: str) -> int:
         g = self._gpus.get(model)

@@ -42,7 +42,7 @@ from .model import PROBLEM, DdlwmpCluster
 from .placement import Placement, Placer
 from .readings import CONSOLIDATE_DEFAULT, READINGS
 
-__all__ = ["JobSpec", "StartDecision", "ClusterState", "Policy", "QueuePolicy", "ArrivalCheck"]
+__all__ = ["JobSpec", "StartDecision", "ClusterState", "Policy", "QueuePolicy", "ArrivalCheck", "build_policy"]
 
 
 @dataclass(frozen=True)
@@ -303,3 +303,17 @@ class QueuePolicy:
             free_total -= job.gpus
             out.append(StartDecision(job.id, placement))
         return out
+
+
+def build_policy(cls: Any, cluster: DdlwmpCluster, models: Mapping[str, PipelineJob], *, seed: int | None = None,
+                 heavy_edge: Mapping[str, Any] | None = None, **params: Any) -> Any:
+    """A policy of class ``cls`` (:class:`.a_srpt.ASRPT`, a baseline: any policy class that takes
+    ``placer``) for ``cluster`` and ``models``, built on its own Heavy-Edge placer
+    (:class:`.placement.Placer`, seeded by ``seed``, under ``heavy_edge``'s readings
+    ``single_gpu_weight`` and ``server_start``) with the policy's own keywords ``params``.
+
+    The placer is built here, inside the policy's room, so that building and running a policy
+    enter the placement from the policy only (the one-way simulation path, issue 36:
+    :func:`.simulate.simulate_policy`, :func:`.sec5.policy_for`)."""
+    placer = Placer(cluster, models, seed=seed, **dict(heavy_edge or {}))
+    return cls(cluster, models, seed=seed, placer=placer, **params)

@@ -31,12 +31,12 @@ from typing import Any, Mapping, Sequence
 from .a_srpt import ASRPT
 from .baselines import BASELINES
 from .model import DdlwmpInstance, evaluate
-from .placement import Placer
+from .policies import build_policy
 from .readings import COMM_HEAVY_DEFAULT, CONSOLIDATE_DEFAULT, TAU_DEFAULT
-from .simulate import simulate
+from .simulate import simulate_policy
 
 __all__ = ["PAPER_BASELINES", "A_SRPT_READINGS", "HEAVY_EDGE_READINGS",
-           "instance_of", "policy_readings", "policy_for", "run_policy_readout", "compare", "reductions"]
+           "instance_of", "policy_readings", "policy_args", "policy_for", "run_policy_readout", "compare", "reductions"]
 
 PAPER_BASELINES = ("spjf", "spwf", "wcs-duration", "wcs-workload", "wcs-subtime")
 """The paper's five baselines (Sec. V-A-1-d)."""
@@ -63,28 +63,41 @@ def policy_readings(name: str, readings: Mapping[str, Any]) -> dict[str, Any]:
     return {k: readings[k] for k in (*HEAVY_EDGE_READINGS, *own) if k in readings}
 
 
+def policy_args(name: str, readings: Mapping[str, Any]) -> tuple[type, dict[str, Any], dict[str, Any]]:
+    """The class of policy ``name`` (``a-srpt``, ``a-srpt-perfect`` or a baseline), its placer's
+    Heavy-Edge readings and its own keywords under ``readings`` (those it reads,
+    :func:`policy_readings`): what :func:`policy_for` and :func:`run_policy_readout` build it with."""
+    r = policy_readings(name, readings)
+    heavy_edge = {k: r[k] for k in HEAVY_EDGE_READINGS if k in r}
+    if name.startswith("a-srpt"):
+        kw = {k: r[k] for k in A_SRPT_READINGS if k in r}
+        kw.setdefault("tau", TAU_DEFAULT)
+        kw.setdefault("comm_heavy", COMM_HEAVY_DEFAULT)
+        return ASRPT, heavy_edge, kw
+    return BASELINES[name], heavy_edge, {"consolidate": r.get("consolidate", CONSOLIDATE_DEFAULT)}
+
+
 def policy_for(inst: DdlwmpInstance, name: str, readings: Mapping[str, Any], seed: int) -> Any:
     """A fresh policy object ``name`` (``a-srpt``, ``a-srpt-perfect`` or a baseline) for ``inst``
     under ``readings`` (those it reads, :func:`policy_readings`), with its own Heavy-Edge placer
     seeded by ``seed``: what :func:`run_policy_readout` simulates (``a-srpt-perfect`` is the same
     object, driven with ñ_i = n_i by the simulator)."""
-    r = policy_readings(name, readings)
-    placer = Placer(inst.cluster, inst.models, seed=seed, **{k: r[k] for k in HEAVY_EDGE_READINGS if k in r})
-    if name.startswith("a-srpt"):
-        kw = {k: r[k] for k in A_SRPT_READINGS if k in r}
-        kw.setdefault("tau", TAU_DEFAULT)
-        kw.setdefault("comm_heavy", COMM_HEAVY_DEFAULT)
-        return ASRPT(inst.cluster, inst.models, seed=seed, placer=placer, **kw)
-    consolidate = r.get("consolidate", CONSOLIDATE_DEFAULT)
-    return BASELINES[name](inst.cluster, inst.models, seed=seed, consolidate=consolidate, placer=placer)
+    cls, heavy_edge, kw = policy_args(name, readings)
+    return build_policy(cls, inst.cluster, inst.models, seed=seed, heavy_edge=heavy_edge, **kw)
 
 
 def run_policy_readout(inst: DdlwmpInstance, name: str, readings: Mapping[str, Any], seed: int) -> dict[str, Any]:
     """Simulate policy ``name`` (``a-srpt``, ``a-srpt-perfect`` or a baseline) under ``readings``;
-    return ``evaluate``'s total completion time and the cluster readout (module docstring)."""
+    return ``evaluate``'s total completion time and the cluster readout (module docstring).
+
+    The run goes one way (issue 36, ``benchmarks/flow_trace.py``): the driver builds the policy
+    :func:`policy_for` would and simulates it (:func:`.simulate.simulate_policy`), ``evaluate``
+    checks the schedule, and the readout reads values only (the instance's g_i, the placer's
+    alpha~min computed when it was built, the policy's counters), entering no room again."""
     t0 = time.perf_counter()
-    pol = policy_for(inst, name, readings, seed)
-    schedule = simulate(inst, pol, perfect=name == "a-srpt-perfect")
+    cls, heavy_edge, kw = policy_args(name, readings)
+    schedule, pol = simulate_policy(inst, cls, seed=seed, heavy_edge=heavy_edge, perfect=name == "a-srpt-perfect",
+                                    **kw)
     ev = evaluate(inst, schedule)
     if not ev.feasible:
         raise RuntimeError(f"{name}: infeasible schedule: {ev.violations[:3]}")

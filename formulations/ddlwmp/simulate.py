@@ -30,7 +30,7 @@ from __future__ import annotations
 import heapq
 import math
 import time as _time
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
 
@@ -39,9 +39,9 @@ from optkit.validation import check_time_limit
 
 from .model import DdlwmpInstance, slot_ceil
 from .online import OnlineScheduler
-from .policies import JobSpec, Policy
+from .policies import JobSpec, Policy, build_policy
 
-__all__ = ["simulate", "job_specs", "SimulationTimeout"]
+__all__ = ["simulate", "simulate_policy", "job_specs", "SimulationTimeout"]
 
 _FREE, _ARRIVE, _WAKE = 0, 1, 2
 
@@ -173,6 +173,21 @@ def simulate(instance: DdlwmpInstance, policy: Policy | OnlinePolicy[int], *, pe
     if stats is not None:
         stats.update(instants=instants, wall_time_s=_time.perf_counter() - t0)
     return {"jobs": [started[j.id] for j in jobs]}
+
+
+def simulate_policy(instance: DdlwmpInstance, cls: Any, *, seed: int | None = None,
+                    heavy_edge: Mapping[str, Any] | None = None, perfect: bool = False,
+                    time_limit: float | None = None, **params: Any) -> tuple[dict[str, Any], Any]:
+    """Build a fresh policy of class ``cls`` for ``instance`` (:func:`.policies.build_policy`: on its
+    own Heavy-Edge placer under ``heavy_edge``'s readings, seeded by ``seed``, with the policy's
+    keywords ``params``) and :func:`simulate` it; return the schedule and the policy (its counters
+    and its placer's alpha~min, values a readout reads after ``evaluate``).
+
+    The driver builds the policy it drives, so a run enters the driver, then the policy (built,
+    then called at every instant), then the placement, once each, in that order
+    (:func:`.sec5.run_policy_readout`; issue 36, ``benchmarks/flow_trace.py``)."""
+    policy = build_policy(cls, instance.cluster, instance.models, seed=seed, heavy_edge=heavy_edge, **params)
+    return simulate(instance, policy, perfect=perfect, time_limit=time_limit), policy
 
 
 def run_policy(instance: DdlwmpInstance, policy: Policy, *, perfect: bool = False,

@@ -31,7 +31,8 @@ from typing import Any, Mapping
 
 from optkit.claims import Claim, Experiment, range_claims
 
-__all__ = ["EXPERIMENTS", "titan_readings", "measure_fig1", "measure_replay", "measure_approximation", "measure_not_comparable",
+__all__ = ["EXPERIMENTS", "titan_readings", "trace_dir", "replay_summary", "measure_fig1", "measure_replay",
+           "measure_approximation", "measure_not_comparable",
            "window", "series_fig1", "series_approximation", "series_replay", "FIG1_INSTANCE"]
 
 _M = "optkit.formulations.nimp.claims"
@@ -138,7 +139,9 @@ _WORKLOADS: dict[tuple[str, int], tuple[Any, ...]] = {}
 CI_WINDOW_DAYS = 2.0
 
 
-def _trace_dir() -> Path | None:
+def trace_dir() -> Path | None:
+    """The folder of the Microsoft ITP trace the replay claims read: ``$OPTKIT_TRACE_ROOT/microsoft-itp``, else
+    ``microsoft-itp`` under :func:`optkit.traces.trace_root`; ``None`` when it is absent."""
     from optkit.traces import trace_root
 
     env = os.environ.get("OPTKIT_TRACE_ROOT")
@@ -163,7 +166,7 @@ def _policy_summary(policy: str, kw: Mapping[str, Any], seed: int, scale: str, b
     modification times, so a reading of one policy reuses the other policies' replays."""
     from optkit import memo
 
-    d = _trace_dir()
+    d = trace_dir()
     assert d is not None
     key = (str(d), policy, tuple(sorted(kw.items())), seed, scale, budget)
     if key in _CACHE:
@@ -172,13 +175,18 @@ def _policy_summary(policy: str, kw: Mapping[str, Any], seed: int, scale: str, b
     _CACHE[key] = memo.cached("nimp-replay-summary",
                               {"trace": str(d), "files": files, "policy": policy, "readings": dict(kw), "seed": seed,
                                "scale": scale, "phase_budget_s": budget},
-                              lambda: _replay_summary(d, policy, kw, seed, scale, budget))
+                              lambda: replay_summary(d, policy, kw, seed, scale, budget))
     return _CACHE[key]
 
 
-def _replay_summary(d: Path, policy: str, kw: Mapping[str, Any], seed: int, scale: str,
-                    budget: float) -> dict[str, Any]:
-    from .replay import POLICIES, ReplayConfig, load_workload, replay, summarize
+def replay_summary(d: Path, policy: str, kw: Mapping[str, Any], seed: int, scale: str,
+                   budget: float) -> dict[str, Any]:
+    """One policy's replay of Exp#1-#4 (module docstring), unmemoised: the ITP trace in ``d`` parsed
+    for ``seed`` (once per process), its jobs in the seed's window at ``scale`` (:func:`window`),
+    replayed under ``policy`` (a name of :data:`.replay.POLICIES`) with its keywords ``kw`` and the
+    phase budget ``budget`` (s); :func:`.replay.summarize` up to the last arrival, with the total
+    profit at arrivals."""
+    from .replay import ReplayConfig, load_workload, replay_policy, summarize
 
     # Parsing the ten ITP files is most of a ci-scale measurement: parse once per (trace, seed)
     # and process (the jobs and the fat tree are frozen; every policy gets its own list).
@@ -190,7 +198,7 @@ def _replay_summary(d: Path, policy: str, kw: Mapping[str, Any], seed: int, scal
     if w is not None:
         jobs = [j for j in jobs if w[0] <= j.submit < w[1]]
     cfg = ReplayConfig(iteration_s=cfg.iteration_s, phase_budget_s=budget)
-    res = replay(jobs, POLICIES[policy](**kw), topo=topo, config=cfg)
+    res = replay_policy(jobs, policy, kw, topo=topo, config=cfg)
     s = summarize(res, until=max(j.submit for j in jobs))
     s["total_profit_at_arrivals"] = _total_profit(res, max(j.submit for j in jobs))
     return s
@@ -220,7 +228,7 @@ def _ratio(a: float, b: float) -> float | None:
 def measure_replay(*, readings: Mapping[str, Any], seed: int, scale: str) -> dict[str, Any]:
     """Exp#1-#4 (module docstring): every policy replayed on the seed's window under ``readings``."""
     ids = [c.id for c in REPLAY.claims]
-    if _trace_dir() is None:
+    if trace_dir() is None:
         return {**{i: None for i in ids}, "_notes": ["../shared/data/traces/microsoft-itp is absent (set "
                                                      "OPTKIT_TRACE_ROOT): nothing replayed"]}
     budget = float(readings.get("phase_budget_s", 0.05))
@@ -273,7 +281,7 @@ def _plugin_summary(algorithm: str, seed: int, scale: str, budget: float) -> dic
     cluster and metrics). Never memoised: a plug-in's code is in no key, so a run always replays."""
     from .replay import ReplayConfig, load_workload, plugin_policy, replay, summarize
 
-    d = _trace_dir()
+    d = trace_dir()
     assert d is not None
     parsed = _WORKLOADS.get((str(d), seed))
     if parsed is None:
@@ -293,7 +301,7 @@ def series_replay(algorithm: str, *, readings: Mapping[str, Any], seed: int, sca
     every number from the replay's own :func:`.replay.summarize`, as Titan's and the baselines'."""
     keys = ("used_machines_avg", "fragmentation_rate_pct", "cross_bytes_avg", "profit_rate_at_arrivals",
             "total_profit_at_arrivals", "queueing_delay_mean_s")
-    if _trace_dir() is None:
+    if trace_dir() is None:
         return {**{k: None for k in keys}, "_notes": ["../shared/data/traces/microsoft-itp is absent (set "
                                                      "OPTKIT_TRACE_ROOT): nothing replayed"]}
     budget = float(readings.get("phase_budget_s", 0.05))

@@ -39,7 +39,7 @@ from optkit.validation import instance_object, integer, known_keys, mapping, num
 __all__ = [
     "PROBLEM", "OBJECTIVES", "COLLECTIVES", "REL_TOL", "MAX_MACHINES", "Machine", "Job", "Phase", "NimpInstance",
     "phases", "halving_doubling_phases", "binary_blocks", "ring_phases", "pair_limit", "criteria", "key_of",
-    "evaluate", "solution_dict", "is_placement_sensitive",
+    "evaluate", "solution_dict", "is_placement_sensitive", "placement_sensitive",
 ]
 
 PROBLEM = "nimp"
@@ -205,11 +205,17 @@ def pair_limit(capacity: float, volume: float) -> int:
 def is_placement_sensitive(job: Job) -> bool:
     """Tiresias' consolidation test: the job's flag if given, else whether its ``model`` is a
     VGG or AlexNet; a job with neither is treated as sensitive (consolidating is the safe choice)."""
-    if job.placement_sensitive is not None:
-        return job.placement_sensitive
-    if job.model is None:
+    return placement_sensitive(job.placement_sensitive, job.model)
+
+
+def placement_sensitive(flag: bool | None, model: str | None) -> bool:
+    """:func:`is_placement_sensitive` of a job with Tiresias' ``flag`` and ``model`` name (what an
+    online policy knows of a job, without building a :class:`Job`)."""
+    if flag is not None:
+        return flag
+    if model is None:
         return True
-    name = job.model.lower().replace("-", "").replace("_", "")
+    name = model.lower().replace("-", "").replace("_", "")
     return name.startswith(_SENSITIVE_PREFIXES)
 
 

@@ -64,7 +64,7 @@ from optkit.online import ClusterView, Decision, Job, ProtocolState, node_sizes
 from optkit.validation import check_keywords
 
 from .baselines import elasticflow, hived, tiresias
-from .model import Job as NimpJob, NimpInstance, Phase, halving_doubling_phases, is_placement_sensitive, ring_phases
+from .model import Job as NimpJob, NimpInstance, Phase, halving_doubling_phases, placement_sensitive, ring_phases
 from .place import capacity_in_file_form
 from .titan import check_readings, place_unchecked, place_with_and_without_capacity
 
@@ -482,8 +482,7 @@ class TiresiasPolicy(FifoPolicy):
         self.spread = tiresias_spread
 
     def place(self, job: Job, idle: np.ndarray, gpus: np.ndarray, cluster: ClusterView) -> list[int]:
-        sensitive = is_placement_sensitive(NimpJob(job.gpus, collective_of(job), job.param_bytes or 1.0,
-                                                   job.placement_sensitive, job.model))
+        sensitive = placement_sensitive(job.placement_sensitive, job.model)
         m = tiresias(idle.tolist(), workers=job.gpus, placement_sensitive=sensitive, tiresias_spread=self.spread)
         assert m is not None
         return m

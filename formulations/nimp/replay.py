@@ -104,14 +104,16 @@ from optkit.validation import check_time_limit
 from optkit.online import ClusterView, Decision, Job as OnlineJob, OnlinePolicy, single_node_field
 from optkit.simulation import EventQueue, drive
 
-from .model import Job, halving_doubling_phases, is_placement_sensitive, ring_phases
+from .model import Job, is_placement_sensitive
+from .network import RESIDUAL_FLOOR, ClusterState, traffic
 from .online import (MAX_ATTEMPTS, POLICIES, AlgorithmPolicy, ElasticflowPolicy, FifoPolicy, HivedPolicy, TiresiasPolicy,
-                     TitanPolicy, placement_of)
+                     TitanPolicy)
 
 __all__ = ["FatTree", "ReplayJob", "ReplayConfig", "ClusterState", "FifoPolicy", "TitanPolicy",
            "ElasticflowPolicy", "HivedPolicy", "TiresiasPolicy", "POLICIES", "MODEL_BYTES", "replay",
            "summarize", "online_jobs", "jobs_from_trace", "workload_from_dict", "generate_workload", "load_workload",
-           "simulate_cli", "traffic", "ReplayResult", "plugin_policy", "cluster_instance"]
+           "simulate_cli", "traffic", "ReplayResult", "plugin_policy", "cluster_instance", "replay_policy",
+           "RESIDUAL_FLOOR"]
 
 # float32 parameter bytes of well-known networks (synthetic assignment, see the module docstring)
 MODEL_BYTES = {
@@ -122,7 +124,6 @@ MODEL_BYTES = {
     "bert-base": 110.0e6 * 4,
 }
 _FREE, _ARRIVE, _WAKE = 0, 1, 2
-RESIDUAL_FLOOR = 0.01
 
 
 # ----------------------------------------------------------------------------- topology
@@ -136,24 +137,35 @@ class FatTree:
     link_gbps: float = 100.0
     oversubscription: float = 1.0
 
+    def __post_init__(self) -> None:
+        # the derived sizes, computed once with the tree: the driver and the view's network state
+        # read them as values during a replay rather than compute them again (issue 36)
+        machines = self.racks * self.machines_per_rack
+        nic = self.link_gbps * 1e9 / 8.0
+        for k, v in (("_machines", machines), ("_gpus", machines * self.gpus_per_machine), ("_nic", nic),
+                     ("_uplink", self.machines_per_rack * nic / self.oversubscription),
+                     ("_rack", np.arange(machines, dtype=np.int64) // self.machines_per_rack)):
+            object.__setattr__(self, k, v)
+
     @property
     def machines(self) -> int:
-        return self.racks * self.machines_per_rack
+        return self._machines  # type: ignore[attr-defined, no-any-return]
 
     @property
     def gpus(self) -> int:
-        return self.machines * self.gpus_per_machine
+        return self._gpus  # type: ignore[attr-defined, no-any-return]
 
     @property
     def nic_Bps(self) -> float:
-        return self.link_gbps * 1e9 / 8.0
+        return self._nic  # type: ignore[attr-defined, no-any-return]
 
     @property
     def uplink_Bps(self) -> float:
-        return self.machines_per_rack * self.nic_Bps / self.oversubscription
+        return self._uplink  # type: ignore[attr-defined, no-any-return]
 
     def rack_of(self) -> np.ndarray:
-        return np.arange(self.machines, dtype=np.int64) // self.machines_per_rack
+        """The rack of each machine (a new array)."""
+        return self._rack.copy()  # type: ignore[attr-defined, no-any-return]
 
     def to_dict(self) -> dict[str, Any]:
         return {"racks": self.racks, "machines_per_rack": self.machines_per_rack,
@@ -188,122 +200,6 @@ class ReplayJob:
         return is_placement_sensitive(Job(self.workers, self.collective, self.param_bytes, None, self.model))
 
 
-class _Pattern:
-    """A collective's distinct phases as pair arrays with multiplicity, cached per (N, coll, K)."""
-
-    __slots__ = ("phases", "distinct")
-
-    def __init__(self, workers: int, collective: str, param_bytes: float) -> None:
-        fn = halving_doubling_phases if collective == "halving-doubling" else ring_phases
-        self.phases = fn(workers, param_bytes)
-        d: dict[tuple[tuple[tuple[int, int], ...], float], int] = {}
-        for ph in self.phases:
-            if ph.pairs:
-                d[(ph.pairs, ph.volume)] = d.get((ph.pairs, ph.volume), 0) + 1
-        self.distinct = [(np.asarray(p, dtype=np.int64), v, k) for (p, v), k in d.items()]
-
-
-_PATTERNS: dict[tuple[int, str, float], _Pattern] = {}
-
-
-def _pattern(job: ReplayJob) -> _Pattern:
-    key = (job.workers, job.collective, job.param_bytes)
-    p = _PATTERNS.get(key)
-    if p is None:
-        p = _PATTERNS[key] = _Pattern(*key)
-    return p
-
-
-# ----------------------------------------------------------------------------- cluster state
-class ClusterState:
-    """The driver's idle GPUs per machine and residual NIC / uplink bandwidth (module
-    docstring); policies see them through the :class:`~optkit.online.ClusterView` it builds."""
-
-    def __init__(self, topo: FatTree, config: ReplayConfig) -> None:
-        self.topo = topo
-        self.config = config
-        M = topo.machines
-        self.gpus = [topo.gpus_per_machine] * M
-        self.idle = np.full(M, topo.gpus_per_machine, dtype=np.int64)
-        self.rack = topo.rack_of()
-        self.nic_load = np.zeros(M)          # bytes/s of running jobs through each NIC
-        self.up_load = np.zeros(topo.racks)  # bytes/s through each rack uplink
-        self._mat: np.ndarray | None = None  # P (bytes per phase) while traffic is placed
-        self._dirty: set[int] = set()  # machines whose row of P is stale
-
-    @property
-    def idle_total(self) -> int:
-        return int(self.idle.sum())
-
-    def nic_residual(self) -> np.ndarray:
-        B = self.topo.nic_Bps
-        return np.maximum(B - self.nic_load, RESIDUAL_FLOOR * B)
-
-    def uplink_residual(self) -> np.ndarray:
-        U = self.topo.uplink_Bps
-        return np.maximum(U - self.up_load, RESIDUAL_FLOOR * U)
-
-    def _rows(self, idx: np.ndarray) -> np.ndarray:
-        """Rows ``idx`` of the pair bandwidth matrix (bytes/s), diagonal included."""
-        b = self.nic_residual()
-        ub = self.uplink_residual()[self.rack]
-        bw = np.minimum(b[idx][:, None], b[None, :])
-        cross = self.rack[idx][:, None] != self.rack[None, :]
-        return np.where(cross, np.minimum(bw, np.minimum(ub[idx][:, None], ub[None, :])), bw)
-
-    def pair_capacity_bytes(self) -> float | np.ndarray:
-        """P (bytes per phase): a scalar while no traffic is placed, else the M x M matrix, kept
-        up to date row by row (only the machines whose NIC or rack uplink load changed)."""
-        tau = self.config.phase_budget_s
-        if not self.nic_load.any() and not self.up_load.any():
-            self._mat = None
-            self._dirty.clear()
-            return min(self.topo.nic_Bps, self.topo.uplink_Bps) * tau
-        if self._mat is None:
-            self._mat = self._rows(np.arange(self.topo.machines)) * tau
-            self._dirty.clear()
-        elif self._dirty:
-            idx = np.fromiter(self._dirty, dtype=np.int64)
-            rows = self._rows(idx) * tau
-            self._mat[idx, :] = rows
-            self._mat[:, idx] = rows.T
-            self._dirty.clear()
-        return self._mat
-
-    def add_load(self, nic: np.ndarray | None, up: np.ndarray | None, sign: float) -> None:
-        if nic is not None:
-            self.nic_load += sign * nic
-            np.maximum(self.nic_load, 0.0, out=self.nic_load)
-            self._dirty.update(np.flatnonzero(nic).tolist())
-        if up is not None:
-            self.up_load += sign * up
-            np.maximum(self.up_load, 0.0, out=self.up_load)
-            for r in np.flatnonzero(up).tolist():
-                self._dirty.update(range(r * self.topo.machines_per_rack, (r + 1) * self.topo.machines_per_rack))
-
-
-# ----------------------------------------------------------------------------- traffic of a placement
-def traffic(job: ReplayJob, m: np.ndarray, rack: np.ndarray, M: int, R: int
-            ) -> tuple[float, list[tuple[np.ndarray, np.ndarray | None, int]]]:
-    """Cross-machine bytes per synchronisation and, per distinct phase, the bytes through each
-    NIC and each rack uplink (with the phase's multiplicity)."""
-    cross = 0.0
-    per_phase = []
-    for pr, v, k in _pattern(job).distinct:
-        ma, mb = m[pr[:, 0]], m[pr[:, 1]]
-        split = ma != mb
-        ns = int(np.count_nonzero(split))
-        if not ns:
-            continue
-        cross += k * v * ns
-        nic = (np.bincount(ma[split], minlength=M) + np.bincount(mb[split], minlength=M)) * v
-        ra, rb = rack[ma[split]], rack[mb[split]]
-        xr = ra != rb
-        up = ((np.bincount(ra[xr], minlength=R) + np.bincount(rb[xr], minlength=R)) * v) if xr.any() else None
-        per_phase.append((nic, up, k))
-    return cross, per_phase
-
-
 # ----------------------------------------------------------------------------- driver
 @dataclass
 class ReplayResult:
@@ -314,6 +210,16 @@ class ReplayResult:
     policy: str
     wall_time_s: float
     extra: dict[str, Any] = field(default_factory=dict)
+
+
+def replay_policy(jobs: Sequence[ReplayJob], policy: str, readings: Mapping[str, Any] | None = None, *,
+                  topo: FatTree = FatTree(), config: ReplayConfig = ReplayConfig(),
+                  time_limit: float | None = None) -> ReplayResult:
+    """Build policy ``policy`` (a name of :data:`POLICIES`) under ``readings`` (its keywords) and
+    :func:`replay` ``jobs`` under it. The driver builds the policy it drives, so a replay enters the
+    driver, then the policy, then the placement, once each (issue 36, ``benchmarks/flow_trace.py``;
+    ``claims``' Sec. V-B replays run this way)."""
+    return replay(jobs, POLICIES[policy](**dict(readings or {})), topo=topo, config=config, time_limit=time_limit)
 
 
 def online_jobs(jobs: Sequence[ReplayJob]) -> list[OnlineJob]:
@@ -335,14 +241,12 @@ def replay(jobs: Sequence[ReplayJob], policy: OnlinePolicy[int], *, topo: FatTre
         if j.workers > topo.gpus:
             raise InputError(f"jobs[{i}].workers", f"({j.workers}) exceeds the cluster's {topo.gpus} GPUs",
                              problem="nimp")
-    state = ClusterState(topo, config)
-    M, R, G = topo.machines, topo.racks, topo.gpus_per_machine
-    rack = state.rack
+    name = getattr(policy, "name", type(policy).__name__)
+    state = ClusterState(topo, config, jobs, policy=name)  # the view's state; it checks and reserves each start
+    M, G = topo.machines, topo.gpus_per_machine
     q = EventQueue()
-    by_id = {j.id: j for j in jobs}
     for j in online_jobs(jobs):
         q.push(j.release, "arrive", j, priority=_ARRIVE)
-    name = getattr(policy, "name", type(policy).__name__)
     sizes = np.full(M, G, dtype=np.int64)
     rec: dict[str, dict[str, Any]] = {}
     load: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]] = {}
@@ -351,69 +255,31 @@ def replay(jobs: Sequence[ReplayJob], policy: OnlinePolicy[int], *, topo: FatTre
                                                    "waiting", "arrival")}
     used_count = np.zeros(M, dtype=np.int64)  # busy GPUs per machine
 
-    def start(d: Decision) -> None:
-        """The ``on_reserve`` hook: start the job on its placement (rule 6)."""
-        job = by_id.get(d.job_id)
-        if job is None or job.id in rec:
-            raise RuntimeError(f"policy {name} started unknown or already started job {d.job_id!r}")
-        mw = placement_of(d, job.workers, M, policy=name)  # one machine of the view per worker, O(workers)
-        first = mw[0]
-        if job.single_node and any(s != first for s in mw):
-            raise RuntimeError(f"policy {name} split single-node job {job.id} over machines {sorted(set(mw))}")
-        if all(s == first for s in mw):  # one machine: no traffic
-            machines = np.array([first], dtype=np.int64)
-            counts = np.array([len(mw)], dtype=np.int64)
-            cross, per_phase = 0.0, []
-        else:
-            m = np.asarray(mw, dtype=np.int64)
-            machines, counts = np.unique(m, return_counts=True)
-            cross, per_phase = traffic(job, m, rack, M, R)
-        if np.any(counts > state.idle[machines]):
-            raise RuntimeError(f"policy {name} over-committed a machine (job {job.id})")
-        comm = 0.0
-        nic_rate = up_rate = None
-        if per_phase:
-            nic_bytes = np.zeros(M)
-            up_bytes = np.zeros(R)
-            b, u = state.nic_residual(), state.uplink_residual()
-            for nic, up, k in per_phase:
-                tt = float(np.max(nic / b))
-                if up is not None:
-                    tt = max(tt, float(np.max(up / u)))
-                    up_bytes += k * up
-                comm += k * tt
-                nic_bytes += k * nic
-            period = config.iteration_s + comm
-            nic_rate = nic_bytes / period
-            up_rate = up_bytes / period if up_bytes.any() else None
-        syncs = math.ceil(job.duration / config.iteration_s)
-        dur = job.duration + syncs * comm
-        now = cur[0]
-        idle_opened = int(np.count_nonzero(state.idle[machines] == G))
-        state.idle[machines] -= counts
-        running["used"] += int(np.count_nonzero(used_count[machines] == 0))
-        used_count[machines] += counts
-        running["busy"] += job.workers
-        if per_phase:
-            state.add_load(nic_rate, up_rate, +1.0)
-        load[job.id] = (machines, counts, nic_rate, up_rate)
-        price = job.workers * job.duration / 3600.0
-        rec[job.id] = {"id": job.id, "submit": job.submit, "start": now, "end": now + dur,
-                       "machines": int(len(machines)), "idle_machines_used": idle_opened,
-                       "cross_bytes_per_sync": cross, "comm_s_per_sync": comm, "syncs": syncs,
-                       "comm_s": syncs * comm, "price": price, "machine_of_worker": mw}
-        running["n"] += 1
-        running["price"] += price
-        running["dur_h"] += dur / 3600.0
-        running["cross"] += cross
-        q.push(now + dur, "free", job.id, priority=_FREE)
+    def record(now: float) -> None:
+        """Record the starts the policy reserved at ``now`` (:meth:`.network.ClusterState.reserve`
+        checked them, took their GPUs and added their traffic), in reservation order: their
+        completions, the running totals and each job's record."""
+        for st in state.take_started():
+            job, machines, counts, dur = st.job, st.machines, st.counts, st.duration
+            running["used"] += int(np.count_nonzero(used_count[machines] == 0))
+            used_count[machines] += counts
+            running["busy"] += job.workers
+            load[job.id] = (machines, counts, st.nic_rate, st.up_rate)
+            price = job.workers * job.duration / 3600.0
+            rec[job.id] = {"id": job.id, "submit": job.submit, "start": now, "end": now + dur,
+                           "machines": int(len(machines)), "idle_machines_used": st.idle_opened,
+                           "cross_bytes_per_sync": st.cross, "comm_s_per_sync": st.comm, "syncs": st.syncs,
+                           "comm_s": st.syncs * st.comm, "price": price, "machine_of_worker": st.machine_of_worker}
+            running["n"] += 1
+            running["price"] += price
+            running["dur_h"] += dur / 3600.0
+            running["cross"] += st.cross
+            q.push(now + dur, "free", job.id, priority=_FREE)
 
-    cur = [0.0]
     wakes: set[float] = set()
-    view = ClusterView.of_arrays(state.idle, sizes, pair_capacity=state.pair_capacity_bytes, on_reserve=start)
+    view = ClusterView.of_arrays(state.idle, sizes, pair_capacity=state.pair_capacity_bytes, on_reserve=state.reserve)
 
     def handle(now: float, batch: list[Any]) -> None:
-        cur[0] = now
         arrived = False
         for ev in batch:
             if ev.kind == "free":
@@ -437,6 +303,7 @@ def replay(jobs: Sequence[ReplayJob], policy: OnlinePolicy[int], *, topo: FatTre
                 wakes.discard(now)
         np.copyto(view.free_array, state.idle)  # the view of this instant (one object, refilled)
         policy.decide(now, view)
+        record(now)
         w = policy.next_wakeup(now)  # rule 4 (no slots here: a wake-up must lie ahead)
         if w is not None:
             if not w > now:
