@@ -25,6 +25,13 @@ Decisions, written down because the issue is silent on them:
 * *The score* is killed / (killed + survived), summed over the package's modules from mutmut's
   exit codes (:func:`mutate.module_counts`): a failing test, a timeout or a crash kills; a
   mutant reached by no selected test counts in neither and is shown beside the score.
+* *Equivalent mutants* (:data:`EQUIVALENT`, ``benchmarks/perf/mutation_equivalent.json``): an edit
+  that cannot change behaviour (a bound no input reaches, a tie-break between equal values) survives
+  every test. Each is listed there by name, with its edit (:func:`mutate.mutant_diff`) and a
+  one-line argument; a listed mutant counts as equivalent only when a measured survivor has that
+  name and that very edit (a code change that renumbers mutants leaves stale entries unused).
+  The page and the README give the score with and without them: killed / (killed + survived -
+  equivalent).
 * *Modules mutmut cannot activate* (:data:`NOT_ACTIVATED`): code that runs when the module is
   imported, during pytest's collection and before mutmut picks a mutant, keeps the original
   behaviour under every mutant, so its mutants survive whatever the tests check. The page gives
@@ -79,6 +86,7 @@ NOT_ACTIVATED: dict[str, str] = {
 }
 
 STORE = ROOT / "benchmarks" / "perf" / "mutation.json"
+EQUIVALENT = ROOT / "benchmarks" / "perf" / "mutation_equivalent.json"
 PAGE = ROOT / "benchmarks" / "perf" / "mutation.md"
 README = ROOT / "README.md"
 BEGIN, END = "<!-- mutation:begin -->", "<!-- mutation:end -->"
@@ -114,14 +122,48 @@ def save(store: Path, data: dict[str, Any]) -> None:
     tmp.replace(store)
 
 
-def totals(modules: dict[str, dict[str, int]], leave_out: tuple[str, ...] = ()) -> dict[str, Any]:
+def load_equivalent(path: Path | None = None) -> dict[str, dict[str, str]]:
+    """The listed equivalent mutants (``path``, default :data:`EQUIVALENT`): name -> ``{"diff": its
+    edit, "why": the argument}``."""
+    path = EQUIVALENT if path is None else path
+    if not path.exists():
+        return {}
+    listed: dict[str, dict[str, str]] = json.loads(path.read_text())["mutants"]
+    return listed
+
+
+def module_of(mutant: str) -> str:
+    """The repository path of the module a mutant name lies in
+    (``optkit.formulations.x.a.x_f__mutmut_1`` -> ``formulations/x/a.py``)."""
+    return mutate.repository_path(mutant.rsplit(".", 1)[0].replace(".", "/") + ".py")
+
+
+def equivalent_counts(record: dict[str, Any], equivalent: dict[str, dict[str, str]]) -> dict[str, int]:
+    """Per module, the record's survivors listed in ``equivalent`` with the very edit measured
+    (``record["survivor_diffs"]``); a record without the edits has none."""
+    diffs = record.get("survivor_diffs", {})
+    out: dict[str, int] = {}
+    for name in record["survivors"]:
+        if name in equivalent and name in diffs and diffs[name] == equivalent[name]["diff"]:
+            out[module_of(name)] = out.get(module_of(name), 0) + 1
+    return out
+
+
+def totals(modules: dict[str, dict[str, int]], leave_out: tuple[str, ...] = (),
+           equivalent: dict[str, int] | None = None) -> dict[str, Any]:
     """Sums over ``modules`` (:func:`mutate.module_counts`) without ``leave_out``, the score and
-    its 95% Wilson interval (a sample's estimate of the whole package's score)."""
+    its 95% Wilson interval (a sample's estimate of the whole package's score); ``equivalent``
+    (survivors per module, :func:`equivalent_counts`) gives ``equivalent`` and the score of the
+    non-equivalent mutants, ``score_ne`` and ``interval_ne``."""
     keys = ("mutants", "tested", "killed", "survived", "no_tests")
     t: dict[str, Any] = {k: sum(c[k] for m, c in modules.items() if m not in leave_out) for k in keys}
     ran = t["killed"] + t["survived"]
     t["score"] = t["killed"] / ran if ran else math.nan
     t["interval"] = mutate.wilson(t["killed"], ran) if ran else (math.nan, math.nan)
+    t["equivalent"] = sum(n for m, n in (equivalent or {}).items() if m in modules and m not in leave_out)
+    ran_ne = ran - t["equivalent"]
+    t["score_ne"] = t["killed"] / ran_ne if ran_ne else math.nan
+    t["interval_ne"] = mutate.wilson(t["killed"], ran_ne) if ran_ne else (math.nan, math.nan)
     return t
 
 
@@ -129,9 +171,17 @@ def _pct(x: float) -> str:
     return "–" if math.isnan(x) else f"{100 * x:.1f} %"
 
 
-def _scored(t: dict[str, Any]) -> str:
-    """``score [low, high]`` of :func:`totals`."""
-    return f"{_pct(t['score'])} [{_pct(t['interval'][0])}, {_pct(t['interval'][1])}]"
+def _scored(t: dict[str, Any], ne: bool = False) -> str:
+    """``score [low, high]`` of :func:`totals` (of the non-equivalent mutants with ``ne``)."""
+    score, (low, high) = (t["score_ne"], t["interval_ne"]) if ne else (t["score"], t["interval"])
+    return f"{_pct(score)} [{_pct(low)}, {_pct(high)}]"
+
+
+def _scored_both(t: dict[str, Any]) -> str:
+    """:func:`_scored`, and the score of the non-equivalent mutants when some are listed."""
+    if not t["equivalent"]:
+        return _scored(t)
+    return f"{_scored(t)}; {_scored(t, ne=True)} of the non-equivalent ({t['equivalent']} equivalent)"
 
 
 def _table_rows(data: dict[str, Any], columns: int,
@@ -139,10 +189,11 @@ def _table_rows(data: dict[str, Any], columns: int,
     """One line per package of :data:`PACKAGES`: ``row(package, record, totals)``, or *not measured
     yet* padded to ``columns`` cells."""
     lines = []
+    equivalent = load_equivalent()
     for package in PACKAGES:
         r = data["packages"].get(package)
         lines.append(f"| `{package}` | not measured yet |" + " |" * (columns - 2) if r is None
-                     else row(package, r, totals(r["modules"])))
+                     else row(package, r, totals(r["modules"], equivalent=equivalent_counts(r, equivalent))))
     return lines
 
 
@@ -153,7 +204,7 @@ def readme_block(data: dict[str, Any]) -> str:
              "score, killed / (killed + survived) [95% interval] |", "|---|---:|---:|---:|---:|---:|---|"]
 
     def row(package: str, r: dict[str, Any], t: dict[str, Any]) -> str:
-        score = _scored(t)
+        score = _scored_both(t)
         out = [m for m in NOT_ACTIVATED if m in r["modules"]]
         if out:
             score += (f"; {_scored(totals(r['modules'], tuple(out)))} without "
@@ -180,13 +231,18 @@ def write_page(path: Path, data: dict[str, Any], command: str) -> None:
              "times out or crashes, *survives* when every selected test that reaches it passes, and is *reached by "
              "no selected test* when none runs its code. Score: killed / (killed + survived), with the 95% Wilson "
              "interval of the sample's estimate of the whole package's score. How the script decides (sample, "
-             "score, modules mutmut cannot activate): `benchmarks/mutation.py`.", ""]
+             "score, modules mutmut cannot activate): `benchmarks/mutation.py`. *Equivalent*: survivors whose "
+             "edit cannot change behaviour, each listed with its edit and the argument in "
+             "`benchmarks/perf/mutation_equivalent.json`; the last score leaves them out: killed / (killed + "
+             "survived - equivalent).", ""]
     lines += ["| package | mutants generated | sampled | killed | survived | reached by no selected test | score "
-              "[95% interval] | wall time | code (commit) | measured | load before -> after |",
-              "|---|---:|---:|---:|---:|---:|---|---:|---|---|---|"]
-    lines += _table_rows(data, 11, lambda package, r, t: (
+              "[95% interval] | equivalent | score of the non-equivalent [95% interval] | wall time | code (commit) | "
+              "measured | load before -> after |",
+              "|---|---:|---:|---:|---:|---:|---|---:|---|---:|---|---|---|"]
+    lines += _table_rows(data, 13, lambda package, r, t: (
         f"| `{package}` | {r['generated']:,} | {t['tested']:,} | {t['killed']:,} | {t['survived']:,} | "
-        f"{t['no_tests']:,} | {_scored(t)} | {r['elapsed_s'] / 60:.0f} min | {r['commit']} | {r['date']}, mutmut "
+        f"{t['no_tests']:,} | {_scored(t)} | {t['equivalent']:,} | {_scored(t, ne=True)} | "
+        f"{r['elapsed_s'] / 60:.0f} min | {r['commit']} | {r['date']}, mutmut "
         f"{r['mutmut']}, Python {r['python']}, {r['jobs']} mutant run(s) at a time | {r['load_before']:.1f} -> "
         f"{r['load_after']:.1f} |"))
     for m, why in NOT_ACTIVATED.items():
@@ -200,13 +256,18 @@ def write_page(path: Path, data: dict[str, Any], command: str) -> None:
                   f"survive; {why}. `{package}` without it: {_scored(w)} ({w['killed']:,} of "
                   f"{w['killed'] + w['survived']:,})."]
     lines += ["", "## By module", "", "| module | mutants generated | sampled | killed | survived | reached by no "
-              "selected test | score |", "|---|---:|---:|---:|---:|---:|---:|"]
+              "selected test | score | equivalent | score of the non-equivalent |",
+              "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    equivalent = load_equivalent()
     for package in PACKAGES:
         r = rows.get(package)
+        eq = equivalent_counts(r, equivalent) if r else {}
         for m, c in (r or {}).get("modules", {}).items():
             ran = c["killed"] + c["survived"]
+            ran_ne = ran - eq.get(m, 0)
             lines.append(f"| `{m}` | {c['mutants']:,} | {c['tested']:,} | {c['killed']:,} | {c['survived']:,} | "
-                         f"{c['no_tests']:,} | {_pct(c['killed'] / ran) if ran else '–'} |")
+                         f"{c['no_tests']:,} | {_pct(c['killed'] / ran) if ran else '–'} | {eq.get(m, 0):,} | "
+                         f"{_pct(c['killed'] / ran_ne) if ran_ne else '–'} |")
     lines += ["", "## Tests selected per package", ""]
     for package in PACKAGES:
         r = rows.get(package)
@@ -243,6 +304,7 @@ def measure(package: str, sample: int, seed: int, jobs: int, workdir: Path | Non
             shutil.rmtree(scratch, ignore_errors=True)
     return {"settings": settings(package, sample, seed), "generated": result["generated"],
             "modules": result["modules"], "survivors": result["survivors"],
+            "survivor_diffs": result["survivor_diffs"],
             "elapsed_s": time.monotonic() - began, "commit": code,
             "date": datetime.date.today().isoformat(), "mutmut": metadata.version("mutmut"),
             "python": platform.python_version(), "jobs": jobs, "load_before": load_before,

@@ -92,3 +92,10 @@ def test_mutmut_runs_with_the_checkouts_trace_folder(monkeypatch: pytest.MonkeyP
     assert mutate.mutmut_env()[TRACES_ENV] == str(tmp_path / "found")
     monkeypatch.setattr("optkit.traces.trace_root", lambda: None)
     assert TRACES_ENV not in mutate.mutmut_env()
+
+
+def test_a_mutants_edit_is_its_changed_lines() -> None:
+    """``mutmut show``'s diff without headers and context: the edit, wherever it sits in the file."""
+    shown = ("# m.x_f__mutmut_3: survived\n--- optkit/a.py\n+++ optkit/a.py\n@@ -2,7 +2,7 @@\n"
+             "     units = []\n-    cin = 3\n+    cin = 4\n     for b in blocks:\n")
+    assert mutate.changed_lines(shown) == "-    cin = 3\n+    cin = 4"

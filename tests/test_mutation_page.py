@@ -122,3 +122,39 @@ def test_bad_numbers_are_refused(tmp_path: Path, flag: str) -> None:
     with pytest.raises(SystemExit) as exc:
         mutation.main([flag, "--store", str(tmp_path / "s.json")])
     assert exc.value.code == 2
+
+
+def test_listed_equivalent_mutants_leave_the_score_of_the_non_equivalent(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A survivor listed with its very edit counts as equivalent: killed / (killed + survived -
+    equivalent); one listed with another edit (the code changed since) or not among the survivors
+    does not count."""
+    heavy = "optkit.formulations.gpu_mapping.heavy_edge.x_f__mutmut_"
+    data = _store()
+    r = data["packages"]["formulations/gpu_mapping/"]
+    r["modules"]["formulations/gpu_mapping/heavy_edge.py"] = {"mutants": 300, "tested": 20, "killed": 16,
+                                                             "survived": 4, "no_tests": 0}
+    r["survivors"] = [heavy + "1", heavy + "2", heavy + "3", heavy + "4"]
+    r["survivor_diffs"] = {heavy + str(i): f"-    a = {i}\n+    a = {i + 1}" for i in range(1, 5)}
+    listed = {heavy + "1": {"diff": "-    a = 1\n+    a = 2", "why": "a is never read"},
+              heavy + "2": {"diff": "-    a = 2\n+    a = 3", "why": "a is never read"},
+              heavy + "3": {"diff": "-    b = 3\n+    b = 4", "why": "an edit of older code"},
+              heavy + "9": {"diff": "-    a = 9\n+    a = 10", "why": "not a survivor"}}
+    store = tmp_path / "equivalent.json"
+    store.write_text(json.dumps({"mutants": listed}))
+    monkeypatch.setattr(mutation, "EQUIVALENT", store)
+    assert mutation.module_of(heavy + "1") == "formulations/gpu_mapping/heavy_edge.py"
+    assert mutation.equivalent_counts(r, mutation.load_equivalent()) == {"formulations/gpu_mapping/heavy_edge.py": 2}
+    t = mutation.totals(r["modules"], (PROFILES,), mutation.equivalent_counts(r, listed))
+    assert (t["killed"], t["survived"], t["equivalent"]) == (16, 4, 2)
+    assert t["score"] == pytest.approx(0.8) and t["score_ne"] == pytest.approx(16 / 18)
+    assert t["interval_ne"] == pytest.approx(mutation.mutate.wilson(16, 18))
+    assert mutation.totals(r["modules"], ("formulations/gpu_mapping/heavy_edge.py",),
+                           {"formulations/gpu_mapping/heavy_edge.py": 2})["equivalent"] == 0
+    row = next(line for line in mutation.readme_block(data).splitlines() if "gpu_mapping" in line)
+    assert "of the non-equivalent (2 equivalent)" in row
+    out = tmp_path / "mutation.md"
+    mutation.write_page(out, data, "python benchmarks/mutation.py --page-only")
+    assert "| `formulations/gpu_mapping/heavy_edge.py` | 300 | 20 | 16 | 4 | 0 | 80.0 % | 2 | 88.9 % |" in out.read_text()
+    r.pop("survivor_diffs")  # measured before the edits were stored: nothing counts
+    assert mutation.equivalent_counts(r, listed) == {}

@@ -160,6 +160,22 @@ def survivors(workdir: Path) -> list[str]:
                   for k, c in json.loads(meta.read_text())["exit_code_by_key"].items() if c in _SURVIVED)
 
 
+def changed_lines(diff: str) -> str:
+    """The removed and added lines of a unified diff (``mutmut show``'s), without the file headers,
+    the hunk headers and the context: the edit itself, independent of where it sits in the file."""
+    return "\n".join(line for line in diff.splitlines()
+                     if line[:1] in ("-", "+") and not line.startswith(("---", "+++")))
+
+
+def mutant_diff(workdir: Path, name: str) -> str:
+    """The edit of mutant ``name`` in the scratch folder ``workdir`` (:func:`changed_lines` of
+    ``mutmut show NAME``): what an argument that the mutant is equivalent is about, stored beside
+    the name so that the argument is applied only to the very edit it was made for."""
+    shown = subprocess.run([sys.executable, "-m", "mutmut", "show", name], cwd=workdir, capture_output=True,
+                           text=True, env=mutmut_env())
+    return changed_lines(shown.stdout)
+
+
 def module_lines(workdir: Path) -> list[str]:
     """One line per mutated module, read from mutmut's ``mutants/**/*.py.meta`` files."""
     lines = []
@@ -176,7 +192,8 @@ def run(module: str, pytest_args: list[str], workdir: Path, *, max_children: int
     """Mutate ``module`` (a ``.py`` file or package folder) against the tests ``pytest_args`` in
     the scratch folder ``workdir``; print mutmut's results and one line per module; return the
     counts (:func:`module_counts`, under ``modules``), mutmut's CI/CD stats (``stats``), the whole
-    ``score`` (killed / mutants that ran) with its 95% interval when sampled, and the sample size.
+    ``score`` (killed / mutants that ran) with its 95% interval when sampled, the sample size, and
+    the surviving mutants with their edits (``survivor_diffs``, :func:`mutant_diff`).
     Raises ``RuntimeError`` when mutmut fails."""
     prepare(workdir, module, pytest_args or ["tests"])
     print(f"mutate.py: {module} in {workdir}; tests: {' '.join(pytest_args) or 'tests'}", flush=True)
@@ -215,7 +232,8 @@ def run(module: str, pytest_args: list[str], workdir: Path, *, max_children: int
     return {"module": module, "tests": list(pytest_args), "sample": len(names) if names else None, "seed": seed,
             "generated": generated if generated is not None else stats["total"], "killed": killed, "ran": ran,
             "score": score, "interval": interval, "stats": stats, "modules": module_counts(workdir),
-            "survivors": survivors(workdir)}
+            "survivors": survivors(workdir),
+            "survivor_diffs": {name: mutant_diff(workdir, name) for name in survivors(workdir)}}
 
 
 def main(argv: list[str] | None = None) -> int:
