@@ -243,6 +243,11 @@ class Formulation:
     # ``sample(draw, **size_limits) -> dict`` with ``draw(lo, hi) -> int`` (smallest = simplest);
     # a bad limit is an InputError naming it.
     sample: Callable[..., dict[str, Any]] | None = None
+    # The instances optkit.testing.check_algorithm runs by default, one Suite per size class
+    # (class name -> Suite, smallest first), each class no larger than every exact solver of the
+    # problem proves in seconds; usually a LazyMapping to the formulation's generate.SIZE_CLASSES.
+    # Empty: the first instances of the first suite.
+    size_classes: Mapping[str, Suite] = field(default_factory=dict)
 
     def reading(self, name: str) -> Any:
         """The declared reading ``name`` (``KeyError`` if there is none)."""

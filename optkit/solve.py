@@ -15,6 +15,7 @@ from optkit import registry
 from optkit.anytime import Point, finish_trajectory, recording
 from optkit.errors import InputError
 from optkit.formulation import Formulation
+from optkit.pristine import InputWatch
 from optkit.readings import resolve_params
 from optkit.result import Result, Status, relative_gap, scalar_objective
 
@@ -125,6 +126,12 @@ def solve(
 
     ``problem`` is a registered problem's name, or a :class:`Formulation` object (what
     :func:`optkit.testing.check_algorithm` passes to run an algorithm it was handed directly).
+
+    The algorithm gets a copy of ``instance`` re-parsed from its canonical JSON, never the
+    object the solution is judged against (:mod:`optkit.pristine`): an algorithm that changes
+    its copy gets status ``error`` with the message ``mutated its input: field ...`` naming the
+    first changed field; the solution is judged in its JSON form (what ``optkit solve --json``
+    prints), and one JSON cannot hold as such (a numpy integer) is an ``error`` naming its path.
     """
     formulation = problem if isinstance(problem, Formulation) else registry.get(problem)
     problem = formulation.name
@@ -139,10 +146,12 @@ def solve(
     target = getattr(algo.run, "target", None)
     if callable(target):  # a lazy_run entry: import its module (a solver library: ~1 s) before the clock
         target()  # starts, so the time limit and wall time are the algorithm's own
+    watch = InputWatch(formulation, instance)  # the algorithm runs on its own copy; `instance` stays as given
     start = time.perf_counter()
     with recording(start) as points:
-        result = algo.run(instance, objective=objective, time_limit=time_limit, seed=seed, **params)
+        result = algo.run(watch.copy, objective=objective, time_limit=time_limit, seed=seed, **params)
     elapsed = time.perf_counter() - start
+    watch.judge(result)  # a changed copy or a solution JSON cannot hold: an error naming it
     return finish_result(
         formulation, instance, result, algorithm=algorithm, objective=objective,
         params=params, seed=seed, wall_time_s=elapsed, solver_points=points,

@@ -41,7 +41,11 @@ proves the optimum, the best proven lower bound (the solvers' bounds or the form
 the ratio is an *upper estimate* of the true ratio: ``summary.json`` says which
 (``ratio_against``). Where the optimum is 0 and the algorithm's value is not, the ratio is
 infinite; an algorithm that returns no feasible solution on a feasible instance gets an
-infinite ratio too (``no_solution``).
+infinite ratio too (``no_solution``). A run that ends in ``error`` (a crash, a solution
+``evaluate`` rejects, an algorithm that altered its input, :mod:`optkit.pristine`) gets no
+ratio; ``summary.json`` counts such candidates (``errors_seen``, ``first_error``) and the
+printed summary names the first. The algorithm runs on its own copy of each candidate, so the
+oracle and the ratio always see the candidate as drawn.
 
 nimp's objective is lexicographic (idle machines, machines); its ratio is the measure of
 Theorems 4-5 that :func:`optkit.testing.assert_within` and the ``titan-approximation`` claim use
@@ -372,7 +376,8 @@ def measure_candidate(*, problem: str, instance: dict[str, Any], algorithm: str,
 
     Returns a JSON-ready dict: ``status`` (``ok``; ``infeasible``: no feasible instance, skipped;
     ``no_reference``; ``no_solution``: the algorithm found none on a feasible instance, ratio
-    infinite), ``objective`` and ``solution`` (the algorithm's), ``reference``, ``proven``,
+    infinite; ``error``: the algorithm's run was an ``error``, e.g. it altered its input or
+    ``evaluate`` rejected its solution, with ``message`` saying which, and no ratio), ``objective`` and ``solution`` (the algorithm's), ``reference``, ``proven``,
     ``source``, ``ratio``, ``guarantee``, ``guarantee_text`` and ``violates`` (a proven ratio
     above a stated guarantee). ``seed`` is the harness' task seed, unused; ``reference`` an
     :class:`optkit.testing.oracle.Optimum` already computed for this instance.
@@ -398,6 +403,9 @@ def measure_candidate(*, problem: str, instance: dict[str, Any], algorithm: str,
     out: dict[str, Any] = {"objective": res.objective, "solution": res.solution, "algorithm_status": res.status.value,
                            "algorithm_message": res.message, "reference": ref, "proven": proven, "source": source,
                            "ratio": None, "guarantee": None, "guarantee_text": "", "violates": False}
+    if res.status.value == "error":  # a crash, a rejected solution, an altered input (optkit.pristine): no ratio
+        out["status"], out["message"] = "error", res.message
+        return out
     if ref is None:
         out["status"] = "infeasible" if proven else "no_reference"
         return out
@@ -1040,6 +1048,7 @@ def _write_outputs(search: _Search, stopped: str, budget: float, max_evals: int 
                                          "solver": best["source"], "proven": bool(best["proven"])})
     _atomic_write(out / "solution.json", best.get("solution"))
     ratio = best["ratio"]
+    errors = [r.get("message", "") for r in search.cache.values() if r.get("status") == "error"]
     summary = {
         "problem": search.problem, "algorithm": search.algorithm, "objective": search.objective,
         "seed": search.seed, "algorithm_seed": search.seed, "params": search.params,
@@ -1060,6 +1069,7 @@ def _write_outputs(search: _Search, stopped: str, budget: float, max_evals: int 
         "budget_s": budget, "max_evals": max_evals, "oracle_time_limit_s": search.oracle_time_limit,
         "elapsed_s": st["elapsed_s"], "load_average": list(os.getloadavg()) if hasattr(os, "getloadavg") else None,
         "instance_hash": best["hash"],
+        "errors_seen": len(errors), "first_error": errors[0] if errors else None,
     }
     if st["worst_violation"] is not None:
         v = st["worst_violation"]
@@ -1087,6 +1097,9 @@ def format_summary(s: Mapping[str, Any]) -> str:
         f"  {s['evaluations']} evaluations ({s['search_evaluations']} in the search), {s['stopped']}, "
         f"{s['elapsed_s']:.1f} s; replay with --max-evals {s['search_evaluations']}",
     ]
+    if s.get("errors_seen"):
+        lines.append(f"  {s['errors_seen']} evaluated instances gave no ratio: the run was an error, e.g. "
+                     f"{s['first_error']}")
     if s["violations_seen"]:
         lines.append(f"  {s['violations_seen']} evaluated instances violate the guarantee; the worst is in "
                      "violation.json")

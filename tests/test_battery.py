@@ -1,9 +1,10 @@
 """One battery of checks for every registered algorithm of every problem (issues 17 and 24).
 
 The general checks are :func:`optkit.testing.check_algorithm`'s, which anyone can run on their
-own algorithm; each test below runs one of them (by name) on one registered algorithm, with one
-:class:`optkit.testing.RunCache` for the whole module so that every exact reference is solved
-once. The two checks of exact solvers' internals (a run cut short keeps a valid bound; the time
+own algorithm; ``test_check_algorithm_passes`` runs all of them on one registered algorithm (one
+call, so that under pytest-xdist an algorithm's runs are made in one process; the failure names
+each failed check), with one :class:`optkit.testing.RunCache` for the whole module so that every
+exact reference is solved once per process. The two checks of exact solvers' internals (a run cut short keeps a valid bound; the time
 limit and seed reach CP-SAT and the MILP) need this repository's test hooks and stay here.
 
 Modelled on scikit-learn's ``parametrize_with_checks``: the module walks the registry
@@ -12,20 +13,22 @@ every available algorithm, so an algorithm registered later is covered by being 
 Test ids read ``problem/algorithm``; an unavailable algorithm (a missing optional package) is
 a skip naming the package (``-rs``), and a failure in CI (:mod:`tests.needs`).
 
-Instances: the first :data:`N_INSTANCES` instances of each formulation's first suite (by
-convention a formulation declares its smallest, exact-solvable suite first: ``tiny`` or
-``small``); the suites are seeded, so the instances are the same in every run. Seeds
-:data:`SEEDS`. No time limit is given to any run (no clock decides a verdict); a hang is a
-failure raised by pytest-timeout.
+Instances: :func:`optkit.testing.default_cases`, the instances ``check_algorithm`` runs by
+default: every size class the formulation declares (``SIZE_CLASSES`` of its ``generate``
+module), each up to the largest size all its exact solvers prove in seconds; seeded, so the
+same in every run. Seeds :data:`SEEDS` (``check_algorithm``'s defaults, one of them >= 2), and
+the ``PYTHONHASHSEED`` values of its ``hash_seed_independent`` check, whose worker processes
+:data:`CACHE` starts once for the whole module. No time limit is given to any run (no clock
+decides a verdict); a hang is a failure raised by pytest-timeout.
 
 Oracles, none of them the algorithm under test:
 
 * ``evaluate`` of the formulation, called afresh on the returned solution, for feasibility and
   the objective;
-* the proven optimum: every available *exact* algorithm supporting the objective solves the
-  instance; their ``optimal`` values must agree with each other (two independent models, e.g.
-  CP-SAT and a MILP, or brute force), and nothing may beat the smallest of them; where no exact
-  algorithm supports an objective, the formulation's proven ``lower_bound`` stands in;
+* the proven optimum: the exact oracle (brute force where it holds the instance, CP-SAT, the
+  MILP; the first proof wins, never the algorithm under test), so every exact algorithm is
+  checked against the others; nothing may beat it; where no exact algorithm supports an
+  objective, the formulation's proven ``lower_bound`` stands in;
 * any feasible solution found by any algorithm disproves ``infeasible``;
 * exact solvers are also stopped at their first incumbent (a deterministic work limit): the
   bound they then report must not exceed the optimum;
@@ -34,7 +37,7 @@ Oracles, none of them the algorithm under test:
   given to ``solve`` reach every solve of an exact algorithm.
 
 The status discipline (:class:`optkit.result.Status`): ``optimal`` only from exact algorithms;
-``infeasible`` only when true (no algorithm finds a solution and every exact solver agrees);
+``infeasible`` only when true (no algorithm finds a solution and the exact oracle proves it);
 heuristics, peers and baselines return ``feasible`` or ``no_solution`` (with a message and no
 solution); nothing returns ``error`` on a valid instance.
 """
@@ -48,18 +51,20 @@ from typing import Any
 import pytest
 
 from optkit import registry
+from optkit.errors import InputError
 from optkit.formulation import Formulation
 from optkit.readings import accepted_params
 from optkit.result import Result, Status, scalar_objective
 from optkit.solve import solve
-from optkit.testing import RunCache, _checks as checks, check_algorithm
+from optkit.testing import RunCache, _checks as checks, check_algorithm, default_cases
 from tests.deterministic import stop_at_first_solution
 from tests.needs import needs_modules
 
-N_INSTANCES = int(os.environ.get("OPTKIT_BATTERY_INSTANCES", "6"))
-"""Instances per problem: the first ones of its first (smallest) suite. The environment
-variable ``OPTKIT_BATTERY_INSTANCES`` widens the sweep for a manual run (the whole suite: 1000)."""
-SEEDS = (0, 1)
+N_INSTANCES = int(os.environ.get("OPTKIT_BATTERY_INSTANCES", "0"))
+"""0 (default): the instances of :func:`optkit.testing.default_cases`. The environment variable
+``OPTKIT_BATTERY_INSTANCES`` widens the sweep for a manual run: the first N of the first suite
+instead (the whole suite: 1000)."""
+SEEDS = checks.DEFAULT_SEEDS
 SOLVER_REL_TOL = checks.SOLVER_REL_TOL
 CACHE = RunCache()
 """Runs and exact references shared by every check of every algorithm (solved once)."""
@@ -80,13 +85,24 @@ CASES = _cases()
 
 @lru_cache(maxsize=None)
 def _instances(problem: str) -> tuple[tuple[str, Any], ...]:
-    """``(name, instance object)`` for the first :data:`N_INSTANCES` of the first suite."""
+    """``(name, instance object)``: :func:`optkit.testing.default_cases`, or the first
+    :data:`N_INSTANCES` of the first suite."""
     f = registry.get(problem)
+    if not N_INSTANCES:
+        return tuple(default_cases(problem))
     assert f.suites, f"{problem} declares no suite: the battery needs small seeded instances"
     suite = f.suites[next(iter(f.suites))]
     items = suite.build()[:N_INSTANCES]
     assert items, f"suite {suite.name} of {problem} is empty"
     return tuple((name, f.instance_from_dict(data)) for name, data in items)
+
+
+def _first_class(problem: str) -> list[int]:
+    """Indices of the instances of the first size class (all of them under
+    ``OPTKIT_BATTERY_INSTANCES``): the two checks of exact solvers' internals run there, as
+    ``check_algorithm`` repeats an exact algorithm there only."""
+    names = [name.split("/")[0] for name, _ in _instances(problem)]
+    return [i for i, n in enumerate(names) if n == names[0] or N_INSTANCES]
 
 
 def _params(problem: str, algorithm: str) -> dict[str, Any]:
@@ -107,66 +123,49 @@ def _key(res: Result) -> float | None:
 
 @lru_cache(maxsize=None)
 def _reference(problem: str, index: int, objective: str) -> tuple[float | None, bool, str]:
-    """``(optimum, proven_infeasible, who)`` from every available exact algorithm supporting
-    ``objective`` (they must agree), through :func:`optkit.testing.check_algorithm`'s cache."""
+    """``(optimum, proven_infeasible, who)`` from the exact oracle (the first proof among the
+    exact algorithms supporting ``objective``), through :func:`optkit.testing.check_algorithm`'s
+    cache."""
     opt, infeasible, who, trouble = checks.reference_optimum(problem, [inst for _, inst in _instances(problem)], index,
                                                              objective, cache=CACHE, seed=SEEDS[0])
     assert not trouble, f"{problem} instance {index} ({objective}): {trouble}"
     return opt, infeasible, who
 
 
-def _check(problem: str, algorithm: str, name: str) -> None:
-    """Run the check ``name`` of :func:`optkit.testing.check_algorithm` on the battery's
-    instances and fail with its report when it fails."""
-    f = registry.get(problem)
-    needs_modules(*f.algorithms[algorithm].requires)
-    report = check_algorithm(problem, algorithm, instances=[inst for _, inst in _instances(problem)], seeds=SEEDS,
-                             params=_params(problem, algorithm), checks=[name], cache=CACHE,
-                             raise_on_failure=False)
-    assert report.passed, str(report)
-
-
 # ----------------------------------------------------------------------------- the checks
 @pytest.mark.parametrize("problem,algorithm", CASES)
-def test_solution_passes_evaluate_and_objective_is_evaluates(problem: str, algorithm: str) -> None:
-    """``solution_passes_evaluate`` (:func:`optkit.testing.check_algorithm`): every returned
-    solution is feasible for a fresh ``evaluate`` call, and the objective ``solve`` reports, and
-    any objective the algorithm itself put in its result, equal ``evaluate``'s value."""
-    _check(problem, algorithm, "solution_passes_evaluate")
+def test_check_algorithm_passes(problem: str, algorithm: str) -> None:
+    """Every check of :func:`optkit.testing.check_algorithm` (one call per algorithm, so that its
+    runs are made once in one process; the report names each failed check), none skipped:
 
-
-@pytest.mark.parametrize("problem,algorithm", CASES)
-def test_status_discipline(problem: str, algorithm: str) -> None:
-    """``status_discipline``: ``optimal`` only from exact algorithms with a proof;
-    ``infeasible`` only where it is true (every exact solver agrees and no algorithm finds a
-    solution); ``no_solution`` carries a message and no solution; no ``error`` and no
-    ``time_limit`` (no limit was set) on a valid instance."""
-    _check(problem, algorithm, "status_discipline")
-
-
-@pytest.mark.parametrize("problem,algorithm", CASES)
-def test_same_seed_same_result(problem: str, algorithm: str) -> None:
-    """``same_seed_same_result``: two runs with the same seed (each of :data:`SEEDS`) return the
-    same status, solution and objective; an algorithm not declared ``randomized`` returns the
-    same for every seed."""
-    _check(problem, algorithm, "same_seed_same_result")
-
-
-@pytest.mark.parametrize("problem,algorithm", CASES)
-def test_never_better_than_the_proven_optimum(problem: str, algorithm: str) -> None:
-    """``never_beats_optimum``: no solution beats the optimum the exact solvers prove (who agree
-    with each other), nor the formulation's proven lower bound; an ``optimal`` result equals
-    the optimum; a result's own ``bound`` never exceeds it."""
-    _check(problem, algorithm, "never_beats_optimum")
-
-
-@pytest.mark.parametrize("problem,algorithm", CASES)
-def test_unknown_parameter_and_bad_reading_are_input_errors(problem: str, algorithm: str) -> None:
-    """``bad_parameter_is_input_error``: ``params={"no_such_key": 1}`` and a value outside a
-    reading's options are an :class:`InputError` naming the key, raised before the algorithm
-    runs; every reading the algorithm takes is an explicit keyword of its run function with the
-    reading's default."""
-    _check(problem, algorithm, "bad_parameter_is_input_error")
+    * ``solution_passes_evaluate``: every returned solution is feasible for a fresh
+      ``evaluate`` call on the instance as given, and the objective ``solve`` reports, and any
+      objective the algorithm itself put in its result, equal ``evaluate``'s value; the
+      algorithm leaves its input unchanged and returns JSON data;
+    * ``same_seed_same_result``: two runs with the same seed (each of :data:`SEEDS`) return the
+      same status, solution and objective; an algorithm not declared ``randomized`` returns the
+      same for every seed;
+    * ``hash_seed_independent``: the first seed's runs give the same status and solution in
+      fresh processes under ``PYTHONHASHSEED`` 0 and 1 as in this one;
+    * ``never_beats_optimum``: no solution beats the optimum the exact oracle proves, nor the
+      formulation's proven lower bound; an ``optimal`` result equals the optimum; a result's
+      own ``bound`` never exceeds it;
+    * ``status_discipline``: ``optimal`` only from exact algorithms with a proof;
+      ``infeasible`` only where it is true (the exact oracle proves it and no algorithm finds a
+      solution); ``no_solution`` carries a message and no solution; no ``error`` and no
+      ``time_limit`` (no limit was set) on a valid instance;
+    * ``bad_parameter_is_input_error``: ``params={"no_such_key": 1}`` and a value outside a
+      reading's options are an :class:`InputError` naming the key, raised before the algorithm
+      runs; every reading the algorithm takes is an explicit keyword of its run function with
+      the reading's default."""
+    f = registry.get(problem)
+    needs_modules(*f.algorithms[algorithm].requires)
+    given = {"instances": [inst for _, inst in _instances(problem)]} if N_INSTANCES else {}
+    report = check_algorithm(problem, algorithm, seeds=SEEDS, params=_params(problem, algorithm), cache=CACHE,
+                             raise_on_failure=False, **given)
+    assert report.passed, str(report)
+    assert [r.name for r in report.results] == list(checks.CHECKS)
+    assert not [r.name for r in report.results if r.skipped], str(report)  # every registered algorithm is checked
 
 
 EXACT_CASES = [c for c in CASES if _formulations()[c.values[0]].algorithms[c.values[1]].kind == "exact"]
@@ -175,16 +174,21 @@ EXACT_CASES = [c for c in CASES if _formulations()[c.values[0]].algorithms[c.val
 @pytest.mark.parametrize("problem,algorithm", EXACT_CASES)
 def test_exact_run_cut_short_keeps_a_valid_bound(problem: str, algorithm: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """An exact solver stopped at its first incumbent (a deterministic work limit,
-    :mod:`tests.deterministic`) returns ``time_limit`` (or a proof, if it has one by then) with
+    :mod:`tests.deterministic`), on the first size class, returns ``time_limit`` (or a proof, if it has one by then) with
     a feasible incumbent no better than the optimum and a bound no higher than it. (A run that
     ends ``optimal`` has its bound set by the engine, so only a cut run shows the solver's own.)"""
     f = registry.get(problem)
     needs_modules(*f.algorithms[algorithm].requires)
     cases = [(i, name, objective, _reference(problem, i, objective))
-             for i, (name, _) in enumerate(_instances(problem)) for objective in f.algorithms[algorithm].objectives]
+             for i, (name, _) in enumerate(_instances(problem)) if i in _first_class(problem)
+             for objective in f.algorithms[algorithm].objectives]
     stop_at_first_solution(monkeypatch)  # after the references: they are full solves
     for i, name, objective, (opt, _, who) in cases:
-        res = _solve(problem, algorithm, i, objective, SEEDS[0])
+        try:
+            res = _solve(problem, algorithm, i, objective, SEEDS[0])
+        except InputError:  # beyond a brute force's size limit: not its case
+            assert algorithm == "brute-force", f"{algorithm} refused {name}"
+            continue
         where = f"{name}/{objective}: {res.status.value} ({res.message[:200]})"
         assert res.status in (Status.OPTIMAL, Status.TIME_LIMIT, Status.INFEASIBLE), where
         if opt is None:
@@ -250,10 +254,14 @@ def test_exact_solver_receives_the_time_limit_and_seed(problem: str, algorithm: 
     f = registry.get(problem)
     needs_modules(*f.algorithms[algorithm].requires)
     calls = _spy_on_solvers(monkeypatch)
-    for i, (name, inst) in enumerate(_instances(problem)):
+    for i in _first_class(problem):
+        name, inst = _instances(problem)[i]
         for objective in f.algorithms[algorithm].objectives:
-            solve(problem, inst, algorithm, objective=objective, seed=_SPY_SEED, time_limit=_SPY_LIMIT_S,
-                  params={**_params(problem, algorithm)})
+            try:
+                solve(problem, inst, algorithm, objective=objective, seed=_SPY_SEED, time_limit=_SPY_LIMIT_S,
+                      params={**_params(problem, algorithm)})
+            except InputError:  # beyond a brute force's size limit: not its case
+                assert algorithm == "brute-force", f"{algorithm} refused {name}"
     if algorithm == "brute-force":
         assert not calls, f"brute force called a solver: {calls[:3]}"
         return

@@ -10,13 +10,15 @@ are what the docstring says, by enumeration of every column.
 from __future__ import annotations
 
 import itertools
+import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import optkit
-from optkit.formulations.gpu_mapping import FORMULATION, columns, exact, tree_tables
+from optkit.formulations.gpu_mapping import FORMULATION, arrangements, columns, exact, tree_tables
 from optkit.formulations.gpu_mapping.model import GpuMappingInstance, evaluate, stage_counts
 from optkit.result import Status
 
@@ -30,7 +32,7 @@ def _column_cases(suite: str) -> list[tuple[str, GpuMappingInstance]]:
     out = []
     for name, data in FORMULATION.suites[suite].build():
         inst = GpuMappingInstance.from_dict(data)
-        if columns.applies(exact._coefficients(inst)):
+        if columns.applies(exact.coefficients(inst)):
             out.append((name, inst))
     return out
 
@@ -40,7 +42,7 @@ def _all_columns(k: list[int], c: int) -> list[tuple[int, ...]]:
 
 
 def _applies(seed: int) -> bool:
-    return columns.applies(exact._coefficients(GpuMappingInstance.from_dict(random_instance_dict(seed))))
+    return columns.applies(exact.coefficients(GpuMappingInstance.from_dict(random_instance_dict(seed))))
 
 
 COLUMN_SEEDS = [s for s in range(32) if _applies(s)]  # all of them, tree jobs included (small k)
@@ -69,10 +71,11 @@ def test_random_cases_include_ring_and_tree_jobs() -> None:
 @pytest.mark.parametrize("suite", ["small", "medium"])
 def test_columns_equal_count_model_on_suites(suite: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """The column programme's optimum equals the count model's wherever the count model proves
-    its optimum within a deterministic work limit (CP-SAT ``max_deterministic_time`` 5, not a
+    its optimum within a deterministic work limit (CP-SAT ``max_deterministic_time`` 1, not a
     clock); where it does not (four medium tree jobs; the fourth, resnet152_dp32, joined the
     programme with the shipped k = 32 table), the column optimum lies between the count model's
-    bound and its incumbent."""
+    bound and its incumbent. The limit was 5: the same twelve medium cases prove at 1 (all of
+    them within 1.2 s of CPU), and the four that do not spent 36 of the test's 40 CPU seconds."""
     from optkit.solvers import cpsat
 
     cases = _column_cases(suite)
@@ -82,7 +85,7 @@ def test_columns_equal_count_model_on_suites(suite: str, monkeypatch: pytest.Mon
         new = optkit.solve("gpu-mapping", inst, "cpsat", objective="cut", seed=0, params={"workers": 1})
         assert new.status == Status.OPTIMAL and new.info["model"] == "columns", name
         with monkeypatch.context() as mp:
-            mp.setitem(cpsat.WORK_LIMITS, "max_deterministic_time", 5.0)
+            mp.setitem(cpsat.WORK_LIMITS, "max_deterministic_time", 1.0)
             old = optkit.solve("gpu-mapping", inst, "cpsat", objective="cut", seed=0,
                                params={"workers": 1, "model": "counts"})
         if old.status == Status.OPTIMAL:
@@ -97,7 +100,7 @@ def test_column_value_is_the_cut_of_contiguous_counts() -> None:
     """C + sum_m F(x[:, m]) equals evaluate's cut of the contiguous assignment, for every count
     matrix of a small ring job (brute force over the count tables)."""
     inst = GpuMappingInstance.from_dict(random_instance_dict(7))  # 4 stages on 4 servers: 116 tables
-    co = exact._coefficients(inst)
+    co = exact.coefficients(inst)
     assert columns.applies(co)
     cp = columns.column_problem(co)
     k = [s.replicas for s in inst.job.stages]
@@ -117,7 +120,7 @@ def test_tree_value_is_the_least_cut_of_the_counts(seed: int) -> None:
     matrices is the brute force's optimum (which enumerates every arrangement)."""
     inst = GpuMappingInstance.from_dict(random_instance_dict(seed))
     assert inst.job.allreduce == "tree"
-    co = exact._coefficients(inst)
+    co = exact.coefficients(inst)
     cp = columns.column_problem(co)
     assert cp.tree_stages
     k = [s.replicas for s in inst.job.stages]
@@ -137,7 +140,7 @@ def test_pricing_enumeration_and_bound() -> None:
     column; the Lagrangian bound is below the optimum for arbitrary multipliers (sigma >= 0)."""
     rng = np.random.default_rng(3)
     inst = GpuMappingInstance.from_dict(random_instance_dict(27))
-    co = exact._coefficients(inst)
+    co = exact.coefficients(inst)
     cp = columns.column_problem(co)
     best, _ = exact.brute_force(inst, "cut")
     k = [int(v) for v in cp.k]
@@ -182,7 +185,7 @@ def test_too_many_columns_falls_back_to_counts() -> None:
     solves the count model from its mapping."""
     data = dict(FORMULATION.suites["medium"].build())["resnet152_pipe4x8_ring_mixed_s105"]
     inst = GpuMappingInstance.from_dict(data)
-    co = exact._coefficients(inst)
+    co = exact.coefficients(inst)
     xs = stage_counts(inst.job, exact._warm_start(inst, "cut", 0)[0], len(inst.servers))
     got = columns.solve_columns(co, xs, seed=0, workers=1, max_columns=0)
     assert got.status == "too_many_columns"
@@ -234,7 +237,7 @@ def test_matching_table_solves_tree_jobs_as_the_count_model(monkeypatch: pytest.
         ]
         for stages, caps in cases:
             inst = GpuMappingInstance(Cluster(8, 1.25e9, 3e11), PipelineJob(stages, "tree"), caps)
-            co = exact._coefficients(inst)
+            co = exact.coefficients(inst)
             assert columns.applies(co) and columns.tree_table(max(co.k), 2) is None
             r = exact.run_cpsat(inst, objective="cut", time_limit=None, seed=0, workers=1)
             assert r.status == Status.OPTIMAL and r.info["model"] == "columns" and r.info["agrees_with_evaluate"]
@@ -248,25 +251,26 @@ def test_matching_table_solves_tree_jobs_as_the_count_model(monkeypatch: pytest.
 
 
 def test_shipped_tree_table_k16() -> None:
-    """The shipped k = 16 table (:mod:`tree_tables`): one entry per partition of 16 into parts of
-    at most 8; every arrangement has the partition's block sizes and cuts what the table says;
-    the least cut equals the enumeration's wherever the arrangements are few, and CP-SAT's
-    re-solve on three partitions; the column programme takes k = 16 tree stages from it."""
+    """The shipped k = 16 table (``tree_table_k16.json``): one entry per partition of 16 into parts
+    of at most 8, in decreasing order; every arrangement has the partition's block sizes and cuts
+    what the table says; the least cut equals the enumeration's wherever the arrangements are few;
+    its generator (CP-SAT, :func:`tree_tables.partition_costs_by_cpsat`) re-solved on three
+    partitions gives their entries exactly; the column programme takes k = 16 tree stages from it."""
     table = tree_tables.TABLES[(16, 8)]
-    assert set(table) == set(columns._partitions(16, 8)) and len(table) == 186
+    assert list(table) == arrangements.partitions(16, 8) and len(table) == 186
     mult = tree_tables.merged_tree_edges(16)
     enumerated = 0
     for q, (cost, arrangement) in table.items():
         assert [arrangement.count(j) for j in range(len(q))] == list(q), q
         assert cost == sum(w for (a, b), w in mult.items() if arrangement[a] != arrangement[b]), q
-        if exact._n_arrangements(q) <= 20_000:
-            least = min(sum(w for (a, b), w in mult.items() if arr[a] != arr[b]) for arr in exact._arrangements(q))
+        if arrangements.n_arrangements(q) <= 20_000:
+            least = min(sum(w for (a, b), w in mult.items() if arr[a] != arr[b]) for arr in arrangements.arrangements(q))
             assert cost == least, q
             enumerated += 1
     assert enumerated >= 10
-    for q in [(8, 8), (7, 6, 2, 1), (4, 4, 4, 4)]:
-        cost, _, proven = tree_tables.exact_partition_cost(16, q, time_limit=60)
-        assert proven and cost == table[q][0], q
+    for q in [(8, 8), (7, 6, 2, 1), (2,) * 8]:   # the file is its generator's output (arrangements too)
+        cost, arrangement, proven = tree_tables.exact_partition_cost(16, q, time_limit=60)
+        assert proven and (cost, arrangement) == table[q], q
     got = columns.stage_tree_table(16, (8, 5, 3))
     assert got is not None and set(got) == {q for q in table if q[0] <= 8}
     assert set(columns.stage_tree_table(16, (6, 5, 5))) == {q for q in table if q[0] <= 6}
@@ -306,15 +310,15 @@ def test_partition_costs_by_dp_equal_the_cpsat_k16_table() -> None:
 
 
 def test_shipped_tree_table_k32() -> None:
-    """The shipped k = 32 table (:mod:`tree_table_k32`, by the dynamic programme): one entry per
-    partition of 32 into parts of at most 8; every arrangement has the partition's block sizes and
-    cuts what the table says (so each value is attained); no value is below the forest bound
+    """The shipped k = 32 table (``tree_table_k32.json``, by the dynamic programme): one entry per
+    partition of 32 into parts of at most 8, in the programme's order (most parts first); every
+    arrangement has the partition's block sizes and cuts what the table says (so each value is attained); no value is below the forest bound
     2(|P| - 1) (each tree keeps at most |B| - 1 edges inside a block B); the entries of parts at most
     2 equal the independent matching solves of :func:`columns.tree_table_by_matching`; the values
     of two partitions a HiGHS model proved by hand (T(8,8,8,8) = 10) or bounded (15 for
     (7,7,6,6,5,1)) are the table's; the column programme takes k = 32 tree stages from it."""
     table = tree_tables.TABLES[(32, 8)]
-    assert set(table) == set(columns._partitions(32, 8)) and len(table) == 3319
+    assert list(table) == sorted(arrangements.partitions(32, 8), key=len, reverse=True) and len(table) == 3319
     mult = tree_tables.merged_tree_edges(32)
     for q, (cost, arrangement) in table.items():
         assert [arrangement.count(j) for j in range(len(q))] == list(q), q
@@ -326,6 +330,44 @@ def test_shipped_tree_table_k32() -> None:
     assert table[(8, 8, 8, 8)][0] == 10 and table[(7, 7, 6, 6, 5, 1)][0] == 15
     got = columns.stage_tree_table(32, (8, 7, 6, 6, 5))
     assert got is not None and set(got) == {q for q in table if q[0] <= 8}
+
+
+def test_shipped_k32_file_matches_its_generator_on_a_sample() -> None:
+    """The shipped k = 32 file is what its generator gives: ``partition_costs_by_dp(32, 3)`` yields
+    the 102 partitions with parts of at most 3 with the same values and arrangements, in the
+    file's relative order (the module docstring says why a smaller ``largest`` gives the same
+    entries); the file's ``regenerate`` is the command that writes it."""
+    table = tree_tables.TABLES[(32, 8)]
+    sample = tree_tables.partition_costs_by_dp(32, 3)
+    assert len(sample) == 102
+    assert [q for q in table if q in sample] == list(sample)
+    assert all(table[q] == sample[q] for q in sample)
+    head = json.loads((Path(tree_tables.__file__).with_name("tree_table_k32.json")).read_text())
+    assert head["regenerate"] == ("python -m optkit.formulations.gpu_mapping.tree_tables 32 8 "
+                                  "formulations/gpu_mapping/tree_table_k32.json")
+    assert (head["k"], head["largest"], head["method"]) == (32, 8, "partition_costs_by_dp")
+
+
+def test_table_files_round_trip_and_load_on_first_use(tmp_path: Path) -> None:
+    """:func:`tree_tables.encode_table` writes what :func:`tree_tables.decode_table` reads back,
+    entries and their order; an arrangement whose block sizes are not its partition is refused; a
+    :class:`tree_tables.ShippedTables` reads its file on the first access, not before, and once."""
+    table = tree_tables.partition_costs_by_dp(8, 4)
+    text = tree_tables.encode_table(8, 4, table, method="dp")
+    back = tree_tables.decode_table(text)
+    assert list(back.items()) == list(table.items())
+    assert json.loads(text)["regenerate"].endswith("tree_tables 8 4 formulations/gpu_mapping/tree_table_k8.json")
+    assert json.loads(tree_tables.encode_table(8, 4, table, method="cpsat"))["regenerate"].endswith(
+        "tree_tables 8 4 --cpsat formulations/gpu_mapping/tree_table_k8.json")
+    with pytest.raises(ValueError, match=r"\(4, 4\)"):
+        tree_tables.encode_table(8, 4, {(4, 4): (4, (0, 0, 0, 1, 1, 1, 1, 1))}, method="dp")
+    lazy = tree_tables.ShippedTables({(32, 8): "tree_table_k32.json", (9, 9): "no_such_table.json"})
+    assert list(lazy) == [(32, 8), (9, 9)] and len(lazy) == 2   # nothing read yet: (9, 9)'s file is absent
+    assert lazy[(32, 8)] is lazy[(32, 8)] and lazy[(32, 8)] == tree_tables.TABLES[(32, 8)]
+    with pytest.raises(FileNotFoundError):
+        lazy[(9, 9)]
+    with pytest.raises(KeyError):
+        lazy[(16, 4)]
 
 
 def _highs_tree_cut(k: int, sizes: tuple[int, ...]) -> int:
@@ -444,7 +486,7 @@ def test_a_column_run_records_its_steps_for_the_anytime_report() -> None:
 
 
 def _all_partitions(k: int, top: int) -> list[tuple[int, ...]]:
-    return columns._partitions(k, top)
+    return arrangements.partitions(k, top)
 
 
 @pytest.mark.parametrize("seed", [27, 12, 17])
@@ -456,7 +498,7 @@ def test_partition_rows_pricing_enumeration_and_bound(seed: int) -> None:
     a listing of every column; and the Lagrangian bound with lam is below the brute-force optimum."""
     rng = np.random.default_rng(seed)
     inst = GpuMappingInstance.from_dict(random_instance_dict(seed))
-    co = exact._coefficients(inst)
+    co = exact.coefficients(inst)
     cp = columns.column_problem(co)
     best, _ = exact.brute_force(inst, "cut")
     k = [int(v) for v in cp.k]
@@ -496,7 +538,7 @@ def test_partition_rows_tighten_the_lp_bound() -> None:
     without them (multipliers lam = 0, the server-column LP alone) and below the optimum."""
     data = dict(FORMULATION.suites["medium"].build())["resnet152_pipe4x8_ring_mixed_s105"]
     inst = GpuMappingInstance.from_dict(data)
-    co = exact._coefficients(inst)
+    co = exact.coefficients(inst)
     xs = stage_counts(inst.job, exact._warm_start(inst, "cut", 0)[0], len(inst.servers))
     r = exact.run_cpsat(inst, objective="cut", time_limit=None, seed=0, workers=1)
     assert r.status == Status.OPTIMAL
@@ -533,7 +575,7 @@ def test_integer_engines_agree(case: tuple[str, str], monkeypatch: pytest.Monkey
     # proven by HiGHS on the 1,802 columns and 259 partitions within the gap, and by CP-SAT (one
     # worker, seed 0) on the same programme; the count model's incumbent after 10 s was 1.63e12
     ("gpt-175b_pipe32x8_ring_random_s212", 1077845508096.0),
-    # k = 32 tree stages from the shipped table (tree_table_k32.py): the LP bound is the optimum;
+    # k = 32 tree stages from the shipped table (tree_table_k32.json): the LP bound is the optimum;
     # the count model's incumbent after 10 s was 1.10e9, its bound ~0.7e9
     ("vgg19_blocks-32-32-32-16-8-8_tree_mixed_s201", 1049733264.0),
 ])

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import optkit
-from optkit.formulations.gpu_mapping import exact
+from optkit.formulations.gpu_mapping import arrangements, exact
 from optkit.formulations.gpu_mapping.model import GpuMappingInstance, evaluate, stage_counts
 from optkit.errors import InputError
 from optkit.result import Status
@@ -141,8 +141,8 @@ def test_count_tables_matches_enumeration() -> None:
 def test_arrangements_one_per_partition() -> None:
     """Sizes (2, 2, 1) of 5 replicas: 5!/(2!2!1!) = 30 sequences, 15 up to swapping the two
     2-blocks; every partition into blocks {2, 2, 1} appears exactly once."""
-    arrs = list(exact._arrangements((2, 2, 1)))
-    assert len(arrs) == 15 == exact._n_arrangements((2, 2, 1))
+    arrs = list(arrangements.arrangements((2, 2, 1)))
+    assert len(arrs) == 15 == arrangements.n_arrangements((2, 2, 1))
     parts = {frozenset(frozenset(i for i, a in enumerate(arr) if a == j) for j in range(3)) for arr in arrs}
     assert len(parts) == 15
 

@@ -20,6 +20,13 @@ import mutation  # noqa: E402
 PROFILES = "formulations/gpu_mapping/profiles.py"
 
 
+@pytest.fixture(autouse=True)
+def _profiles_not_activated(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The page's handling of a module mutmut cannot activate, tested on the module it was made
+    for (profiles.py built its tables at import until issue 36)."""
+    monkeypatch.setattr(mutation, "NOT_ACTIVATED", {PROFILES: "built when the module is imported"})
+
+
 def _record(package: str, modules: dict[str, tuple[int, int, int, int, int]], **extra: Any) -> dict[str, Any]:
     counts = {m: dict(zip(("mutants", "tested", "killed", "survived", "no_tests"), c)) for m, c in modules.items()}
     r = {"settings": mutation.settings(package, 500, 0), "generated": sum(c[0] for c in modules.values()),

@@ -1,8 +1,9 @@
 """The distribution's layout: one top-level name, ``formulations/`` installed as
 ``optkit.formulations``, ``py.typed`` covering both, every module of the checkout in the wheel.
 
-Built once per session with ``pip wheel --no-deps --no-build-isolation`` (setuptools and wheel
-from the test extra, nothing fetched); the wheel's file list is compared with the checkout's."""
+Built once per module (:func:`tests.built_wheel.build_wheel`: ``pip wheel --no-deps
+--no-build-isolation`` of a scratch copy, nothing fetched); the wheel's file list is compared with
+the checkout's."""
 
 from __future__ import annotations
 
@@ -13,16 +14,14 @@ from pathlib import Path
 
 import pytest
 
+from tests.built_wheel import build_wheel
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
 def wheel_names(tmp_path_factory: pytest.TempPathFactory) -> set[str]:
-    out = tmp_path_factory.mktemp("wheel")
-    build = tmp_path_factory.mktemp("build")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-                    "-w", str(out), str(ROOT)], check=True, cwd=build, timeout=240)
-    (whl,) = out.glob("optkit-*.whl")
+    whl = build_wheel(tmp_path_factory.mktemp("wheel"))
     with zipfile.ZipFile(whl) as z:
         return set(z.namelist())
 
@@ -33,12 +32,18 @@ def test_wheel_has_one_top_level_name(wheel_names: set[str]) -> None:
 
 
 def test_every_module_of_the_checkout_is_in_the_wheel(wheel_names: set[str]) -> None:
-    want = {f"optkit/{p.relative_to(ROOT / 'optkit').as_posix()}" for p in (ROOT / "optkit").rglob("*.py")}
+    """Every file of the checkout's two package folders, modules and package data alike (the
+    READMEs, ``py.typed``, gpu-mapping's tree tables ``tree_table_k*.json``), is in the wheel."""
+    def files(folder: Path) -> list[Path]:
+        return [p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts]
+
+    want = {f"optkit/{p.relative_to(ROOT / 'optkit').as_posix()}" for p in files(ROOT / "optkit")}
     want |= {f"optkit/formulations/{p.relative_to(ROOT / 'formulations').as_posix()}"
-             for p in (ROOT / "formulations").rglob("*.py")}
+             for p in files(ROOT / "formulations")}
     assert want - wheel_names == set()
-    assert {"optkit/py.typed", "optkit/formulations/py.typed",
-            "optkit/formulations/gpu_mapping/README.md"} <= wheel_names
+    assert {"optkit/py.typed", "optkit/formulations/py.typed", "optkit/formulations/gpu_mapping/README.md",
+            "optkit/formulations/gpu_mapping/tree_table_k16.json",
+            "optkit/formulations/gpu_mapping/tree_table_k32.json"} <= wheel_names
 
 
 def test_entry_points_name_the_installed_packages(wheel_names: set[str], tmp_path: Path) -> None:

@@ -53,8 +53,9 @@ def test_fault_free_checks_pass_on_the_wrong_algorithms() -> None:
     """A fault is not blamed on the wrong check: the seedless algorithm's solutions are feasible
     and never beat the optimum; the one claiming 'optimal' keeps its solutions valid; and a
     correct algorithm under a new name passes every check."""
-    seedless = _report("seedless")
-    assert seedless.failed == ["same_seed_same_result"], str(seedless)
+    seedless = _report("seedless")  # other processes see it too where their counter differs from this one's
+    assert seedless.failed[0] == "same_seed_same_result", str(seedless)
+    assert set(seedless.failed) <= {"same_seed_same_result", "hash_seed_independent"}, str(seedless)
     assert "solution_passes_evaluate" not in _report("unproven").failed
     honest = _report("honest")
     assert honest.passed and [r.name for r in honest.results] == list(CHECKS), str(honest)
@@ -126,12 +127,22 @@ def test_strategies_draw_valid_instances_within_the_limits(problem: str, lim: di
 
 def test_strategies_shrink_to_the_smallest_instance() -> None:
     """Hypothesis's minimal example of "any instance" is the sampler's smallest: one idle
-    one-GPU machine and one worker."""
-    from hypothesis import find
+    one-GPU machine and one worker.
 
-    smallest = find(strategies.instances("nimp", as_dict=True), lambda d: True)
+    ``find`` returns the last value its condition saw; Hypothesis's *explain* phase, which runs
+    after shrinking, calls the condition on random variations of the minimal example, so with
+    the default phases ``find`` returned one of those in about 1 run in 10 (e.g. a two-GPU
+    machine: the shrunk example was minimal, the returned one was not). Generate and shrink only,
+    no example database (shared by runs and by xdist's workers) and a seeded random make it
+    deterministic; the minimum was the same for each of 60 seeds."""
+    from random import Random
+
+    from hypothesis import Phase, find
+
+    only = settings(max_examples=2000, database=None, phases=[Phase.generate, Phase.shrink])
+    smallest = find(strategies.instances("nimp", as_dict=True), lambda d: True, settings=only, random=Random(0))
     assert smallest["machines"] == [{"gpus": 1, "idle_gpus": 1}] and smallest["job"]["workers"] == 1
-    bigger = find(strategies.instances("nimp"), lambda i: i.N >= 3)
+    bigger = find(strategies.instances("nimp"), lambda i: i.N >= 3, settings=only, random=Random(0))
     assert bigger.N == 3 and sum(m.gpus for m in bigger.machines) == 3
 
 

@@ -8,7 +8,7 @@ scheduler would, with its node ids in variables typed ``dict[str, int]``. Beside
 every page of ``docs/`` (the ``testcode``, ``testsetup`` and ``doctest`` blocks of a page, in
 order, one module per page: the namespace Sphinx's doctest builder runs them in) is checked in
 the same mypy run. The wheel is built from the checkout (``pip wheel --no-deps
---no-build-isolation``), installed with ``pip install --no-deps --target`` into a scratch folder,
+--no-build-isolation`` of a scratch copy, :mod:`tests.built_wheel`), installed with ``pip install --no-deps --target`` into a scratch folder,
 and mypy runs from a folder outside the checkout with that folder on ``PYTHONPATH`` and the test
 environment's interpreter (``--python-executable``, for numpy, networkx and their stubs), so it
 reads optkit exactly as a user's installed copy: through ``py.typed``, with the errors inside the
@@ -30,6 +30,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.built_wheel import build_wheel, copy_sources
 from tests.needs import needs_modules
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -90,18 +91,6 @@ def test_page_code_takes_every_example_block_in_order() -> None:
     assert DOCS / "index.rst" in PAGES.values()
 
 
-def copy_sources(dest: Path) -> Path:
-    """What a build reads (``pyproject.toml``, ``README.md``, ``optkit/``, ``formulations/``),
-    copied to ``dest``: a build writes ``build/`` and ``*.egg-info`` beside its sources, and two
-    builds of one folder at once (test workers) break each other."""
-    dest.mkdir(parents=True, exist_ok=True)
-    for name in ("pyproject.toml", "README.md"):
-        shutil.copy(ROOT / name, dest / name)
-    for folder in ("optkit", "formulations"):
-        shutil.copytree(ROOT / folder, dest / folder, ignore=shutil.ignore_patterns("__pycache__"))
-    return dest
-
-
 @pytest.fixture(scope="session")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The wheel of the checkout, installed alone into a scratch folder (its ``site``): built
@@ -115,10 +104,8 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
         if not (site / "optkit" / "py.typed").is_file():
             work = shared / "optkit-build"
             shutil.rmtree(work, ignore_errors=True)
-            src = copy_sources(work / "src")
-            subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-                            "-w", str(work), str(src)], check=True, cwd=work, timeout=240)
-            (whl,) = work.glob("optkit-*.whl")
+            work.mkdir()
+            whl = build_wheel(work)
             subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(site),
                             str(whl)], check=True, cwd=work, timeout=240)
     return site

@@ -69,6 +69,7 @@ FORMULATION = Formulation(
     readings=READINGS,
     experiments=LazyMapping.of(f"{__name__}.claims", "EXPERIMENTS"),
     sample=lazy_run(f"{__name__}.sample", "sample"),
+    size_classes=LazyMapping.of(f"{__name__}.generate", "SIZE_CLASSES"),
     guarantees=LazyMapping.of(f"{__name__}.bounds", "GUARANTEES"),
     run_policy=lazy_run(f"{__name__}.simulate", "run_online_policy"),
 )

@@ -76,4 +76,5 @@ FORMULATION = Formulation(
     readings=_readings.READINGS,
     experiments=LazyMapping.of(f"{__name__}.claims", "EXPERIMENTS"),
     sample=lazy_run(f"{__name__}.sample", "sample"),
+    size_classes=LazyMapping.of(f"{__name__}.generate", "SIZE_CLASSES"),
 )

@@ -139,6 +139,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from .arrangements import arrangements, n_arrangements, partitions
 from .model import double_binary_tree_edges
 
 __all__ = ["ColumnProblem", "applies", "assignment", "column_problem", "solve_columns", "stage_tree_table",
@@ -155,24 +156,15 @@ TREE_TABLE_MAX_ARRANGEMENTS = 300_000
 most the largest server) number at most this many (k_s <= 8 always does); else the count model runs."""
 
 
-def _partitions(n: int, largest: int) -> list[tuple[int, ...]]:
-    """The partitions of n into parts of at most ``largest``, parts in non-increasing order."""
-    if n == 0:
-        return [()]
-    return [(v,) + rest for v in range(min(n, largest), 0, -1) for rest in _partitions(n - v, v)]
-
-
 @lru_cache(maxsize=64)
 def tree_table(k: int, largest: int) -> dict[tuple[int, ...], tuple[int, tuple[int, ...]]] | None:
     """For every partition P of a tree stage's k replicas into blocks of at most ``largest``: the
     least number of double-binary-tree edges (an edge of both trees counted twice) between
     different blocks, and an arrangement attaining it (block index per replica, blocks numbered
-    in P's order). By enumeration of the arrangements (:func:`.exact._arrangements`); None when
+    in P's order). By enumeration of the arrangements (:func:`.arrangements.arrangements`); None when
     they number more than :data:`TREE_TABLE_MAX_ARRANGEMENTS` in all."""
-    from .exact import _arrangements, _n_arrangements
-
-    parts = _partitions(k, largest)
-    if sum(_n_arrangements(q) for q in parts) > TREE_TABLE_MAX_ARRANGEMENTS:
+    parts = partitions(k, largest)
+    if sum(n_arrangements(q) for q in parts) > TREE_TABLE_MAX_ARRANGEMENTS:
         return None
     mult: dict[tuple[int, int], int] = {}
     for a, b in double_binary_tree_edges(k):
@@ -183,7 +175,7 @@ def tree_table(k: int, largest: int) -> dict[tuple[int, ...], tuple[int, tuple[i
     ew = np.array(list(mult.values()), dtype=np.int64)
     out: dict[tuple[int, ...], tuple[int, tuple[int, ...]]] = {}
     for q in parts:
-        arr = np.array(list(_arrangements(q)), dtype=np.int64)
+        arr = np.array(list(arrangements(q)), dtype=np.int64)
         cost = (arr[:, ea] != arr[:, eb]).astype(np.int64) @ ew
         i = int(np.argmin(cost))
         out[q] = (int(cost[i]), tuple(int(v) for v in arr[i]))
@@ -305,7 +297,7 @@ def _separable_part_of(k: int, largest: int, entries: tuple[tuple[tuple[int, ...
     cost = np.array([c for _, c in entries], dtype=float)
     # a table of some partitions only (tree_table_by_matching) leaves the LP unbounded or its
     # optimum a ray: bounded by the largest cut, 2(k-1) (every partition's tabulated otherwise)
-    full = len(parts) == len(_partitions(k, largest))
+    full = len(parts) == len(partitions(k, largest))
     bounds = (None, None) if full else (-2.0 * k, 2.0 * k)
     res = linprog(-a.sum(axis=0), A_ub=a, b_ub=cost, bounds=bounds, method="highs")
     tau = np.zeros(largest + 1)
@@ -937,10 +929,10 @@ def solve_columns(co: Any, start_counts: np.ndarray, *, time_limit: float | None
     Examples
     --------
     >>> from optkit.formulations.gpu_mapping import Cluster, GpuMappingInstance, PipelineJob, Stage, evaluate
-    >>> from optkit.formulations.gpu_mapping.exact import _coefficients
+    >>> from optkit.formulations.gpu_mapping.exact import coefficients
     >>> job = PipelineJob((Stage(2, .1, .2, 0, 1e6, 2e7), Stage(2, .1, .2, 1e6, 0, 2e7)), "ring")
     >>> inst = GpuMappingInstance(Cluster(8, 1.25e9, 3e11), job, (2, 1, 1))
-    >>> co = _coefficients(inst)
+    >>> co = coefficients(inst)
     >>> got = solve_columns(co, np.array([[0, 1, 1], [2, 0, 0]]), seed=0, workers=1)
     >>> got.status, got.counts.tolist()
     ('optimal', [[0, 1, 1], [2, 0, 0]])

@@ -171,6 +171,7 @@ from optkit.anytime import add_solver_points
 from optkit.errors import InputError
 from optkit.result import Result, Status
 
+from .arrangements import arrangements, n_arrangements
 from .heavy_edge import heavy_edge_job
 from .model import (
     GpuMappingInstance, alpha_from_counts, cut_weight, double_binary_tree_edges, stage_counts,
@@ -180,7 +181,7 @@ from .model import (
 __all__ = [
     "run_cpsat", "run_highs", "run_brute_force", "brute_force", "naive_enumeration",
     "build_cp_model", "build_pyomo_model", "BRUTE_FORCE_MAX_TABLES", "BRUTE_FORCE_MAX_ARRANGEMENTS",
-    "NAIVE_MAX_REPLICAS", "count_tables",
+    "NAIVE_MAX_REPLICAS", "count_tables", "Coefficients", "coefficients",
 ]
 
 OBJECTIVES = ("cut", "alpha")
@@ -201,7 +202,7 @@ def _check_objective(objective: str) -> None:
 
 # ============================================================================= coefficients
 @dataclass(frozen=True)
-class _Coefficients:
+class Coefficients:
     """The count model's data, derived from eqs. (4)-(7) and the job graph's definition."""
 
     k: tuple[int, ...]
@@ -227,7 +228,7 @@ class _Coefficients:
         return len(self.caps)
 
 
-def _coefficients(instance: GpuMappingInstance) -> _Coefficients:
+def coefficients(instance: GpuMappingInstance) -> Coefficients:
     job, cl = instance.job, instance.cluster
     st = job.stages
     S = len(st)
@@ -286,7 +287,7 @@ def _coefficients(instance: GpuMappingInstance) -> _Coefficients:
     for ks in k:
         sums |= {v + ks for v in sums}
     needs = tuple(c not in sums for c in caps)
-    return _Coefficients(k, caps, upper, tuple(base), tuple(cprev), tuple(cnext), tuple(ar),
+    return Coefficients(k, caps, upper, tuple(base), tuple(cprev), tuple(cnext), tuple(ar),
                          tuple(pair), tuple(ring), tuple(tree), tuple(span_w), tuple(span_n), needs)
 
 
@@ -318,7 +319,7 @@ def _server_classes(caps: Sequence[int]) -> list[list[int]]:
     return [ms for _, ms in sorted(by.items()) if len(ms) >= 2]
 
 
-def _lex_weights(co: _Coefficients, cls: list[int], limit: int, exponent_offset: int) -> list[int]:
+def _lex_weights(co: Coefficients, cls: list[int], limit: int, exponent_offset: int) -> list[int]:
     """Base-B weights ``B^(L-1-s)`` of the first L stages for a class of equal servers.
 
     L is the largest length with ``B^(L - exponent_offset) <= limit``."""
@@ -390,7 +391,7 @@ def build_cp_model(instance: GpuMappingInstance, objective: str, *, symmetry: bo
     from ortools.sat.python import cp_model
 
     _check_objective(objective)
-    co = _coefficients(instance)
+    co = coefficients(instance)
     S, M = co.n_stages, co.n_servers
     ub = upper_bound if upper_bound is not None and upper_bound > 0 else 1.0
     delta = ub / 2.0**_CP_RESOLUTION_BITS
@@ -580,7 +581,7 @@ def run_cpsat(instance: GpuMappingInstance, *, objective: str = "cut", time_limi
         from .columns import applies, assignment as column_assignment, column_problem, solve_columns
         from .columns import value_of_counts as column_value
 
-        co = _coefficients(instance)
+        co = coefficients(instance)
         if applies(co):
             xs = stage_counts(instance.job, warm, len(instance.servers))
             # anytime record: the warm start, then the programme's steps (columns._record)
@@ -651,7 +652,7 @@ def build_pyomo_model(instance: GpuMappingInstance, objective: str, *, symmetry:
     import pyomo.environ as pyo
 
     _check_objective(objective)
-    co = _coefficients(instance)
+    co = coefficients(instance)
     S, M = co.n_stages, co.n_servers
     scale = _MILP_SCALE[objective]
     md = pyo.ConcreteModel(name=f"gpu_mapping_{objective}")
@@ -872,47 +873,6 @@ def _tables(k: Sequence[int], caps: Sequence[int]) -> Iterator[np.ndarray]:
     yield from rec(0, tuple(caps))
 
 
-def _arrangements(sizes: Sequence[int]) -> Iterator[list[int]]:
-    """Sequences with ``sizes[j]`` copies of label j, one per class of label relabellings.
-
-    Labels with equal sizes are interchangeable (swapping two servers that hold equally many of
-    the stage's replicas maps an arrangement to one with the same intra-stage cut), so only the
-    sequences in which such labels first appear in increasing order are produced: each
-    partition of the replicas into blocks of the given sizes appears exactly once."""
-    n = sum(sizes)
-    left = list(sizes)
-    seq: list[int] = []
-
-    def rec() -> Iterator[list[int]]:
-        if len(seq) == n:
-            yield list(seq)
-            return
-        for j, c in enumerate(left):
-            if not c:
-                continue
-            # a fresh label may open only after every earlier label of its size has opened
-            if c == sizes[j] and any(sizes[i] == sizes[j] and left[i] == sizes[i] for i in range(j)):
-                continue
-            left[j] -= 1
-            seq.append(j)
-            yield from rec()
-            seq.pop()
-            left[j] += 1
-
-    yield from rec()
-
-
-def _n_arrangements(sizes: Sequence[int]) -> int:
-    """How many sequences :func:`_arrangements` yields: the multinomial over the sizes, divided
-    by ``mult!`` for every size value occurring ``mult`` times."""
-    out = math.factorial(sum(sizes))
-    for c in sizes:
-        out //= math.factorial(c)
-    for c in set(sizes):
-        out //= math.factorial(list(sizes).count(c))
-    return out
-
-
 def _check_brute_force_size(instance: GpuMappingInstance, objective: str) -> int:
     k = [s.replicas for s in instance.job.stages]
     caps = list(instance.servers)
@@ -922,7 +882,7 @@ def _check_brute_force_size(instance: GpuMappingInstance, objective: str) -> int
                          "count matrices; use cpsat or highs")
     if objective == "cut":
         for s, ks in enumerate(k):
-            worst = max(_n_arrangements([c for c in row if c])
+            worst = max(n_arrangements([c for c in row if c])
                         for row in _compositions(ks, [min(ks, c) for c in caps]))
             if worst > BRUTE_FORCE_MAX_ARRANGEMENTS:
                 raise InputError("instance", f"is too large for brute-force: stage {s} has up to {worst} "
@@ -951,7 +911,7 @@ def _brute_force(instance: GpuMappingInstance, objective: str, deadline: float |
         key = (s, sizes)
         if key not in best_blocks:
             a, b, ww = intra[s]
-            arr = np.array(list(_arrangements(sizes)), dtype=np.int64)
+            arr = np.array(list(arrangements(sizes)), dtype=np.int64)
             if len(ww):
                 cost = (arr[:, a] != arr[:, b]).astype(float) @ ww
                 best_blocks[key] = arr[int(np.argmin(cost))].tolist()

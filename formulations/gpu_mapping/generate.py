@@ -53,7 +53,7 @@ from .heavy_edge import fewest_servers
 from .model import ALLREDUCE_KINDS, PROBLEM, TWO_REPLICA_RINGS, GpuMappingInstance
 from .profiles import GPU_THROUGHPUTS, ITERATION_BATCHES, MODELS, ModelProfile, stage_bounds, stage_dicts
 
-__all__ = ["PATTERNS", "SUITES", "generate", "table2_cases", "TABLE2_FREE_GPUS", "random_small", "free_gpus", "write_suite", "suite_folder"]
+__all__ = ["PATTERNS", "SUITES", "generate", "table2_cases", "TABLE2_FREE_GPUS", "random_small", "free_gpus", "write_suite", "suite_folder", "SIZE_CLASSES"]
 
 PATTERNS = ("packed", "random", "fragmented", "mixed")
 B_INTER = 1.25e9   # 10 Gbps NIC (Sec. V-B)
@@ -351,6 +351,23 @@ def table2_cases(model: str, config: str, *, seed: int = 0, cases: int = TABLE2_
 
 def _build_table2() -> list[tuple[str, dict[str, Any]]]:
     return [(d["name"], d) for model, config in TABLE2_JOBS for d in table2_cases(model, config)]
+
+
+SIZE_CLASSES: dict[str, Suite] = {
+    "4-6 replicas": Suite("4-6 replicas", "the first 6 of the small suite (VGG19, 4-6 replicas in 1-4 stages on 2-4 "
+                          "servers, ring and tree)", lambda: _from_rows(_SMALL[:6])),
+    "8-12 replicas": Suite("8-12 replicas", "3 of the small suite: ResNet-152 pipe4x3 (12), BERT-large pipe3x3 (9), "
+                           "GPT-13B pipe6x2 (12)", lambda: _from_rows([_SMALL[13], _SMALL[22], _SMALL[33]])),
+    "16-24 replicas": Suite("16-24 replicas", "BERT-large pipe4x4 (16) and Inception-v3 pipe4x6 (24) of the medium "
+                            "suite, VGG19's Table II job (16 replicas, 6 stages) on the mixed free GPUs of Table II's "
+                            "case 1; CP-SAT and HiGHS prove each in about a second and brute force proves or refuses "
+                            "it at once (measured: HiGHS needs over 5 s for the cut of several 32-replica jobs of the "
+                            "medium suite, brute force over 5 s on some 16-replica Table II cases)",
+                            lambda: _from_rows([_MEDIUM[8], _MEDIUM[7], ("vgg19", "table2", "ring", "mixed", 1)])),
+}
+"""The size classes :func:`optkit.testing.check_algorithm` covers by default (``size_classes``
+of the formulation), each no larger than every exact solver of gpu-mapping proves (or, for brute
+force, refuses) in seconds."""
 
 
 SUITES: dict[str, Suite] = {

@@ -120,17 +120,26 @@ configurations follow PipeDream's (Narayanan et al., SOSP 2019) "15-1" plan for 
 data-parallel convolutional part (20M of the 144M parameters, 99% of the FLOPs) and a single
 GPU for the fully connected layers, which hold 124M parameters and would be expensive to
 all-reduce.
+
+Data and code
+-------------
+The layer shapes (:data:`VGG19_BLOCKS`, :data:`RESNET152_LAYERS`, :data:`INCEPTION_V3_UNITS`,
+:data:`TRANSFORMERS`, ...) and the models' facts and configurations (:data:`MODEL_TABLE`) are
+data, transcribed from the sources above; the functions turn them into units and stage dicts by
+the formulas above. Nothing is computed when the module is imported: :data:`MODELS` builds a
+profile when it is looked up (:func:`build_model`), so every derived number is computed by the
+code at the time it is used (and ``tools/mutate.py`` can reach that code).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
-from functools import lru_cache
-from typing import Any
+from typing import Any, Iterator, Mapping
 
 __all__ = ["Unit", "Config", "ModelProfile", "MODELS", "get_model", "balanced_cuts", "stage_dicts",
            "CNN_FLOPS", "TRANSFORMER_FLOPS", "PEAK_FLOPS", "ACT_BYTES", "GPU_THROUGHPUTS", "ITERATION_BATCHES",
-           "throughput_of"]
+           "throughput_of", "MODEL_TABLE", "build_model", "model_units", "TRANSFORMERS"]
 
 CNN_FLOPS = 25e12
 """Effective V100 training throughput assumed for the CNNs (FLOP/s)."""
@@ -206,147 +215,186 @@ class ModelProfile:
         return self.config_index[name if name is not None else self.default_config]
 
 
+# ----------------------------------------------------------------------------- layer shapes (data)
+# The published architectures, transcribed; the builders below turn them into units by the
+# per-unit formulas of the module docstring. A conv is (C_in, C_out, k_h, k_w, output side H = W).
+VGG19_BLOCKS: tuple[tuple[int, int, int], ...] = ((64, 2, 224), (128, 2, 112), (256, 4, 56), (512, 4, 28), (512, 4, 14))
+"""VGG19, configuration E (Simonyan & Zisserman 2015, Table 1): per block (channels, 3x3 convs,
+side); 224 x 224 RGB input; 2x2 max pooling after each block."""
+VGG19_FC: tuple[tuple[str, int, int], ...] = (("fc6", 7 * 7 * 512, 4096), ("fc7", 4096, 4096), ("fc8", 4096, 1000))
+"""VGG19's fully connected layers (name, C_in, C_out)."""
+
+RESNET152_STEM: tuple[int, int, int, int, int] = (3, 64, 7, 112, 56)
+"""ResNet-152's stem (He et al. 2016, Table 1): (C_in, C_out, kernel, conv output side, side after
+the 3x3/2 max pool)."""
+RESNET152_LAYERS: tuple[tuple[int, int, int], ...] = ((64, 3, 1), (128, 8, 2), (256, 36, 2), (512, 3, 2))
+"""ResNet-152's four layers: (bottleneck width m, blocks, stride of the first block); a block is
+1x1 m, 3x3 m (the stride, as torchvision v1.5), 1x1 4m, plus a 1x1/stride projection in the first."""
+RESNET152_FC: tuple[int, int] = (2048, 1000)
+"""ResNet-152's classifier after global average pooling (C_in, C_out)."""
+
+INCEPTION_V3_UNITS: tuple[tuple[str, tuple[tuple[int, int, int, int, int], ...], int], ...] = (
+    ("stem_a", ((3, 32, 3, 3, 149), (32, 32, 3, 3, 147), (32, 64, 3, 3, 147)), 73 * 73 * 64),
+    ("stem_b", ((64, 80, 1, 1, 73), (80, 192, 3, 3, 71)), 35 * 35 * 192),
+    ("Mixed_5b", ((192, 64, 1, 1, 35), (192, 48, 1, 1, 35), (48, 64, 5, 5, 35), (192, 64, 1, 1, 35),
+                  (64, 96, 3, 3, 35), (96, 96, 3, 3, 35), (192, 32, 1, 1, 35)), 35 * 35 * 256),
+    ("Mixed_5c", ((256, 64, 1, 1, 35), (256, 48, 1, 1, 35), (48, 64, 5, 5, 35), (256, 64, 1, 1, 35),
+                  (64, 96, 3, 3, 35), (96, 96, 3, 3, 35), (256, 64, 1, 1, 35)), 35 * 35 * 288),
+    ("Mixed_5d", ((288, 64, 1, 1, 35), (288, 48, 1, 1, 35), (48, 64, 5, 5, 35), (288, 64, 1, 1, 35),
+                  (64, 96, 3, 3, 35), (96, 96, 3, 3, 35), (288, 64, 1, 1, 35)), 35 * 35 * 288),
+    ("Mixed_6a", ((288, 384, 3, 3, 17), (288, 64, 1, 1, 35), (64, 96, 3, 3, 35), (96, 96, 3, 3, 17)), 17 * 17 * 768),
+    ("Mixed_6b", ((768, 192, 1, 1, 17), (768, 128, 1, 1, 17), (128, 128, 1, 7, 17), (128, 192, 7, 1, 17),
+                  (768, 128, 1, 1, 17), (128, 128, 7, 1, 17), (128, 128, 1, 7, 17), (128, 128, 7, 1, 17),
+                  (128, 192, 1, 7, 17), (768, 192, 1, 1, 17)), 17 * 17 * 768),
+    ("Mixed_6c", ((768, 192, 1, 1, 17), (768, 160, 1, 1, 17), (160, 160, 1, 7, 17), (160, 192, 7, 1, 17),
+                  (768, 160, 1, 1, 17), (160, 160, 7, 1, 17), (160, 160, 1, 7, 17), (160, 160, 7, 1, 17),
+                  (160, 192, 1, 7, 17), (768, 192, 1, 1, 17)), 17 * 17 * 768),
+    ("Mixed_6d", ((768, 192, 1, 1, 17), (768, 160, 1, 1, 17), (160, 160, 1, 7, 17), (160, 192, 7, 1, 17),
+                  (768, 160, 1, 1, 17), (160, 160, 7, 1, 17), (160, 160, 1, 7, 17), (160, 160, 7, 1, 17),
+                  (160, 192, 1, 7, 17), (768, 192, 1, 1, 17)), 17 * 17 * 768),
+    ("Mixed_6e", ((768, 192, 1, 1, 17), (768, 192, 1, 1, 17), (192, 192, 1, 7, 17), (192, 192, 7, 1, 17),
+                  (768, 192, 1, 1, 17), (192, 192, 7, 1, 17), (192, 192, 1, 7, 17), (192, 192, 7, 1, 17),
+                  (192, 192, 1, 7, 17), (768, 192, 1, 1, 17)), 17 * 17 * 768),
+    ("Mixed_7a", ((768, 192, 1, 1, 17), (192, 320, 3, 3, 8), (768, 192, 1, 1, 17), (192, 192, 1, 7, 17),
+                  (192, 192, 7, 1, 17), (192, 192, 3, 3, 8)), 8 * 8 * 1280),
+    ("Mixed_7b", ((1280, 320, 1, 1, 8), (1280, 384, 1, 1, 8), (384, 384, 1, 3, 8), (384, 384, 3, 1, 8),
+                  (1280, 448, 1, 1, 8), (448, 384, 3, 3, 8), (384, 384, 1, 3, 8), (384, 384, 3, 1, 8),
+                  (1280, 192, 1, 1, 8)), 8 * 8 * 2048),
+    ("Mixed_7c", ((2048, 320, 1, 1, 8), (2048, 384, 1, 1, 8), (384, 384, 1, 3, 8), (384, 384, 3, 1, 8),
+                  (2048, 448, 1, 1, 8), (448, 384, 3, 3, 8), (384, 384, 1, 3, 8), (384, 384, 3, 1, 8),
+                  (2048, 192, 1, 1, 8)), 8 * 8 * 2048),
+)
+"""torchvision's Inception-V3 at 299 x 299 without the auxiliary classifier (Szegedy et al. 2016,
+Table 1): one unit per stem group and per Mixed module, (name, its BasicConv2d layers (C_in,
+C_out, k_h, k_w, output side), elements of the module's output); then :data:`INCEPTION_V3_FC`."""
+INCEPTION_V3_FC: tuple[int, int] = (2048, 1000)
+"""Inception-V3's classifier after global average pooling (C_in, C_out)."""
+
+TRANSFORMERS: dict[str, dict[str, int]] = {
+    # d: width; tokens: sequence length n; vocab: V; positions: learned position embeddings
+    "bert-large": {"layers": 24, "d": 1024, "tokens": 384, "vocab": 30522, "positions": 512, "token_types": 2},
+    "xlnet-large": {"layers": 24, "d": 1024, "tokens": 512, "vocab": 32000},
+    # attention: inner width d_a = heads x d_kv; ffn: d_ff; target_tokens: the decoder's
+    "t5-11b": {"layers": 24, "d": 1024, "attention": 128 * 128, "ffn": 65536, "vocab": 32128, "tokens": 512,
+               "target_tokens": 128, "heads": 128, "relative_buckets": 32},
+    "gpt-6.7b": {"layers": 32, "d": 4096, "tokens": 512, "vocab": 50257, "positions": 2048},
+    "gpt-13b": {"layers": 40, "d": 5140, "tokens": 512, "vocab": 50257, "positions": 2048},
+    "gpt-175b": {"layers": 96, "d": 12288, "tokens": 512, "vocab": 50257, "positions": 2048},
+}
+"""The transformers' shapes (module docstring: BERT-large, XLNet-large, T5-11B, GPT-3 Table 2.1)."""
+
+
 # ----------------------------------------------------------------------------- CNN builders
-def _conv(name: str, cin: int, cout: int, kh: int, kw: int, h_out: int, w_out: int, *,
-          bias: bool = False, bn: bool = True) -> Unit:
-    params = kh * kw * cin * cout + (cout if bias else 0) + (2 * cout if bn else 0)
-    return Unit(name, params, 2.0 * h_out * w_out * kh * kw * cin * cout, h_out * w_out * cout)
+def _conv(cin: int, cout: int, kh: int, kw: int, side: int, per_channel: int) -> tuple[int, float]:
+    """A k_h x k_w conv, C_in -> C_out, output side x side: parameters ``k_h k_w C_in C_out`` plus
+    ``per_channel`` per output channel (1: a bias, VGG; 2: BatchNorm's gamma and beta, ResNet and
+    Inception's BasicConv2d), and forward FLOPs ``2 H W k_h k_w C_in C_out``."""
+    return kh * kw * cin * cout + per_channel * cout, 2.0 * side * side * kh * kw * cin * cout
 
 
 def _fc(name: str, cin: int, cout: int, out_elems: int | None = None) -> Unit:
     return Unit(name, cin * cout + cout, 2.0 * cin * cout, cout if out_elems is None else out_elems)
 
 
-def _merge(name: str, parts: list[Unit], out_elems: int) -> Unit:
-    return Unit(name, sum(p.params for p in parts), sum(p.flops for p in parts), out_elems)
+def _merge(name: str, convs: list[tuple[int, float]], out_elems: int) -> Unit:
+    """One unit of the ``(parameters, FLOPs)`` of its convs (:func:`_conv`)."""
+    return Unit(name, sum(p for p, _ in convs), sum(f for _, f in convs), out_elems)
 
 
 def _vgg19() -> tuple[Unit, ...]:
-    """16 3x3 convs (with bias, no BN) in 5 blocks, then fc6/fc7/fc8; 224x224 input. A block's
-    last conv is followed by 2x2 max pooling, so its output tensor is the pooled one."""
-    blocks = [(64, 2, 224), (128, 2, 112), (256, 4, 56), (512, 4, 28), (512, 4, 14)]
+    """:data:`VGG19_BLOCKS` (3x3 convs with bias, no BN), then :data:`VGG19_FC`. A block's last
+    conv is followed by 2x2 max pooling, so its output tensor is the pooled one."""
     units = []
     cin = 3
-    for b, (c, n, hw) in enumerate(blocks, start=1):
+    for b, (c, n, hw) in enumerate(VGG19_BLOCKS, start=1):
         for i in range(1, n + 1):
-            u = _conv(f"conv{b}_{i}", cin, c, 3, 3, hw, hw, bias=True, bn=False)
-            if i == n:  # pooled output leaves the unit
-                u = Unit(u.name, u.params, u.flops, (hw // 2) * (hw // 2) * c)
-            units.append(u)
+            side = hw // 2 if i == n else hw  # pooled output leaves the block's last unit
+            units.append(_merge(f"conv{b}_{i}", [_conv(cin, c, 3, 3, hw, 1)], side * side * c))
             cin = c
-    units += [_fc("fc6", 7 * 7 * 512, 4096), _fc("fc7", 4096, 4096), _fc("fc8", 4096, 1000, out_elems=0)]
+    *hidden, (name, fin, fout) = VGG19_FC
+    units += [_fc(*fc) for fc in hidden] + [_fc(name, fin, fout, out_elems=0)]
     return tuple(units)
 
 
 def _resnet152() -> tuple[Unit, ...]:
-    """Stem (7x7/2 conv + 3x3/2 max pool), 3+8+36+3 bottleneck blocks, avg pool + fc."""
-    stem = _conv("stem", 3, 64, 7, 7, 112, 112)
-    units = [Unit("stem", stem.params, stem.flops, 56 * 56 * 64)]
-    cin, hw = 64, 56
-    for li, (m, n, stride) in enumerate([(64, 3, 1), (128, 8, 2), (256, 36, 2), (512, 3, 2)], start=1):
+    """Stem (:data:`RESNET152_STEM`: 7x7/2 conv + 3x3/2 max pool), the bottleneck blocks of
+    :data:`RESNET152_LAYERS`, avg pool + fc (:data:`RESNET152_FC`)."""
+    c_in, c_stem, kernel, side, pooled = RESNET152_STEM
+    units = [_merge("stem", [_conv(c_in, c_stem, kernel, kernel, side, 2)], pooled * pooled * c_stem)]
+    cin, hw = c_stem, pooled
+    for li, (m, n, stride) in enumerate(RESNET152_LAYERS, start=1):
         for i in range(n):
             s = stride if i == 0 else 1
             h_out = hw // s
-            parts = [_conv("c1", cin, m, 1, 1, hw, hw), _conv("c2", m, m, 3, 3, h_out, h_out),
-                     _conv("c3", m, 4 * m, 1, 1, h_out, h_out)]
-            if i == 0:
-                parts.append(_conv("ds", cin, 4 * m, 1, 1, h_out, h_out))
-            units.append(_merge(f"layer{li}.{i}", parts, h_out * h_out * 4 * m))
+            convs = [_conv(cin, m, 1, 1, hw, 2), _conv(m, m, 3, 3, h_out, 2), _conv(m, 4 * m, 1, 1, h_out, 2)]
+            if i == 0:  # the projection shortcut
+                convs.append(_conv(cin, 4 * m, 1, 1, h_out, 2))
+            units.append(_merge(f"layer{li}.{i}", convs, h_out * h_out * 4 * m))
             cin, hw = 4 * m, h_out
-    units.append(_fc("fc", 2048, 1000, out_elems=0))
+    units.append(_fc("fc", *RESNET152_FC, out_elems=0))
     return tuple(units)
 
 
 def _inception_v3() -> tuple[Unit, ...]:
-    """torchvision's Inception-V3 without the auxiliary classifier (299x299 input); one unit per
-    stem group and per Mixed module."""
-    c = _conv
-
-    def inc_a(name: str, cin: int, pf: int) -> Unit:
-        p = [c("", cin, 64, 1, 1, 35, 35), c("", cin, 48, 1, 1, 35, 35), c("", 48, 64, 5, 5, 35, 35),
-             c("", cin, 64, 1, 1, 35, 35), c("", 64, 96, 3, 3, 35, 35), c("", 96, 96, 3, 3, 35, 35),
-             c("", cin, pf, 1, 1, 35, 35)]
-        return _merge(name, p, 35 * 35 * (224 + pf))
-
-    def inc_c(name: str, c7: int) -> Unit:
-        p = [c("", 768, 192, 1, 1, 17, 17),
-             c("", 768, c7, 1, 1, 17, 17), c("", c7, c7, 1, 7, 17, 17), c("", c7, 192, 7, 1, 17, 17),
-             c("", 768, c7, 1, 1, 17, 17), c("", c7, c7, 7, 1, 17, 17), c("", c7, c7, 1, 7, 17, 17),
-             c("", c7, c7, 7, 1, 17, 17), c("", c7, 192, 1, 7, 17, 17),
-             c("", 768, 192, 1, 1, 17, 17)]
-        return _merge(name, p, 17 * 17 * 768)
-
-    def inc_e(name: str, cin: int) -> Unit:
-        p = [c("", cin, 320, 1, 1, 8, 8),
-             c("", cin, 384, 1, 1, 8, 8), c("", 384, 384, 1, 3, 8, 8), c("", 384, 384, 3, 1, 8, 8),
-             c("", cin, 448, 1, 1, 8, 8), c("", 448, 384, 3, 3, 8, 8), c("", 384, 384, 1, 3, 8, 8),
-             c("", 384, 384, 3, 1, 8, 8), c("", cin, 192, 1, 1, 8, 8)]
-        return _merge(name, p, 8 * 8 * 2048)
-
-    units = [
-        _merge("stem_a", [c("", 3, 32, 3, 3, 149, 149), c("", 32, 32, 3, 3, 147, 147),
-                          c("", 32, 64, 3, 3, 147, 147)], 73 * 73 * 64),
-        _merge("stem_b", [c("", 64, 80, 1, 1, 73, 73), c("", 80, 192, 3, 3, 71, 71)], 35 * 35 * 192),
-        inc_a("Mixed_5b", 192, 32), inc_a("Mixed_5c", 256, 64), inc_a("Mixed_5d", 288, 64),
-        _merge("Mixed_6a", [c("", 288, 384, 3, 3, 17, 17), c("", 288, 64, 1, 1, 35, 35),
-                            c("", 64, 96, 3, 3, 35, 35), c("", 96, 96, 3, 3, 17, 17)], 17 * 17 * 768),
-        inc_c("Mixed_6b", 128), inc_c("Mixed_6c", 160), inc_c("Mixed_6d", 160), inc_c("Mixed_6e", 192),
-        _merge("Mixed_7a", [c("", 768, 192, 1, 1, 17, 17), c("", 192, 320, 3, 3, 8, 8),
-                            c("", 768, 192, 1, 1, 17, 17), c("", 192, 192, 1, 7, 17, 17),
-                            c("", 192, 192, 7, 1, 17, 17), c("", 192, 192, 3, 3, 8, 8)], 8 * 8 * 1280),
-        inc_e("Mixed_7b", 1280), inc_e("Mixed_7c", 2048),
-        _fc("fc", 2048, 1000, out_elems=0),
-    ]
+    """:data:`INCEPTION_V3_UNITS` (BasicConv2d: conv without bias, BatchNorm) and the classifier."""
+    units = [_merge(name, [_conv(*conv, 2) for conv in convs], out) for name, convs, out in INCEPTION_V3_UNITS]
+    units.append(_fc("fc", *INCEPTION_V3_FC, out_elems=0))
     return tuple(units)
 
 
 # ----------------------------------------------------------------------------- transformer builders
 def _bert_large() -> tuple[Unit, ...]:
-    """Embeddings (word 30522 + position 512 + type 2, LayerNorm), 24 layers, pooler + SQuAD
-    span head; n = 384 tokens."""
-    d, n, V = 1024, 384, 30522
-    emb = Unit("embeddings", (V + 512 + 2) * d + 2 * d, 0.0, n * d)
+    """Embeddings (word V + position + type, LayerNorm), the layers, pooler + SQuAD span head
+    (:data:`TRANSFORMERS`)."""
+    t = TRANSFORMERS["bert-large"]
+    d, n, V = t["d"], t["tokens"], t["vocab"]
+    emb = Unit("embeddings", (V + t["positions"] + t["token_types"]) * d + 2 * d, 0.0, n * d)
     layer = 12 * d * d + 13 * d
-    layers = [Unit(f"layer{i}", layer, 24.0 * n * d * d + 4.0 * n * n * d, n * d) for i in range(24)]
+    layers = [Unit(f"layer{i}", layer, 24.0 * n * d * d + 4.0 * n * n * d, n * d) for i in range(t["layers"])]
     head = Unit("pooler+qa", d * d + d + 2 * d + 2, 2.0 * d * d + 2.0 * n * d * 2, 0)
     return (emb, *layers, head)
 
 
 def _xlnet_large() -> tuple[Unit, ...]:
-    """Word embeddings (32000 x 1024), 24 two-stream-free (fine-tuning) layers with relative
-    attention, SQuAD head; n = 512 tokens, no memory."""
-    d, n, V = 1024, 512, 32000
+    """Word embeddings (V x d), the two-stream-free (fine-tuning) layers with relative attention,
+    SQuAD head; no memory (:data:`TRANSFORMERS`)."""
+    t = TRANSFORMERS["xlnet-large"]
+    d, n, V = t["d"], t["tokens"], t["vocab"]
     emb = Unit("word_embedding", V * d, 0.0, n * d)
     layer = 13 * d * d + 14 * d  # q,k,v,o,r (5d^2) + FFN (8d^2 + 5d) + 3 rel. biases + seg. emb. + 2 LN
-    layers = [Unit(f"layer{i}", layer, 28.0 * n * d * d + 8.0 * n * n * d, n * d) for i in range(24)]
+    layers = [Unit(f"layer{i}", layer, 28.0 * n * d * d + 8.0 * n * n * d, n * d) for i in range(t["layers"])]
     # start logits (d->1), end logits (2d->d, LN, d->1), answer class (2d->d, d->1)
     head = Unit("squad_head", 2 * (2 * d * d + d) + 3 * (d + 1) + 2 * d, 2.0 * n * (2 * d * d), 0)
     return (emb, *layers, head)
 
 
 def _t5_11b() -> tuple[Unit, ...]:
-    """Shared embedding (32128 x 1024), 24 encoder + 24 decoder layers (d_a = 16384,
-    d_ff = 65536, RMS norms, no biases), tied LM head; 512 encoder / 128 decoder tokens."""
-    d, da, dff, V, ne, nd = 1024, 16384, 65536, 32128, 512, 128
+    """Shared embedding (V x d), encoder and decoder layers (inner attention width d_a, FFN d_ff,
+    RMS norms, no biases; the relative-position bias in the first layer of each stack, the final
+    norm in the last), tied LM head (:data:`TRANSFORMERS`)."""
+    t = TRANSFORMERS["t5-11b"]
+    d, da, dff, V, ne, nd, L = t["d"], t["attention"], t["ffn"], t["vocab"], t["tokens"], t["target_tokens"], t["layers"]
+    bias = t["relative_buckets"] * t["heads"]
     carry = (ne + nd) * d
     emb = Unit("shared_embedding", V * d, 0.0, carry)
-    enc = [Unit(f"encoder{i}", 4 * d * da + 2 * d * dff + 2 * d + (32 * 128 if i == 0 else 0) + (d if i == 23 else 0),
-                2.0 * ne * (4 * d * da + 2 * d * dff) + 4.0 * ne * ne * da, carry) for i in range(24)]
+    enc = [Unit(f"encoder{i}", 4 * d * da + 2 * d * dff + 2 * d + (bias if i == 0 else 0) + (d if i == L - 1 else 0),
+                2.0 * ne * (4 * d * da + 2 * d * dff) + 4.0 * ne * ne * da, carry) for i in range(L)]
     dec_flops = (2.0 * nd * (4 * d * da) + 4.0 * nd * nd * da  # self attention
                  + 2.0 * nd * (2 * d * da) + 2.0 * ne * (2 * d * da) + 4.0 * nd * ne * da  # cross
                  + 2.0 * nd * (2 * d * dff))  # FFN
-    dec = [Unit(f"decoder{i}", 8 * d * da + 2 * d * dff + 3 * d + (32 * 128 if i == 0 else 0) + (d if i == 23 else 0),
-                dec_flops, carry) for i in range(24)]
+    dec = [Unit(f"decoder{i}", 8 * d * da + 2 * d * dff + 3 * d + (bias if i == 0 else 0) + (d if i == L - 1 else 0),
+                dec_flops, carry) for i in range(L)]
     head = Unit("lm_head(tied)", 0, 2.0 * nd * d * V, 0)
     return (emb, *enc, *dec, head)
 
 
-def _gpt(layers: int, d: int) -> tuple[Unit, ...]:
-    """GPT-3 (Brown et al., Table 2.1): token (50257) + position (2048) embeddings, ``layers``
-    pre-LN layers of width d, final LayerNorm and tied LM head; n = 512 tokens."""
-    n, V = 512, 50257
-    emb = Unit("embeddings", (V + 2048) * d, 0.0, n * d)
-    body = [Unit(f"layer{i}", 12 * d * d + 13 * d, 24.0 * n * d * d + 4.0 * n * n * d, n * d) for i in range(layers)]
+def _gpt(key: str) -> tuple[Unit, ...]:
+    """GPT-3 (Brown et al., Table 2.1): token + position embeddings, pre-LN layers of width d,
+    final LayerNorm and tied LM head (:data:`TRANSFORMERS`)."""
+    t = TRANSFORMERS[key]
+    d, n, V = t["d"], t["tokens"], t["vocab"]
+    emb = Unit("embeddings", (V + t["positions"]) * d, 0.0, n * d)
+    body = [Unit(f"layer{i}", 12 * d * d + 13 * d, 24.0 * n * d * d + 4.0 * n * n * d, n * d) for i in range(t["layers"])]
     head = Unit("ln_f+lm_head(tied)", 2 * d, 2.0 * n * d * V, 0)
     return (emb, *body, head)
 
@@ -362,7 +410,7 @@ def balanced_cuts(flops: list[float] | tuple[float, ...], replicas: tuple[int, .
     pre = [0.0]
     for f in flops:
         pre.append(pre[-1] + f)
-    INF = float("inf")
+    INF = math.inf
     # best[s][j]: least bottleneck for the first j units in s stages; arg[s][j]: start of stage s
     best = [[INF] * (n + 1) for _ in range(S + 1)]
     arg = [[-1] * (n + 1) for _ in range(S + 1)]
@@ -429,134 +477,189 @@ def stage_dicts(model: ModelProfile, config: Config, *, gpu_throughput: str = "s
     return out
 
 
-# ----------------------------------------------------------------------------- the nine models
-def _uniform(prefix: str, stages: int, replicas: int, note: str = "") -> Config:
-    return Config(f"{prefix}{stages}x{replicas}", (replicas,) * stages, None, note)
+# ----------------------------------------------------------------------------- the nine models (data)
+_FC = 16  # VGG19: units 0..15 are the convs, 16..18 the FC layers (fc6, fc7, fc8)
+
+MODEL_TABLE: dict[str, dict[str, Any]] = {
+    "vgg19": {
+        "name": "VGG19", "table1_params": "144M", "batch_size": 32, "batch_note": "Table I",
+        "throughput": CNN_FLOPS, "grad_bytes": 4, "default_config": "table2",
+        "notes": "fc6 alone holds 102.8M of the 143.7M parameters",
+        "configs": (
+            ("dp1", (1,), None, "single GPU"),
+            ("dp4", (4,), None, "data parallel"),
+            ("pipe4", (1, 1, 1, 1), None, "model parallel, compute-balanced"),
+            ("conv3-fc1", (3, 1), (_FC,), "PipeDream-style: data-parallel convs, one GPU for FC"),
+            ("conv2-fc1x2", (2, 1, 1), (_FC, 17), "convs x2, fc6 and fc7+fc8 on one GPU each"),
+            ("blocks-2-2-1-1", (2, 2, 1, 1), (4, 12, _FC), "conv blocks 1-2, 3-4, 5, FC"),
+            ("conv7-fc1", (7, 1), (_FC,), "PipeDream-style 7-1"),
+            ("table2", (4, 4, 4, 2, 1, 1), (4, 8, 12, _FC, 17),
+             "Table II job: blocks 1-2, 3, 4, 5 (x4, x4, x4, x2), fc6, fc7+fc8"),
+            ("conv15-fc1", (15, 1), (_FC,), "PipeDream's VGG16 plan 15-1"),
+            ("blocks-8-4-2-1-1", (8, 4, 2, 1, 1), (4, 8, _FC, 17),
+             "Table II reading: blocks 1-2, 3, 4-5 (x8, x4, x2), fc6, fc7+fc8"),
+            ("balanced-4-4-4-4", (4, 4, 4, 4), None, "Table II reading: compute-balanced 4 x 4"),
+            ("conv31-fc1", (31, 1), (_FC,), "PipeDream-style 31-1"),
+            ("blocks-8-8-8-4-2-2", (8, 8, 8, 4, 2, 2), (4, 8, 12, _FC, 17), "table2 scaled x2"),
+            ("conv63-fc1", (63, 1), (_FC,), "PipeDream-style 63-1"),
+            ("blocks-32-32-32-16-8-8", (32, 32, 32, 16, 8, 8), (4, 8, 12, _FC, 17), "table2 scaled x8"),
+        ),
+    },
+    "resnet152": {
+        "name": "ResNet152", "table1_params": "60M", "batch_size": 32,
+        "batch_note": "not in Table I: 32, as for the other two CNNs",
+        "throughput": CNN_FLOPS, "grad_bytes": 4, "default_config": "pipe2x2", "notes": "",
+        "configs": (
+            ("dp1", (1,), None, "single GPU"),
+            ("dp2", (2,), None, "data parallel"),
+            ("pipe2x2", (2, 2), None, "compute-balanced"),
+            ("pipe3-2-1", (3, 2, 1), None, "compute-balanced, decreasing replication"),
+            ("dp8", (8,), None, "data parallel"),
+            ("pipe4x3", (3, 3, 3, 3), None, "compute-balanced"),
+            ("dp32", (32,), None, "data parallel"),
+            ("pipe4x8", (8, 8, 8, 8), None, "compute-balanced"),
+            ("pipe4x16", (16, 16, 16, 16), None, "compute-balanced"),
+            ("dp128", (128,), None, "data parallel"),
+        ),
+    },
+    "inception-v3": {
+        "name": "Inception-V3", "table1_params": "24M", "batch_size": 32, "batch_note": "Table I",
+        "throughput": CNN_FLOPS, "grad_bytes": 4, "default_config": "pipe2-1-1", "notes": "",
+        "configs": (
+            ("dp1", (1,), None, "single GPU"),
+            ("dp4", (4,), None, "data parallel"),
+            ("pipe2-1-1", (2, 1, 1), None, "compute-balanced"),
+            ("pipe2x3", (3, 3), None, "compute-balanced"),
+            ("dp16", (16,), None, "data parallel"),
+            ("pipe4x6", (6, 6, 6, 6), None, "compute-balanced"),
+            ("pipe8x8", (8,) * 8, None, "compute-balanced"),
+        ),
+    },
+    "bert-large": {
+        "name": "BERT-large", "table1_params": "340M", "batch_size": 48,
+        "batch_note": "not in Table I: 48, BERT's SQuAD2.0 fine-tuning batch (Devlin et al.)",
+        "throughput": TRANSFORMER_FLOPS, "grad_bytes": 4, "default_config": "pipe4x2", "notes": "",
+        "configs": (
+            ("dp1", (1,), None, "single GPU"),
+            ("pipe2x1", (1, 1), None, "model parallel"),
+            ("pipe3x1", (1,) * 3, None, "model parallel"),
+            ("pipe4x2", (2,) * 4, None, "compute-balanced"),
+            ("pipe3x3", (3,) * 3, None, "compute-balanced"),
+            ("pipe4x4", (4,) * 4, None, "compute-balanced"),
+            ("pipe8x4", (4,) * 8, None, "compute-balanced"),
+            ("pipe8x8", (8,) * 8, None, "compute-balanced"),
+        ),
+    },
+    "xlnet-large": {
+        "name": "XLNet-large", "table1_params": "550M", "batch_size": 48,
+        "batch_note": "not in Table I: 48, XLNet's SQuAD2.0 fine-tuning batch (Yang et al.)",
+        "throughput": TRANSFORMER_FLOPS, "grad_bytes": 4, "default_config": "pipe2x2",
+        "notes": "architecture-derived count 0.36B: Table I's 550M is not matched by the published "
+                 "large configuration; the derived count drives every number",
+        "configs": (
+            ("dp1", (1,), None, "single GPU"),
+            ("pipe2x2", (2,) * 2, None, "compute-balanced"),
+            ("pipe3x1", (1,) * 3, None, "model parallel"),
+            ("pipe5x2", (2,) * 5, None, "compute-balanced"),
+            ("pipe4x8", (8,) * 4, None, "compute-balanced"),
+            ("pipe8x16", (16,) * 8, None, "compute-balanced"),
+        ),
+    },
+    "t5-11b": {
+        "name": "T5 (11B)", "table1_params": "11B", "batch_size": 16,
+        "batch_note": "not in Table I: 16, as for GPT-175B, the other model above 10B",
+        "throughput": TRANSFORMER_FLOPS, "grad_bytes": 2, "default_config": "pipe8x1", "notes": "",
+        "configs": (
+            ("pipe4x1", (1,) * 4, None, "model parallel"),
+            ("pipe6x1", (1,) * 6, None, "model parallel"),
+            ("pipe8x1", (1,) * 8, None, "model parallel"),
+            ("pipe5x2", (2,) * 5, None, "compute-balanced"),
+            ("pipe8x2", (2,) * 8, None, "compute-balanced"),
+            ("pipe16x4", (4,) * 16, None, "compute-balanced"),
+        ),
+    },
+    "gpt-6.7b": {
+        "name": "GPT-3 6.7B", "table1_params": "6.7B", "batch_size": 32, "batch_note": "Table I",
+        "throughput": TRANSFORMER_FLOPS, "grad_bytes": 2, "default_config": "pipe4x2", "notes": "",
+        "configs": (
+            ("pipe2x1", (1,) * 2, None, "model parallel"),
+            ("pipe4x2", (2,) * 4, None, "compute-balanced"),
+            ("pipe2x5", (5,) * 2, None, "compute-balanced"),
+            ("pipe8x4", (4,) * 8, None, "compute-balanced"),
+            ("pipe8x16", (16,) * 8, None, "compute-balanced"),
+        ),
+    },
+    "gpt-13b": {
+        "name": "GPT-3 13B", "table1_params": "13B", "batch_size": 32, "batch_note": "Table I",
+        "throughput": TRANSFORMER_FLOPS, "grad_bytes": 2, "default_config": "pipe8x2", "notes": "",
+        "configs": (
+            ("pipe4x1", (1,) * 4, None, "model parallel"),
+            ("pipe6x2", (2,) * 6, None, "compute-balanced"),
+            ("pipe8x2", (2,) * 8, None, "compute-balanced"),
+            ("pipe12x4", (4,) * 12, None, "compute-balanced"),
+            ("pipe16x4", (4,) * 16, None, "compute-balanced"),
+        ),
+    },
+    "gpt-175b": {
+        "name": "GPT-3 175B", "table1_params": "175B", "batch_size": 16, "batch_note": "Table I",
+        "throughput": TRANSFORMER_FLOPS, "grad_bytes": 2, "default_config": "pipe16x2", "notes": "",
+        "configs": (
+            ("pipe4x2", (2,) * 4, None, "compute-balanced (toy: ignores memory)"),
+            ("pipe8x1", (1,) * 8, None, "model parallel (toy: ignores memory)"),
+            ("pipe16x1", (1,) * 16, None, "model parallel"),
+            ("pipe16x2", (2,) * 16, None, "Table II job: 16 stages x 2 replicas"),
+            ("pipe8x4", (4,) * 8, None, "Table II reading: 8 stages x 4 replicas"),
+            ("pipe32x1", (1,) * 32, None, "Table II reading: 32 stages, no replication"),
+            ("pipe16x4", (4,) * 16, None, "compute-balanced"),
+            ("pipe16x8", (8,) * 16, None, "compute-balanced"),
+            ("pipe32x8", (8,) * 32, None, "compute-balanced"),
+        ),
+    },
+}
+"""The nine models of Table I, by key: Table I's parameter count and mini-batch size (or where the
+batch comes from), the throughput and gradient bytes of the module docstring, and the named
+configurations ``(name, replicas, cuts, note)`` of :class:`Config` (``pipe{S}x{k}``: S stages of k
+replicas; ``dp{k}``: one stage of k replicas). The units come from :func:`model_units`."""
+
+_UNITS = {"vgg19": _vgg19, "resnet152": _resnet152, "inception-v3": _inception_v3, "bert-large": _bert_large,
+          "xlnet-large": _xlnet_large, "t5-11b": _t5_11b}
 
 
-def _build() -> dict[str, ModelProfile]:
-    cnn, tr = CNN_FLOPS, TRANSFORMER_FLOPS
-    fc_cut = 16  # VGG19: units 0..15 are convs, 16..18 the FC layers
-    models = [
-        ModelProfile(
-            "vgg19", "VGG19", "144M", 32, "Table I", _vgg19(), cnn, 4,
-            (Config("dp1", (1,), None, "single GPU"),
-             Config("dp4", (4,), None, "data parallel"),
-             Config("pipe4", (1, 1, 1, 1), None, "model parallel, compute-balanced"),
-             Config("conv3-fc1", (3, 1), (fc_cut,), "PipeDream-style: data-parallel convs, one GPU for FC"),
-             Config("conv2-fc1x2", (2, 1, 1), (fc_cut, 17), "convs x2, fc6 and fc7+fc8 on one GPU each"),
-             Config("blocks-2-2-1-1", (2, 2, 1, 1), (4, 12, fc_cut), "conv blocks 1-2, 3-4, 5, FC"),
-             Config("conv7-fc1", (7, 1), (fc_cut,), "PipeDream-style 7-1"),
-             Config("table2", (4, 4, 4, 2, 1, 1), (4, 8, 12, fc_cut, 17),
-                    "Table II job: blocks 1-2, 3, 4, 5 (x4, x4, x4, x2), fc6, fc7+fc8"),
-             Config("conv15-fc1", (15, 1), (fc_cut,), "PipeDream's VGG16 plan 15-1"),
-             Config("blocks-8-4-2-1-1", (8, 4, 2, 1, 1), (4, 8, fc_cut, 17),
-                    "Table II reading: blocks 1-2, 3, 4-5 (x8, x4, x2), fc6, fc7+fc8"),
-             Config("balanced-4-4-4-4", (4, 4, 4, 4), None, "Table II reading: compute-balanced 4 x 4"),
-             Config("conv31-fc1", (31, 1), (fc_cut,), "PipeDream-style 31-1"),
-             Config("blocks-8-8-8-4-2-2", (8, 8, 8, 4, 2, 2), (4, 8, 12, fc_cut, 17), "table2 scaled x2"),
-             Config("conv63-fc1", (63, 1), (fc_cut,), "PipeDream-style 63-1"),
-             Config("blocks-32-32-32-16-8-8", (32, 32, 32, 16, 8, 8), (4, 8, 12, fc_cut, 17), "table2 scaled x8")),
-            "table2",
-            notes="fc6 alone holds 102.8M of the 143.7M parameters"),
-        ModelProfile(
-            "resnet152", "ResNet152", "60M", 32, "not in Table I: 32, as for the other two CNNs",
-            _resnet152(), cnn, 4,
-            (Config("dp1", (1,), None, "single GPU"),
-             Config("dp2", (2,), None, "data parallel"),
-             Config("pipe2x2", (2, 2), None, "compute-balanced"),
-             Config("pipe3-2-1", (3, 2, 1), None, "compute-balanced, decreasing replication"),
-             Config("dp8", (8,), None, "data parallel"),
-             Config("pipe4x3", (3, 3, 3, 3), None, "compute-balanced"),
-             Config("dp32", (32,), None, "data parallel"),
-             Config("pipe4x8", (8, 8, 8, 8), None, "compute-balanced"),
-             Config("pipe4x16", (16, 16, 16, 16), None, "compute-balanced"),
-             Config("dp128", (128,), None, "data parallel")),
-            "pipe2x2"),
-        ModelProfile(
-            "inception-v3", "Inception-V3", "24M", 32, "Table I", _inception_v3(), cnn, 4,
-            (Config("dp1", (1,), None, "single GPU"),
-             Config("dp4", (4,), None, "data parallel"),
-             Config("pipe2-1-1", (2, 1, 1), None, "compute-balanced"),
-             Config("pipe2x3", (3, 3), None, "compute-balanced"),
-             Config("dp16", (16,), None, "data parallel"),
-             Config("pipe4x6", (6, 6, 6, 6), None, "compute-balanced"),
-             Config("pipe8x8", (8,) * 8, None, "compute-balanced")),
-            "pipe2-1-1"),
-        ModelProfile(
-            "bert-large", "BERT-large", "340M", 48,
-            "not in Table I: 48, BERT's SQuAD2.0 fine-tuning batch (Devlin et al.)", _bert_large(), tr, 4,
-            (Config("dp1", (1,), None, "single GPU"),
-             Config("pipe2x1", (1, 1), None, "model parallel"),
-             _uniform("pipe", 3, 1, "model parallel"),
-             _uniform("pipe", 4, 2, "compute-balanced"),
-             _uniform("pipe", 3, 3, "compute-balanced"),
-             _uniform("pipe", 4, 4, "compute-balanced"),
-             _uniform("pipe", 8, 4, "compute-balanced"),
-             _uniform("pipe", 8, 8, "compute-balanced")),
-            "pipe4x2"),
-        ModelProfile(
-            "xlnet-large", "XLNet-large", "550M", 48,
-            "not in Table I: 48, XLNet's SQuAD2.0 fine-tuning batch (Yang et al.)", _xlnet_large(), tr, 4,
-            (Config("dp1", (1,), None, "single GPU"),
-             _uniform("pipe", 2, 2, "compute-balanced"),
-             _uniform("pipe", 3, 1, "model parallel"),
-             _uniform("pipe", 5, 2, "compute-balanced"),
-             _uniform("pipe", 4, 8, "compute-balanced"),
-             _uniform("pipe", 8, 16, "compute-balanced")),
-            "pipe2x2",
-            notes="architecture-derived count 0.36B: Table I's 550M is not matched by the published "
-                  "large configuration; the derived count drives every number"),
-        ModelProfile(
-            "t5-11b", "T5 (11B)", "11B", 16, "not in Table I: 16, as for GPT-175B, the other model above 10B",
-            _t5_11b(), tr, 2,
-            (_uniform("pipe", 4, 1, "model parallel"),
-             _uniform("pipe", 6, 1, "model parallel"),
-             _uniform("pipe", 8, 1, "model parallel"),
-             _uniform("pipe", 5, 2, "compute-balanced"),
-             _uniform("pipe", 8, 2, "compute-balanced"),
-             _uniform("pipe", 16, 4, "compute-balanced")),
-            "pipe8x1"),
-        ModelProfile(
-            "gpt-6.7b", "GPT-3 6.7B", "6.7B", 32, "Table I", _gpt(32, 4096), tr, 2,
-            (_uniform("pipe", 2, 1, "model parallel"),
-             _uniform("pipe", 4, 2, "compute-balanced"),
-             _uniform("pipe", 2, 5, "compute-balanced"),
-             _uniform("pipe", 8, 4, "compute-balanced"),
-             _uniform("pipe", 8, 16, "compute-balanced")),
-            "pipe4x2"),
-        ModelProfile(
-            "gpt-13b", "GPT-3 13B", "13B", 32, "Table I", _gpt(40, 5140), tr, 2,
-            (_uniform("pipe", 4, 1, "model parallel"),
-             _uniform("pipe", 6, 2, "compute-balanced"),
-             _uniform("pipe", 8, 2, "compute-balanced"),
-             _uniform("pipe", 12, 4, "compute-balanced"),
-             _uniform("pipe", 16, 4, "compute-balanced")),
-            "pipe8x2"),
-        ModelProfile(
-            "gpt-175b", "GPT-3 175B", "175B", 16, "Table I", _gpt(96, 12288), tr, 2,
-            (_uniform("pipe", 4, 2, "compute-balanced (toy: ignores memory)"),
-             _uniform("pipe", 8, 1, "model parallel (toy: ignores memory)"),
-             _uniform("pipe", 16, 1, "model parallel"),
-             _uniform("pipe", 16, 2, "Table II job: 16 stages x 2 replicas"),
-             _uniform("pipe", 8, 4, "Table II reading: 8 stages x 4 replicas"),
-             _uniform("pipe", 32, 1, "Table II reading: 32 stages, no replication"),
-             _uniform("pipe", 16, 4, "compute-balanced"),
-             _uniform("pipe", 16, 8, "compute-balanced"),
-             _uniform("pipe", 32, 8, "compute-balanced")),
-            "pipe16x2"),
-    ]
-    return {m.key: m for m in models}
+def model_units(key: str) -> tuple[Unit, ...]:
+    """The units of model ``key`` (a key of :data:`MODEL_TABLE`), built from its layer shapes."""
+    return _UNITS[key]() if key in _UNITS else _gpt(key)
 
 
-@lru_cache(maxsize=1)
-def _models() -> dict[str, ModelProfile]:
-    return _build()
+def build_model(key: str) -> ModelProfile:
+    """The profile of model ``key``, built afresh from :data:`MODEL_TABLE` and its layer shapes
+    (about 0.2 ms; nothing is cached, so every call computes from the tables); ``KeyError`` for
+    an unknown key."""
+    t = MODEL_TABLE[key]
+    configs = tuple(Config(name, replicas, cuts, note) for name, replicas, cuts, note in t["configs"])
+    return ModelProfile(key, t["name"], t["table1_params"], t["batch_size"], t["batch_note"], model_units(key),
+                        t["throughput"], t["grad_bytes"], configs, t["default_config"], notes=t["notes"])
 
 
-MODELS: dict[str, ModelProfile] = _models()
+class _Models(Mapping[str, ModelProfile]):
+    """:data:`MODEL_TABLE`'s keys, each mapped to :func:`build_model` of it when looked up."""
+
+    def __getitem__(self, key: str) -> ModelProfile:
+        return build_model(key)
+
+    def __contains__(self, key: object) -> bool:
+        return key in MODEL_TABLE
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(MODEL_TABLE)
+
+    def __len__(self) -> int:
+        return len(MODEL_TABLE)
+
+
+MODELS: Mapping[str, ModelProfile] = _Models()
 """The nine models of Table I by key: vgg19, resnet152, inception-v3, bert-large, xlnet-large,
-t5-11b, gpt-6.7b, gpt-13b, gpt-175b."""
+t5-11b, gpt-6.7b, gpt-13b, gpt-175b. A read-only mapping; a lookup builds the profile from
+:data:`MODEL_TABLE` (so it is computed when used, not when the module is imported)."""
 
 
 def get_model(key: str) -> ModelProfile:

@@ -8,28 +8,41 @@ attaining it (block index per replica, blocks numbered in P's order), as
 :func:`.columns.tree_table` would give by enumeration, which is out of reach here (k = 16:
 more than 10^10 arrangements).
 
-* k = 16, parts up to 8 (186 partitions): each entry solved to proven optimality by
-  :func:`exact_partition_cost` (CP-SAT, about 230 s on a loaded 2-core machine, 2026-11-25);
-  :func:`partition_costs_by_dp` gives the same 186 values in 0.13 s (a test checks it).
-* k = 32, parts up to 8 (3,319 partitions, :mod:`.tree_table_k32`): by the exact dynamic
+The tables are package data beside this module (:data:`TABLE_FILES`, JSON written by
+:func:`encode_table`), each read on its first use through :data:`TABLES`; each file names the
+command that regenerates it (``regenerate``):
+
+* k = 16, parts up to 8 (186 partitions, ``tree_table_k16.json``): each entry solved to proven
+  optimality by :func:`exact_partition_cost` (CP-SAT; :func:`partition_costs_by_cpsat`, ``python
+  -m optkit.formulations.gpu_mapping.tree_tables 16 8 --cpsat
+  formulations/gpu_mapping/tree_table_k16.json``, about 230 s on a loaded 2-core machine,
+  2026-11-25); :func:`partition_costs_by_dp` gives the same 186 values in 0.13 s (a test checks it).
+* k = 32, parts up to 8 (3,319 partitions, ``tree_table_k32.json``): by the exact dynamic
   programme along the ranks :func:`partition_costs_by_dp` (``python -m
-  optkit.formulations.gpu_mapping.tree_tables 32 8 formulations/gpu_mapping/tree_table_k32.py``
+  optkit.formulations.gpu_mapping.tree_tables 32 8 formulations/gpu_mapping/tree_table_k32.json``
   regenerates it: 51 s and 0.9 GB on a loaded 2-core machine, 2026-11-25, under a 30-minute
   limit). CP-SAT's model proves no single k = 32 partition within 30 s.
 
 ``tests/test_gpu_mapping_columns.py`` re-checks every shipped arrangement's cut, the dynamic
-programme against enumeration (k <= 10) and the CP-SAT table (k = 16), and k = 32 entries
-against an independent exact method (the matching of :func:`.columns.tree_table_by_matching`).
+programme against enumeration (k <= 10) and the CP-SAT table (k = 16), k = 32 entries against
+an independent exact method (the matching of :func:`.columns.tree_table_by_matching`), and both
+files against their generators on a sample (the k = 32 entries with parts of at most 3 are what
+``partition_costs_by_dp(32, 3)`` gives, arrangements included: a path whose pieces never exceed 3
+passes only through states of such pieces, met in the same order whatever ``largest`` is).
 """
 
 from __future__ import annotations
 
+import json
 import sys
+from collections.abc import Iterator, Mapping
+from pathlib import Path
 from typing import Sequence
 
 from .model import double_binary_tree_edges
 
-__all__ = ["TABLES", "exact_partition_cost", "merged_tree_edges", "partition_costs_by_dp"]
+__all__ = ["ShippedTables", "TABLES", "TABLE_FILES", "decode_table", "encode_table", "exact_partition_cost", "merged_tree_edges",
+           "partition_costs_by_cpsat", "partition_costs_by_dp"]
 
 
 def merged_tree_edges(k: int) -> dict[tuple[int, int], int]:
@@ -78,200 +91,12 @@ def exact_partition_cost(k: int, sizes: Sequence[int], *, time_limit: float = 60
     return 2 * (k - 1) - inside, arrangement, status == cp_model.OPTIMAL
 
 
-TABLES: dict[tuple[int, int], dict[tuple[int, ...], tuple[int, tuple[int, ...]]]] = {
-    (16, 8): {
-        (8, 8): (4, (0, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 1)),
-        (8, 7, 1): (5, (2, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0)),
-        (8, 6, 2): (6, (0, 0, 0, 0, 0, 0, 0, 2, 0, 1, 1, 1, 1, 1, 1, 2)),
-        (8, 6, 1, 1): (7, (2, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 3)),
-        (8, 5, 3): (7, (1, 1, 1, 1, 2, 2, 2, 1, 0, 0, 0, 0, 0, 0, 0, 0)),
-        (8, 5, 2, 1): (8, (3, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 2, 2, 0)),
-        (8, 5, 1, 1, 1): (10, (2, 3, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 4)),
-        (8, 4, 4): (7, (1, 1, 1, 1, 2, 2, 2, 0, 2, 0, 0, 0, 0, 0, 0, 0)),
-        (8, 4, 3, 1): (8, (3, 2, 2, 2, 1, 1, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0)),
-        (8, 4, 2, 2): (9, (3, 0, 0, 0, 0, 0, 0, 0, 3, 1, 1, 1, 1, 2, 2, 0)),
-        (8, 4, 2, 1, 1): (10, (3, 0, 0, 0, 0, 0, 0, 0, 0, 2, 2, 4, 1, 1, 1, 1)),
-        (8, 4, 1, 1, 1, 1): (12, (2, 0, 0, 0, 0, 0, 0, 0, 3, 5, 4, 0, 1, 1, 1, 1)),
-        (8, 3, 3, 2): (8, (0, 0, 0, 0, 0, 0, 0, 3, 0, 1, 1, 1, 2, 2, 2, 3)),
-        (8, 3, 3, 1, 1): (9, (3, 2, 2, 2, 1, 1, 1, 4, 0, 0, 0, 0, 0, 0, 0, 0)),
-        (8, 3, 2, 2, 1): (10, (0, 2, 2, 4, 1, 1, 1, 3, 0, 0, 0, 0, 0, 0, 0, 3)),
-        (8, 3, 2, 1, 1, 1): (11, (3, 0, 0, 0, 0, 0, 0, 0, 4, 1, 1, 1, 5, 2, 2, 0)),
-        (8, 3, 1, 1, 1, 1, 1): (13, (0, 0, 0, 0, 0, 0, 0, 6, 0, 1, 1, 1, 2, 5, 4, 3)),
-        (8, 2, 2, 2, 2): (12, (0, 0, 0, 0, 0, 0, 0, 0, 4, 2, 2, 3, 4, 1, 1, 3)),
-        (8, 2, 2, 2, 1, 1): (12, (4, 2, 2, 5, 0, 3, 3, 1, 0, 0, 0, 0, 0, 0, 0, 1)),
-        (8, 2, 2, 1, 1, 1, 1): (13, (3, 1, 1, 4, 5, 2, 2, 0, 0, 0, 0, 0, 0, 0, 0, 6)),
-        (8, 2, 1, 1, 1, 1, 1, 1): (15, (0, 0, 0, 0, 0, 0, 0, 0, 7, 1, 1, 4, 3, 2, 5, 6)),
-        (8, 1, 1, 1, 1, 1, 1, 1, 1): (17, (0, 6, 5, 8, 4, 2, 1, 3, 0, 0, 0, 0, 0, 0, 0, 7)),
-        (7, 7, 2): (6, (2, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 2)),
-        (7, 7, 1, 1): (6, (2, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 3)),
-        (7, 6, 3): (7, (1, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 2, 2, 2)),
-        (7, 6, 2, 1): (7, (3, 1, 1, 1, 1, 1, 1, 2, 0, 0, 0, 0, 0, 0, 0, 2)),
-        (7, 6, 1, 1, 1): (8, (2, 0, 0, 0, 0, 0, 0, 0, 3, 1, 1, 1, 1, 1, 1, 4)),
-        (7, 5, 4): (7, (2, 2, 2, 2, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 1)),
-        (7, 5, 3, 1): (8, (3, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 2, 2, 2)),
-        (7, 5, 2, 2): (9, (3, 2, 2, 1, 1, 1, 1, 1, 3, 0, 0, 0, 0, 0, 0, 0)),
-        (7, 5, 2, 1, 1): (9, (3, 2, 2, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 4)),
-        (7, 5, 1, 1, 1, 1): (11, (2, 4, 3, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 5)),
-        (7, 4, 4, 1): (8, (3, 0, 0, 0, 0, 0, 0, 0, 2, 2, 2, 2, 1, 1, 1, 1)),
-        (7, 4, 3, 2): (8, (3, 0, 0, 0, 0, 0, 0, 0, 3, 2, 2, 2, 1, 1, 1, 1)),
-        (7, 4, 3, 1, 1): (9, (3, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 4)),
-        (7, 4, 2, 2, 1): (10, (4, 3, 3, 1, 1, 1, 1, 2, 0, 0, 0, 0, 0, 0, 0, 2)),
-        (7, 4, 2, 1, 1, 1): (11, (3, 1, 1, 1, 4, 2, 2, 1, 0, 0, 0, 0, 0, 0, 0, 5)),
-        (7, 4, 1, 1, 1, 1, 1): (13, (1, 1, 1, 1, 2, 3, 4, 6, 0, 0, 0, 0, 0, 0, 0, 5)),
-        (7, 3, 3, 3): (9, (3, 2, 2, 2, 1, 1, 1, 3, 0, 0, 0, 0, 0, 0, 0, 3)),
-        (7, 3, 3, 2, 1): (9, (4, 1, 1, 1, 2, 2, 2, 3, 0, 0, 0, 0, 0, 0, 0, 3)),
-        (7, 3, 3, 1, 1, 1): (10, (3, 0, 0, 0, 0, 0, 0, 0, 5, 1, 1, 1, 2, 2, 2, 4)),
-        (7, 3, 2, 2, 2): (11, (3, 0, 0, 0, 0, 0, 0, 0, 3, 2, 2, 4, 1, 1, 1, 4)),
-        (7, 3, 2, 2, 1, 1): (11, (4, 0, 0, 0, 0, 0, 0, 0, 2, 1, 1, 1, 2, 3, 3, 5)),
-        (7, 3, 2, 1, 1, 1, 1): (12, (3, 2, 2, 5, 1, 1, 1, 4, 0, 0, 0, 0, 0, 0, 0, 6)),
-        (7, 3, 1, 1, 1, 1, 1, 1): (14, (7, 5, 3, 2, 1, 1, 1, 6, 0, 0, 0, 0, 0, 0, 0, 4)),
-        (7, 2, 2, 2, 2, 1): (13, (4, 2, 2, 1, 5, 3, 3, 1, 0, 0, 0, 0, 0, 0, 0, 4)),
-        (7, 2, 2, 2, 1, 1, 1): (13, (4, 0, 0, 0, 0, 0, 0, 0, 2, 1, 1, 6, 2, 3, 3, 5)),
-        (7, 2, 2, 1, 1, 1, 1, 1): (14, (7, 0, 0, 0, 0, 0, 0, 0, 6, 1, 1, 5, 3, 2, 2, 4)),
-        (7, 2, 1, 1, 1, 1, 1, 1, 1): (16, (8, 0, 0, 0, 0, 0, 0, 0, 6, 1, 1, 3, 2, 4, 7, 5)),
-        (7, 1, 1, 1, 1, 1, 1, 1, 1, 1): (18, (9, 0, 0, 0, 0, 0, 0, 0, 2, 3, 5, 7, 1, 4, 8, 6)),
-        (6, 6, 4): (8, (2, 2, 2, 2, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 1)),
-        (6, 6, 3, 1): (9, (3, 0, 0, 0, 0, 0, 0, 1, 1, 2, 2, 2, 1, 1, 1, 1)),
-        (6, 6, 2, 2): (8, (2, 1, 1, 1, 1, 1, 1, 3, 2, 0, 0, 0, 0, 0, 0, 3)),
-        (6, 6, 2, 1, 1): (9, (3, 1, 1, 1, 1, 1, 1, 2, 4, 0, 0, 0, 0, 0, 0, 2)),
-        (6, 6, 1, 1, 1, 1): (10, (2, 0, 0, 0, 0, 0, 0, 3, 4, 1, 1, 1, 1, 1, 1, 5)),
-        (6, 5, 5): (8, (2, 1, 1, 1, 2, 2, 2, 1, 2, 0, 0, 0, 0, 0, 0, 1)),
-        (6, 5, 4, 1): (9, (3, 0, 0, 0, 0, 0, 0, 1, 2, 1, 1, 1, 2, 2, 2, 1)),
-        (6, 5, 3, 2): (9, (1, 2, 2, 2, 1, 1, 1, 3, 1, 0, 0, 0, 0, 0, 0, 3)),
-        (6, 5, 3, 1, 1): (10, (3, 2, 2, 2, 1, 1, 1, 1, 4, 0, 0, 0, 0, 0, 0, 1)),
-        (6, 5, 2, 2, 1): (10, (4, 0, 0, 0, 0, 0, 0, 2, 1, 1, 1, 1, 1, 3, 3, 2)),
-        (6, 5, 2, 1, 1, 1): (11, (3, 0, 0, 0, 0, 0, 0, 4, 1, 1, 1, 1, 1, 2, 2, 5)),
-        (6, 5, 1, 1, 1, 1, 1): (13, (6, 2, 1, 1, 1, 1, 1, 5, 4, 0, 0, 0, 0, 0, 0, 3)),
-        (6, 4, 4, 2): (9, (1, 1, 1, 1, 2, 2, 2, 3, 2, 0, 0, 0, 0, 0, 0, 3)),
-        (6, 4, 4, 1, 1): (10, (3, 0, 0, 0, 0, 0, 0, 1, 2, 1, 1, 1, 2, 2, 2, 4)),
-        (6, 4, 3, 3): (10, (0, 1, 1, 1, 3, 3, 3, 1, 0, 2, 2, 2, 0, 0, 0, 0)),
-        (6, 4, 3, 2, 1): (10, (4, 0, 0, 0, 0, 0, 0, 3, 1, 1, 1, 1, 2, 2, 2, 3)),
-        (6, 4, 3, 1, 1, 1): (11, (3, 0, 0, 0, 0, 0, 0, 5, 1, 2, 2, 2, 1, 1, 1, 4)),
-        (6, 4, 2, 2, 2): (11, (2, 0, 0, 0, 0, 0, 0, 4, 2, 3, 3, 4, 1, 1, 1, 1)),
-        (6, 4, 2, 2, 1, 1): (12, (4, 2, 2, 3, 1, 1, 1, 3, 1, 0, 0, 0, 0, 0, 0, 5)),
-        (6, 4, 2, 1, 1, 1, 1): (13, (3, 1, 1, 1, 1, 2, 2, 5, 4, 0, 0, 0, 0, 0, 0, 6)),
-        (6, 4, 1, 1, 1, 1, 1, 1): (15, (1, 1, 1, 1, 4, 3, 5, 6, 2, 0, 0, 0, 0, 0, 0, 7)),
-        (6, 3, 3, 3, 1): (11, (3, 0, 0, 0, 0, 0, 0, 4, 3, 2, 2, 2, 3, 1, 1, 1)),
-        (6, 3, 3, 2, 2): (10, (3, 0, 0, 0, 0, 0, 0, 4, 3, 1, 1, 1, 2, 2, 2, 4)),
-        (6, 3, 3, 2, 1, 1): (11, (4, 2, 2, 2, 1, 1, 1, 3, 5, 0, 0, 0, 0, 0, 0, 3)),
-        (6, 3, 3, 1, 1, 1, 1): (12, (3, 1, 1, 1, 2, 2, 2, 5, 4, 0, 0, 0, 0, 0, 0, 6)),
-        (6, 3, 2, 2, 2, 1): (12, (4, 2, 2, 5, 1, 1, 1, 3, 4, 0, 0, 0, 0, 0, 0, 3)),
-        (6, 3, 2, 2, 1, 1, 1): (13, (4, 1, 1, 1, 5, 2, 2, 3, 6, 0, 0, 0, 0, 0, 0, 3)),
-        (6, 3, 2, 1, 1, 1, 1, 1): (14, (7, 0, 0, 0, 0, 0, 0, 6, 3, 2, 2, 4, 1, 1, 1, 5)),
-        (6, 3, 1, 1, 1, 1, 1, 1, 1): (16, (8, 0, 0, 0, 0, 0, 0, 7, 3, 1, 1, 1, 4, 2, 6, 5)),
-        (6, 2, 2, 2, 2, 2): (14, (4, 0, 0, 0, 0, 0, 0, 5, 3, 1, 1, 4, 3, 2, 2, 5)),
-        (6, 2, 2, 2, 2, 1, 1): (14, (5, 2, 2, 6, 4, 3, 3, 1, 4, 0, 0, 0, 0, 0, 0, 1)),
-        (6, 2, 2, 2, 1, 1, 1, 1): (15, (4, 1, 1, 6, 7, 2, 2, 3, 5, 0, 0, 0, 0, 0, 0, 3)),
-        (6, 2, 2, 1, 1, 1, 1, 1, 1): (16, (8, 0, 0, 0, 0, 0, 0, 7, 5, 1, 1, 4, 3, 2, 2, 6)),
-        (6, 2, 1, 1, 1, 1, 1, 1, 1, 1): (18, (9, 0, 0, 0, 0, 0, 0, 8, 3, 1, 1, 4, 2, 5, 7, 6)),
-        (6, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1): (20, (10, 0, 0, 0, 0, 0, 0, 5, 2, 1, 6, 8, 3, 4, 9, 7)),
-        (5, 5, 5, 1): (11, (2, 3, 0, 0, 0, 0, 0, 1, 2, 2, 2, 2, 1, 1, 1, 1)),
-        (5, 5, 4, 2): (10, (1, 3, 3, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2)),
-        (5, 5, 4, 1, 1): (12, (3, 4, 0, 0, 0, 0, 0, 1, 2, 1, 1, 1, 2, 2, 2, 1)),
-        (5, 5, 3, 3): (10, (0, 3, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0, 2, 2, 2, 1)),
-        (5, 5, 3, 2, 1): (11, (4, 1, 1, 1, 2, 2, 2, 1, 0, 0, 0, 0, 0, 3, 3, 1)),
-        (5, 5, 3, 1, 1, 1): (13, (3, 0, 0, 0, 2, 2, 2, 0, 5, 4, 1, 1, 1, 1, 1, 0)),
-        (5, 5, 2, 2, 2): (12, (0, 0, 0, 0, 0, 4, 4, 3, 1, 1, 1, 1, 1, 2, 2, 3)),
-        (5, 5, 2, 2, 1, 1): (12, (4, 2, 2, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 3, 3, 5)),
-        (5, 5, 2, 1, 1, 1, 1): (14, (3, 2, 2, 1, 1, 1, 1, 1, 4, 0, 0, 5, 0, 0, 0, 6)),
-        (5, 5, 1, 1, 1, 1, 1, 1): (16, (7, 6, 3, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 4, 2, 5)),
-        (5, 4, 4, 3): (10, (3, 3, 3, 0, 0, 0, 0, 0, 2, 2, 2, 2, 1, 1, 1, 1)),
-        (5, 4, 4, 2, 1): (11, (4, 3, 3, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2)),
-        (5, 4, 4, 1, 1, 1): (13, (3, 1, 1, 1, 2, 2, 2, 1, 2, 0, 0, 0, 0, 0, 5, 4)),
-        (5, 4, 3, 3, 1): (11, (4, 3, 3, 3, 1, 1, 1, 1, 0, 2, 2, 2, 0, 0, 0, 0)),
-        (5, 4, 3, 2, 2): (11, (4, 3, 3, 0, 0, 0, 0, 0, 4, 2, 2, 2, 1, 1, 1, 1)),
-        (5, 4, 3, 2, 1, 1): (12, (4, 3, 3, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 5)),
-        (5, 4, 3, 1, 1, 1, 1): (14, (3, 1, 1, 1, 2, 2, 2, 1, 0, 0, 0, 0, 0, 4, 5, 6)),
-        (5, 4, 2, 2, 2, 1): (13, (5, 1, 1, 1, 1, 3, 3, 2, 0, 0, 0, 0, 0, 4, 4, 2)),
-        (5, 4, 2, 2, 1, 1, 1): (14, (4, 1, 1, 1, 6, 2, 2, 1, 0, 0, 0, 0, 0, 3, 3, 5)),
-        (5, 4, 2, 1, 1, 1, 1, 1): (16, (1, 1, 1, 1, 3, 2, 2, 6, 4, 0, 0, 7, 0, 0, 0, 5)),
-        (5, 4, 1, 1, 1, 1, 1, 1, 1): (18, (8, 3, 2, 4, 1, 1, 1, 1, 7, 0, 0, 0, 0, 0, 6, 5)),
-        (5, 3, 3, 3, 2): (11, (4, 1, 1, 1, 2, 2, 2, 0, 4, 3, 3, 3, 0, 0, 0, 0)),
-        (5, 3, 3, 3, 1, 1): (12, (4, 1, 1, 1, 0, 0, 0, 0, 5, 2, 2, 2, 3, 3, 3, 0)),
-        (5, 3, 3, 2, 2, 1): (12, (5, 1, 1, 1, 2, 2, 2, 3, 0, 0, 0, 0, 0, 4, 4, 3)),
-        (5, 3, 3, 2, 1, 1, 1): (13, (4, 3, 3, 0, 0, 0, 0, 0, 6, 2, 2, 2, 1, 1, 1, 5)),
-        (5, 3, 3, 1, 1, 1, 1, 1): (15, (7, 1, 1, 1, 2, 2, 2, 6, 0, 0, 0, 0, 0, 3, 5, 4)),
-        (5, 3, 2, 2, 2, 2): (14, (0, 0, 0, 0, 0, 4, 4, 5, 3, 1, 1, 1, 3, 2, 2, 5)),
-        (5, 3, 2, 2, 2, 1, 1): (14, (5, 4, 4, 0, 0, 0, 0, 0, 3, 1, 1, 1, 3, 2, 2, 6)),
-        (5, 3, 2, 2, 1, 1, 1, 1): (15, (4, 3, 3, 5, 1, 1, 1, 6, 0, 0, 0, 0, 0, 2, 2, 7)),
-        (5, 3, 2, 1, 1, 1, 1, 1, 1): (17, (8, 4, 0, 0, 0, 0, 0, 7, 6, 2, 2, 3, 1, 1, 1, 5)),
-        (5, 3, 1, 1, 1, 1, 1, 1, 1, 1): (19, (9, 1, 1, 1, 3, 2, 4, 8, 7, 0, 0, 0, 5, 0, 0, 6)),
-        (5, 2, 2, 2, 2, 2, 1): (16, (3, 2, 2, 5, 6, 4, 4, 5, 3, 1, 1, 0, 0, 0, 0, 0)),
-        (5, 2, 2, 2, 2, 1, 1, 1): (16, (5, 1, 1, 3, 6, 2, 2, 3, 0, 0, 0, 0, 0, 4, 4, 7)),
-        (5, 2, 2, 2, 1, 1, 1, 1, 1): (17, (8, 1, 1, 6, 4, 2, 2, 7, 0, 0, 0, 0, 0, 3, 3, 5)),
-        (5, 2, 2, 1, 1, 1, 1, 1, 1, 1): (19, (9, 2, 2, 5, 4, 1, 1, 8, 0, 0, 0, 0, 0, 3, 7, 6)),
-        (5, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1): (21, (10, 1, 1, 0, 0, 0, 0, 0, 4, 3, 6, 5, 2, 8, 9, 7)),
-        (5, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1): (23, (11, 9, 1, 8, 5, 3, 4, 6, 2, 7, 0, 0, 0, 0, 0, 10)),
-        (4, 4, 4, 4): (10, (2, 2, 2, 2, 3, 3, 3, 3, 0, 0, 0, 0, 1, 1, 1, 1)),
-        (4, 4, 4, 3, 1): (11, (4, 1, 1, 1, 2, 2, 2, 1, 2, 3, 3, 3, 0, 0, 0, 0)),
-        (4, 4, 4, 2, 2): (12, (0, 0, 0, 0, 4, 3, 3, 1, 4, 1, 1, 1, 2, 2, 2, 2)),
-        (4, 4, 4, 2, 1, 1): (13, (4, 3, 3, 5, 1, 1, 1, 2, 1, 2, 2, 2, 0, 0, 0, 0)),
-        (4, 4, 4, 1, 1, 1, 1): (15, (3, 4, 5, 0, 6, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2)),
-        (4, 4, 3, 3, 2): (11, (0, 0, 0, 0, 1, 1, 1, 4, 1, 2, 2, 2, 3, 3, 3, 4)),
-        (4, 4, 3, 3, 1, 1): (12, (0, 0, 0, 0, 2, 2, 2, 4, 5, 3, 3, 3, 1, 1, 1, 1)),
-        (4, 4, 3, 2, 2, 1): (13, (3, 4, 4, 5, 0, 0, 0, 0, 3, 2, 2, 2, 1, 1, 1, 1)),
-        (4, 4, 3, 2, 1, 1, 1): (14, (4, 3, 3, 1, 6, 1, 1, 1, 0, 2, 2, 2, 0, 0, 0, 5)),
-        (4, 4, 3, 1, 1, 1, 1, 1): (16, (7, 5, 4, 0, 0, 0, 0, 3, 1, 1, 1, 1, 2, 2, 2, 6)),
-        (4, 4, 2, 2, 2, 2): (14, (5, 0, 0, 0, 0, 3, 3, 2, 5, 1, 1, 1, 1, 4, 4, 2)),
-        (4, 4, 2, 2, 2, 1, 1): (15, (5, 3, 3, 0, 0, 0, 0, 1, 2, 1, 1, 1, 2, 4, 4, 6)),
-        (4, 4, 2, 2, 1, 1, 1, 1): (16, (4, 0, 0, 0, 0, 3, 3, 1, 6, 1, 1, 1, 7, 2, 2, 5)),
-        (4, 4, 2, 1, 1, 1, 1, 1, 1): (18, (8, 2, 2, 0, 3, 0, 0, 0, 1, 1, 1, 1, 5, 4, 7, 6)),
-        (4, 4, 1, 1, 1, 1, 1, 1, 1, 1): (20, (9, 8, 4, 5, 1, 1, 1, 2, 1, 3, 6, 0, 0, 0, 0, 7)),
-        (4, 3, 3, 3, 3): (12, (0, 0, 0, 0, 1, 1, 1, 4, 4, 3, 3, 3, 2, 2, 2, 4)),
-        (4, 3, 3, 3, 2, 1): (12, (5, 3, 3, 3, 1, 1, 1, 4, 0, 0, 0, 0, 2, 2, 2, 4)),
-        (4, 3, 3, 3, 1, 1, 1): (13, (4, 0, 0, 0, 1, 1, 1, 0, 5, 2, 2, 2, 3, 3, 3, 6)),
-        (4, 3, 3, 2, 2, 2): (13, (4, 1, 1, 1, 2, 2, 2, 5, 4, 3, 3, 5, 0, 0, 0, 0)),
-        (4, 3, 3, 2, 2, 1, 1): (14, (5, 4, 4, 0, 3, 0, 0, 0, 3, 1, 1, 1, 2, 2, 2, 6)),
-        (4, 3, 3, 2, 1, 1, 1, 1): (15, (4, 2, 2, 2, 0, 0, 0, 0, 5, 1, 1, 1, 6, 3, 3, 7)),
-        (4, 3, 3, 1, 1, 1, 1, 1, 1): (17, (8, 6, 3, 4, 2, 2, 2, 7, 5, 1, 1, 1, 0, 0, 0, 0)),
-        (4, 3, 2, 2, 2, 2, 1): (15, (5, 4, 4, 6, 1, 1, 1, 3, 5, 2, 2, 0, 0, 0, 0, 3)),
-        (4, 3, 2, 2, 2, 1, 1, 1): (16, (5, 3, 3, 0, 6, 0, 0, 0, 4, 1, 1, 1, 4, 2, 2, 7)),
-        (4, 3, 2, 2, 1, 1, 1, 1, 1): (17, (8, 3, 3, 5, 4, 2, 2, 7, 0, 0, 0, 0, 1, 1, 1, 6)),
-        (4, 3, 2, 1, 1, 1, 1, 1, 1, 1): (19, (9, 1, 1, 1, 6, 3, 5, 0, 4, 0, 0, 0, 7, 2, 2, 8)),
-        (4, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1): (21, (10, 3, 6, 9, 0, 0, 0, 0, 2, 1, 1, 1, 4, 5, 8, 7)),
-        (4, 2, 2, 2, 2, 2, 2): (17, (3, 4, 5, 4, 5, 2, 2, 6, 3, 1, 1, 6, 0, 0, 0, 0)),
-        (4, 2, 2, 2, 2, 2, 1, 1): (17, (3, 4, 4, 0, 0, 0, 0, 5, 3, 1, 1, 5, 6, 2, 2, 7)),
-        (4, 2, 2, 2, 2, 1, 1, 1, 1): (18, (5, 4, 4, 7, 6, 3, 3, 1, 0, 0, 0, 1, 0, 2, 2, 8)),
-        (4, 2, 2, 2, 1, 1, 1, 1, 1, 1): (19, (9, 3, 3, 7, 5, 1, 1, 8, 4, 2, 2, 0, 0, 0, 0, 6)),
-        (4, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1): (21, (10, 5, 6, 8, 4, 2, 2, 9, 3, 1, 1, 0, 0, 0, 0, 7)),
-        (4, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1): (23, (11, 0, 0, 0, 7, 2, 4, 0, 5, 1, 1, 6, 3, 10, 9, 8)),
-        (4, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1): (25, (12, 4, 1, 6, 9, 3, 5, 8, 2, 7, 10, 0, 0, 0, 0, 11)),
-        (3, 3, 3, 3, 3, 1): (13, (5, 3, 3, 3, 4, 4, 4, 2, 0, 0, 0, 2, 1, 1, 1, 2)),
-        (3, 3, 3, 3, 2, 2): (12, (4, 3, 3, 3, 0, 0, 0, 5, 4, 1, 1, 1, 2, 2, 2, 5)),
-        (3, 3, 3, 3, 2, 1, 1): (13, (5, 0, 0, 0, 2, 2, 2, 4, 6, 3, 3, 3, 1, 1, 1, 4)),
-        (3, 3, 3, 3, 1, 1, 1, 1): (14, (4, 2, 2, 2, 0, 0, 0, 5, 6, 1, 1, 1, 3, 3, 3, 7)),
-        (3, 3, 3, 2, 2, 2, 1): (14, (6, 1, 1, 1, 0, 0, 0, 4, 5, 2, 2, 2, 5, 3, 3, 4)),
-        (3, 3, 3, 2, 2, 1, 1, 1): (15, (5, 3, 3, 7, 2, 2, 2, 4, 6, 1, 1, 1, 0, 0, 0, 4)),
-        (3, 3, 3, 2, 1, 1, 1, 1, 1): (16, (8, 2, 2, 2, 4, 3, 3, 6, 7, 0, 0, 0, 1, 1, 1, 5)),
-        (3, 3, 3, 1, 1, 1, 1, 1, 1, 1): (18, (9, 0, 0, 0, 2, 2, 2, 6, 5, 1, 1, 1, 8, 3, 4, 7)),
-        (3, 3, 2, 2, 2, 2, 2): (16, (6, 1, 1, 1, 0, 0, 0, 4, 6, 5, 3, 5, 3, 2, 2, 4)),
-        (3, 3, 2, 2, 2, 2, 1, 1): (16, (5, 4, 4, 6, 1, 1, 1, 3, 5, 2, 2, 7, 0, 0, 0, 3)),
-        (3, 3, 2, 2, 2, 1, 1, 1, 1): (17, (5, 2, 2, 8, 1, 1, 1, 3, 7, 0, 0, 0, 6, 4, 4, 3)),
-        (3, 3, 2, 2, 1, 1, 1, 1, 1, 1): (18, (9, 2, 2, 7, 5, 3, 3, 4, 8, 0, 0, 0, 1, 1, 1, 6)),
-        (3, 3, 2, 1, 1, 1, 1, 1, 1, 1, 1): (20, (10, 1, 1, 1, 7, 2, 2, 6, 9, 3, 4, 5, 0, 0, 0, 8)),
-        (3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1): (22, (11, 0, 0, 0, 7, 10, 3, 2, 6, 5, 4, 9, 1, 1, 1, 8)),
-        (3, 2, 2, 2, 2, 2, 2, 1): (18, (1, 5, 5, 6, 0, 0, 0, 6, 4, 2, 2, 7, 4, 3, 3, 1)),
-        (3, 2, 2, 2, 2, 2, 1, 1, 1): (18, (8, 0, 0, 0, 7, 3, 3, 5, 4, 1, 1, 6, 4, 2, 2, 5)),
-        (3, 2, 2, 2, 2, 1, 1, 1, 1, 1): (19, (9, 3, 3, 8, 0, 0, 0, 2, 6, 1, 1, 2, 5, 4, 4, 7)),
-        (3, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1): (20, (10, 0, 0, 0, 8, 2, 2, 9, 4, 3, 3, 6, 5, 1, 1, 7)),
-        (3, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1): (22, (11, 2, 2, 9, 5, 1, 1, 10, 4, 3, 7, 6, 0, 0, 0, 8)),
-        (3, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1): (24, (12, 10, 6, 5, 0, 0, 0, 11, 3, 2, 8, 7, 4, 1, 1, 9)),
-        (3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1): (26, (13, 0, 0, 0, 4, 2, 6, 8, 3, 1, 9, 11, 5, 7, 12, 10)),
-        (2, 2, 2, 2, 2, 2, 2, 2): (20, (5, 1, 1, 5, 7, 3, 3, 4, 6, 2, 2, 7, 6, 0, 0, 4)),
-        (2, 2, 2, 2, 2, 2, 2, 1, 1): (20, (7, 2, 2, 8, 6, 4, 4, 5, 6, 0, 3, 0, 3, 1, 1, 5)),
-        (2, 2, 2, 2, 2, 2, 1, 1, 1, 1): (20, (4, 3, 3, 9, 8, 2, 2, 0, 4, 5, 5, 0, 7, 1, 1, 6)),
-        (2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1): (21, (10, 2, 2, 3, 9, 1, 1, 3, 5, 4, 4, 8, 6, 0, 0, 7)),
-        (2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1): (22, (11, 3, 3, 10, 7, 1, 1, 5, 6, 2, 2, 9, 4, 0, 0, 8)),
-        (2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1): (24, (12, 1, 1, 11, 8, 2, 2, 6, 7, 0, 0, 10, 5, 4, 3, 9)),
-        (2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1): (26, (13, 12, 9, 7, 5, 1, 1, 4, 8, 6, 3, 11, 2, 0, 0, 10)),
-        (2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1): (28, (14, 13, 8, 5, 3, 2, 7, 9, 4, 1, 10, 12, 6, 0, 0, 11)),
-        (1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1): (30, (0, 13, 12, 11, 10, 9, 8, 14, 6, 7, 4, 3, 2, 1, 15, 5)),
-    },
-}
 
+Table = dict[tuple[int, ...], tuple[int, tuple[int, ...]]]
+"""``{P: (T_k(P), arrangement)}``: one shipped table (the module docstring)."""
 
 _DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
-"""Block indices written one character each in the shipped k = 32 table (blocks < 36)."""
+"""Parts and block indices written one character each in the shipped files (values < 36)."""
 
 
 def partition_costs_by_dp(k: int, largest: int, *, time_limit: float = 600.0
@@ -331,7 +156,7 @@ def partition_costs_by_dp(k: int, largest: int, *, time_limit: float = 600.0
     import time
     from array import array
 
-    from .columns import _partitions
+    from .arrangements import partitions
 
     deadline = time.perf_counter() + time_limit
     mult = merged_tree_edges(k)
@@ -407,7 +232,7 @@ def partition_costs_by_dp(k: int, largest: int, *, time_limit: float = 600.0
         return piece
 
     best: dict[tuple[int, ...], tuple[int, tuple[int, ...]]] = {}   # P -> (T, the refinement M attaining it)
-    for q in sorted(_partitions(k, largest), key=len, reverse=True):
+    for q in sorted(partitions(k, largest), key=len, reverse=True):
         cand = (final[q][0], q) if q in final else (2 * k * k, q)
         for i, v in enumerate(q):
             if i and q[i - 1] == v:
@@ -459,49 +284,118 @@ def _pack(sizes: Sequence[int], blocks: Sequence[int]) -> list[int]:
     return into
 
 
-def _decoded(entries: dict[tuple[int, ...], tuple[int, str]]) -> dict[tuple[int, ...], tuple[int, tuple[int, ...]]]:
-    return {q: (cost, tuple(_DIGITS.index(c) for c in arrangement)) for q, (cost, arrangement) in entries.items()}
+def encode_table(k: int, largest: int, table: Table, *, method: str) -> str:
+    """The JSON text of a shipped table (the format :func:`decode_table` reads): ``k``,
+    ``largest``, the ``method`` that computed it and the command that regenerates it, then
+    ``entries`` in the table's order (the column programme's order of partitions), one a line:
+    ``[T, arrangement]``, the arrangement's block indices written one character each
+    (:data:`_DIGITS`), e.g. ``[10, "00000000111111112222222233333333"]`` for P = (8, 8, 8, 8). P
+    is not written: the blocks are numbered in P's order, so block j's count of ranks is P's
+    j-th part."""
+    flag = " --cpsat" if method == "cpsat" else ""
+    head = {
+        "k": k, "largest": largest,
+        "method": {"cpsat": "exact_partition_cost", "dp": "partition_costs_by_dp"}[method],
+        "regenerate": f"python -m optkit.formulations.gpu_mapping.tree_tables {k} {largest}{flag} "
+                      f"formulations/gpu_mapping/tree_table_k{k}.json",
+        "about": f"T_{k}(P) for the {len(table)} partitions P of {k} into parts of at most {largest} and an "
+                 "arrangement attaining it; each entry: [T, block index per rank, one character each (0-9a-z)], "
+                 "P being the blocks' sizes; read by optkit.formulations.gpu_mapping.tree_tables.TABLES",
+    }
+    for q, (_, arrangement) in table.items():
+        if _parts(arrangement) != q:
+            raise ValueError(f"the arrangement of {q} has blocks of sizes {_parts(arrangement)}")
+    lines = [f"{json.dumps(key)}: {json.dumps(value)}," for key, value in head.items()]
+    rows = [f"[{cost}, {json.dumps(''.join(_DIGITS[b] for b in arrangement))}]" for cost, arrangement in table.values()]
+    return "{\n" + "\n".join(lines) + '\n"entries": [\n' + ",\n".join(rows) + "\n]\n}\n"
 
 
-def _load_k32() -> None:
-    from .tree_table_k32 import ENTRIES
+def decode_table(text: str) -> Table:
+    """The table a shipped file holds (:func:`encode_table`'s format), in the file's order."""
+    entries: list[tuple[int, str]] = json.loads(text)["entries"]
+    out: Table = {}
+    for cost, digits in entries:
+        arrangement = tuple(_DIGITS.index(c) for c in digits)
+        out[_parts(arrangement)] = (cost, arrangement)
+    return out
 
-    TABLES[(32, 8)] = _decoded(ENTRIES)
+
+def _parts(arrangement: Sequence[int]) -> tuple[int, ...]:
+    """The partition an arrangement realises: its blocks' sizes, block 0 first."""
+    sizes = [0] * (max(arrangement) + 1)
+    for b in arrangement:
+        sizes[b] += 1
+    return tuple(sizes)
 
 
-_load_k32()
+class ShippedTables(Mapping[tuple[int, int], Table]):
+    """The shipped tables by ``(k, largest)`` (:data:`TABLES`): each file (package data beside
+    this module, :data:`TABLE_FILES`) is read on first access and kept."""
+
+    def __init__(self, files: dict[tuple[int, int], str]) -> None:
+        self._files = dict(files)
+        self._read: dict[tuple[int, int], Table] = {}
+
+    def __getitem__(self, key: tuple[int, int]) -> Table:
+        if key not in self._read:
+            name = self._files[key]   # KeyError for a table not shipped
+            self._read[key] = decode_table(Path(__file__).with_name(name).read_text(encoding="utf-8"))
+        return self._read[key]
+
+    def __iter__(self) -> Iterator[tuple[int, int]]:
+        return iter(self._files)
+
+    def __len__(self) -> int:
+        return len(self._files)
+
+
+TABLE_FILES: dict[tuple[int, int], str] = {(16, 8): "tree_table_k16.json", (32, 8): "tree_table_k32.json"}
+"""The shipped tables' files by ``(k, largest)``; ``regenerate`` in each names its command."""
+
+TABLES: Mapping[tuple[int, int], Table] = ShippedTables(TABLE_FILES)
+"""``TABLES[(k, largest)][P] = (T_k(P), arrangement)`` (the module docstring), read lazily."""
+
+
+def partition_costs_by_cpsat(k: int, largest: int, *, time_limit: float = 600.0) -> Table:
+    """:func:`exact_partition_cost` (its default seed, one worker) on every partition of k into
+    parts of at most ``largest``, in decreasing order (the partitions :func:`partition_costs_by_dp`
+    covers); raises ``RuntimeError`` when one is not proven within ``time_limit`` seconds (wall
+    time, per partition). The k = 16 table's method (about 230 s). One worker searches the same
+    way whatever the limit, so a proven entry does not depend on it (the table was made under 60 s
+    per partition; on a machine at load 12 one partition took longer)."""
+    out: Table = {}
+    for q in sorted(partition_costs_by_dp(k, largest), reverse=True):
+        cost, arrangement, proven = exact_partition_cost(k, q, time_limit=time_limit)
+        if not proven:
+            raise RuntimeError(f"T_{k}{q}: not proven within {time_limit} s")
+        out[q] = (cost, arrangement)
+    return out
 
 
 def main(argv: Sequence[str]) -> None:  # pragma: no cover - regeneration by hand
-    """``python -m optkit.formulations.gpu_mapping.tree_tables K LARGEST [PATH]``: a module holding
-    the table of :func:`partition_costs_by_dp` (exact, under a 30-minute limit), each arrangement
-    as a string of block indices (:data:`_DIGITS`), written to PATH once computed (the shipped
-    module can be overwritten: it is read at import) or printed. ``32 8`` gives ``tree_table_k32.py``."""
-    import contextlib
-    import io
+    """``python -m optkit.formulations.gpu_mapping.tree_tables K LARGEST [--cpsat] [PATH]``: the
+    table of :func:`partition_costs_by_dp` (exact, under a 30-minute limit), or with ``--cpsat``
+    of :func:`partition_costs_by_cpsat`, as JSON (:func:`encode_table`), written to PATH once
+    computed, or printed. ``32 8`` gives ``tree_table_k32.json``, ``16 8 --cpsat``
+    ``tree_table_k16.json`` (each file's ``regenerate`` says so)."""
+    import argparse
 
-    k, largest = int(argv[0]), int(argv[1])
-    table = partition_costs_by_dp(k, largest, time_limit=1800.0)
-    text = io.StringIO()
-    with contextlib.redirect_stdout(text):
-        _print_module(k, largest, table)
-    if len(argv) > 2:
-        with open(argv[2], "w", encoding="utf-8") as fh:
-            fh.write(text.getvalue())
+    parser = argparse.ArgumentParser(prog="python -m optkit.formulations.gpu_mapping.tree_tables")
+    parser.add_argument("k", type=int)
+    parser.add_argument("largest", type=int)
+    parser.add_argument("path", nargs="?")
+    parser.add_argument("--cpsat", action="store_true", help="CP-SAT per partition (the k = 16 table)")
+    args = parser.parse_intermixed_args(argv)
+    if args.cpsat:
+        table = partition_costs_by_cpsat(args.k, args.largest)
     else:
-        print(text.getvalue(), end="")
-
-
-def _print_module(k: int, largest: int, table: dict[tuple[int, ...], tuple[int, tuple[int, ...]]]) -> None:
-    print(f'"""T_{k}(P) for the {len(table)} partitions of {k} into parts of at most {largest}, with an arrangement\n'
-          f"attaining each (block index per rank, one character each): generated by\n"
-          f"``python -m optkit.formulations.gpu_mapping.tree_tables {k} {largest} formulations/gpu_mapping/tree_table_k{k}.py``\n"
-          f"(the exact dynamic programme "
-          f':func:`.tree_tables.partition_costs_by_dp`); :data:`.tree_tables.TABLES` decodes it."""\n')
-    print(f"ENTRIES: dict[tuple[int, ...], tuple[int, str]] = {{")
-    for q, (cost, arrangement) in table.items():
-        print(f"    {q!r}: ({cost}, {''.join(_DIGITS[b] for b in arrangement)!r}),")
-    print("}")
+        table = partition_costs_by_dp(args.k, args.largest, time_limit=1800.0)
+    text = encode_table(args.k, args.largest, table, method="cpsat" if args.cpsat else "dp")
+    if args.path:
+        with open(args.path, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    else:
+        print(text, end="")
 
 
 if __name__ == "__main__":  # pragma: no cover

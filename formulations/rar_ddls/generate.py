@@ -52,7 +52,7 @@ from optkit.formulation import Suite
 from .model import PROBLEM, Job, Network, RarInstance, fastest_servers, iteration_time, iterations_per_slot, solo_slots
 
 __all__ = ["SEC7_MIX", "SEC7_COMM_SHARE", "SEC7_ESTIMATE", "SEC7_ITERATIONS", "paper_sec7", "sec7_estimate_range",
-           "tiny", "generate", "SUITES"]
+           "tiny", "generate", "SUITES", "SIZE_CLASSES"]
 
 SEC7_MIX = {1: 80, 2: 14, 4: 26, 8: 30, 16: 8, 32: 2}
 SEC7_COMM_SHARE = 0.05
@@ -190,3 +190,15 @@ SUITES: dict[str, Suite] = {
     "paper-sec7": Suite("paper-sec7", "Sec. 7: 160 jobs (80x1 ... 2x32 GPUs) on 20 servers of 4/8/16/32 GPUs, "
                         "T = 1200, seeds 0-4", _build_paper_sec7),
 }
+
+
+SIZE_CLASSES: dict[str, Suite] = {
+    "2-5 jobs": Suite("2-5 jobs", "the first 6 of the tiny suite: 2-5 jobs of 1-4 GPUs on 2-3 servers of 2-4 GPUs",
+                      lambda: _build_tiny()[:6]),
+    "6-7 jobs": Suite("6-7 jobs", "tiny's rules at 7 jobs on 3 servers (seed 4) and 6 jobs on 3 servers (seed 10); "
+                      "CP-SAT and HiGHS prove each makespan in about a second (measured: 6-8 jobs take them 1-10 s "
+                      "each on other seeds)",
+                      lambda: [("tiny-j7-s4", tiny(4, jobs=7, servers=3)), ("tiny-j6-s10", tiny(10, jobs=6, servers=3))]),
+}
+"""The size classes :func:`optkit.testing.check_algorithm` covers by default (``size_classes``
+of the formulation), each no larger than both exact solvers of rar-ddls prove in seconds."""

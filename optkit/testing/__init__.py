@@ -6,6 +6,8 @@
 * :func:`assert_within` solves an instance exactly (:mod:`optkit.testing.oracle`), runs an
   algorithm on it, and asserts its ratio to the optimum: the paper's proven guarantee
   (:mod:`optkit.testing.guarantees`) or a ratio the caller states.
+* :mod:`optkit.testing.hash_seeds` runs an algorithm in fresh worker processes under chosen
+  ``PYTHONHASHSEED`` values (``check_algorithm``'s check ``hash_seed_independent``).
 * :mod:`optkit.testing.strategies` draws valid instances of each problem for Hypothesis
   (``pip install 'optkit[testing]'``); only that module imports Hypothesis.
 
@@ -22,13 +24,14 @@ Example (a property test of a user's own)::
 
 from __future__ import annotations
 
-from ._checks import (CHECKS, AlgorithmCheckError, CheckReport, CheckResult, RunCache, check_algorithm,
-                      default_instances)
+from ._checks import (CHECKS, DEFAULT_HASH_SEEDS, DEFAULT_SEEDS, AlgorithmCheckError, CheckReport, CheckResult,
+                      RunCache, check_algorithm, default_cases, default_instances)
 from ._within import Within, assert_within
 from .guarantees import Guarantee, all_guarantees, guarantee_for
 from .oracle import Optimum, optimum
 
 __all__ = [
-    "CHECKS", "AlgorithmCheckError", "CheckReport", "CheckResult", "Guarantee", "Optimum", "RunCache", "Within",
-    "all_guarantees", "assert_within", "check_algorithm", "default_instances", "guarantee_for", "optimum",
+    "CHECKS", "DEFAULT_HASH_SEEDS", "DEFAULT_SEEDS", "AlgorithmCheckError", "CheckReport", "CheckResult", "Guarantee",
+    "Optimum", "RunCache", "Within", "all_guarantees", "assert_within", "check_algorithm", "default_cases",
+    "default_instances", "guarantee_for", "optimum",
 ]

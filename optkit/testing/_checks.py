@@ -5,6 +5,8 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import math
+import numbers
+import pickle
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
@@ -12,15 +14,18 @@ from optkit import registry
 from optkit.errors import InputError
 from optkit.formulation import Algorithm, Formulation
 from optkit.instances import instance_hash
+from optkit.pristine import MUTATED, NOT_JSON, describe_difference, fresh_copy
 from optkit.readings import accepted_params, readings_for, resolve_params
 from optkit.result import Result, Status, scalar_objective
 from optkit.solve import solve
+from optkit.testing.hash_seeds import REFUSED, HashSeedWorkers, WorkerError
+from optkit.testing.oracle import exact_order
 
 __all__ = ["CHECKS", "CheckResult", "CheckReport", "AlgorithmCheckError", "RunCache", "check_algorithm",
-           "default_instances", "reference_optimum"]
+           "default_cases", "default_instances", "reference_optimum", "DEFAULT_SEEDS", "DEFAULT_HASH_SEEDS"]
 
-CHECKS = ("solution_passes_evaluate", "same_seed_same_result", "never_beats_optimum", "status_discipline",
-          "bad_parameter_is_input_error")
+CHECKS = ("solution_passes_evaluate", "same_seed_same_result", "hash_seed_independent", "never_beats_optimum",
+          "status_discipline", "bad_parameter_is_input_error")
 """The checks :func:`check_algorithm` runs, by name, in this order."""
 
 REL_TOL = 1e-6
@@ -28,7 +33,17 @@ REL_TOL = 1e-6
 SOLVER_REL_TOL = 1e-4
 """Exact solvers may disagree by their own MIP gap tolerance (HiGHS: 1e-4 relative)."""
 DEFAULT_INSTANCES = 6
-"""Instances :func:`default_instances` takes from the problem's first suite."""
+"""Instances :func:`default_instances` takes from the problem's first suite when the problem
+declares no size classes."""
+DEFAULT_SEEDS = (0, 1, 2)
+"""Seeds of :func:`check_algorithm` by default: three, one of them >= 2."""
+DEFAULT_HASH_SEEDS = (0, 1)
+"""``PYTHONHASHSEED`` values of the check ``hash_seed_independent`` by default, one fresh
+process each (:mod:`optkit.testing.hash_seeds`)."""
+
+
+class _Skip(Exception):
+    """A check that cannot run here (its reason is the message)."""
 
 
 @dataclass
@@ -55,6 +70,8 @@ class CheckReport:
     problem: str
     algorithm: str
     results: list[CheckResult]
+    notes: list[str] = field(default_factory=list)
+    """What the checks could not cover (instances an exact algorithm refused), one line each."""
 
     @property
     def failed(self) -> list[str]:
@@ -74,7 +91,7 @@ class CheckReport:
     def __str__(self) -> str:
         head = f"check_algorithm({self.problem!r}, {self.algorithm!r}): "
         head += "every check passed" if self.passed else f"{len(self.failed)} failed: {', '.join(self.failed)}"
-        return head + "\n" + "\n".join(f"  {r}" for r in self.results)
+        return head + "\n" + "\n".join([f"  {r}" for r in self.results] + [f"  note: {n}" for n in self.notes])
 
     def raise_if_failed(self) -> None:
         """:class:`AlgorithmCheckError` naming every failed check, if any failed."""
@@ -94,35 +111,67 @@ class AlgorithmCheckError(AssertionError):
 
 class RunCache:
     """Runs and reference optima shared between :func:`check_algorithm` calls (the project's
-    battery checks every algorithm on the same instances: the exact references are solved once)."""
+    battery checks every algorithm on the same instances: the exact references are solved once),
+    and the ``PYTHONHASHSEED`` worker processes (started once, :mod:`optkit.testing.hash_seeds`;
+    :meth:`close` ends them, as does garbage collection)."""
 
     def __init__(self) -> None:
         self.runs: dict[tuple[Any, ...], Result] = {}
         self.references: dict[tuple[Any, ...], tuple[float | None, bool, str, list[str]]] = {}
         self.raw: dict[tuple[Any, ...], Result | None] = {}
+        self.hashed: dict[tuple[Any, ...], dict[int, list[list[list[Any]]]]] = {}
+        self._workers: HashSeedWorkers | None = None
+
+    @property
+    def workers(self) -> HashSeedWorkers:
+        """The ``PYTHONHASHSEED`` workers (started on first use)."""
+        if self._workers is None:
+            self._workers = HashSeedWorkers()
+        return self._workers
+
+    def close(self) -> None:
+        """End the worker processes (a later check starts new ones)."""
+        if self._workers is not None:
+            self._workers.close()
+            self._workers = None
 
 
 def reference_optimum(problem: str | Formulation, instances: Sequence[Any], index: int, objective: str, *,
                       cache: RunCache | None = None, seed: int = 0) -> tuple[float | None, bool, str, list[str]]:
-    """``(optimum, proven_infeasible, who, disagreements)`` of ``instances[index]`` from every
-    available exact algorithm of the problem (the references of :func:`check_algorithm`)."""
+    """``(optimum, proven_infeasible, who, trouble)`` of ``instances[index]`` from the problem's
+    exact oracle, the first proof in the order of :func:`optkit.testing.oracle.exact_order`
+    (the references of :func:`check_algorithm`)."""
     f = problem if isinstance(problem, Formulation) else registry.get(problem)
     probe = Algorithm("", lambda *a, **k: None, "heuristic", "", (objective,))  # type: ignore[arg-type,return-value]
-    ctx = _Context(f, probe, list(instances), (seed,), (objective,), None, cache or RunCache())
+    ctx = _Context(f, probe, list(instances), (seed,), (objective,), None, cache or RunCache(), ())
     return ctx.reference(index, objective, exclude="")
 
 
-def default_instances(problem: str | Formulation, n: int = DEFAULT_INSTANCES) -> list[Any]:
-    """The first ``n`` instances of the problem's first suite (by convention its smallest,
-    exact-solvable one), as instance objects: seeded, so the same in every run."""
+def default_cases(problem: str | Formulation) -> list[tuple[str, Any]]:
+    """``(label, instance object)`` of every instance :func:`check_algorithm` runs by default:
+    each size class the problem declares (:attr:`~optkit.formulation.Formulation.size_classes`,
+    smallest first; labels ``class/name``), or, where it declares none, the first
+    :data:`DEFAULT_INSTANCES` of its first suite (labels ``suite/name``). Seeded, so the same in
+    every run."""
     f = problem if isinstance(problem, Formulation) else registry.get(problem)
-    if not f.suites:
+    if f.size_classes:
+        cases = [(f"{cls}/{name}", data) for cls, suite in f.size_classes.items() for name, data in suite.build()]
+    elif f.suites:
+        suite = f.suites[next(iter(f.suites))]
+        cases = [(f"{suite.name}/{name}", data) for name, data in suite.build()[:DEFAULT_INSTANCES]]
+        if not cases:
+            raise InputError("instances", f"must be given: suite {suite.name} is empty", problem=f.name)
+    else:
         raise InputError("instances", "must be given: the problem declares no suite", problem=f.name)
-    suite = f.suites[next(iter(f.suites))]
-    items = suite.build()[:n]
-    if not items:
-        raise InputError("instances", f"must be given: suite {suite.name} is empty", problem=f.name)
-    return [f.instance_from_dict(data) for _, data in items]
+    return [(label, f.instance_from_dict(data)) for label, data in cases]
+
+
+def default_instances(problem: str | Formulation, n: int | None = None) -> list[Any]:
+    """The instances of :func:`default_cases` (the first ``n``, when given), as instance
+    objects. The first size class starts with the first instances of the problem's first suite,
+    so ``default_instances(problem, n)`` for a small ``n`` is the first ``n`` of that suite."""
+    cases = default_cases(problem)
+    return [inst for _, inst in (cases if n is None else cases[:n])]
 
 
 def _close(a: float, b: float, rel: float = REL_TOL) -> bool:
@@ -152,14 +201,23 @@ def _bad_value(reading: Any) -> Any:
 
 class _Context:
     """What the checks share: the formulation (with the algorithm in it), the instances, the
-    seeds, the objectives and the cache."""
+    seeds, the objectives, the hash seeds and the cache."""
 
     def __init__(self, f: Formulation, algo: Algorithm, instances: list[Any], seeds: tuple[int, ...],
-                 objectives: tuple[str, ...], params: Mapping[str, Any] | None, cache: RunCache) -> None:
+                 objectives: tuple[str, ...], params: Mapping[str, Any] | None, cache: RunCache,
+                 hash_seeds: tuple[int, ...], labels: Sequence[str] | None = None,
+                 first_class: int | None = None) -> None:
         self.f, self.algo, self.instances, self.seeds = f, algo, instances, seeds
-        self.objectives, self.cache, self.user_params = objectives, cache, params
+        self.objectives, self.cache, self.user_params, self.hash_seeds = objectives, cache, params, hash_seeds
         self.hashes = [instance_hash(f.instance_to_dict(inst)) for inst in instances]
-        self.names = [f"instance {i} ({h[:8]})" for i, h in enumerate(self.hashes)]
+        labels = list(labels) if labels is not None else [f"instance {i}" for i in range(len(instances))]
+        self.names = [f"{label} ({h[:8]})" for label, h in zip(labels, self.hashes)]
+        self.refused: dict[int, str] = {}  # instance index -> the exact algorithm's refusal
+        # The instances of the repeats (other seeds, the same seed again, other processes): all,
+        # but for an exact algorithm on the default cases only its first size class (its repeats
+        # cost as much as its proofs; the larger classes are proved once, at the first seed).
+        n = len(instances) if first_class is None or algo.kind != "exact" else first_class
+        self.repeated = range(n)
 
     def params(self, name: str) -> dict[str, Any]:
         """The user's params for the algorithm under test; one search worker where an algorithm
@@ -169,11 +227,14 @@ class _Context:
         return {"workers": 1} if "workers" in accepted_params(self.f, name) else {}
 
     def solve(self, name: str, i: int, objective: str, seed: int | None) -> Result:
-        """``solve`` without a time limit; a crash becomes an ``error`` result naming it."""
+        """``solve`` without a time limit; a crash becomes an ``error`` result naming it, an
+        ``InputError`` on the (valid) instance an ``error`` result marked ``refused`` (the
+        parameters and objectives were validated before any run)."""
         try:
             return solve(self.f, self.instances[i], name, objective=objective, seed=seed, params=self.params(name))
-        except InputError:
-            raise
+        except InputError as exc:
+            return Result(Status.ERROR, message=f"{REFUSED}: InputError: {exc}", objective_name=objective,
+                          info={"refused": True})
         except Exception as exc:  # noqa: BLE001 - a crash is a finding, not the checker's failure
             return Result(Status.ERROR, message=f"raised {type(exc).__name__}: {exc}", objective_name=objective)
 
@@ -185,45 +246,47 @@ class _Context:
             self.cache.runs[key] = self.solve(name, i, objective, seed)
         return self.cache.runs[key]
 
+    def where(self, i: int, objective: str, seed: int | None) -> str:
+        """``instance (hash)/objective``, with the seed when the check runs several."""
+        return f"{self.names[i]}/{objective}" + (f", seed {seed}" if len(self.seeds) > 1 else "")
+
     def runs(self, seed: int | None = None) -> Iterator[tuple[int, str, str, Result]]:
-        seed = self.seeds[0] if seed is None else seed
-        for i in range(len(self.instances)):
-            for objective in self.objectives:
-                yield i, self.names[i], objective, self.run(self.algo.name, i, objective, seed)
+        """``(index, where, objective, result)`` of the algorithm under test on every instance
+        and objective, for ``seed`` (default: every seed). An exact algorithm's refusal of an
+        instance (a brute force beyond its size limit) leaves that instance out (a note)."""
+        for s in self.seeds if seed is None else (seed,):
+            for i in range(len(self.instances)) if s == self.seeds[0] else self.repeated:
+                for objective in self.objectives:
+                    res = self.run(self.algo.name, i, objective, s)
+                    if res.info.get("refused") and self.algo.kind == "exact":
+                        self.refused.setdefault(i, res.message)
+                        continue
+                    yield i, self.where(i, objective, s), objective, res
 
     def reference(self, i: int, objective: str, exclude: str | None = None) -> tuple[float | None, bool, str, list[str]]:
-        """``(optimum, proven_infeasible, who, disagreements)`` from every available exact
-        algorithm supporting ``objective`` other than ``exclude`` (default: the one under test,
-        so that an exact algorithm is checked against the others)."""
+        """``(optimum, proven_infeasible, who, trouble)`` from the exact oracle: the problem's
+        registered exact algorithms other than ``exclude`` (default: the one under test) in the
+        order of :func:`optkit.testing.oracle.exact_order` (brute force where it holds the
+        instance, CP-SAT, then the MILP); the first proof of optimality or infeasibility wins.
+        One that refuses the instance (beyond its size limit) is passed over. The exact
+        algorithms agree with each other because each is checked against the others (each is
+        the algorithm under test in turn), so one proof per instance is enough."""
         exclude = self.algo.name if exclude is None else exclude
-        exact = [n for n, a in self.f.algorithms.items() if a.kind == "exact" and not a.plugin
-                 and objective in a.objectives and a.available() and n != exclude]
+        exact = [n for n in exact_order(self.f, objective) if n != exclude]
         key = (self.f.name, self.hashes[i], objective, tuple(exact))
         if key in self.cache.references:
             return self.cache.references[key]
-        values: dict[str, float] = {}
-        infeasible: list[str] = []
-        trouble: list[str] = []
+        out: tuple[float | None, bool, str, list[str]] = (None, False, "", [])
         for name in exact:
             res = self.run(name, i, objective, self.seeds[0])
             if res.status is Status.OPTIMAL:
                 k = _key(res)
-                if k is None:
-                    trouble.append(f"{name} proved optimality without a scalar objective")
-                else:
-                    values[name] = k
-            elif res.status is Status.INFEASIBLE:
-                infeasible.append(name)
-        out: tuple[float | None, bool, str, list[str]]
-        if values:
-            lo, hi = min(values.values()), max(values.values())
-            if not _close(lo, hi, SOLVER_REL_TOL):
-                trouble.append(f"the exact solvers disagree on the optimum: {values}")
-            if infeasible:
-                trouble.append(f"{infeasible} proved infeasible what {sorted(values)} solved to optimality")
-            out = (lo, False, ", ".join(sorted(values)), trouble)
-        else:
-            out = (None, bool(infeasible) and len(infeasible) == len(exact), ", ".join(infeasible), trouble)
+                out = (None, False, "", [f"{name} proved optimality without a scalar objective"]) if k is None \
+                    else (k, False, name, [])
+                break
+            if res.status is Status.INFEASIBLE:
+                out = (None, True, name, [])
+                break
         self.cache.references[key] = out
         return out
 
@@ -233,39 +296,92 @@ class _Context:
         return self.f.lower_bound(self.instances[i], objective)
 
     def raw(self, i: int, objective: str) -> Result | None:
-        """The algorithm's own result, before the engine replaces its numbers (None: it crashed)."""
+        """The algorithm's own result, before the engine replaces its numbers (None: it crashed),
+        from its own copy of the instance (:func:`optkit.pristine.fresh_copy`)."""
         params = resolve_params(self.f, self.algo.name, self.params(self.algo.name))
         key = ("raw", self.f.name, self.algo.name, id(self.algo.run), self.hashes[i], objective, self.seeds[0],
                repr(sorted(params.items())))
         if key not in self.cache.raw:
             try:
-                self.cache.raw[key] = self.algo.run(self.instances[i], objective=objective, time_limit=None,
-                                                    seed=self.seeds[0], **params)
+                self.cache.raw[key] = self.algo.run(fresh_copy(self.f, self.instances[i]), objective=objective,
+                                                    time_limit=None, seed=self.seeds[0], **params)
             except Exception:  # noqa: BLE001 - the crash is reported by status_discipline
                 self.cache.raw[key] = None
         return self.cache.raw[key]
 
+    def _portable(self) -> Any:
+        """The algorithm as a worker process can rebuild it: the object itself when it pickles
+        (its run function importable by name), else its name when the registry of a fresh
+        process holds this very algorithm; otherwise :class:`_Skip`."""
+        try:
+            pickle.dumps(self.algo)
+            return self.algo
+        except Exception:  # noqa: BLE001 - a closure (lazy_run), a lambda, a local function
+            pass
+        try:
+            own = registry.get(self.f.name).algorithms.get(self.algo.name)
+        except InputError:
+            own = None
+        if own is not None and own.run is self.algo.run and own.plugin != "register_algorithm":
+            return self.algo.name
+        raise _Skip(f"{self.algo.name}'s run function cannot be re-created in another process (a lambda, a "
+                    "closure or a function defined inside another); define it at module level")
+
+    def hash_seed_runs(self) -> dict[int, list[list[list[Any]]]]:
+        """``{hash seed: runs}`` of the algorithm at the first seed in fresh processes
+        (:mod:`optkit.testing.hash_seeds`); ``runs[i][k]`` is ``[status, solution, message]``."""
+        params = self.params(self.algo.name)
+        key = ("hash", self.f.name, self.algo.name, id(self.algo.run), tuple(self.hashes[i] for i in self.repeated),
+               self.objectives, self.seeds[0], repr(sorted(params.items())), self.hash_seeds)
+        if key not in self.cache.hashed:
+            request = {"problem": self.f.name, "algorithm": self._portable(),
+                       "instances": [self.f.instance_to_dict(self.instances[i]) for i in self.repeated],
+                       "objectives": list(self.objectives), "seed": self.seeds[0], "params": params}
+            try:
+                self.cache.hashed[key] = self.cache.workers.run(self.hash_seeds, request)
+            except WorkerError as exc:
+                raise _Skip(str(exc)) from None
+        return self.cache.hashed[key]
+
+
+def _difference(a: Result, b: Result, first: str, second: str) -> str | None:
+    """What differs between two runs' status, solution and objective (the first differing
+    field, with both values), or ``None``."""
+    def view(r: Result) -> dict[str, Any]:
+        obj = list(r.objective) if isinstance(r.objective, tuple) else r.objective
+        return {"status": r.status.value, "solution": r.solution, "objective": obj}
+
+    return describe_difference(view(a), view(b), first, second)
+
 
 # ----------------------------------------------------------------------------- the checks
 def _solution_passes_evaluate(c: _Context) -> list[str]:
-    """Every returned solution is feasible for a fresh ``evaluate`` call; the objective ``solve``
-    reports, and any objective the algorithm put in its own result, equal ``evaluate``'s."""
+    """Every returned solution is feasible for a fresh ``evaluate`` call on the instance as
+    given; the objective ``solve`` reports, and any objective the algorithm put in its own result,
+    equal ``evaluate``'s; the algorithm leaves its input unchanged and returns JSON data
+    (:mod:`optkit.pristine`: ``solve`` makes either an ``error`` naming the field)."""
     faults = []
-    for i, name, objective, res in c.runs():
+    for i, where, objective, res in c.runs():
         if res.solution is None:
-            if res.status is Status.ERROR and res.message.startswith("evaluate rejected"):
-                faults.append(f"{name}/{objective}: {res.message}")
+            if res.status is Status.ERROR and res.message.startswith(("evaluate rejected", MUTATED, NOT_JSON)):
+                faults.append(f"{where}: {res.message}")
             continue
         ev = c.f.evaluate(c.instances[i], res.solution)
         if not ev.feasible:
-            faults.append(f"{name}/{objective}: evaluate rejects the solution: {ev.violations[:3]}")
+            faults.append(f"{where}: evaluate rejects the solution: {ev.violations[:3]}")
             continue
         want = ev.objectives[objective]
         if res.objective != (list(want) if isinstance(want, (list, tuple)) else want):
-            faults.append(f"{name}/{objective}: solve reports {res.objective}, evaluate {want}")
-        raw = c.raw(i, objective)
-        if raw is not None and raw.objective is not None and raw.solution is not None:
-            raw_ev = c.f.evaluate(c.instances[i], raw.solution)
+            faults.append(f"{where}: solve reports {res.objective}, evaluate {want}")
+    for i in range(len(c.instances)):
+        for objective in c.objectives:
+            raw = c.raw(i, objective)
+            if raw is None or raw.objective is None or raw.solution is None or i in c.refused:
+                continue
+            try:
+                raw_ev = c.f.evaluate(c.instances[i], raw.solution)
+            except Exception:  # noqa: BLE001 - a solution evaluate cannot read: named by the loop above
+                continue
             mine, theirs = raw.objective, raw_ev.objectives.get(objective)
             if isinstance(theirs, (list, tuple)):
                 same = isinstance(mine, (list, tuple)) and len(mine) == len(theirs) and all(
@@ -273,40 +389,72 @@ def _solution_passes_evaluate(c: _Context) -> list[str]:
             else:
                 same = isinstance(mine, (int, float)) and theirs is not None and _close(mine, theirs)
             if not same:
-                faults.append(f"{name}/{objective}: the algorithm reports the objective {mine}, evaluate {theirs}")
+                faults.append(f"{c.names[i]}/{objective}: the algorithm reports the objective {mine}, evaluate {theirs}")
     return faults
 
 
 def _same_seed_same_result(c: _Context) -> list[str]:
-    """Two runs with the same seed return the same status, solution and objective; an algorithm
-    not declared ``randomized`` (and not exact) returns the same for every seed."""
+    """Two runs with the same seed return the same status, solution and objective (each seed);
+    an algorithm not declared ``randomized`` (and not exact) returns for every seed what it
+    returns for the first. A fault names the first field that differs, with both values."""
     faults = []
+    first_seed = c.seeds[0]
     for seed in c.seeds:
-        for i, name, objective, first in c.runs(seed):
+        for i, where, objective, first in c.runs(seed):
+            if i not in c.repeated:
+                continue
             again = c.solve(c.algo.name, i, objective, seed)
-            if (again.status, again.solution, again.objective) != (first.status, first.solution, first.objective):
-                faults.append(f"{name}/{objective}, seed {seed}: two runs differ "
-                              f"({first.status.value} {first.objective} vs {again.status.value} {again.objective})")
-            elif not c.algo.randomized and c.algo.kind != "exact" and len(c.seeds) > 1:
-                other_seed = c.seeds[0] if seed != c.seeds[0] else c.seeds[1]
-                other = c.run(c.algo.name, i, objective, other_seed)
-                if (other.status, other.solution) != (first.status, first.solution):
-                    faults.append(f"{name}/{objective}: not declared randomized, but seeds {seed} and {other_seed} "
-                                  "give different results")
+            diff = _difference(first, again, "in the first run", "in the second")
+            if diff:
+                faults.append(f"{where}: two runs differ with the same seed: {diff}")
+            elif not c.algo.randomized and c.algo.kind != "exact" and seed != first_seed:
+                base = c.run(c.algo.name, i, objective, first_seed)
+                diff = _difference(base, first, f"with seed {first_seed}", f"with seed {seed}")
+                if diff:
+                    faults.append(f"{where}: not declared randomized, but seeds {first_seed} and {seed} give "
+                                  f"different results: {diff}")
+    return faults
+
+
+def _hash_seed_independent(c: _Context) -> list[str]:
+    """The first seed's runs give the same status and solution in fresh processes under every
+    ``PYTHONHASHSEED`` of ``hash_seeds`` as in this process (ties broken by the iteration order
+    of a set of strings differ between processes, never within one). One worker process per hash
+    seed runs them all (:mod:`optkit.testing.hash_seeds`)."""
+    if len(c.hash_seeds) == 0:
+        raise _Skip("no hash seeds given")
+    got = c.hash_seed_runs()
+    faults = []
+    for i in c.repeated:
+        for k, objective in enumerate(c.objectives):
+            here = c.run(c.algo.name, i, objective, c.seeds[0])
+            if here.info.get("refused") and c.algo.kind == "exact":
+                continue
+            answers = [(f"under PYTHONHASHSEED={h}", {"status": got[h][i][k][0], "solution": got[h][i][k][1]})
+                       for h in c.hash_seeds]
+            answers.append(("in this process", {"status": here.status.value, "solution": here.solution}))
+            (name0, a0), rest = answers[0], answers[1:]
+            for name1, a1 in rest:
+                diff = describe_difference(a0, a1, name0, name1)
+                if diff:
+                    faults.append(f"{c.where(i, objective, c.seeds[0])}: the same seed gives different results in "
+                                  f"other processes: {diff}")
+                    break
     return faults
 
 
 def _never_beats_optimum(c: _Context) -> list[str]:
-    """No solution, and no objective the algorithm reports itself, beats the optimum the other
-    exact solvers prove (who must agree), nor the proven lower bound; an ``optimal`` result
-    equals the optimum; a result's own ``bound`` never exceeds it."""
+    """No solution, and no objective the algorithm reports itself, beats the optimum the exact
+    oracle proves (:meth:`_Context.reference`: brute force, CP-SAT or the MILP, never the
+    algorithm under test), nor the proven lower bound; an ``optimal`` result equals the
+    optimum; a result's own ``bound`` never exceeds it."""
     faults = []
-    for i, name, objective, res in c.runs():
+    for i, where, objective, res in c.runs():
         opt, _, who, trouble = c.reference(i, objective)
-        faults += [f"{name}/{objective}: {t}" for t in trouble]
+        faults += [f"{where}: {t}" for t in trouble]
         lb = c.lower_bound(i, objective)
         if opt is not None and lb is not None and lb > opt + REL_TOL * abs(opt) + 1e-9:
-            faults.append(f"{name}/{objective}: lower_bound {lb} > optimum {opt} ({who})")
+            faults.append(f"{where}: lower_bound {lb} > optimum {opt} ({who})")
         floor = opt if opt is not None else lb
         if floor is None:
             continue
@@ -315,30 +463,34 @@ def _never_beats_optimum(c: _Context) -> list[str]:
         src = who or "lower_bound"
         if key is not None:
             if key < floor - slack:
-                faults.append(f"{name}/{objective}: {key} beats the proven {floor} ({src})")
+                faults.append(f"{where}: {key} beats the proven {floor} ({src})")
             if res.status is Status.OPTIMAL and opt is not None and not _close(key, opt, SOLVER_REL_TOL):
-                faults.append(f"{name}/{objective}: 'optimal' {key}, optimum {opt} ({who})")
+                faults.append(f"{where}: 'optimal' {key}, optimum {opt} ({who})")
         raw = c.raw(i, objective)
         own = None if raw is None else raw.objective
         if isinstance(own, (int, float)) and not isinstance(own, bool) and own < floor - slack:
-            faults.append(f"{name}/{objective}: the algorithm claims the objective {own}, which beats the proven "
+            faults.append(f"{where}: the algorithm claims the objective {own}, which beats the proven "
                           f"{floor} ({src})")
         bound = res.bound if res.status is not Status.OPTIMAL else (None if raw is None else raw.bound)
         if bound is not None and opt is not None and bound > opt + slack:
-            faults.append(f"{name}/{objective}: bound {bound} above the optimum {opt} ({who})")
+            faults.append(f"{where}: bound {bound} above the optimum {opt} ({who})")
     return faults
 
 
 def _status_discipline(c: _Context) -> list[str]:
     """``optimal`` only from an exact algorithm with a proof (a bound equal to its value);
-    ``infeasible`` only when every other exact solver proves it and no algorithm finds a
-    solution; heuristics, peers and baselines return ``feasible``, ``no_solution`` or a proven
-    ``infeasible``; ``no_solution`` carries a message and no solution; no ``error`` (a crash)
-    and no ``time_limit`` (no limit was set) on a valid instance."""
+    ``infeasible`` only when the exact oracle proves it (brute force, CP-SAT or the MILP, never
+    the algorithm under test) and no algorithm finds a solution; heuristics, peers and baselines return
+    ``feasible``, ``no_solution`` or a proven ``infeasible``; ``no_solution`` carries a message
+    and no solution; no ``error`` (a crash, an altered input, a refused valid instance) and no
+    ``time_limit`` (no limit was set) on a valid instance; an exact algorithm takes at least
+    one instance (it may refuse those beyond its size limit)."""
     faults = []
     kind = c.algo.kind
-    for i, name, objective, res in c.runs():
-        where = f"{name}/{objective}: {res.status.value} ({res.message[:200]})"
+    seen = False
+    for i, where, objective, res in c.runs():
+        seen = True
+        where = f"{where}: {res.status.value} ({res.message[:200]})"
         if res.status in (Status.ERROR, Status.TIME_LIMIT):
             faults.append(f"{where}: {res.status.value} on a valid instance without a time limit")
             continue
@@ -357,13 +509,16 @@ def _status_discipline(c: _Context) -> list[str]:
         if res.status is Status.INFEASIBLE:
             if res.solution is not None:
                 faults.append(f"{where}: infeasible with a solution")
-            _, proven, _, _ = c.reference(i, objective)
+            opt, proven, who, _ = c.reference(i, objective)
             if not proven:
-                faults.append(f"{where}: not every exact solver proves infeasibility")
+                faults.append(f"{where}: the exact oracle does not prove infeasibility"
+                              + (f" ({who} proves the optimum {opt})" if opt is not None else ""))
             found = [a for a, al in c.f.algorithms.items() if al.available() and objective in al.objectives
                      and a != c.algo.name and c.run(a, i, objective, c.seeds[0]).solution is not None]
             if found:
                 faults.append(f"{where}: {found} found a feasible solution")
+    if not seen and c.refused:
+        faults.append(f"refused every instance: {next(iter(c.refused.values()))[:200]}")
     return faults
 
 
@@ -405,6 +560,7 @@ def _bad_parameter_is_input_error(c: _Context) -> list[str]:
 _CHECK_FUNCTIONS: dict[str, Callable[[_Context], list[str]]] = {
     "solution_passes_evaluate": _solution_passes_evaluate,
     "same_seed_same_result": _same_seed_same_result,
+    "hash_seed_independent": _hash_seed_independent,
     "never_beats_optimum": _never_beats_optimum,
     "status_discipline": _status_discipline,
     "bad_parameter_is_input_error": _bad_parameter_is_input_error,
@@ -434,7 +590,8 @@ def check_algorithm(
     algorithm: str | Algorithm,
     *,
     instances: Iterable[Any] | None = None,
-    seeds: Sequence[int] = (0, 1),
+    seeds: Sequence[int] = DEFAULT_SEEDS,
+    hash_seeds: Sequence[int] = DEFAULT_HASH_SEEDS,
     objectives: Sequence[str] | None = None,
     params: Mapping[str, Any] | None = None,
     checks: Sequence[str] | None = None,
@@ -456,12 +613,20 @@ def check_algorithm(
         :class:`~optkit.formulation.Algorithm` object (it need not be registered; its name must
         not be one of the problem's own algorithms, unless it is that algorithm).
     instances
-        Instance objects or dicts; default :func:`default_instances` (the first 6 of the
-        problem's first suite: small, exact-solvable, seeded).
+        Instance objects or dicts; default :func:`default_cases`: every size class the problem
+        declares (:attr:`~optkit.formulation.Formulation.size_classes`), each up to the largest
+        size its exact solvers prove in seconds, with feasible instances a greedy rule misses and
+        proven infeasible ones (the classes are listed in each problem's ``generate`` module,
+        ``SIZE_CLASSES``).
     seeds
-        Seeds of the runs; the first is used where one seed is enough. Two or more let
-        ``same_seed_same_result`` see whether an algorithm not declared ``randomized`` depends
-        on its seed.
+        Seeds of the runs (default :data:`DEFAULT_SEEDS`: 0, 1, 2); every check runs at every
+        seed, except the ``PYTHONHASHSEED`` runs and the exact references (the first seed). An
+        exact algorithm on the default cases repeats (other seeds, the same seed again, other
+        processes) on the first size class only: its repeats cost as much as its proofs, and
+        the larger classes are proved once, at the first seed.
+    hash_seeds
+        ``PYTHONHASHSEED`` values of ``hash_seed_independent`` (default
+        :data:`DEFAULT_HASH_SEEDS`: 0 and 1), one fresh worker process each.
     objectives
         Default: every objective the algorithm supports.
     params
@@ -472,20 +637,23 @@ def check_algorithm(
         Raise :class:`AlgorithmCheckError` (an ``AssertionError``) naming every failed check;
         False: return the report only.
     cache
-        A :class:`RunCache` shared between calls (the exact references are then solved once).
+        A :class:`RunCache` shared between calls (the exact references are then solved once and
+        the hash-seed worker processes started once; the caller closes it). Default: a new one,
+        closed at the end.
 
     Returns
     -------
     CheckReport
-        One :class:`CheckResult` per check, in the order of :data:`CHECKS`.
+        One :class:`CheckResult` per check, in the order of :data:`CHECKS`; ``notes`` lists the
+        instances an exact algorithm refused (beyond its size limit).
 
     Raises
     ------
     AlgorithmCheckError
         When a check fails and ``raise_on_failure``.
     optkit.errors.InputError
-        An unknown problem, algorithm, objective or check name; an algorithm whose optional
-        packages are missing.
+        An unknown problem, algorithm, objective or check name; a bad ``params`` value; an
+        algorithm whose optional packages are missing.
 
     References
     ----------
@@ -495,23 +663,35 @@ def check_algorithm(
 
     Notes
     -----
-    The checks (their names appear in every failure):
+    The checks (their names appear in every failure; each fault names the instance, objective
+    and seed, and where two answers differ, the first differing field with both values):
 
     ``solution_passes_evaluate``
-        every returned solution is feasible for a fresh ``evaluate``, and any objective the
-        algorithm reports itself equals ``evaluate``'s.
+        every returned solution is feasible for a fresh ``evaluate`` on the instance as given,
+        and any objective the algorithm reports itself equals ``evaluate``'s; the algorithm
+        leaves its input unchanged (``mutated its input: field ...``) and returns JSON data
+        (a numpy integer is named): :func:`optkit.solve.solve` judges every run this way
+        (:mod:`optkit.pristine`).
     ``same_seed_same_result``
         the same seed gives the same status, solution and objective; an algorithm not declared
         ``randomized`` gives the same result for every seed.
+    ``hash_seed_independent``
+        the first seed gives the same status and solution in fresh processes under each of
+        ``hash_seeds`` as in this one (ties that follow the iteration order of a set of strings
+        are caught here). Skipped, saying why, when the algorithm cannot be re-created in
+        another process (a lambda or a closure).
     ``never_beats_optimum``
         neither its solutions nor its own claimed objective beat the optimum proven by the
-        problem's exact algorithms (CP-SAT, MILP, brute force: they must agree) or its proven
-        lower bound; its ``bound`` never exceeds the optimum; ``optimal`` equals the optimum.
+        exact oracle (the first proof among brute force where it holds, CP-SAT and the MILP,
+        never the algorithm under test: each exact solver is thus checked against the others)
+        or the proven lower bound; its ``bound`` never exceeds the optimum; ``optimal`` equals the optimum.
     ``status_discipline``
         ``optimal`` only from an exact algorithm with a proof (a bound); ``infeasible`` only
-        where every exact solver proves it and no algorithm finds a solution; ``no_solution``
-        with a message and no solution; never ``error`` (a crash: an exception is reported
-        here too) nor ``time_limit`` (no limit is set) on a valid instance.
+        where the exact oracle proves it and no algorithm finds a solution (an "exact" solver
+        that answers ``infeasible`` where its greedy fails is caught on the feasible instances a
+        greedy misses); ``no_solution`` with a message and no solution; never ``error`` (a crash:
+        an exception is reported here too) nor ``time_limit`` (no limit is set) on a valid
+        instance.
     ``bad_parameter_is_input_error``
         an unknown keyword and a value outside a reading's options are an ``InputError``
         naming the key; every reading the algorithm takes is a keyword of its run function with
@@ -540,22 +720,53 @@ def check_algorithm(
     for name in wanted:
         if name not in _CHECK_FUNCTIONS:
             raise InputError("checks", f"names the unknown check {name!r} (known: {', '.join(CHECKS)})")
-    seeds = tuple(int(s) for s in seeds)
+    seeds = _seed_list(seeds, "seeds")
     if not seeds:
         raise InputError("seeds", "must hold at least one seed")
+    hashes = _seed_list(hash_seeds, "hash_seeds")
     objs = tuple(algo.objectives if objectives is None else objectives)
     for o in objs:
         check_names(f, algo.name, o)
-    insts = default_instances(f) if instances is None else [
-        f.instance_from_dict(x) if isinstance(x, dict) else x for x in instances]
+    resolve_params(f, algo.name, dict(params) if params is not None else None)  # a bad value: InputError now
+    if instances is None:
+        cases = default_cases(f)
+        insts, labels = [inst for _, inst in cases], [label for label, _ in cases]
+        first_class = sum(1 for label in labels if label.split("/")[0] == labels[0].split("/")[0])
+    else:
+        insts = [f.instance_from_dict(x) if isinstance(x, dict) else x for x in instances]
+        labels, first_class = None, None
     if not insts:
         raise InputError("instances", "must hold at least one instance", problem=f.name)
-    ctx = _Context(f, algo, insts, seeds, objs, params, cache if cache is not None else RunCache())
+    own_cache = cache is None
+    run_cache = RunCache() if cache is None else cache
+    ctx = _Context(f, algo, insts, seeds, objs, params, run_cache, hashes, labels, first_class)
     results = []
-    for name in wanted:
-        faults = _CHECK_FUNCTIONS[name](ctx)
-        results.append(CheckResult(name, not faults, faults))
-    report = CheckReport(f.name, algo.name, results)
+    try:
+        for name in wanted:
+            try:
+                faults = _CHECK_FUNCTIONS[name](ctx)
+            except _Skip as skip:
+                results.append(CheckResult(name, True, [], skipped=str(skip)))
+                continue
+            results.append(CheckResult(name, not faults, faults))
+    finally:
+        if own_cache:
+            run_cache.close()
+    notes = [f"{ctx.names[i]}: {msg[:300]} (left out of every check)" for i, msg in sorted(ctx.refused.items())]
+    report = CheckReport(f.name, algo.name, results, notes)
     if raise_on_failure:
         report.raise_if_failed()
     return report
+
+
+def _seed_list(values: Sequence[int], name: str) -> tuple[int, ...]:
+    """Distinct integer seeds, in order; anything else is an :class:`InputError` naming ``name``."""
+    if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+        raise InputError(name, f"must be a sequence of integers >= 0, got {values!r}")
+    out: list[int] = []
+    for v in values:
+        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 0:
+            raise InputError(name, f"must hold integers >= 0, got {v!r}")
+        if int(v) not in out:
+            out.append(int(v))
+    return tuple(out)

@@ -34,6 +34,7 @@ from typing import Any, Iterator, Sequence
 from optkit import registry
 from optkit.errors import InputError
 from optkit.formulation import Formulation
+from optkit.pristine import InputWatch
 from optkit.readings import accepted_params
 from optkit.result import Result, Status, scalar_objective
 from optkit.solve import check_algorithm as _check_names, finish_result, solve
@@ -192,9 +193,10 @@ def optimum(problem: str | Formulation, instance: Any, *, objective: str | None 
             except InputError:  # the solver refuses this instance (a brute force beyond its size limit)
                 continue
         else:
+            watch = InputWatch(f, instance)  # as solve does: its own copy, the solution in JSON form
             start = time.perf_counter()
             try:
-                raw = fn(instance, objective=objective, time_limit=time_limit, seed=seed)
+                raw = watch.judge(fn(watch.copy, objective=objective, time_limit=time_limit, seed=seed))
             except (TypeError, ValueError, InputError):  # this objective or size is not its case
                 continue
             res = finish_result(f, instance, raw, algorithm=name, objective=objective, params={}, seed=seed,
