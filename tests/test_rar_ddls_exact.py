@@ -92,6 +92,25 @@ def test_pair_runs_in_turn_when_contention_is_heavy() -> None:
         _check_schedule(inst, res)
 
 
+def test_equal_servers_that_no_option_uses_are_left_unordered() -> None:
+    """Servers 2, 2, 8 and two 6-GPU jobs of 4 iterations with 1 GB of gradient: split over two
+    or three servers an iteration takes 2·(5/6)·1e9/1.25e9 + ... = 1.454 s > 1 slot (phi = 0, the
+    option is dropped), so each job's only option is 6 GPUs on the 8-GPU server (0.124 s,
+    phi = 8: one slot), and the two run in turn: 2 slots. The equal servers 0 and 1 form a
+    symmetric pair whose columns are empty in every option; the MILP's ordering of them is
+    0 >= 0, which Pyomo refuses as a constraint, so it is left out (before, run_highs raised)."""
+    net = {"inter_bandwidth": 1.25e9, "intra_bandwidth": 3.0e11, "compute_speed": 5.0e10, "xi1": 1.0,
+           "xi2": 0.002, "degradation": 0.2}
+    job = {"gpus": 6, "iterations": 4, "grad_bytes": 1e9, "batch": 1, "fwd_time_per_sample": 0.0, "bwd_time": 0.1}
+    inst = RarInstance.from_dict({"problem": "rar-ddls", "servers": [2, 2, 8], "network": net, "horizon": 10,
+                                  "jobs": [dict(job, id="a"), dict(job, id="b")]})
+    assert [[o.y for o in lst] for lst in exact.placement_options(inst)] == [[(0, 0, 6)], [(0, 0, 6)]]
+    for res in (exact.run_cpsat(inst, workers=1, seed=0), exact.run_highs(inst, seed=0)):
+        assert res.status is Status.OPTIMAL and res.objective == 2.0, res.message
+        _check_schedule(inst, res)
+    assert exact.brute_force(inst)[0] == 2.0
+
+
 @pytest.mark.parametrize("name", ["tiny-03", "contention-7"])
 def test_without_symmetry_breaking_and_horizon_cap_same_optimum(name: str) -> None:
     data = dict(EXACT)[name]

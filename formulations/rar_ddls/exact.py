@@ -955,7 +955,10 @@ def _run_highs(instance: RarInstance, *, objective: str = "makespan", time_limit
 
         m.c_sym = pyo.ConstraintList()
         for s1, s2 in _symmetric_pairs(instance):
-            m.c_sym.add(col(s1) >= col(s2))
+            c1, c2 = col(s1), col(s2)
+            if isinstance(c1, int) and isinstance(c2, int):
+                continue  # no option of the first L jobs uses either server: nothing to order (0 >= 0)
+            m.c_sym.add(c1 >= c2)
     from .bounds import lower_bound
 
     lb = int(round(lower_bound(instance, "makespan") / slot))
