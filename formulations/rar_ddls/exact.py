@@ -1070,8 +1070,9 @@ def run_brute_force(instance: RarInstance, *, objective: str = "makespan", time_
     References
     ----------
     Yu, Ji, Rajan, Liu, "On Scheduling Ring-All-Reduce Learning Jobs in Multi-Tenant GPU
-    Clusters with Communication Contention" (MobiHoc '22), Sec. 4.2: :func:`brute_force` behind
-    the algorithm table's entry ``brute-force``.
+    Clusters with Communication Contention" (MobiHoc '22), Sec. 4.2: :func:`brute_force` as an
+    algorithm entry. Not in the algorithm table (it cannot stop at a time limit): the exact
+    oracle (:func:`optkit.testing.oracle.optimum`) asks it, without a time limit, after CP-SAT.
 
     Notes
     -----
