@@ -453,7 +453,8 @@ def test_heuristic_incumbent_is_the_best_of_the_four_first_on_ties(kind: str, se
 def test_reported_build_time_is_a_span_of_the_clock(monkeypatch: pytest.MonkeyPatch) -> None:
     """``build_and_solve_s`` is the clock's advance from the call's start to the answer: with a
     fake clock advancing 1 µs per reading, positive and at most the span read during the call,
-    for CP-SAT's model, its shortcut (the bound-meeting pair) and the MILP."""
+    for CP-SAT's model, its two shortcuts (the bound-meeting pair: the heuristics' incumbent, and
+    without them the greedy one) and the MILP."""
     from tests.deterministic import TickingClock
 
     clock = TickingClock(step=1e-6).install(monkeypatch)
@@ -462,7 +463,9 @@ def test_reported_build_time_is_a_span_of_the_clock(monkeypatch: pytest.MonkeyPa
              "jobs": [{"id": f"j{i}", "gpus": 2, "iterations": 100, "grad_bytes": 0.0, "batch": 1,
                        "fwd_time_per_sample": 0.0, "bwd_time": 0.05} for i in range(2)]}
     for run, data, kw in ((exact.run_cpsat, pair_case(0.2), {"workers": 1, "shortcut": False}),
-                          (exact.run_cpsat, meets, {"workers": 1}), (exact.run_highs, pair_case(0.2), {})):
+                          (exact.run_cpsat, meets, {"workers": 1}),
+                          (exact.run_cpsat, meets, {"workers": 1, "tighten": False}),
+                          (exact.run_highs, pair_case(0.2), {})):
         before = clock.readings
         res = run(RarInstance.from_dict(data), seed=0, **kw)
         assert res.status is Status.OPTIMAL
