@@ -261,7 +261,8 @@ def test_generators_keep_their_documented_ranges() -> None:
     xi1 = 0.5, xi2 = 0.0006 s, degradation 0.2; M_j one of 16, 32, 64, 128. Tiny (all 36 of
     the suite): 2-3 servers of 2-4 GPUs, 2-5 jobs of 1-4 GPUs, xi1 0.5 or 1, xi2 0.01 s,
     degradation 0.2, M_j as above, horizon 40 and every job 1-13 slots alone on its fastest
-    placement (8-39 iterations at 3-9 per slot). A tiny instance that cannot fit its horizon is refused, naming max_horizon."""
+    placement (8-39 iterations at 3-9 per slot). A tiny instance that cannot fit its horizon is
+    refused, naming max_horizon."""
     from optkit.formulations.rar_ddls.generate import SUITES
     from optkit.formulations.rar_ddls.model import fastest_servers, solo_slots
 
