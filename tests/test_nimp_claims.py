@@ -89,3 +89,153 @@ def test_replay_measure_without_trace_says_so(tmp_path: Path, monkeypatch: pytes
     out = measure_replay(readings={}, seed=0, scale="ci")
     assert all(out[c.id] is None for c in EXPERIMENTS["titan-replay"].claims)
     assert "absent" in out["_notes"][0]
+
+
+def test_replay_claims_are_the_ratios_of_the_policies_numbers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each replay claim is computed from the per-policy summaries it keeps in ``_details``:
+    relative changes (Titan - X) / X·100, ratios Titan / X, fragmentation in percent; every
+    summary keeps the documented keys; the note gives how often P changed Titan's placement, the
+    share in percent and the jobs placed with P relaxed, from Titan's own counters."""
+    _write_trace(tmp_path)
+    monkeypatch.setenv("OPTKIT_TRACE_ROOT", str(tmp_path))
+    out = measure_replay(readings={"phase_budget_s": 0.005}, seed=0, scale="ci")
+    pol = out["_details"]["policies"]
+    t, e, h, r = (pol[p] for p in ("titan", "elasticflow", "hived", "tiresias"))
+    for p, x in pol.items():
+        assert {"jobs", "used_machines_avg", "machine_hours", "fragmentation_rate_avg", "cross_bytes_avg",
+                "profit_rate_avg", "profit_rate_at_arrivals", "total_profit_at_arrivals", "queueing_delay_mean_s",
+                "multi_machine_jobs", "idle_machines_opened", "replay_wall_s"} <= set(x), p
+    assert {"titan_bandwidth_relaxed", "titan_bandwidth_bound", "titan_multi_machine_placements"} <= set(t)
+
+    def rel(a: float, b: float) -> float:
+        return pytest.approx((a - b) / b * 100, rel=1e-12)
+
+    u, c, pr, tp = "used_machines_avg", "cross_bytes_avg", "profit_rate_at_arrivals", "total_profit_at_arrivals"
+    assert [out[f"titan-exp1-used-{p}"] for p in ("titan", "elasticflow", "hived", "tiresias")] == [
+        t[u], e[u], h[u], r[u]]
+    assert (out["titan-exp1-vs-elasticflow"], out["titan-exp1-vs-tiresias"], out["titan-exp1-vs-hived"]) == (
+        rel(t[u], e[u]), rel(t[u], r[u]), rel(t[u], h[u]))
+    for p in pol:
+        assert out[f"titan-exp2-frag-{p}"] == pytest.approx(pol[p]["fragmentation_rate_avg"] * 100, rel=1e-12)
+    assert (out["titan-exp3-vs-tiresias"], out["titan-exp3-vs-hived"]) == (rel(t[c], r[c]), rel(t[c], h[c]))
+    assert out["titan-exp4-profit-vs-elasticflow"] == rel(t[pr], e[pr])
+    assert out["titan-exp4-profit-ratio-tiresias"] == pytest.approx(t[pr] / r[pr], rel=1e-12)
+    assert out["titan-exp4-profit-ratio-hived"] == pytest.approx(t[pr] / h[pr], rel=1e-12)
+    for p, x in (("elasticflow", e), ("tiresias", r), ("hived", h)):
+        assert out[f"titan-exp4-total-profit-ratio-{p}"] == pytest.approx(t[tp] / x[tp], rel=1e-12)
+    bound, multi, relaxed = (t[k] for k in ("titan_bandwidth_bound", "titan_multi_machine_placements",
+                                            "titan_bandwidth_relaxed"))
+    assert bound >= 1 and multi >= bound and out["_details"]["titan_bandwidth_bound_share"] == bound / multi
+    assert out["_notes"] == [f"P changed Titan's placement for {bound} of its {multi} multi-machine placements "
+                             f"({bound / multi * 100:.1f}%); {relaxed} jobs were placed with P relaxed (phase "
+                             f"budget 0.005 s)."]
+    assert out["_details"]["window_s"] == [2 * 86400.0, 4 * 86400.0] and out["_details"]["phase_budget_s"] == 0.005
+
+
+def test_a_plug_in_is_replayed_on_the_same_window(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The extra series of a plug-in (Elasticflow's registered algorithm, behind AlgorithmPolicy):
+    the same window, cluster and metrics as the paper's policies, so it gives the numbers of the
+    replay's own Elasticflow policy (both take the best fit); without the trace, every number is
+    None and a note says so."""
+    from optkit.formulations.nimp.claims import series_replay
+
+    _write_trace(tmp_path)
+    monkeypatch.setenv("OPTKIT_TRACE_ROOT", str(tmp_path))
+    kw = {"readings": {"phase_budget_s": 0.005}, "seed": 0, "scale": "ci"}
+    from optkit.formulations.nimp.claims import _policy_summary
+
+    own = _policy_summary("elasticflow", {"elasticflow_machines": "any"}, 0, "ci", 0.005)
+    s = series_replay("elasticflow", **kw)
+    assert list(s) == ["used_machines_avg", "fragmentation_rate_pct", "cross_bytes_avg", "profit_rate_at_arrivals",
+                       "total_profit_at_arrivals", "queueing_delay_mean_s", "_details"]
+    assert s["fragmentation_rate_pct"] == pytest.approx(own["fragmentation_rate_avg"] * 100, rel=1e-12)
+    for k in ("used_machines_avg", "cross_bytes_avg", "profit_rate_at_arrivals", "total_profit_at_arrivals",
+              "queueing_delay_mean_s"):
+        assert s[k] == pytest.approx(own[k], rel=1e-12), k
+    assert s["_details"]["window_s"] == [2 * 86400.0, 4 * 86400.0] and s["_details"]["phase_budget_s"] == 0.005
+    assert s["_details"]["summary"]["policy"] == "elasticflow" and s["_details"]["summary"]["jobs"] == 40
+    monkeypatch.setenv("OPTKIT_TRACE_ROOT", str(tmp_path / "none"))
+    gone = series_replay("elasticflow", **kw)
+    assert [gone[k] for k in list(gone)[:-1]] == [None] * 6 and "absent" in gone["_notes"][0]
+
+
+def test_a_policy_summary_is_memoised_under_its_documented_key(tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under a memo store the replay summary is stored as ``nimp-replay-summary`` with the key
+    the docstring gives (trace folder, its files' names, sizes and times, policy, readings, seed,
+    scale, phase budget), and read back from there by a process that has not replayed it."""
+    from optkit import memo
+    from optkit.formulations.nimp import claims
+
+    _write_trace(tmp_path / "trace")
+    monkeypatch.setenv("OPTKIT_TRACE_ROOT", str(tmp_path / "trace"))
+    (tmp_path / "memo").mkdir()
+    d = tmp_path / "trace" / "microsoft-itp"
+    files = sorted((p.name, p.stat().st_size, p.stat().st_mtime_ns) for p in d.iterdir())
+    with memo.using(tmp_path / "memo"):
+        s = claims._policy_summary("hived", {}, 0, "ci", 0.05)
+        key = {"trace": str(d), "files": files, "policy": "hived", "readings": {}, "seed": 0, "scale": "ci",
+               "phase_budget_s": 0.05}
+        stored = tmp_path / "memo" / "nimp-replay-summary" / f"{memo.key_hash('nimp-replay-summary', key)}.json"
+        assert stored.is_file()
+        monkeypatch.setattr(claims, "_CACHE", {})
+        monkeypatch.setattr(claims, "_replay_summary", lambda *a: pytest.fail("replayed again"))
+        assert claims._policy_summary("hived", {}, 0, "ci", 0.05) == s
+
+
+def test_total_profit_sums_the_profit_rate_over_arrivals() -> None:
+    """Exp#4's total profit: at each arrival instant up to ``until``, K·P/(N·T) with P the price,
+    N the GPUs used and T the mean duration of the running jobs (hours / running); instants
+    without an arrival, past ``until`` or with nothing used add nothing."""
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from optkit.formulations.nimp import claims
+
+    series = {"arrival": np.array([1, 1, 0, 1, 1]), "t": np.array([0.0, 5.0, 6.0, 7.0, 99.0]),
+              "used": np.array([2, 0, 4, 4, 1]), "running": np.array([2, 0, 2, 4, 1]),
+              "dur_h": np.array([6.0, 0.0, 8.0, 8.0, 1.0]), "price": np.array([12.0, 3.0, 8.0, 8.0, 5.0])}
+    # instant 0: T = 6/2 = 3, 12/(2·3) = 2; instant 1: nothing used; instant 2: no arrival;
+    # instant 3: T = 8/4 = 2, 8/(4·2) = 1; instant 4: past until
+    assert claims._total_profit(SimpleNamespace(series=series), until=50.0) == 3.0
+
+
+def test_the_trace_window_of_a_seed() -> None:
+    """ci: 2 days from day 2 + 11·(seed mod 5); paper: the whole trace (None)."""
+    assert window(3, "ci") == (35 * 86400.0, 37 * 86400.0) and window(8, "ci") == window(3, "ci")
+    assert window(3, "paper") is None and window(0, "paper") is None
+
+
+def test_percent_and_testbed_claims_are_built_as_stated() -> None:
+    """The two claim builders: ``_pct`` a claim in percent with its statistic, note and precision;
+    ``_tb`` a testbed claim, not comparable for the testbed's reason."""
+    from optkit.claims import Claim
+    from optkit.formulations.nimp import claims
+
+    assert claims._pct("a-b", "Exp#9", 12.5, "(x - y) / y", 0.05, "a note", scales=("paper",)) == Claim(
+        "a-b", "Exp#9", 12.5, "%", "(x - y) / y", note="a note", precision=0.05, scales=("paper",))
+    tb = claims._tb("c-d", "Fig. 9", 3.5, "s", "time", 0.05)
+    assert tb == Claim("c-d", "Fig. 9", 3.5, "s", "time", precision=0.05, incomparable=claims._TB)
+    assert tb.incomparable.startswith("testbed: ")
+    units = {c.id: c.unit for e in EXPERIMENTS.values() for c in e.claims}
+    assert units["titan-exp1-vs-elasticflow"] == "%" and units["titan-exp5-hours-titan"] == "h"
+    assert all(c.statistic for e in EXPERIMENTS.values() for c in e.claims)
+
+
+def test_fig1_series_of_a_plug_in(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fig. 1 for one more algorithm through ``solve``: HiveD's registered algorithm puts three
+    workers on machine 2 and one on machine 4 (3K/2 crossing, 1.5 times Titan's K; machines 2-4
+    were busy already: 3 launched); Elasticflow the idle machine 1 (0 crossing, 4 launched). On a
+    cluster where nothing fits, no numbers and the solver's status."""
+    from optkit.formulations.nimp import claims
+
+    hived = claims.series_fig1("hived", readings={}, seed=0, scale="ci")
+    assert hived == {"cross_K": 1.5, "launched_machines": 3, "cross_over_titan": 1.5,
+                     "_details": {"machine_of_worker": [1, 1, 1, 3], "status": "feasible"}}
+    ef = claims.series_fig1("elasticflow", readings={}, seed=0, scale="ci")
+    assert (ef["cross_K"], ef["launched_machines"], ef["cross_over_titan"]) == (0.0, 4, 0.0)
+    monkeypatch.setattr(claims, "FIG1_INSTANCE", dict(claims.FIG1_INSTANCE, machines=[
+        {"gpus": 4, "idle_gpus": 1}] * 4, pair_capacity_bytes=0.0))
+    assert claims.series_fig1("hived", readings={}, seed=0, scale="ci") == {
+        "cross_K": None, "launched_machines": None, "_details": {"status": "no_solution"}}

@@ -1,0 +1,209 @@
+"""nimp's online policies where the other online tests do not look: the single-node rule of
+Titan and of a plug-in (online.py's module docstring), what ``run_policy`` hands a policy and
+says when it stops, what a plug-in behind AlgorithmPolicy receives, and ``optkit simulate
+nimp``'s hook (``replay.simulate_cli``) under a plug-in, a reading and a time limit."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from optkit.errors import InputError
+from optkit.formulations.nimp.model import NimpInstance, solution_dict
+from optkit.formulations.nimp.online import AlgorithmPolicy, TitanPolicy, run_policy
+from optkit.formulations.nimp.replay import generate_workload, simulate_cli
+from optkit.online import ClusterView, Job
+from optkit.result import Result, Status
+
+
+@pytest.fixture
+def own_registry(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Plug-ins registered in the test are undone after it."""
+    from optkit import registry
+
+    monkeypatch.setattr(registry, "_registered", dict(registry.all_formulations()))
+    monkeypatch.setattr(registry, "_plugins", {p: dict(a) for p, a in registry._plugins.items()})
+
+
+def _register(name: str, fn: Any) -> None:
+    from optkit import registry
+    from optkit.formulation import Algorithm
+
+    registry.register_algorithm(Algorithm(name, fn, "heuristic", name, (), problem="nimp"))
+
+
+def _single(policy: Any, idle: list[int], gpus: list[int], n: int = 3) -> list[int]:
+    policy.on_arrival(Job("s", 0.0, n, param_bytes=1e8, single_node=True), 0.0)
+    [d] = policy.decide(0.0, ClusterView.of_arrays(np.array(idle), np.array(gpus), pair_capacity=1e9))
+    return d.replicas[0]
+
+
+# Machines: 0 non-idle with 4 of 8 idle, 1 non-idle with 2 (too few), 2 and 3 idle (8 of 8),
+# 4 non-idle with 3 of 4 idle. A 3-GPU single-node job fits on 0, 2, 3 and 4.
+IDLE, GPUS = [4, 2, 8, 8, 3], [8, 8, 8, 8, 4]
+
+
+@pytest.mark.parametrize("readings, machine", [
+    ({}, 4),  # repaired, fix-idle-count, least-traffic: the non-idle machine with the fewest idle GPUs
+    ({"titan_tie_break": "best-fit"}, 4),
+    ({"titan_algorithm": "pair-grouping"}, 4),
+    ({"titan_tie_break": "worst-fit"}, 0),  # the most
+    ({"titan_step2": "pool-prefix"}, 0),
+    ({"titan_algorithm": "pseudo-code"}, 0),  # the first non-idle machine that holds it
+])
+def test_titan_places_a_single_node_job_as_one_worker(readings: dict[str, str], machine: int) -> None:
+    assert _single(TitanPolicy(**readings), IDLE, GPUS) == [machine] * 3
+
+
+@pytest.mark.parametrize("readings, machine", [({}, 1), ({"titan_algorithm": "pseudo-code"}, 0)])
+def test_titan_opens_an_idle_machine_for_a_single_node_job_only_when_it_must(readings: dict[str, str],
+                                                                            machine: int) -> None:
+    """No non-idle machine holds it: the idle machine with the most GPUs (repaired), the first
+    idle one (pseudo-code); a machine of 2 with 2 idle cannot hold 3."""
+    assert _single(TitanPolicy(**readings), [4, 8, 2, 2], [4, 8, 8, 2]) == [machine] * 3
+
+
+def test_a_plug_in_places_a_single_node_job_on_one_machine_or_is_overruled(own_registry: None) -> None:
+    """A plug-in is asked on the machines that hold the job (the others shown full) with P = 0;
+    one machine is kept as it is; a split is replaced by Elasticflow's best fit over those
+    machines and counted in ``relaxed``."""
+    seen: list[tuple[list[int], float]] = []
+
+    def on_last(instance: Any, *, objective: str, time_limit: Any, seed: Any) -> Result:
+        seen.append(([m.idle_gpus for m in instance.machines], float(instance.capacity[0, 1])))
+        return Result(Status.FEASIBLE, solution=solution_dict([instance.M - 1] * instance.N))
+
+    def split(instance: Any, *, objective: str, time_limit: Any, seed: Any) -> Result:
+        return Result(Status.FEASIBLE, solution=solution_dict([0, 2, 2]))
+
+    _register("on-last", on_last)
+    _register("split", split)
+    pol = AlgorithmPolicy("on-last")
+    assert _single(pol, IDLE, GPUS) == [4, 4, 4] and pol.relaxed == 0
+    assert seen == [([4, 0, 8, 8, 3], 0.0)]
+    pol = AlgorithmPolicy("split")
+    assert _single(pol, IDLE, GPUS) == [4, 4, 4] and pol.relaxed == 1  # best fit: 3 idle of machine 4
+
+
+def test_algorithm_policy_passes_its_seed_and_parameters(own_registry: None) -> None:
+    """The seed and the checked parameters reach the plug-in on every job; one that finds nothing
+    even with P relaxed is a RuntimeError saying so."""
+    calls: list[tuple[Any, Any]] = []
+
+    def rec(instance: Any, *, objective: str, time_limit: Any, seed: Any, depth: int = 1) -> Result:
+        calls.append((seed, depth))
+        return Result(Status.FEASIBLE, solution=solution_dict([0] * instance.N))
+
+    def none(instance: Any, *, objective: str, time_limit: Any, seed: Any) -> Result:
+        return Result(Status.NO_SOLUTION)
+
+    _register("rec", rec)
+    _register("none", none)
+    view = ClusterView.of_arrays(np.array([4, 4]), np.array([4, 4]), pair_capacity=1e9)
+    pol = AlgorithmPolicy("rec", seed=7, params={"depth": 3})
+    pol.on_arrival(Job("j", 0.0, 2, param_bytes=1e8), 0.0)
+    pol.decide(0.0, view)
+    assert calls == [(7, 3)]
+    pol = AlgorithmPolicy("none")
+    pol.on_arrival(Job("j", 0.0, 2, param_bytes=1e8), 0.0)
+    view = ClusterView.of_arrays(np.array([4, 4]), np.array([4, 4]), pair_capacity=1e9)
+    with pytest.raises(RuntimeError, match=r"^policy none found no placement for job j \(2 workers\) even with P "
+                                           r"relaxed, though 8 GPUs are idle: no_solution"):
+        pol.decide(0.0, view)
+
+
+class _Waiting:
+    """A policy without a ``name`` that never starts the job and asks to be woken every second;
+    it keeps the pair capacity each view shows."""
+
+    def __init__(self) -> None:
+        self.caps: list[Any] = []
+
+    def on_arrival(self, job: Job, now: float) -> None:
+        pass
+
+    def on_completion(self, job_id: str, now: float) -> None:
+        pass
+
+    def decide(self, now: float, cluster: ClusterView) -> list:
+        self.caps.append(cluster.pair_capacity())
+        return []
+
+    def next_wakeup(self, now: float) -> float:
+        return now + 1.0
+
+
+def test_run_policy_names_a_nameless_policy_by_its_class_and_stops_at_the_time_limit() -> None:
+    inst = NimpInstance.from_dict({"problem": "nimp", "machines": [{"gpus": 4, "idle_gpus": 4}] * 2,
+                                   "pair_capacity_bytes": 5e7, "job": {"workers": 2, "collective": "ring",
+                                                                       "param_bytes": 1e8}})
+    r = run_policy(inst, _Waiting(), time_limit=1e-9)
+    assert r.status is Status.TIME_LIMIT
+    assert r.message == "time limit of 1e-09 s reached before policy _Waiting started the job"
+
+
+def test_run_policy_shows_a_matrix_of_p_as_the_matrix_whatever_its_diagonal() -> None:
+    """P given as a matrix is shown as the M x M array (its diagonal is ignored, here 1e12, not
+    read as a scalar P); a positive scalar P as the number."""
+    mat = [[1e12, 0.0], [0.0, 1e12]]
+    base = {"problem": "nimp", "machines": [{"gpus": 4, "idle_gpus": 4}] * 2,
+            "job": {"workers": 2, "collective": "ring", "param_bytes": 1e8}}
+    pol = _Waiting()
+    run_policy(NimpInstance.from_dict(dict(base, pair_capacity_bytes=mat)), pol, time_limit=1e-9)
+    assert isinstance(pol.caps[0], np.ndarray) and pol.caps[0][0, 1] == 0.0
+    pol = _Waiting()
+    run_policy(NimpInstance.from_dict(dict(base, pair_capacity_bytes=5e7)), pol, time_limit=1e-9)
+    assert pol.caps[0] == 5e7
+
+
+# ----------------------------------------------------------------------------- simulate_cli
+@pytest.fixture
+def workload(tmp_path: Path) -> str:
+    p = tmp_path / "w.json"
+    p.write_text(json.dumps(generate_workload(1, jobs=6, racks=1, machines_per_rack=2)))
+    return str(p)
+
+
+def test_simulate_a_plug_in_and_a_policy_under_a_reading(workload: str, own_registry: None, tmp_path: Path) -> None:
+    """A plug-in replays behind AlgorithmPolicy (no readings of the paper's policies); a paper
+    policy takes its readings, reported back; the schedule file holds every job, on one line."""
+    def first(instance: Any, *, objective: str, time_limit: Any, seed: Any) -> Result:
+        from optkit.formulations.nimp.baselines import elasticflow
+
+        return Result(Status.FEASIBLE, solution=solution_dict(
+            elasticflow([m.idle_gpus for m in instance.machines], workers=instance.N)))
+
+    _register("mine", first)
+    _register_plugin_flag("mine")
+    s = simulate_cli(workload, policy="mine", seed=0)
+    assert s["policy"] == "mine" and s["readings"] == {} and s["jobs"] == 6 and s["status"] == "feasible"
+    out = tmp_path / "sched.json"
+    s = simulate_cli(workload, policy="titan", params={"titan_tie_break": "worst-fit"}, out=str(out))
+    assert s["readings"] == {"titan_tie_break": "worst-fit"} and s["schedule_file"] == str(out)
+    text = out.read_text()
+    assert text.count("\n") == 1 and len(json.loads(text)["jobs"]) == 6
+
+
+def _register_plugin_flag(name: str) -> None:
+    from optkit import registry
+
+    algo = registry.get("nimp").algorithms[name]
+    assert algo.plugin, name  # registered through register_algorithm: a plug-in
+
+
+def test_simulate_names_an_unknown_parameter_with_the_known_ones(workload: str) -> None:
+    with pytest.raises(InputError) as err:
+        simulate_cli(workload, policy="tiresias", params={"depth": 2})
+    assert err.value.field == "--param"
+    assert str(err.value) == ("--param unknown for the nimp replay under tiresias: depth (known: limit, "
+                              "tiresias_spread)")
+
+
+def test_simulate_under_a_time_limit_says_so(workload: str) -> None:
+    s = simulate_cli(workload, policy="hived", time_limit=1e-9)
+    assert s["status"] == "time_limit"
+    assert simulate_cli(workload, policy="hived")["status"] == "feasible"
