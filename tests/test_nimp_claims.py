@@ -47,6 +47,70 @@ def test_approximation_measure_is_seeded_and_complete() -> None:
     assert a["titan-theorem4-ratio"] == b["titan-theorem4-ratio"]
     assert a["_details"]["tried"] == 150 and a["_details"] == b["_details"]
     assert 0.0 <= a["titan-theorem5-ratio"] <= 1.0
+    d = a["_details"]
+    assert (a["titan-theorem4-ratio"], a["titan-theorem5-ratio"]) == (d["worst_ratio_theorem4"],
+                                                                      d["worst_ratio_theorem5"])
+    assert d["medium"] == [] and "examples" not in d and len(d["first_violations"]) <= 2
+    # the note reports the trials' own counts, each in its place
+    [note] = a["_notes"]
+    assert note.startswith(f"{d['tried']} instances tried, {d['compared']} with a placement. Where Titan fails: "
+                           f"finds none on {d['titan_found_none']}, places worse than the optimum on "
+                           f"{d['titan_worse']}, optimal on {d['titan_optimal']}; violations: Theorem 4 "
+                           f"{d['violations_theorem4']}, Theorem 5 {d['violations_theorem5']} (where Titan places: "
+                           f"{d['violations_placed_theorem4']}, {d['violations_placed_theorem5']}; optimum value 0, "
+                           f"not violations: {d['optimum_zero_theorem4']}, {d['optimum_zero_theorem5']}).")
+    counts = {k: ", ".join(f"{c} {n}" for c, n in sorted(d[k].items())) or "n/a"
+              for k in ("failures_cause", "violations_cause_theorem4", "violations_cause_theorem5", "found_none_breaks")}
+    assert (f"failures by the constraint in play {counts['failures_cause']}, violations "
+            f"{counts['violations_cause_theorem4']} (Theorem 4), {counts['violations_cause_theorem5']} (Theorem 5); "
+            f"{d['failures_optimum_unbound']} failures have an optimum P leaves unchanged; Alg. 2 line 18 broke: "
+            f"{counts['found_none_breaks']}; with P removed: violations Theorem 4 "
+            f"{d['without_bandwidth']['violations_theorem4']}, Theorem 5 "
+            f"{d['without_bandwidth']['violations_theorem5']}.") in note
+
+
+def test_approximation_at_paper_scale_adds_the_medium_suite(monkeypatch: pytest.MonkeyPatch) -> None:
+    """At paper scale: 2000 trials (run here as 4, the count asked for is checked), and the medium
+    suite's five instances of the seed (5·seed + k) against CP-SAT's optimum (replaced here by
+    brute force on tiny instances of those seeds; a run that proves nothing is left out), each
+    entry with both lex values and the ratios, the claims the worst over both."""
+    from optkit.formulations.nimp import approximation, exact, generate
+    from optkit.formulations.nimp.bounds import ratios
+    from optkit.formulations.nimp.model import NimpInstance, evaluate, solution_dict
+    from optkit.formulations.nimp.titan import run_titan
+    from optkit.result import Result, Status
+
+    asked: list[tuple[int, int]] = []
+    real = approximation.trials
+
+    def few(count: int, seed: int, **kw: object) -> dict:
+        asked.append((count, seed))
+        return real(4, seed, **kw)
+
+    def optimum(inst: NimpInstance, *, workers: int, time_limit: float) -> Result:
+        best = exact.brute_force(inst)
+        return Result(Status.INFEASIBLE) if best is None else Result(Status.OPTIMAL, solution=solution_dict(best[0]))
+
+    monkeypatch.setattr(approximation, "trials", few)
+    monkeypatch.setattr(generate, "medium", generate.tiny)
+    monkeypatch.setattr(exact, "run_cpsat", optimum)
+    out = measure_approximation(readings={}, seed=1, scale="paper")
+    assert asked == [(2000, 1001)]
+    med = out["_details"]["medium"]
+    expected = []
+    for s in range(5, 10):
+        inst = NimpInstance.from_dict(generate.tiny(s))
+        best = exact.brute_force(inst)
+        if best is None:
+            continue
+        o = evaluate(inst, solution_dict(best[0])).objectives["lex"]
+        h = run_titan(inst)
+        hv = evaluate(inst, h.solution).objectives["lex"] if h.solution else None
+        expected.append({"seed": s, "optimum": o, "titan": hv, **ratios(inst, hv, o)})
+    assert med == expected and [m["seed"] for m in med] == [5, 6, 7, 9]  # tiny(8) has no placement
+    trial = few(4, 1001)
+    for k in ("theorem4", "theorem5"):
+        assert out[f"titan-{k}-ratio"] == min([trial[f"worst_ratio_{k}"]] + [m[f"ratio_{k}"] for m in med])
 
 
 def _write_trace(root: Path) -> None:
@@ -239,3 +303,47 @@ def test_fig1_series_of_a_plug_in(monkeypatch: pytest.MonkeyPatch) -> None:
         {"gpus": 4, "idle_gpus": 1}] * 4, pair_capacity_bytes=0.0))
     assert claims.series_fig1("hived", readings={}, seed=0, scale="ci") == {
         "cross_K": None, "launched_machines": None, "_details": {"status": "no_solution"}}
+
+
+def test_approximation_series_of_a_plug_in(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Theorems 4-5 for one more algorithm: on the instances Titan's measurement draws (150 at ci,
+    from the generator seeded 1000 + seed; here three in turn), those with a placement are
+    compared, the algorithm's (idle used, used) against the brute-force optimum; its worst
+    ratios over them, and how many it placed. (``solve`` is replaced by a stand-in that places
+    on tiny(0) as the optimum does and finds nothing on tiny(5).)"""
+    from types import SimpleNamespace
+
+    import sys
+
+    import numpy as np
+
+    from optkit.formulations.nimp import approximation
+    from optkit.formulations.nimp.claims import series_approximation
+    from optkit.formulations.nimp.exact import brute_force
+    from optkit.formulations.nimp.generate import tiny
+    from optkit.formulations.nimp.model import NimpInstance
+
+    cycle = [tiny(0), tiny(4), tiny(5)]  # tiny(4): no placement at all
+    first_draws: list[float] = []
+
+    def draw(rng: np.random.Generator) -> dict:
+        first_draws.append(float(rng.random()))
+        return cycle[(len(first_draws) - 1) % 3]
+
+    opt0 = brute_force(NimpInstance.from_dict(tiny(0)))[1]
+    runs: list[tuple[str, int]] = []
+
+    def fake_solve(problem: str, inst: NimpInstance, algorithm: str, *, seed: int) -> SimpleNamespace:
+        runs.append((algorithm, seed))
+        return SimpleNamespace(objective=(*opt0, 0.0) if inst.N == 2 else None)
+
+    monkeypatch.setattr(approximation, "random_instance", draw)
+    monkeypatch.setattr(sys.modules["optkit.solve"], "solve", fake_solve)  # the module (optkit.solve is the function)
+    out = series_approximation("mine", readings={}, seed=2, scale="ci")
+    assert len(first_draws) == 150 and first_draws[0] == np.random.default_rng(1002).random()
+    assert runs == [("mine", 2)] * 100
+    assert out == {"worst_ratio_theorem4": 0.0, "worst_ratio_theorem5": 0.0,
+                   "_details": {"compared": 100, "placed": 50}}
+    cycle[2] = tiny(0)  # placed as the optimum everywhere: ratio 1
+    first_draws.clear()
+    assert series_approximation("mine", readings={}, seed=2, scale="ci")["worst_ratio_theorem5"] == 1.0

@@ -39,6 +39,21 @@ CASES: list[tuple[str, Callable[[], Any], str]] = [
     ("jobs[0].submit", lambda: workload_from_dict(_workload(jobs=[{"id": "a", "submit": -1, "duration": 5,
                                                                      "workers": 1}])),
      "jobs[0].submit must be >= 0, got -1"),
+    ("jobs[1].id", lambda: workload_from_dict(_workload(jobs=[{"id": 1, "submit": 0, "duration": 5, "workers": 1},
+                                                              {"id": "1", "submit": 0, "duration": 5, "workers": 1}])),
+     "jobs[1].id must be a unique string or integer, got '1'"),
+    ("jobs[0].id", lambda: workload_from_dict(_workload(jobs=[{"id": True, "submit": 0, "duration": 5,
+                                                               "workers": 1}])),
+     "jobs[0].id must be a unique string or integer, got True"),
+    ("jobs[0].id", lambda: workload_from_dict(_workload(jobs=[{"id": 1.5, "submit": 0, "duration": 5,
+                                                               "workers": 1}])),
+     "jobs[0].id must be a unique string or integer, got 1.5"),
+    ("jobs[0].param_bytes", lambda: workload_from_dict(_workload(jobs=[{"id": "a", "submit": 0, "duration": 5,
+                                                                        "workers": 2, "param_bytes": 0}])),
+     "jobs[0].param_bytes must be > 0, got 0"),
+    ("seeds", lambda: workload_from_dict(_workload(seeds=[1])),
+     "seeds is not a field of a nimp replay workload (fields: problem, kind, name, cluster, iteration_s, "
+     "phase_budget_s, jobs)"),
     ("pair_capacity_bytes[('a', 'a')]", lambda: capacity_in_file_form({("a", "a"): 1.0}, ["a", "b"]),
      "nimp: pair_capacity_bytes[('a', 'a')] must name two different machines of `machines`"),
     ("pair_capacity_bytes", lambda: capacity_in_file_form({("a", "b"): 1.0, ("b", "a"): 2.0}, ["a", "b"]),
@@ -86,3 +101,25 @@ def test_generate_workload_defaults() -> None:
     durs = [j["duration"] for j in d["jobs"]]
     assert abs(math.log(statistics.median(durs)) - math.log(7200.0)) < 0.25
     assert d["jobs"][-1]["submit"] / 200 == pytest.approx(600.0, rel=0.25)
+
+
+def test_a_fraction_of_a_byte_is_a_valid_k() -> None:
+    """K must be > 0 bytes, not >= 1: 0.5 B is accepted as given."""
+    jobs, _, _ = workload_from_dict(_workload(jobs=[{"id": "a", "submit": 0, "duration": 5, "workers": 2,
+                                                     "param_bytes": 0.5}]))
+    assert jobs[0].param_bytes == 0.5
+
+
+def test_summary_of_a_replay_with_two_instants() -> None:
+    """One 1-GPU job of 10 s: the series has two instants (its start and its end), enough for the
+    time averages (one machine used, 7 of its 8 GPUs idle); cut at its start, one instant: only
+    the policy, the jobs and the wall time."""
+    from optkit.formulations.nimp.online import HivedPolicy
+    from optkit.formulations.nimp.replay import replay, summarize
+
+    jobs, topo, cfg = workload_from_dict(_workload(jobs=[{"id": "a", "submit": 0, "duration": 10, "workers": 1}]))
+    res = replay(jobs, HivedPolicy(), topo=topo, config=cfg)
+    assert len(res.series["t"]) == 2
+    s = summarize(res)
+    assert s["used_machines_avg"] == 1.0 and s["fragmentation_rate_avg"] == 7 / 8 and s["horizon_h"] == 10 / 3600
+    assert set(summarize(res, until=0.0)) == {"policy", "jobs", "replay_wall_s"}
