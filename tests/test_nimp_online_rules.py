@@ -207,3 +207,100 @@ def test_simulate_under_a_time_limit_says_so(workload: str) -> None:
     s = simulate_cli(workload, policy="hived", time_limit=1e-9)
     assert s["status"] == "time_limit"
     assert simulate_cli(workload, policy="hived")["status"] == "feasible"
+
+
+# ----------------------------------------------------------------------------- the replay driver
+def _jobs(*specs: tuple) -> list:
+    from optkit.formulations.nimp.replay import ReplayJob
+
+    return [ReplayJob(i, s, d, n, model, 1e9, "ring", single) for i, s, d, n, model, single in specs]
+
+
+class _Scripted:
+    """Starts each job on the machines ``where`` gives for it, at the first decide after its
+    arrival or, with ``wake``, at the wake-up ``wake`` seconds after it."""
+
+    name = "scripted"
+
+    def __init__(self, where: dict[str, list[int]], wake: float | None = None) -> None:
+        self.where, self.wake, self.queue, self.woken = where, wake, [], False
+
+    def on_arrival(self, job: Job, now: float) -> None:
+        self.queue.append(job)
+
+    def on_completion(self, job_id: str, now: float) -> None:
+        pass
+
+    def decide(self, now: float, cluster: ClusterView) -> list:
+        from optkit.online import Decision
+
+        if self.wake is not None and not self.woken:
+            return []
+        out = []
+        for job in self.queue:
+            m = self.where[job.id]
+            d = Decision(job.id, {s: m.count(s) for s in set(m)}, [m])
+            cluster.reserve(d)
+            out.append(d)
+        self.queue = []
+        return out
+
+    def next_wakeup(self, now: float) -> float | None:
+        if self.wake is None or self.woken:
+            return None
+        self.woken = True
+        return now + self.wake
+
+
+def test_a_job_split_across_racks_loads_the_uplinks_the_next_one_shares() -> None:
+    """Two racks of two 1-GPU machines, uplinks oversubscribed (2 x 1 GB/s NICs over a 1 GB/s
+    uplink): A on machines 0 and 2, then B on 1 and 3 cross the same two uplinks through NICs A
+    does not use. B's phases are slower than A's only because A's traffic is on the uplinks;
+    alone, B is as fast as A."""
+    from optkit.formulations.nimp.replay import FatTree, ReplayConfig, replay
+
+    topo = FatTree(racks=2, machines_per_rack=2, gpus_per_machine=1, link_gbps=8.0, oversubscription=2.0)
+    cfg = ReplayConfig(iteration_s=1.0, phase_budget_s=1.0)
+    both = replay(_jobs(("A", 0.0, 10.0, 2, "resnet50", False), ("B", 0.0, 10.0, 2, "resnet50", False)),
+                  _Scripted({"A": [0, 2], "B": [1, 3]}), topo=topo, config=cfg)
+    a, b = both.jobs
+    assert a["comm_s_per_sync"] > 0 and b["comm_s_per_sync"] > a["comm_s_per_sync"]
+    alone = replay(_jobs(("B", 0.0, 10.0, 2, "resnet50", False)), _Scripted({"B": [1, 3]}), topo=topo, config=cfg)
+    assert alone.jobs[0]["comm_s_per_sync"] == a["comm_s_per_sync"]
+
+
+def test_the_driver_refuses_a_split_single_node_job_and_a_wake_up_not_ahead() -> None:
+    from optkit.formulations.nimp.replay import FatTree, replay
+
+    topo = FatTree(racks=1, machines_per_rack=2, gpus_per_machine=2)
+    with pytest.raises(RuntimeError, match=r"^policy scripted split single-node job S over machines \[0, 1\]$"):
+        replay(_jobs(("S", 0.0, 5.0, 2, "resnet50", True)), _Scripted({"S": [0, 1]}), topo=topo)
+    late = replay(_jobs(("S", 0.0, 5.0, 2, "resnet50", True)), _Scripted({"S": [1, 1]}, wake=3.0), topo=topo)
+    assert (late.jobs[0]["start"], late.jobs[0]["end"]) == (3.0, 8.0)
+    with pytest.raises(RuntimeError, match=r"^policy scripted asked to be woken at 0.0, not after now \(0.0\)$"):
+        replay(_jobs(("S", 0.0, 5.0, 2, "resnet50", True)), _Scripted({"S": [1, 1]}, wake=0.0), topo=topo)
+
+
+def test_the_replay_hands_the_model_name_to_the_policy() -> None:
+    """Tiresias consolidates a placement-sensitive model (VGG) and spreads the others (ResNet):
+    it reads the model from the jobs the replay delivers."""
+    from optkit.formulations.nimp.online import TiresiasPolicy
+    from optkit.formulations.nimp.replay import FatTree, replay
+
+    topo = FatTree(racks=1, machines_per_rack=2, gpus_per_machine=4)
+    for model, machines in (("vgg16", 1), ("resnet50", 2)):
+        res = replay(_jobs(("J", 0.0, 5.0, 2, model, False)), TiresiasPolicy(), topo=topo)
+        assert res.jobs[0]["machines"] == machines, model
+
+
+def test_queueing_delays_are_summarised() -> None:
+    """Three jobs that each need the one machine's 4 GPUs, all submitted at 0, run one after the
+    other for 10 s: delays 0, 10 and 20 s, mean 10, 95th percentile 19 (linear interpolation),
+    max 20."""
+    from optkit.formulations.nimp.online import HivedPolicy
+    from optkit.formulations.nimp.replay import FatTree, replay, summarize
+
+    topo = FatTree(racks=1, machines_per_rack=1, gpus_per_machine=4)
+    res = replay(_jobs(*((j, 0.0, 10.0, 4, "resnet50", False) for j in "abc")), HivedPolicy(), topo=topo)
+    s = summarize(res)
+    assert (s["queueing_delay_mean_s"], s["queueing_delay_p95_s"], s["queueing_delay_max_s"]) == (10.0, 19.0, 20.0)
