@@ -304,3 +304,19 @@ def test_queueing_delays_are_summarised() -> None:
     res = replay(_jobs(*((j, 0.0, 10.0, 4, "resnet50", False) for j in "abc")), HivedPolicy(), topo=topo)
     s = summarize(res)
     assert (s["queueing_delay_mean_s"], s["queueing_delay_p95_s"], s["queueing_delay_max_s"]) == (10.0, 19.0, 20.0)
+
+
+def test_a_finished_job_frees_its_machines_and_its_nic_load() -> None:
+    """Two 1-GPU machines in one rack: A split over both runs from 0, B split the same way arrives
+    after A has ended and is as fast as A (A's NIC load was removed); while nothing runs, no
+    machine is used: A on [0, end_A), nothing until 100, B from 100."""
+    from optkit.formulations.nimp.replay import FatTree, ReplayConfig, replay, summarize
+
+    topo = FatTree(racks=1, machines_per_rack=2, gpus_per_machine=1, link_gbps=8.0)
+    res = replay(_jobs(("A", 0.0, 10.0, 2, "resnet50", False), ("B", 100.0, 10.0, 2, "resnet50", False)),
+                 _Scripted({"A": [0, 1], "B": [1, 0]}), topo=topo, config=ReplayConfig(phase_budget_s=1.0))
+    a, b = res.jobs
+    assert a["comm_s_per_sync"] > 0 and b["comm_s_per_sync"] == a["comm_s_per_sync"] and b["start"] == 100.0
+    s = summarize(res)
+    busy = (a["end"] - a["start"]) + (b["end"] - b["start"])
+    assert s["used_machines_avg"] == pytest.approx(2 * busy / b["end"], rel=1e-12)
