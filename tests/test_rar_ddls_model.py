@@ -341,3 +341,15 @@ def test_simulate_takes_one_of_starts_and_predecessors_and_stops_on_a_cycle() ->
         simulate(inst, y, starts=[0, 0], release=[0, 0])
     out = simulate(inst, y, predecessors=[[1], [0]])
     assert out.stuck == ["a", "b"] and out.start.tolist() == [-1, -1] and out.completion.tolist() == [-1, -1]
+
+
+def test_the_suites_are_the_sec7_draws_they_name(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``paper-sec7`` is paper_sec7 at seeds 0-4 with its defaults (160 jobs, 20 servers, T = 1200,
+    checked in the generator's own tests), ``ci`` seeds 0-1 on 10 servers with T = 1500, each
+    named ``sec7-s<seed>`` (the draws replaced here by their arguments, so the suites cost nothing)."""
+    from optkit.formulations.rar_ddls import generate
+
+    monkeypatch.setattr(generate, "paper_sec7", lambda seed, **kw: {"seed": seed, **kw})
+    assert generate.SUITES["paper-sec7"].build() == [(f"sec7-s{s}", {"seed": s}) for s in range(5)]
+    assert generate.SUITES["ci"].build() == [(f"sec7-s{s}", {"seed": s, "servers": 10, "horizon": 1500})
+                                             for s in range(2)]
