@@ -123,3 +123,24 @@ def test_summary_of_a_replay_with_two_instants() -> None:
     s = summarize(res)
     assert s["used_machines_avg"] == 1.0 and s["fragmentation_rate_avg"] == 7 / 8 and s["horizon_h"] == 10 / 3600
     assert set(summarize(res, until=0.0)) == {"policy", "jobs", "replay_wall_s"}
+
+
+@pytest.mark.parametrize("gpus, capacity, message", [
+    (None, 1.0, "nimp: gpus is required (K_s of each machine)"),
+    ([4, 4], "wide", "nimp: capacity must be a number or an M x M matrix of numbers, got 'wide'"),
+    ([4, 4], [[0.0, -1.0], [-1.0, 0.0]], "nimp: capacity must hold numbers >= 0 (bytes per phase)"),
+    ([4, 4], [[0.0, 1.0, 2.0]], "nimp: capacity must be a number or an 2 x 2 matrix (one row and column per "
+                                "machine), got shape (1, 3)"),
+    ([4, 4], [[0.0, 1.0], [2.0, 0.0]], "nimp: capacity must be symmetric (the capacity of the unordered pair "
+                                       "{s, s'}), but [0][1] = 1 and [1][0] = 2"),
+    ([4, 4], -2.0, "nimp: capacity must be a number >= 0 (bytes per phase), got -2.0"),
+])
+def test_titans_arguments_are_checked_with_their_names(gpus: object, capacity: object, message: str) -> None:
+    """Titan's typed entry (the replay's and the online policy's) checks its arguments as an
+    instance file's fields are, naming ``gpus`` or ``capacity``."""
+    from optkit.formulations.nimp.model import ring_phases
+    from optkit.formulations.nimp.titan import titan
+
+    with pytest.raises(InputError) as err:
+        titan(gpus, [4, 4], capacity, ring_phases(2, 1e8), workers=2)  # type: ignore[arg-type]
+    assert str(err.value) == message and err.value.field == message.split(" ")[1]
