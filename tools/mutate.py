@@ -228,14 +228,15 @@ def run(module: str, pytest_args: list[str], workdir: Path, *, max_children: int
         names = sorted(random.Random(seed).sample(every, min(sample, len(every))))
         print(f"mutate.py: testing a sample of {len(names)} of {len(every)} mutants (seed {seed})", flush=True)
     done = subprocess.run([*mutmut, "run", "--max-children", str(max_children), *names], cwd=workdir, env=env)
+    left = unfinished(workdir, names) if names and done.returncode != 0 else []
     for _ in range(RESUMES):
-        left = unfinished(workdir, names) if names and done.returncode != 0 else []
         if not left:
             break
         print(f"mutate.py: mutmut run exited with {done.returncode}; resuming the {len(left)} sampled mutants "
               "without a result", flush=True)
         done = subprocess.run([*mutmut, "run", "--max-children", str(max_children), *left], cwd=workdir, env=env)
-    if done.returncode != 0:
+        left = unfinished(workdir, left) if done.returncode != 0 else []
+    if done.returncode != 0 and (left or not names):
         raise RuntimeError(f"mutmut run exited with {done.returncode}")
     subprocess.run([*mutmut, "results"], cwd=workdir, env=env)
     subprocess.run([*mutmut, "export-cicd-stats"], cwd=workdir, capture_output=True, env=env)
