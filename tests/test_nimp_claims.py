@@ -347,3 +347,34 @@ def test_approximation_series_of_a_plug_in(monkeypatch: pytest.MonkeyPatch) -> N
     cycle[2] = tiny(0)  # placed as the optimum everywhere: ratio 1
     first_draws.clear()
     assert series_approximation("mine", readings={}, seed=2, scale="ci")["worst_ratio_theorem5"] == 1.0
+
+
+def test_a_plug_in_replays_the_window_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The plug-in's series replays the jobs submitted in [start, end) of the seed's window, the
+    start included and the end left out, at the default phase budget (0.05 s) when the readings
+    name none."""
+    from optkit.formulations.nimp.claims import series_replay
+
+    d = tmp_path / "microsoft-itp"
+    d.mkdir()
+    day = 86400
+    subs = [2 * day - 1, 2 * day, 2 * day + 10, 3 * day, 4 * day - 1, 4 * day, 5 * day]
+    (d / "cluster01.csv").write_text("job_id,submission_time,duration,num_gpu\n" + "\n".join(
+        f"j{i},{t},600,1" for i, t in enumerate(subs)))
+    monkeypatch.setenv("OPTKIT_TRACE_ROOT", str(tmp_path))
+    s = series_replay("elasticflow", readings={}, seed=0, scale="ci")
+    assert s["_details"]["summary"]["jobs"] == 4 and s["_details"]["phase_budget_s"] == 0.05
+
+
+def test_the_note_counts_the_jobs_titan_placed_with_p_relaxed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A 16-GPU job must span two 8-GPU machines; at a phase budget of 1 µs no split meets P, so
+    Titan places it with P relaxed, and the note says how many jobs were."""
+    d = tmp_path / "microsoft-itp"
+    d.mkdir()
+    (d / "cluster01.csv").write_text("job_id,submission_time,duration,num_gpu\n"
+                                     f"a,{2 * 86400 + 5},600,16\nb,{2 * 86400 + 9},600,16\n")
+    monkeypatch.setenv("OPTKIT_TRACE_ROOT", str(tmp_path))
+    out = measure_replay(readings={"phase_budget_s": 1e-6}, seed=0, scale="ci")
+    t = out["_details"]["policies"]["titan"]
+    assert t["titan_bandwidth_relaxed"] == 2
+    assert out["_notes"][0].endswith("; 2 jobs were placed with P relaxed (phase budget 1e-06 s).")

@@ -320,3 +320,41 @@ def test_a_finished_job_frees_its_machines_and_its_nic_load() -> None:
     s = summarize(res)
     busy = (a["end"] - a["start"]) + (b["end"] - b["start"])
     assert s["used_machines_avg"] == pytest.approx(2 * busy / b["end"], rel=1e-12)
+
+
+def test_an_online_policy_plug_in_is_made_on_the_replays_cluster(workload: str, own_registry: None) -> None:
+    """An online policy plug-in replays as itself: ``make`` gets the replay's cluster as a nimp
+    instance (every machine of the fat tree idle, P of the empty cluster, the workload's first
+    job), the seed and its parameters; the replay counts the jobs it has not started from its
+    decisions (the ``waiting`` series), whatever the plug-in keeps."""
+    from optkit import registry
+    from optkit.formulation import OnlinePolicyPlugin
+    from optkit.formulations.nimp.online import HivedPolicy
+    from optkit.formulations.nimp.replay import (ClusterState, load_workload, plugin_policy, replay, summarize)
+
+    made: list[tuple[Any, Any, Any]] = []
+
+    class Quiet(HivedPolicy):
+        name = "quiet"
+        waiting = -1  # what the plug-in says is not what the replay reports
+
+    def make(instance: Any, *, seed: Any = None, spread: int = 0) -> Quiet:
+        made.append((instance, seed, spread))
+        return Quiet()
+
+    registry.register_algorithm(OnlinePolicyPlugin("nimp", "quiet", make, "HiveD under another name"))
+    jobs, topo, cfg = load_workload(workload)
+    pol = plugin_policy("quiet", jobs, topo, cfg, seed=3, params={"spread": 2})
+    inst, seed, spread = made[0]
+    assert (seed, spread) == (3, 2) and pol.name == "quiet"
+    assert [(m.gpus, m.idle_gpus) for m in inst.machines] == [(8, 8)] * topo.machines
+    assert float(inst.capacity[0, 1]) == ClusterState(topo, cfg).pair_capacity_bytes()
+    assert (inst.job.workers, inst.job.model, inst.job.param_bytes) == (jobs[0].workers, jobs[0].model,
+                                                                        jobs[0].param_bytes)
+    res = replay(jobs, pol, topo=topo, config=cfg)
+    own = replay(jobs, HivedPolicy(), topo=topo, config=cfg)
+    assert [j["machine_of_worker"] for j in res.jobs] == [j["machine_of_worker"] for j in own.jobs]
+    assert res.series["waiting"].tolist() == own.series["waiting"].tolist() and min(res.series["waiting"]) >= 0
+    assert summarize(res)["used_machines_avg"] == summarize(own)["used_machines_avg"]
+    s = simulate_cli(workload, policy="quiet", seed=3)
+    assert s["policy"] == "quiet" and s["jobs"] == 6
