@@ -358,3 +358,22 @@ def test_an_online_policy_plug_in_is_made_on_the_replays_cluster(workload: str, 
     assert summarize(res)["used_machines_avg"] == summarize(own)["used_machines_avg"]
     s = simulate_cli(workload, policy="quiet", seed=3)
     assert s["policy"] == "quiet" and s["jobs"] == 6
+
+
+def test_the_scheduler_checks_every_pair_capacity_its_policy_reads() -> None:
+    """A driver's P may be a function of the moment (as the replay's is); the scheduler checks
+    what the policy reads too, not only the first reading: a P that turns negative after the
+    scheduler's own check is refused, naming the field, where the bare policy would trust it."""
+    from optkit.formulations.nimp import OnlineScheduler
+
+    calls: list[int] = []
+
+    def p() -> np.ndarray:
+        calls.append(1)
+        return np.array([[0.0, 1e9], [1e9, 0.0]]) * (1 if len(calls) == 1 else -1)
+
+    s = OnlineScheduler("titan", nodes={0: 4, 1: 4})
+    s.on_arrival(Job("j", 0.0, 6, param_bytes=1e8), 0.0)
+    with pytest.raises(InputError) as err:
+        s.decide(0.0, ClusterView.of_arrays(np.array([4, 4]), np.array([4, 4]), pair_capacity=p))
+    assert err.value.field == "cluster.pair_capacity" and "[0][1] = " in str(err.value) and len(calls) == 2
