@@ -377,3 +377,23 @@ def test_the_scheduler_checks_every_pair_capacity_its_policy_reads() -> None:
     with pytest.raises(InputError) as err:
         s.decide(0.0, ClusterView.of_arrays(np.array([4, 4]), np.array([4, 4]), pair_capacity=p))
     assert err.value.field == "cluster.pair_capacity" and "[0][1] = " in str(err.value) and len(calls) == 2
+
+
+def test_phases_of_is_the_collectives_phases() -> None:
+    """The cached phases are the model's: ring or halving-doubling by name (keys no other test
+    asks for, so the cache is filled here)."""
+    from optkit.formulations.nimp.model import halving_doubling_phases, ring_phases
+    from optkit.formulations.nimp.online import phases_of
+
+    assert phases_of(3, "ring", 12345.0) == ring_phases(3, 12345.0)
+    assert phases_of(4, "halving-doubling", 54321.0) == halving_doubling_phases(4, 54321.0)
+    assert phases_of(4, "ring", 54321.0) == ring_phases(4, 54321.0) != halving_doubling_phases(4, 54321.0)
+
+
+def test_a_job_that_synchronises_nothing_never_binds_p() -> None:
+    """K = 0 (allowed: a job whose workers exchange no bytes) splits over two machines under P = 0
+    without relaxing P: its phases carry 0 bytes."""
+    pol = TitanPolicy()
+    pol.on_arrival(Job("z", 0.0, 2, param_bytes=0.0), 0.0)
+    [d] = pol.decide(0.0, ClusterView.of_arrays(np.array([1, 1]), np.array([2, 2]), pair_capacity=0.0))
+    assert sorted(d.replicas[0]) == [0, 1] and pol.relaxed == 0
