@@ -397,3 +397,29 @@ def test_a_job_that_synchronises_nothing_never_binds_p() -> None:
     pol.on_arrival(Job("z", 0.0, 2, param_bytes=0.0), 0.0)
     [d] = pol.decide(0.0, ClusterView.of_arrays(np.array([1, 1]), np.array([2, 2]), pair_capacity=0.0))
     assert sorted(d.replicas[0]) == [0, 1] and pol.relaxed == 0
+
+
+def test_uplink_loads_add_up_over_the_running_jobs() -> None:
+    """Two racks of three 1-GPU machines, the uplink oversubscribed: A, B and C each span the two
+    racks through NICs of their own; each later job sees the uplink load of all the earlier
+    ones, so each is slower than the one before."""
+    from optkit.formulations.nimp.replay import FatTree, ReplayConfig, replay
+
+    topo = FatTree(racks=2, machines_per_rack=3, gpus_per_machine=1, link_gbps=8.0, oversubscription=3.0)
+    res = replay(_jobs(*((j, 0.0, 10.0, 2, "resnet50", False) for j in "ABC")),
+                 _Scripted({"A": [0, 3], "B": [1, 4], "C": [2, 5]}), topo=topo,
+                 config=ReplayConfig(iteration_s=1.0, phase_budget_s=1.0))
+    a, b, c = (j["comm_s_per_sync"] for j in res.jobs)
+    assert 0 < a < b < c
+
+
+def test_titan_counts_only_placements_over_several_machines() -> None:
+    """``multi`` counts the placements over more than one machine: a job that fits one machine
+    adds nothing, one that must split adds one."""
+    pol = TitanPolicy()
+    pol.on_arrival(Job("one", 0.0, 2, param_bytes=1e8), 0.0)
+    pol.decide(0.0, ClusterView.of_arrays(np.array([4, 4]), np.array([4, 4]), pair_capacity=1e12))
+    assert pol.multi == 0
+    pol.on_arrival(Job("two", 0.0, 6, param_bytes=1e8), 0.0)
+    pol.decide(0.0, ClusterView.of_arrays(np.array([4, 4]), np.array([4, 4]), pair_capacity=1e12))
+    assert pol.multi == 1 and pol.bound == 0
