@@ -423,3 +423,14 @@ def test_titan_counts_only_placements_over_several_machines() -> None:
     pol.on_arrival(Job("two", 0.0, 6, param_bytes=1e8), 0.0)
     pol.decide(0.0, ClusterView.of_arrays(np.array([4, 4]), np.array([4, 4]), pair_capacity=1e12))
     assert pol.multi == 1 and pol.bound == 0
+
+
+def test_a_jobs_collective_when_it_names_none() -> None:
+    """``collective=None``: halving-doubling for N a power of two (1 = 2^0 included), ring
+    otherwise; a named collective is kept."""
+    from optkit.formulations.nimp.online import collective_of
+
+    assert [collective_of(Job("a", 0.0, n)) for n in (1, 2, 3, 4, 6, 8, 12, 16)] == [
+        "halving-doubling", "halving-doubling", "ring", "halving-doubling", "ring", "halving-doubling", "ring",
+        "halving-doubling"]
+    assert collective_of(Job("a", 0.0, 4, collective="ring")) == "ring"
