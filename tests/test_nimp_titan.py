@@ -813,3 +813,12 @@ def test_trials_over_no_instance_and_the_optimum_of_value_zero() -> None:
             values = submodular_values(inst, int(best[1][0]), int(best[1][1]))
             zeros = [z + (v <= 0) for z, v in zip(zeros, values)]
     assert [out["optimum_zero_theorem4"], out["optimum_zero_theorem5"]] == zeros == [0, 1]
+
+
+def test_run_titan_reports_its_own_time() -> None:
+    """The algorithm entry reports the seconds Titan itself took (``info["algorithm_s"]``), as
+    every nimp algorithm entry does."""
+    from optkit.formulations.nimp.titan import run_titan
+
+    r = run_titan(NimpInstance.from_dict(tiny(0)))
+    assert r.info["algorithm_s"] >= 0.0 and r.solution is not None
