@@ -434,3 +434,17 @@ def test_a_jobs_collective_when_it_names_none() -> None:
         "halving-doubling", "halving-doubling", "ring", "halving-doubling", "ring", "halving-doubling", "ring",
         "halving-doubling"]
     assert collective_of(Job("a", 0.0, 4, collective="ring")) == "ring"
+
+
+def test_an_array_pair_capacity_of_the_wrong_shape_is_refused() -> None:
+    """An array view's P must be M x M: a 3 x 3 array of numbers for two nodes is refused by the
+    scheduler, naming the field, the expected shape and the one given."""
+    from optkit.formulations.nimp import OnlineScheduler
+
+    s = OnlineScheduler("titan", nodes={0: 4, 1: 4})
+    s.on_arrival(Job("j", 0.0, 2, param_bytes=1e8), 0.0)
+    with pytest.raises(InputError) as err:
+        s.decide(0.0, ClusterView.of_arrays(np.array([4, 4]), np.array([4, 4]), pair_capacity=np.ones((3, 3))))
+    assert err.value.field == "cluster.pair_capacity"
+    assert str(err.value) == ("nimp: cluster.pair_capacity must be a number, a pair mapping or a 2 x 2 array of "
+                              "numbers, got an array of shape (3, 3) and float64")
