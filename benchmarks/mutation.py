@@ -266,12 +266,36 @@ def write_page(path: Path, data: dict[str, Any], command: str) -> None:
             lines.append(f"| `{m}` | {c['mutants']:,} | {c['tested']:,} | {c['killed']:,} | {c['survived']:,} | "
                          f"{c['no_tests']:,} | {_pct(c['killed'] / ran) if ran else '–'} | {eq.get(m, 0):,} | "
                          f"{_pct(c['killed'] / ran_ne) if ran_ne else '–'} |")
+    lines += equivalent_lines(data, equivalent)
     lines += ["", "## Tests selected per package", ""]
     for package in PACKAGES:
         r = rows.get(package)
         tests = r["settings"]["tests"] if r else test_args(package)
         lines.append(f"* `{package}`: `{' '.join(tests)}`")
     path.write_text("\n".join(lines) + "\n")
+
+
+def equivalent_lines(data: dict[str, Any], equivalent: dict[str, dict[str, str]]) -> list[str]:
+    """The page's list of the equivalent mutants counted (:func:`equivalent_counts`: a measured
+    survivor listed with that very edit), per package: name, argument and edit. Empty when none."""
+    lines: list[str] = []
+    for package in PACKAGES:
+        r = data["packages"].get(package)
+        diffs = (r or {}).get("survivor_diffs", {})
+        names = [n for n in (r or {}).get("survivors", []) if n in equivalent and diffs.get(n) == equivalent[n]["diff"]]
+        if not names:
+            continue
+        lines += ["", f"### `{package}`", ""]
+        for name in names:
+            edit = "\n".join("  " + line for line in equivalent[name]["diff"].splitlines())
+            lines += [f"* `{name}`: {equivalent[name]['why']}", "", "  ```diff", edit, "  ```", ""]
+    if lines:
+        lines = ["", "## Equivalent mutants", "", "The survivors left out of the score of the non-equivalent: each "
+                 "edit, as measured, and why it cannot change what the code computes (listed in "
+                 "`benchmarks/perf/mutation_equivalent.json`)."] + lines
+        while lines[-1] == "":
+            lines.pop()
+    return lines
 
 
 def update_readme(path: Path, data: dict[str, Any], *, check: bool = False) -> bool:

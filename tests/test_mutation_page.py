@@ -162,6 +162,12 @@ def test_listed_equivalent_mutants_leave_the_score_of_the_non_equivalent(tmp_pat
     assert "of the non-equivalent (2 equivalent)" in row
     out = tmp_path / "mutation.md"
     mutation.write_page(out, data, "python benchmarks/mutation.py --page-only")
-    assert "| `formulations/gpu_mapping/heavy_edge.py` | 300 | 20 | 16 | 4 | 0 | 80.0 % | 2 | 88.9 % |" in out.read_text()
+    text = out.read_text()
+    assert "| `formulations/gpu_mapping/heavy_edge.py` | 300 | 20 | 16 | 4 | 0 | 80.0 % | 2 | 88.9 % |" in text
+    # the page lists the two counted, each with its argument and edit, and nothing else
+    section = text[text.index("## Equivalent mutants"):text.index("## Tests selected per package")]
+    assert section.count("* `") == 2 and f"* `{heavy}1`: a is never read" in section
+    assert "  ```diff\n  -    a = 2\n  +    a = 3\n  ```" in section and heavy + "3" not in section
     r.pop("survivor_diffs")  # measured before the edits were stored: nothing counts
     assert mutation.equivalent_counts(r, listed) == {}
+    assert mutation.equivalent_lines(data, listed) == []

@@ -78,3 +78,25 @@ def test_tiresias_spread_readings() -> None:
     assert tiresias(idle, workers=3, placement_sensitive=True, tiresias_spread="first-fit") == [1, 1, 1]
     assert tiresias(idle, workers=7, placement_sensitive=False) == [1, 3, 0, 4, 1, 3, 0]
     assert tiresias(idle, workers=14, placement_sensitive=False) is None
+
+
+def test_a_baseline_placement_that_breaks_p_is_reported_not_returned() -> None:
+    """HiveD ignores P: on eight machines with one idle GPU each and P = 0, its 8-worker ring
+    crosses every machine pair it uses; the result has no solution and names the placement and
+    the first three broken (phase, pair) limits; with too few idle GPUs the answer is a proof of
+    infeasibility; a placement that meets P is returned, found."""
+    from optkit.formulations.nimp.baselines import run_hived
+    from optkit.formulations.nimp.model import NimpInstance
+    from optkit.result import Status
+
+    d = {"problem": "nimp", "machines": [{"gpus": 2, "idle_gpus": 1}] * 8, "pair_capacity_bytes": 0.0,
+         "job": {"workers": 8, "collective": "ring", "param_bytes": 1e8}}
+    r = run_hived(NimpInstance.from_dict(d))
+    assert r.status is Status.NO_SOLUTION and r.solution is None and r.info["found"] is False
+    head = "hived found no feasible placement (not a proof that none exists): its placement "
+    assert r.message.startswith(head) and " violates phase 0: " in r.message
+    assert r.message.count("; ") == 2 and r.message.count("exceed P = 0 B") == 3
+    few = run_hived(NimpInstance.from_dict(dict(d, job=dict(d["job"], workers=9))))
+    assert few.status is Status.INFEASIBLE and few.message == "fewer idle GPUs than workers (resource constraint)"
+    ok = run_hived(NimpInstance.from_dict(dict(d, pair_capacity_bytes=1e9)))
+    assert ok.status is Status.FEASIBLE and ok.info["found"] is True and sorted(ok.solution["machine_of_worker"]) == list(range(8))

@@ -69,3 +69,21 @@ def test_approximation_check_eq3_by_hand(heuristic: tuple[int, int], optimum: tu
     """Eq. (3)'s remaining-machines form, worked by hand on X (M = 5, N = 8)."""
     got = approximation_check(_instance(X, 8), heuristic, optimum)
     assert got == {"c_max": 8, **want, "holds_o1": want["ratio_o1"] >= RATIO, "holds_o2": want["ratio_o2"] >= RATIO}
+
+
+def test_titans_guarantee_as_data() -> None:
+    """The guarantee table's entry (built when bounds is imported; built again here): Titan's lex
+    placement must reach 1 - 1/e on every instance, measured as the worse of Theorems 4-5's
+    ratios of Def. 1's H. On tiny(0) (2 workers), a placement on two idle machines against the
+    optimum on one non-idle machine: H = (2 - 2, 2 - 2) against (2 - 0, 2 - 1), ratio 0."""
+    from optkit.formulations.nimp import bounds
+    from optkit.formulations.nimp.generate import tiny
+
+    g = bounds._guarantees()["titan"]
+    assert bounds.GUARANTEES["titan"] == g or bounds.GUARANTEES["titan"].statement == g.statement
+    inst = NimpInstance.from_dict(tiny(0))
+    assert (g.algorithm, g.objective, g.sense) == ("titan", "lex", "at_least")
+    assert g.ratio(inst, {}) == RATIO == pytest.approx(1 - 1 / 2.718281828459045)
+    assert g.measure(inst, (2, 2, 0.0), (0, 1, 0.0)) == 0.0
+    assert g.measure(inst, (0, 1, 0.0), (0, 1, 0.0)) == 1.0
+    assert g.measure(inst, (0, 2, 0.0), (0, 1, 0.0)) == 0.0 and g.measure(inst, (1, 1, 0.0), (0, 1, 0.0)) == 0.5

@@ -788,3 +788,37 @@ def test_feasible_worker_set_under_infinite_capacity_takes_the_first_room_worker
             room = int(rng.integers(0, 5))
             assert feasible_worker_set(s, available, machine_of, room, math.inf, {}, col) == \
                 feasible_worker_set(s, available, machine_of, room, 1e300, {}, col)
+
+
+def test_trials_over_no_instance_and_the_optimum_of_value_zero() -> None:
+    """Over no instance every counter is 0 and every worst ratio 1 (nothing seen is worse); over a
+    few, the instances whose optimum has value 0 (every worker alone: N idle machines, or N
+    machines) are counted per theorem, recounted here from the brute-force optimum."""
+    from optkit.formulations.nimp.bounds import submodular_values
+
+    none = trials(0, 4)
+    assert none["tried"] == none["compared"] == none["titan_placed"] == 0 and none["examples"] == []
+    for k in ("theorem4", "theorem5"):
+        assert none[f"worst_ratio_{k}"] == none[f"worst_ratio_placed_{k}"] == 1.0
+        assert none[f"violations_{k}"] == none[f"violations_placed_{k}"] == none[f"optimum_zero_{k}"] == 0
+        assert none["without_bandwidth"][f"worst_ratio_{k}"] == 1.0 and none["without_bandwidth"][f"violations_{k}"] == 0
+    assert none["by_capacity"] == {"scalar": {"compared": 0, "titan_found_none": 0},
+                                   "matrix": {"compared": 0, "titan_found_none": 0}}
+    out = trials(20, 11)  # seed 11: one optimum of value 0 (Theorem 5), seven of value 1
+    zeros = [0, 0]
+    for d in instances(20, 11):
+        inst = NimpInstance.from_dict(d)
+        best = brute_force(inst)
+        if best is not None:
+            values = submodular_values(inst, int(best[1][0]), int(best[1][1]))
+            zeros = [z + (v <= 0) for z, v in zip(zeros, values)]
+    assert [out["optimum_zero_theorem4"], out["optimum_zero_theorem5"]] == zeros == [0, 1]
+
+
+def test_run_titan_reports_its_own_time() -> None:
+    """The algorithm entry reports the seconds Titan itself took (``info["algorithm_s"]``), as
+    every nimp algorithm entry does."""
+    from optkit.formulations.nimp.titan import run_titan
+
+    r = run_titan(NimpInstance.from_dict(tiny(0)))
+    assert r.info["algorithm_s"] >= 0.0 and r.solution is not None

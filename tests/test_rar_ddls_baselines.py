@@ -112,6 +112,7 @@ def test_rand_seeded_theta_T(seed: int) -> None:
     assert np.array_equal(y1, y2) and r1.gpus == r2.gpus
     assert np.array_equal(r1.outcome.start, r2.outcome.start)
     assert r1.theta == inst.horizon and r1.bisection_steps == 0 and r1.max_busy <= inst.horizon
+    assert r1.timed_out is False  # one plan, no search: the clock never stops RAND
     assert evaluate(inst, schedule_dict(inst, y1, r1.outcome)).feasible
     others = {tuple(sorted((j, tuple(g)) for j, gs in rand(inst, seed=s)[1].gpus.items() for g in gs))
               for s in range(8)}

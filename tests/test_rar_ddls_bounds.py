@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from optkit.formulations.rar_ddls import FORMULATION
-from optkit.formulations.rar_ddls.bounds import feasible_server_counts, lower_bound, lower_bounds, rho_min, theorem5
+from optkit.formulations.rar_ddls.bounds import (GUARANTEES, feasible_server_counts, lower_bound, lower_bounds, rho_min,
+                                                 theorem5)
 from optkit.formulations.rar_ddls.model import RarInstance, evaluate, solo_slots
 from optkit.errors import InputError
 from tests.rar_ddls_cases import _job, cpsat_result, exact_cases, pair_case, share_cpsat_results
@@ -32,7 +33,7 @@ def test_every_lower_bound_below_the_optimum(name: str, data: dict) -> None:
     assert set(lbs) == {"LB_job", "LB_area", "LB_conflict"}
     for key, value in lbs.items():
         assert value <= res.objective + 1e-9, (key, value, res.objective)
-    assert lower_bound(inst, "makespan") == max(lbs.values())
+    assert lower_bound(inst, "makespan") == max(lbs.values()) == lower_bound(inst)  # makespan by default
     assert FORMULATION.lower_bound(inst, "makespan") == lower_bound(inst, "makespan")
     # total completion: any feasible schedule (here the makespan optimum) is above the bound
     total = evaluate(inst, res.solution).objectives["total_completion"]
@@ -81,14 +82,21 @@ def test_theorem5_worked_example() -> None:
     assert t["l"] == pytest.approx(0.8) and t["phi"] == pytest.approx(1.25)
     assert t["ratio"] == pytest.approx(6.25)
     assert theorem5(inst, u=2.0)["ratio"] == pytest.approx(12.5)
+    # the guarantee optkit.testing checks SJF-BCO against: the same ratio (u = 1) and its figures
+    g = GUARANTEES["sjf-bco"]
+    assert g.ratio(inst, {}) == pytest.approx(6.25)
+    assert g.figures(inst, {}) == "n_g = 4, phi = 1.25, u = 1, l = 0.8"
 
 
 def test_theorem5_infinite_when_contention_stalls_a_job() -> None:
     """degradation 20: at p = 2, f = 22 and tau > 1 s, so phi = 0 (eq. 9): no finite rho^worst."""
     inst = RarInstance.from_dict(pair_case(20.0))
     t = theorem5(inst)
-    assert t["ratio"] == math.inf and t["phi"] == math.inf and t["l"] == 0.0
-    assert "job a" in t["reason"] and "p = 2" in t["reason"]
+    why = ("job a makes no progress on 2 servers at contention p = 2 (eq. 9 gives phi = 0), so its worst-case "
+           "execution time is unbounded")
+    assert t == {"n_g": 4, "phi": math.inf, "u": 1.0, "l": 0.0, "ratio": math.inf, "p_max": 2, "proven": True,
+                 "reason": why}
+    assert GUARANTEES["sjf-bco"].figures(inst, {}) == f"n_g = 4, phi = inf, u = 1, l = 0 ({why})"
 
 
 @pytest.mark.parametrize("u", [0.5, math.inf, "1"])

@@ -99,6 +99,21 @@ def test_only_the_busy_gpu_waits() -> None:
     assert r.makespan_slots == 10
 
 
+def test_cluster_index_release_is_the_last_busy_slot_of_the_gpus() -> None:
+    """Servers of 2 and 3 GPUs as one flat index (GPUs 0-1 on server 0, 2-4 on server 1); GPU 1
+    busy until 4, GPU 3 until 7. A gang can start when its last GPU is free: 0 for free GPUs or
+    no GPUs, 4 with GPU 1, 7 with GPU 3; a cluster with nothing busy releases everything at 0."""
+    from optkit.formulations.rar_ddls.plan import ClusterIndex
+
+    c = ClusterIndex.of([2, 3], [[0, 4], [0, 7]])
+    assert c.server_of.tolist() == [0, 0, 1, 1, 1] and c.local.tolist() == [0, 1, 0, 1, 2]
+    assert c.busy is not None and c.busy.tolist() == [0, 4, 0, 7, 0]
+    got = [c.release(np.array(g, dtype=np.int64)) for g in ([0, 2], [1, 2], [1, 3], [])]
+    assert got == [0, 4, 7, 0]
+    free = ClusterIndex.of([2, 3])
+    assert free.busy is None and free.release(np.array([0, 4])) == 0
+
+
 def test_evaluate_rejects_a_job_on_a_busy_gpu() -> None:
     """A 4-GPU job on both 2-GPU servers at slot 0 while n1's GPUs are busy until 5: server 0
     would hold 2 job GPUs + 2 busy GPUs > 2."""
@@ -276,6 +291,7 @@ def test_schedule_batch_equals_sjf_bco_on_the_instance() -> None:
     y, res = sjf_bco(inst)
     ev = evaluate(inst, schedule_dict(inst, y, res.outcome))
     assert r.makespan == ev.objectives["makespan"]
+    assert r.past_horizon is False and not ev.metrics["past_horizon"]
     for j, job in enumerate(inst.jobs):
         got = r.jobs[job.id]
         assert (got.start, got.completion) == (res.outcome.start[j], res.outcome.completion[j])
@@ -304,8 +320,9 @@ def test_schedule_batch_reasons() -> None:
     with the file path's words, and nothing is scheduled."""
     empty = schedule_batch([], {"n1": 2}, NET, busy_until={("n1", 1): 3})
     assert empty.ok and empty.jobs == {} and empty.makespan_slots == 0 and empty.busy_until == {("n1", 1): 3}
-    big = schedule_batch([_job("a", 1), _job("huge", 5)], {"n1": 2, "n2": 2}, NET)
+    big = schedule_batch([_job("a", 1), _job("huge", 5)], {"n1": 2, "n2": 2}, NET, busy_until={("n2", 0): 4})
     assert (big.ok, big.reason, big.jobs) == (False, "job-larger-than-cluster", {})
+    assert big.busy_until == {("n2", 0): 4}  # the busy work stays the caller's: the next call needs it
     assert big.detail == "jobs[1].gpus: job huge asks for 5 GPUs but the cluster has 4"
     with pytest.raises(InputError) as err:
         RarInstance.from_dict({"servers": [2, 2], "network": NET.to_dict(), "jobs": [_job("huge", 5).to_dict()]})
@@ -330,19 +347,23 @@ def test_schedule_batch_stuck_and_no_plan() -> None:
     assert (stuck.ok, stuck.reason, stuck.jobs) == (False, "stuck", {})
     assert stuck.detail.startswith("jobs a, b never complete")
     none = schedule_batch(list(inst.jobs), nodes, inst.network, fa_ffp="least-loaded")
-    assert (none.ok, none.reason) == (False, "no-plan") and "gives a plan of every job" in none.detail
+    assert (none.ok, none.reason) == (False, "no-plan")
+    assert none.detail == ("SJF-BCO: no execution-time limit theta_u in [1, 1200] (the horizon T = 1200 extended) "
+                           "gives a plan of every job")
     assert schedule_batch(list(inst.jobs), nodes, inst.network).ok
 
 
 def test_schedule_batch_time_limit() -> None:
     """A time limit already past (1 ns; 0 is refused like every limit that is not > 0) stops the
     theta search after its first trial; here that trial (theta = 5 on [1, 10]) fails, both GPUs
-    being busy until 50 (U = 50 > 5), so nothing is planned."""
+    being busy until 50 (U = 50 > 5), so nothing is planned. Without the limit the search goes
+    past T = 10 and the answer says so."""
     r = schedule_batch([_job("a", 2)], {"n": 2}, NET, busy_until={("n", 0): 50, ("n", 1): 50}, horizon=10,
                        time_limit=1e-9)
     assert (r.ok, r.reason) == (False, "time-limit")
-    assert schedule_batch([_job("a", 2)], {"n": 2}, NET, busy_until={("n", 0): 50, ("n", 1): 50},
-                          horizon=10).jobs["a"].start == 50
+    late = schedule_batch([_job("a", 2)], {"n": 2}, NET, busy_until={("n", 0): 50, ("n", 1): 50}, horizon=10)
+    assert (late.jobs["a"].start, late.jobs["a"].completion) == (50, 55)  # 5 slots on one server
+    assert late.ok and late.makespan_slots == 55 and late.past_horizon is True  # past T = 10
 
 
 BAD_BATCH = [
@@ -360,6 +381,10 @@ BAD_BATCH = [
      "servers['n2']", "must be >= 1, got 0"),
     ("a key that is not (node, GPU)", {"busy_until": {"n1": 3}}, "busy_until['n1']", "must be a key (node id, GPU"),
     ("horizon of 0 slots", {"horizon": 0}, "horizon", "must be >= 1, got 0"),
+    ("horizon of 0 slots, empty batch", {"jobs": [], "horizon": 0}, "horizon", "must be >= 1, got 0"),
+    ("servers not a mapping", {"servers": [2, 2]}, "servers", "must map node ids to GPU counts, got list"),
+    ("jobs not a list", {"jobs": {"a": _job("a", 1)}}, "jobs", "must be a list of jobs, got dict"),
+    ("network not a Network", {"network": NET.to_dict()}, "network", "must be a rar-ddls Network, got dict"),
     ("a job dict with a misspelt field", {"jobs": [{**_job("a", 1).to_dict(), "gpu": 1}]}, "jobs[0].gpu",
      "is not a field of a job"),
     ("duplicate job ids", {"jobs": [_job("a", 1), _job("a", 1)]}, "jobs[1].id", "duplicate job id 'a'"),
@@ -368,8 +393,8 @@ BAD_BATCH = [
 
 @pytest.mark.parametrize("what,kw,field,words", BAD_BATCH, ids=[r[0] for r in BAD_BATCH])
 def test_schedule_batch_bad_input(what: str, kw: dict[str, Any], field: str, words: str) -> None:
-    args: dict[str, Any] = {"jobs": [_job("a", 1)], "servers": {"n1": 2, "n2": 2}, **kw}
-    jobs, servers = args.pop("jobs"), args.pop("servers")
+    args: dict[str, Any] = {"jobs": [_job("a", 1)], "servers": {"n1": 2, "n2": 2}, "network": NET, **kw}
+    jobs, servers, network = args.pop("jobs"), args.pop("servers"), args.pop("network")
     with pytest.raises(InputError) as err:
-        schedule_batch(jobs, servers, NET, **args)
+        schedule_batch(jobs, servers, network, **args)
     assert err.value.field == field and words in err.value.message and err.value.problem == "rar-ddls", what

@@ -9,7 +9,7 @@ import math
 
 import pytest
 
-from optkit.formulations.rar_ddls.bounds import lemma_checks
+from optkit.formulations.rar_ddls.bounds import lemma_checks, theorem5
 from optkit.formulations.rar_ddls.model import RarInstance, iteration_time, iterations_per_slot, solo_slots
 from optkit.formulations.rar_ddls.sjf_bco import sjf_bco
 from tests.rar_ddls_cases import B_INTER, B_INTRA, COMPUTE, _job, contention_case
@@ -104,3 +104,26 @@ def test_busy_time_sums_each_jobs_run_on_a_shared_gpu() -> None:
     ch = lemma_checks(inst, res)
     assert ch["makespan_slots"] == 10 and ch["n_g"] == 1
     assert ch["busy_max"] == 10 and ch["lemma3_busy_bound"] == 10 and ch["lemma3_busy_holds"]
+
+
+def test_theorem5_check_against_the_lower_bound_and_a_given_optimum() -> None:
+    """The lemma-3 pair under packing (makespan 10, both jobs on server 1 in turn). Theorem 5's
+    figures, worked by hand: n_g = 2; each job is fastest alone on one server (5 slots) and, on 2
+    servers at its contention cap p = 2, takes 30 slots, so phi = 30/5 = 6 and l = min(5/5,
+    10/30) = 1/3; ratio = n_g·phi·u/l = 36 with u = 1 (the default), 72 with u = 2. Without an
+    optimum the reference is the lower bound (5 slots: LB_job); 10 <= 36·5 holds. Given an
+    optimum for which 36·OPT is half a slot below the makespan, the check fails, and it is
+    conclusive because OPT is an optimum."""
+    d = lemma3_pair()
+    inst = RarInstance.from_dict(d)
+    _, res = sjf_bco(d)
+    ch = lemma_checks(inst, res)
+    assert ch["makespan_slots"] == 10
+    assert (ch["theorem5_ratio"], ch["theorem5_phi"]) == (36.0, 6.0) and ch["theorem5_l"] == pytest.approx(1 / 3)
+    assert ch["theorem5_ratio"] == theorem5(inst)["ratio"]
+    assert ch["theorem5_reference"] == 5.0 and ch["theorem5_reference_is_optimum"] is False
+    assert ch["theorem5_holds"] is True and ch["theorem5_conclusive"] is True and ch["realised_ratio"] == 2.0
+    assert lemma_checks(inst, res, u=2.0)["theorem5_ratio"] == 72.0
+    short = lemma_checks(inst, res, optimum=9.5 / 36)
+    assert short["theorem5_reference_is_optimum"] is True and short["theorem5_reference"] == 9.5 / 36
+    assert short["theorem5_holds"] is False and short["theorem5_conclusive"] is True

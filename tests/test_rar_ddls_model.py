@@ -10,7 +10,7 @@ import math
 import numpy as np
 import pytest
 
-from optkit.formulations.rar_ddls.generate import SEC7_MIX, paper_sec7, tiny
+from optkit.formulations.rar_ddls.generate import SEC7_MIX, generate, paper_sec7, sec7_estimate_range, tiny
 from optkit.formulations.rar_ddls.model import RarInstance, evaluate, iteration_time, iterations_per_slot, simulate
 from optkit.errors import InputError
 
@@ -166,7 +166,11 @@ def test_phi_zero_for_good_is_rejected() -> None:
     inst = RarInstance.from_dict({"problem": "rar-ddls", "servers": [2, 1, 1], "network": net,
                                   "jobs": [dict(job, id="a"), dict(job, id="b")]})
     ev = evaluate(inst, _sched(("a", 0, [1, 1, 0]), ("b", 0, [1, 0, 1])))
-    assert not ev.feasible and "never complete" in ev.violations[0]
+    assert ev.violations == ["jobs a, b never complete: phi = 0 (eq. 9) under the contention they meet, and "
+                             "nothing else changes"]
+    out = simulate(inst, np.array([[1, 1, 0], [1, 0, 1]]), starts=[0, 0])
+    assert out.stuck == ["a", "b"] and out.start.tolist() == [0, 0] and out.completion.tolist() == [-1, -1]
+    assert out.max_contention.tolist() == [2, 2]
     ev = evaluate(inst, _sched(("a", 0, [1, 1, 0]), ("b", 5, [1, 0, 1])))
     assert ev.feasible and ev.objectives["makespan"] == 10.0
 
@@ -186,6 +190,17 @@ def test_phi_zero_for_good_is_rejected() -> None:
     ("jobs[0]", lambda d: d["jobs"][0].__setitem__("bwd_time", 2.0), "never completes"),
     ("horizon", lambda d: d.__setitem__("horizon", 0), "must be >= 1"),
     ("problem", lambda d: d.__setitem__("problem", "ddlwmp"), "must be 'rar-ddls'"),
+    ("servers", lambda d: d.__setitem__("servers", []), "must be a non-empty list of GPU counts O_s"),
+    ("jobs[0].gpus", lambda d: d["jobs"][0].pop("gpus"), "jobs[0].gpus is required"),
+    ("busy_until", lambda d: d.__setitem__("busy_until", [[1]]), "must be a list with one list per server (3): the "
+     "slot until which each of the server's GPUs is busy, got 1 entries"),
+    ("busy_until", lambda d: d.__setitem__("busy_until", 5), "one list per server (3): the slot until which each of "
+     "the server's GPUs is busy, got int"),
+    ("busy_until[1]", lambda d: d.__setitem__("busy_until", [[], 3, []]),
+     "must be a list of slots (one per GPU of server 1), got int"),
+    ("busy_until[2]", lambda d: d.__setitem__("busy_until", [[], [], [1] * 5]),
+     "lists 5 GPUs, server 2 has O_s = 4 (GPUs 0..3)"),
+    ("busy_until[0][1]", lambda d: d.__setitem__("busy_until", [[0, -2], [], []]), "must be >= 0, got -2"),
 ])
 def test_bad_input_names_the_field(path: str, mutate, message: str) -> None:
     d = _two_jobs().to_dict()
@@ -225,6 +240,66 @@ def test_sec7_estimates_lie_in_the_papers_50_to_300_slots(seed: int) -> None:
         assert 1000 <= j.iterations <= 6000
     assert 50 <= min(est) and max(est) <= 300
     assert max(est) - min(est) >= 200  # spread over the range, not clustered
+    assert sec7_estimate_range(inst) == (min(est), max(est))
+
+
+@pytest.mark.parametrize("kw, field, message", [
+    ({"horizon": 0}, "horizon", "must be an integer >= 1, got 0"),
+    ({"seed": -1}, "seed", "must be an integer >= 0, got -1"),
+    ({"servers": 0}, "servers", "must be an integer >= 1, got 0"),
+    # seed 0 draws one server of 32 GPUs
+    ({"servers": 1, "mix": {64: 1}}, "servers", "1 servers with 32 GPUs cannot hold a 64-GPU job"),
+])
+def test_paper_sec7_bad_parameter_is_named(kw: dict, field: str, message: str) -> None:
+    with pytest.raises(InputError) as err:
+        paper_sec7(**kw)
+    assert (err.value.field, err.value.message) == (field, message)
+
+
+def test_generators_keep_their_documented_ranges() -> None:
+    """The module docstring's settings. Sec. 7: b^e = 1.25e9 B/s, b^i = 3e11 B/s, C = 5e10 B/s,
+    xi1 = 0.5, xi2 = 0.0006 s, degradation 0.2; M_j one of 16, 32, 64, 128. Tiny (all 36 of
+    the suite): 2-3 servers of 2-4 GPUs, 2-5 jobs of 1-4 GPUs, xi1 0.5 or 1, xi2 0.01 s,
+    degradation 0.2, M_j as above, horizon 40 and every job 1-13 slots alone on its fastest
+    placement (8-39 iterations at 3-9 per slot). A tiny instance that cannot fit its horizon is
+    refused, naming max_horizon."""
+    from optkit.formulations.rar_ddls.generate import SUITES
+    from optkit.formulations.rar_ddls.model import fastest_servers, solo_slots
+
+    d = paper_sec7(3)
+    assert d["network"] == {"inter_bandwidth": 1.25e9, "intra_bandwidth": 3e11, "compute_speed": 5e10, "xi1": 0.5,
+                            "xi2": 0.0006, "degradation": 0.2}
+    assert {j["batch"] for j in d["jobs"]} == {16, 32, 64, 128}
+    for _, t in SUITES["tiny"].build():
+        assert 2 <= len(t["servers"]) <= 3 and set(t["servers"]) <= {2, 3, 4} and 2 <= len(t["jobs"]) <= 5
+        net = dict(d["network"], xi1=t["network"]["xi1"], xi2=0.01)
+        assert t["network"] == net and net["xi1"] in (0.5, 1.0) and t["horizon"] == 40
+        inst = RarInstance.from_dict(t)
+        for j in inst.jobs:
+            assert 1 <= j.gpus <= 4 and j.batch in (16, 32, 64, 128)
+            assert 8 <= j.iterations <= 39
+            assert 1 <= solo_slots(inst, j, fastest_servers(inst.servers, j.gpus, j, inst.network)) <= 13
+    with pytest.raises(InputError) as err:
+        tiny(0, max_horizon=1)
+    assert (err.value.field, err.value.message) == ("max_horizon", "no tiny instance with 2 jobs fits a horizon of "
+                                                                   "1 slots")
+
+
+def test_paper_sec7_options() -> None:
+    """A job as large as the whole cluster is allowed (seed 0 draws one server of 32 GPUs: a
+    32-GPU job fits it exactly); ``name`` is stored when given."""
+    d = paper_sec7(0, servers=1, mix={32: 1}, name="one-server")
+    assert d["servers"] == [32] and [j["gpus"] for j in d["jobs"]] == [32] and d["name"] == "one-server"
+    assert "name" not in paper_sec7(0, servers=1, mix={32: 1})
+
+
+def test_generate_dispatches_by_kind_and_names_an_unknown_one() -> None:
+    """``optkit generate rar-ddls``'s entry: ``kind`` picks the generator, seed first."""
+    assert generate(kind="tiny", seed=5) == tiny(5)
+    assert generate(seed=1, servers=2, mix={1: 2}) == paper_sec7(1, servers=2, mix={1: 2})
+    with pytest.raises(InputError) as err:
+        generate(kind="sec8")
+    assert (err.value.field, err.value.message) == ("kind", "must be 'paper-sec7' or 'tiny', got 'sec8'")
 
 
 def test_slow_intra_link_makes_a_split_placement_fastest() -> None:
@@ -238,3 +313,43 @@ def test_slow_intra_link_makes_a_split_placement_fastest() -> None:
     assert iterations_per_slot(iteration_time(a, inst.network, 1, 0), 1.0) == 0
     assert min_servers(inst.servers, 4) == 1 and fastest_servers(inst.servers, 4, a, inst.network) == 2
     assert evaluate(inst, _sched(("a", 0, [2, 2])) ).objectives["makespan"] == 43.0
+
+
+def test_evaluate_reports_every_entry_and_counts_split_jobs() -> None:
+    """A solution that is not an object with a jobs list is infeasible, saying so; a job scheduled
+    twice is reported and the entries after it are still checked; ``split_jobs`` counts the jobs
+    on more than one server (a on 2 + 2, b on one server: 1)."""
+    inst = _two_jobs()
+    assert evaluate(inst, "nope").feasible is False
+    assert evaluate(inst, {"jobs": 3}).violations == ["solution must be an object with a 'jobs' list"]
+    v = evaluate(inst, _sched(("a", 0, [4, 0, 0]), ("a", 9, [4, 0, 0]), ("b", -1, [0, 4, 0]))).violations
+    assert v == ["job a is scheduled twice", "job b: start must be a slot index >= 0, got -1"]
+    ev = evaluate(inst, _sched(("a", 0, [2, 2, 0]), ("b", 0, [0, 0, 4])))
+    assert ev.feasible and ev.metrics["split_jobs"] == 1 and ev.metrics["max_contention"] == 1
+
+
+def test_simulate_takes_one_of_starts_and_predecessors_and_stops_on_a_cycle() -> None:
+    """``simulate`` needs exactly one of ``starts`` and ``predecessors`` (``release`` only with
+    the second); predecessors in a cycle (a after b, b after a) start nothing: both are reported
+    stuck, never started (start and completion -1), not an endless loop."""
+    inst = _two_jobs()
+    y = np.array([[4, 0, 0], [0, 4, 0]])
+    for kw in ({}, {"starts": [0, 0], "predecessors": [[], []]}):
+        with pytest.raises(ValueError, match="^rar-ddls: starts give exactly one of starts and predecessors$"):
+            simulate(inst, y, **kw)
+    with pytest.raises(ValueError, match=r"^rar-ddls: release goes with predecessors \(given starts are the schedule\)$"):
+        simulate(inst, y, starts=[0, 0], release=[0, 0])
+    out = simulate(inst, y, predecessors=[[1], [0]])
+    assert out.stuck == ["a", "b"] and out.start.tolist() == [-1, -1] and out.completion.tolist() == [-1, -1]
+
+
+def test_the_suites_are_the_sec7_draws_they_name(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``paper-sec7`` is paper_sec7 at seeds 0-4 with its defaults (160 jobs, 20 servers, T = 1200,
+    checked in the generator's own tests), ``ci`` seeds 0-1 on 10 servers with T = 1500, each
+    named ``sec7-s<seed>`` (the draws replaced here by their arguments, so the suites cost nothing)."""
+    from optkit.formulations.rar_ddls import generate
+
+    monkeypatch.setattr(generate, "paper_sec7", lambda seed, **kw: {"seed": seed, **kw})
+    assert generate.SUITES["paper-sec7"].build() == [(f"sec7-s{s}", {"seed": s}) for s in range(5)]
+    assert generate.SUITES["ci"].build() == [(f"sec7-s{s}", {"seed": s, "servers": 10, "horizon": 1500})
+                                             for s in range(2)]

@@ -15,7 +15,7 @@ import pytest
 
 from optkit.formulations.rar_ddls import FORMULATION
 from optkit.formulations.rar_ddls.baselines import ff, ls, plan_baseline, rand, run_ff, run_ls, run_rand
-from optkit.formulations.rar_ddls.model import RarInstance, evaluate
+from optkit.formulations.rar_ddls.model import RarInstance, evaluate, schedule_dict
 from optkit.formulations.rar_ddls.plan import (ClusterIndex, Estimates, NoPlanError, Plan, pick_first_fit,
                                         pick_least_busy, pick_packing, place_job, run_planner)
 from optkit.formulations.rar_ddls.readings import DEFAULTS, READINGS
@@ -74,6 +74,42 @@ def test_bad_reading_value_is_an_input_error_naming_it() -> None:
         sjf_bco(d, kappa_tie="middle")
     with pytest.raises(InputError, match="theta_search"):
         solve("rar-ddls", d, "rand", params={"theta_search": "bisection"})  # RAND has no search
+
+
+# (algorithm, reading, its non-default value, instance): found by search over tiny_instance(0..11) and
+# contention_case(0..29, jobs=4) as the first case where the value changes the algorithm's schedule.
+CHANGES = [
+    ("sjf-bco", "available", "accumulated", "tiny", 2), ("sjf-bco", "kappa_select", "estimate", "contention", 12),
+    ("sjf-bco", "theta_search", "bisection", "tiny", 2), ("sjf-bco", "fa_ffp", "least-loaded", "tiny", 8),
+    ("sjf-bco", "kappa_tie", "last", "tiny", 0), ("sjf-bco", "rho_hat", "fastest", "tiny", 2),
+    ("sjf-bco", "u", 2.0, "contention", 11),
+    ("ff", "available", "accumulated", "tiny", 0), ("ff", "theta_search", "bisection", "tiny", 0),
+    ("ff", "rho_hat", "fastest", "tiny", 0), ("ff", "u", 2.0, "contention", 9),
+    ("ls", "available", "accumulated", "tiny", 2), ("ls", "theta_search", "bisection", "tiny", 1),
+    ("ls", "rho_hat", "fastest", "tiny", 1), ("ls", "u", 2.0, "tiny", 6),
+    ("rand", "available", "accumulated", "tiny", 0), ("rand", "rho_hat", "fastest", "tiny", 7),
+    ("rand", "u", 2.0, "tiny-h5", 0),
+]
+
+
+@pytest.mark.parametrize("algorithm,name,value,kind,seed", CHANGES,
+                         ids=[f"{a}-{n}-{k}{s}" for a, n, _, k, s in CHANGES])
+def test_every_reading_reaches_its_algorithm_through_solve(algorithm: str, name: str, value: Any, kind: str,
+                                                           seed: int) -> None:
+    """A reading passed to ``solve`` reaches the planner: the schedule is the plain function's
+    with that value, and differs from the default's on this instance (so a table entry that
+    dropped the keyword would answer the default's schedule)."""
+    from tests.rar_ddls_cases import contention_case
+    from tests.test_rar_ddls_sjf_bco import tiny_instance
+
+    d = (contention_case(seed, jobs=4) if kind == "contention"
+         else tiny_instance(seed, horizon=5) if kind == "tiny-h5" else tiny_instance(seed))
+    inst = RarInstance.from_dict(d)
+    got = solve("rar-ddls", d, algorithm, seed=0, params={name: value})
+    default = solve("rar-ddls", d, algorithm, seed=0)
+    y, res = PLAIN[algorithm][0](inst, **{name: value}, **({"seed": 0} if algorithm == "rand" else {}))
+    assert got.solution == schedule_dict(inst, y, res.outcome)
+    assert got.solution != default.solution
 
 
 # ----------------------------------------------------------------------------- available
@@ -152,6 +188,11 @@ def test_fa_ffp_packing_prefers_the_occupied_server_and_fewest_servers() -> None
     assert pick_packing(plan, 0, 2, np.arange(8)).tolist() == [5, 6]
     cand = np.array([0, 1, 2, 4, 5, 6, 7])
     assert sorted(pick_packing(plan, 0, 6, cand).tolist()) == [0, 1, 4, 5, 6, 7]
+    # any planned load occupies a server under accumulated, however small: GPU 2 (server 1) busy
+    # until slot 1 (U = 1): a 1-GPU job goes to server 1's free GPU 3, not to server 0
+    busy = Plan.empty(ClusterIndex.of([2, 2], [[], [1]]), available="accumulated")
+    assert busy.U.tolist() == [0, 0, 1, 0] and busy.occupied_servers().tolist() == [False, True]
+    assert pick_packing(busy, 0, 1, np.arange(4)).tolist() == [3]
 
 
 # ----------------------------------------------------------------------------- kappa_tie (issue 17 item 3)

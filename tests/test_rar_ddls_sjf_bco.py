@@ -8,6 +8,7 @@ and runs through optkit.solve.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -236,6 +237,11 @@ def test_parameters_validated() -> None:
     inst = tiny_instance(0)
     with pytest.raises(InputError, match="lam"):
         sjf_bco(inst, lam=0.5)
+    for bad in ("2", math.inf, True):  # lambda_j is a finite number >= 1
+        with pytest.raises(InputError) as err:
+            sjf_bco(inst, lam=bad)
+        assert err.value.field == "lam" and err.value.message == (
+            f"must be a number >= 1 (lambda_j >= 1, Alg. 3), got {bad!r}")
     with pytest.raises(InputError, match="kappa"):
         sjf_bco(inst, kappa=0)
     with pytest.raises(InputError, match="u"):
@@ -280,6 +286,15 @@ def test_horizon_too_short_extends_the_search_and_flags_the_schedule() -> None:
     ev = evaluate(RarInstance.from_dict(d), res.solution)
     assert ev.feasible and ev.metrics["past_horizon"] and res.info["past_horizon"]
     assert res.info["search_horizon_slots"] > 3 and res.info["theta_u"] > 3
+
+
+def test_a_time_limit_not_reached_changes_nothing() -> None:
+    """A limit far from reached (an hour) leaves the search alone: the schedule of the run
+    without a limit, status ``feasible``, not flagged as timed out."""
+    d = tiny_instance(5)
+    free, limited = solve("rar-ddls", d, "sjf-bco"), solve("rar-ddls", d, "sjf-bco", time_limit=3600.0)
+    assert limited.status == Status.FEASIBLE and "timed_out" not in limited.info
+    assert limited.solution == free.solution
 
 
 def test_time_limit_stops_the_bisection_with_the_plan_so_far(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -128,6 +128,22 @@ def mutant_names(workdir: Path) -> list[str]:
                   for k in json.loads(meta.read_text())["exit_code_by_key"])
 
 
+RESUMES = 3
+"""How often :func:`run` starts mutmut again on the sampled mutants still without a result after
+mutmut stopped with an error. mutmut 3.8.1 waits for any child of its own process: a test run
+in that process (the clean run) that leaves a child behind (the solver harness's worker) can end
+mutmut with ``KeyError`` on that child's pid in ``wait_for_result``, the mutants run so far
+recorded. A resumed run names only the mutants left, each run once as before."""
+
+
+def unfinished(workdir: Path, names: list[str]) -> list[str]:
+    """The mutants of ``names`` that mutmut has recorded no exit code for (in ``workdir``)."""
+    codes: dict[str, Any] = {}
+    for meta in (workdir / "mutants").rglob("*.py.meta"):
+        codes.update(json.loads(meta.read_text())["exit_code_by_key"])
+    return [n for n in names if codes.get(n) is None]
+
+
 def wilson(killed: int, ran: int, z: float = 1.96) -> tuple[float, float]:
     """95% Wilson score interval of a proportion ``killed / ran`` (the score of a random sample)."""
     if ran == 0:
@@ -212,7 +228,15 @@ def run(module: str, pytest_args: list[str], workdir: Path, *, max_children: int
         names = sorted(random.Random(seed).sample(every, min(sample, len(every))))
         print(f"mutate.py: testing a sample of {len(names)} of {len(every)} mutants (seed {seed})", flush=True)
     done = subprocess.run([*mutmut, "run", "--max-children", str(max_children), *names], cwd=workdir, env=env)
-    if done.returncode != 0:
+    left = unfinished(workdir, names) if names and done.returncode != 0 else []
+    for _ in range(RESUMES):
+        if not left:
+            break
+        print(f"mutate.py: mutmut run exited with {done.returncode}; resuming the {len(left)} sampled mutants "
+              "without a result", flush=True)
+        done = subprocess.run([*mutmut, "run", "--max-children", str(max_children), *left], cwd=workdir, env=env)
+        left = unfinished(workdir, left) if done.returncode != 0 else []
+    if done.returncode != 0 and (left or not names):
         raise RuntimeError(f"mutmut run exited with {done.returncode}")
     subprocess.run([*mutmut, "results"], cwd=workdir, env=env)
     subprocess.run([*mutmut, "export-cicd-stats"], cwd=workdir, capture_output=True, env=env)

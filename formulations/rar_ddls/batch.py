@@ -145,23 +145,24 @@ def _rename(err: InputError, nodes: list[Any]) -> InputError:
 def _busy_rows(busy_until: Mapping[tuple[N, int], int] | None, nodes: list[N],
                sizes: Sequence[int]) -> list[list[Any]]:
     """``{(node, gpu): slot}`` as the file's per-server lists (``sizes``: the checked O_s in
-    node order; the slots are checked by :func:`.model.cluster_fields`)."""
+    node order; the slots are checked by :func:`.model.cluster_fields`). Its errors reach the
+    caller through :func:`_rename`, which names the problem."""
     rows: list[list[Any]] = [[] for _ in nodes]
     if busy_until is None:
         return rows
     if not isinstance(busy_until, Mapping):
         raise InputError("busy_until", "must map (node id, GPU index) to the slot until which the GPU is busy, "
-                         f"got {type(busy_until).__name__}", problem=PROBLEM)
+                         f"got {type(busy_until).__name__}")
     index = {n: i for i, n in enumerate(nodes)}
     for key, slot in busy_until.items():
         if not (isinstance(key, tuple) and len(key) == 2 and key[0] in index):
             raise InputError(f"busy_until[{key!r}]", "must be a key (node id, GPU index) naming a node of "
-                             "`servers`", problem=PROBLEM)
+                             "`servers`")
         node, g = key
         cap = sizes[index[node]]
         if isinstance(g, bool) or not isinstance(g, (int, np.integer)) or not 0 <= g < cap:
             raise InputError(f"busy_until[{key!r}]", f"names GPU {g!r} of node {node!r}, which has GPUs "
-                             f"0..{cap - 1}", problem=PROBLEM)
+                             f"0..{cap - 1}")
         row = rows[index[node]]
         row.extend([0] * (int(g) + 1 - len(row)))
         row[int(g)] = slot

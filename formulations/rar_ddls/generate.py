@@ -33,8 +33,9 @@ Sec. 7 (``paper_sec7``), with each derivation (the paper gives outcomes, not job
   (the server sweep of Fig. 6 uses 10-20 servers and T = 1500).
 
 Tiny (``tiny``): 2-5 jobs of 1-4 GPUs on 2-3 servers of 2-4 GPUs, with communication heavy
-enough (25-45% of tau0 on the link alone) that split jobs slow each other, iteration counts so
-that a job takes 2-9 slots alone, and ``horizon`` = 40 slots, at least the sum of every job's
+enough (25-45% of tau0 on the link alone) that split jobs slow each other, 8-39 iterations of
+tau0 in [0.1, 0.25] s (3-9 iterations per slot alone on one server, so 1-13 slots; 2-13 in the
+``tiny`` suite), and ``horizon`` = 40 slots, at least the sum of every job's
 fastest solo time (running the jobs one after another on their fastest placements is feasible
 and contention free, so an optimum lies within the horizon; the exact solvers cap their time
 index further by a greedy schedule's makespan).

@@ -343,7 +343,8 @@ class SimOutcome:
     """Start slot a_j and completion slot T_j + 1 per job (instance order), or why it failed.
 
     ``max_contention`` is the largest p_j[t] seen per job; ``stuck`` lists jobs that can never
-    finish (phi = 0 for good)."""
+    finish (phi = 0 for good, or predecessors that never complete); their completion is -1, and
+    so is the start of a job that never started."""
 
     start: np.ndarray
     completion: np.ndarray

@@ -168,10 +168,6 @@ class ClusterIndex:
     def n_servers(self) -> int:
         return len(self.capacity)
 
-    def gpu(self, server: int, index: int) -> int:
-        """The flat index of GPU ``index`` of ``server``."""
-        return int(np.flatnonzero(self.server_of == server)[index])
-
 
 class Estimates:
     """``rho_hat_j(n)/u`` for every job and every number n of servers used (slots, float).
