@@ -243,7 +243,7 @@ def test_a_policy_summary_is_memoised_under_its_documented_key(tmp_path: Path,
         stored = tmp_path / "memo" / "nimp-replay-summary" / f"{memo.key_hash('nimp-replay-summary', key)}.json"
         assert stored.is_file()
         monkeypatch.setattr(claims, "_CACHE", {})
-        monkeypatch.setattr(claims, "_replay_summary", lambda *a: pytest.fail("replayed again"))
+        monkeypatch.setattr(claims, "replay_summary", lambda *a: pytest.fail("replayed again"))
         assert claims._policy_summary("hived", {}, 0, "ci", 0.05) == s
 
 
