@@ -41,6 +41,7 @@ from .a_srpt import ASRPT
 from .baselines import BASELINES
 from .model import DdlwmpCluster
 from .policies import ClusterState, JobSpec, Policy
+from .tensor import model_from_dict, tensor_parallel_of
 
 __all__ = ["OnlineScheduler", "POLICIES", "duration_model"]
 
@@ -161,7 +162,7 @@ class OnlineScheduler(Generic[N]):
         for name, md in (models or {}).items():
             if not isinstance(name, str) or not name:
                 raise _fail("models", f"must be keyed by non-empty model names, got {name!r}")
-            self.models[name] = md if isinstance(md, PipelineJob) else PipelineJob.from_dict(md, f"models[{name!r}]")
+            self.models[name] = md if isinstance(md, PipelineJob) else model_from_dict(md, f"models[{name!r}]")
         cls = ASRPT if policy == "a-srpt" else BASELINES[policy]
         taken = [p.name for p in inspect.signature(cls).parameters.values()
                  if p.kind is p.KEYWORD_ONLY and p.name != "seed"]
@@ -233,7 +234,9 @@ class OnlineScheduler(Generic[N]):
         assert model is not None  # exactly one of model and duration (checked above)
         # the policy checks the rest (ArrivalCheck): a duplicate, an unknown model, GPUs unlike the
         # model's replicas, a job larger than the cluster, a single-node job larger than a server
-        self.policy.on_arrival(JobSpec(job.id, float(job.release), model, job.gpus, predicted, job.single_node), now)
+        md = self.models.get(model)  # (an unknown model is the policy's ArrivalCheck's to name)
+        self.policy.on_arrival(JobSpec(job.id, float(job.release), model, job.gpus, predicted, job.single_node,
+                                       1 if md is None else tensor_parallel_of(md)), now)
         if st is not None:
             st.record_arrival(job, now)
         if d is not None:
