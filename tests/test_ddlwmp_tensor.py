@@ -306,3 +306,25 @@ def test_unit_graph_and_slice_graph_carry_the_same_replica_level_weight() -> Non
     assert ws.sum() == pytest.approx(wu.sum() + tp_ring, rel=1e-12)
     back = copy.deepcopy(job.to_dict())
     assert model_from_dict(back, "m") == job
+
+
+def test_bounds_and_estimates_time_a_tensor_parallel_job_by_its_own_eqs() -> None:
+    """One replica of t = 4 slices with 300 GB of parameters: it has no data-parallel all-reduce
+    (k = 1) and no slice all-reduce (tp_bytes 0), so every alpha is the compute, 0.03 s. Read as a
+    plain job of 4 replicas, the slices would all-reduce the parameters (0.375 s inside a server):
+    the bounds, the Placer's estimates and the generators' alpha~min must not."""
+    from optkit.formulations.ddlwmp.bounds import guarantees
+    from optkit.formulations.ddlwmp.catalog import AlphaMin
+    from optkit.formulations.ddlwmp.placement import Placer
+
+    md = {"allreduce": "ring", "stages": [_stage(1, h=3e11, tensor_parallel=4)]}
+    inst = _instance({"m": md}, [{"id": "a", "release": 0, "model": "m", "iterations": 10,
+                                  "predicted_iterations": 10.0}])
+    opt, _ = brute_force(inst)
+    assert opt == pytest.approx(0.3, rel=1e-12)
+    assert quick_lower_bound(inst) <= opt * (1 + 1e-12) and lower_bound(inst) == pytest.approx(opt, rel=1e-12)
+    g = guarantees(inst)
+    assert g["alpha_max"]["m"] == pytest.approx(0.03) and g["alpha_min_estimate"]["m"] == pytest.approx(0.03)
+    placer = Placer(inst.cluster, inst.models, seed=0)
+    assert placer.alpha_min("m") == pytest.approx(0.03) and placer.alpha_max("m") == pytest.approx(0.03)
+    assert AlphaMin({"m": md}, inst.cluster.mapping_cluster)("m") == pytest.approx(0.03)
