@@ -261,9 +261,10 @@ READINGS: tuple[Reading, ...] = (
                "the one it was before the reading (formulations/ddlwmp/generate.py draws the shares from a "
                "generator of their own)",
         scope="formulations/ddlwmp/generate.py (generate(tp_share=...)), formulations/ddlwmp/llm_workloads.py",
-        rule="swept", post_hoc=False,
-        history="arrived with the tensor-parallel jobs (issue 37 item 3, 2026-11-27), before any result with "
-                "tensor-parallel jobs",
+        rule="swept", post_hoc=True,
+        history=f"arrived with the tensor-parallel jobs in 557cd54 (issue 37, 2026-11-27), after {_FIRST} (post hoc "
+                "by date: a default that keeps the Sec. V workloads as they were) and before any result with "
+                "tensor-parallel jobs; a curve, so no value of it is chosen by a result",
         option_notes={"0": "the paper's Sec. V mix (no tensor-parallel job)"}),
     Reading(
         "moe_share", "share of the distributed job groups that are Mixture-of-Experts (expert-parallel) jobs",
@@ -273,8 +274,10 @@ READINGS: tuple[Reading, ...] = (
         reason="as tp_share: Sec. VI discusses MoE jobs without an experiment, so the share is a curve over 0-0.5 "
                "and the default 0 names the paper's Sec. V mix; tp_share + moe_share <= 1",
         scope="formulations/ddlwmp/generate.py (generate(moe_share=...)), formulations/ddlwmp/llm_workloads.py",
-        rule="swept", post_hoc=False,
-        history="arrived with the MoE jobs (issue 37 item 3, 2026-11-27), before any result with MoE jobs",
+        rule="swept", post_hoc=True,
+        history=f"arrived with the MoE jobs in 557cd54 (issue 37, 2026-11-27), after {_FIRST} (post hoc by date: a "
+                "default that keeps the Sec. V workloads as they were) and before any result with MoE jobs; a "
+                "curve, so no value of it is chosen by a result",
         option_notes={"0": "the paper's Sec. V mix (no MoE job)"}),
     Reading(
         "routing_skew", "the expected token routing of an MoE job: Zipf exponent s of the experts' popularity "
@@ -290,8 +293,9 @@ READINGS: tuple[Reading, ...] = (
                "formulations/ddlwmp/tensor.py)",
         scope="formulations/ddlwmp/generate.py (generate(routing_skew=...)); an instance's model gives it as "
               "routing='zipf' and routing_skew",
-        rule="swept", post_hoc=False,
-        history="arrived with the MoE jobs (issue 37 item 3, 2026-11-27), before any result with MoE jobs",
+        rule="swept", post_hoc=True,
+        history=f"arrived with the MoE jobs in 557cd54 (issue 37, 2026-11-27), after {_FIRST} (post hoc by date) and "
+                "before any result with MoE jobs; a curve, so no value of it is chosen by a result",
         option_notes={"0": "uniform routing"}),
     Reading(
         "fig7_load", "Fig. 7-8: whether the arrivals are rescaled per single-GPU share or kept fixed",
