@@ -84,7 +84,7 @@ import itertools
 import math
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -444,17 +444,29 @@ def best_local_assignment(job: LlmJob, cluster: Cluster, caps: Sequence[int]) ->
     if total > BEST_LOCAL_MAX:
         raise InputError("instance", f"a tensor-parallel or MoE job of {k} replicas has {total} splits over "
                                      f"{len(caps)} servers, more than the exact solvers enumerate ({BEST_LOCAL_MAX})")
-    labels = [m for m, c in enumerate(units) for _ in range(c)]
     best: tuple[float, tuple[int, ...]] | None = None
-    for perm in sorted(set(itertools.permutations(labels))):
-        vs = np.repeat(np.array(perm, dtype=np.int64), t)
-        a = alpha_of(job, cluster, vs)
+    for perm in _maps(units):
+        a = alpha_of(job, cluster, np.repeat(np.array(perm, dtype=np.int64), t))
         if best is None or a < best[0] - 1e-15:
             best = (a, perm)
     assert best is not None
-    vs = np.repeat(np.array(best[1], dtype=np.int64), t).tolist()
+    flat = np.repeat(np.array(best[1], dtype=np.int64), t).tolist()
     off = job.offsets
-    return [vs[int(off[s]):int(off[s + 1])] for s in range(len(job.stages))]
+    return [flat[int(off[s]):int(off[s + 1])] for s in range(len(job.stages))]
+
+
+def _maps(left: list[int]) -> Iterator[tuple[int, ...]]:
+    """Every sequence with ``left[m]`` entries m (the distinct maps of units to servers), in
+    lexicographic order."""
+    if not any(left):
+        yield ()
+        return
+    for m, c in enumerate(left):
+        if c:
+            left[m] -= 1
+            for rest in _maps(left):
+                yield (m, *rest)
+            left[m] += 1
 
 
 # ----------------------------------------------------------------------------- the policies' placer
