@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 from optkit.errors import InputError
-from optkit.formulations.ddlwmp import algorithms
 from optkit.formulations.ddlwmp.bounds import lower_bound, quick_lower_bound
 from optkit.formulations.ddlwmp.exact import brute_force, run_cpsat
 from optkit.formulations.ddlwmp.generate import generate
@@ -20,16 +19,10 @@ from optkit.formulations.gpu_mapping.heavy_edge import alpha_min_estimate
 from optkit.formulations.gpu_mapping.model import Cluster, alpha_from_counts, job_edges, stage_counts
 from optkit.online import Job
 from optkit.result import Status
+from tests.test_ddlwmp_policies import RUNS as POLICY_RUNS
 
-RUNS = {
-    "a-srpt": algorithms.run_a_srpt,
-    "spjf": algorithms.run_spjf,
-    "spwf": algorithms.run_spwf,
-    "wcs-duration": algorithms.run_wcs_duration,
-    "wcs-workload": algorithms.run_wcs_workload,
-    "wcs-subtime": algorithms.run_wcs_subtime,
-    "fifo": algorithms.run_fifo,
-}
+RUNS = {name: run for name, run in POLICY_RUNS.items() if name != "a-srpt-perfect"}
+"""A-SRPT and every baseline (the registered runs)."""
 B_INTER, B_INTRA = 1.25e9, 3e11
 
 
