@@ -321,3 +321,25 @@ def test_bounds_and_estimates_time_a_tensor_parallel_job_by_its_own_eqs() -> Non
     placer = Placer(inst.cluster, inst.models, seed=0)
     assert placer.alpha_min("m") == pytest.approx(0.03) and placer.alpha_max("m") == pytest.approx(0.03)
     assert AlphaMin({"m": md}, inst.cluster.mapping_cluster)("m") == pytest.approx(0.03)
+
+
+def test_alpha_upper_bounds_every_placement_and_overflow_is_bad_input() -> None:
+    """tensor.alpha_upper_llm bounds alpha_of on every placement of seeded TP/MoE jobs, and an
+    instance whose all-to-all bytes overflow the slot arithmetic is rejected naming the job."""
+    from optkit.formulations.ddlwmp.model import alpha_upper
+    from optkit.formulations.ddlwmp.tensor import alpha_upper_llm
+
+    rng = np.random.default_rng(3)
+    for seed in range(6):
+        inst = _random_llm_instance(seed)
+        cl = inst.cluster.mapping_cluster
+        for name in ("tp", "moe"):
+            job = inst.models[name]
+            up = alpha_upper_llm(job, cl, alpha_upper)
+            for _ in range(20):
+                unit_srv = rng.integers(0, 3, size=job.units)
+                assert alpha_of(job, cl, np.repeat(unit_srv, job.tensor_parallel)) <= up * (1 + 1e-12)
+    with pytest.raises(InputError) as err:
+        _instance({"moe": {"allreduce": "ring", "stages": [_stage(4, experts=4, a2a_bytes=1e300)]}},
+                  [{"id": "a", "release": 0, "model": "moe", "iterations": 10**9}])
+    assert err.value.field == "jobs[0]" and "overflow" in err.value.message

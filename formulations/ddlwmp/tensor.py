@@ -94,7 +94,7 @@ from optkit.formulations.gpu_mapping.model import Cluster, PipelineJob, Stage, j
 from optkit.validation import integer, known_keys, mapping, number, trusted
 
 __all__ = ["LlmJob", "ROUTINGS", "model_from_dict", "check_model", "tensor_parallel_of", "is_llm", "units_free",
-           "fits", "routing_shares", "alpha_of", "alpha_max_of", "alpha_min_of", "heavy_edge_units",
+           "fits", "routing_shares", "alpha_of", "alpha_max_of", "alpha_min_of", "alpha_upper_llm", "heavy_edge_units",
            "checked_alpha", "best_local_assignment", "LlmPlacer", "BEST_LOCAL_MAX"]
 
 PROBLEM = "ddlwmp"
@@ -389,6 +389,20 @@ def alpha_max_of(job: PipelineJob, cluster: Cluster) -> float:
     """alpha_max of an :class:`LlmJob`: every replica (its t slices) alone on its own server."""
     assert isinstance(job, LlmJob)
     return alpha_of(job, cluster, np.repeat(np.arange(job.units), job.tensor_parallel))
+
+
+def alpha_upper_llm(job: LlmJob, cluster: Cluster, upper: Any) -> float:
+    """An upper bound on :func:`alpha_of` over every placement (for the instance's overflow check):
+    ``upper`` (:func:`.model.alpha_upper`, eqs. 4-6 at their dearest) of the replica-level job,
+    whose NIC share B_inter/g is at most a replica's t·B_inter/g, plus the largest slice all-reduce
+    and, per expert stage, a group's all-to-all with every byte at the dearer of g/B_inter and
+    1/B_intra (a group exchanges at most a2a_bytes·(E·p_i + 1) <= a2a_bytes·(E + 1))."""
+    t = job.tensor_parallel
+    per_byte = max(cluster.gpus_per_server / cluster.inter_bandwidth, 1.0 / cluster.intra_bandwidth)
+    extra = max(2.0 * (t - 1) * b / (t * cluster.intra_bandwidth) for b in job.tp_bytes)
+    a2a = max((per_byte * a * (st.replicas + 1) for a, st, e in zip(job.a2a_bytes, job.replica_stages, job.experts)
+               if e), default=0.0)
+    return float(upper(job.replica_job, cluster)) + extra + a2a
 
 
 def heavy_edge_units(job: LlmJob, unit_counts: Sequence[int], *, seed: int | None,
