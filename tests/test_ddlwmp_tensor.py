@@ -10,7 +10,7 @@ import pytest
 
 from optkit.errors import InputError
 from optkit.formulations.ddlwmp.bounds import lower_bound, quick_lower_bound
-from optkit.formulations.ddlwmp.exact import brute_force, run_cpsat
+from optkit.formulations.ddlwmp.exact import brute_force, run_cpsat, run_highs
 from optkit.formulations.ddlwmp.generate import generate
 from optkit.formulations.ddlwmp.model import DdlwmpInstance, evaluate
 from optkit.formulations.ddlwmp.online import OnlineScheduler
@@ -267,9 +267,10 @@ def test_exact_solvers_agree_and_bound_every_policy_on_tiny_tp_and_moe_instances
     ev = evaluate(inst, schedule)
     assert ev.feasible and ev.objectives["total_completion"] == pytest.approx(opt, rel=1e-9)
     _slices_together(inst, schedule)
-    cp = run_cpsat(inst, time_limit=None, seed=0)
-    assert cp.status == Status.OPTIMAL
-    assert evaluate(inst, cp.solution).objectives["total_completion"] == pytest.approx(opt, rel=1e-6)
+    for solver in (run_cpsat, run_highs):
+        res = solver(inst, time_limit=None, seed=0)
+        assert res.status == Status.OPTIMAL, solver.__name__
+        assert evaluate(inst, res.solution).objectives["total_completion"] == pytest.approx(opt, rel=1e-6)
     assert quick_lower_bound(inst) <= lower_bound(inst) <= opt * (1 + 1e-9)
     for name, run in RUNS.items():
         value = evaluate(inst, run(inst, seed=0).solution).objectives["total_completion"]
