@@ -344,3 +344,25 @@ def test_alpha_upper_bounds_every_placement_and_overflow_is_bad_input() -> None:
         _instance({"moe": {"allreduce": "ring", "stages": [_stage(4, experts=4, a2a_bytes=1e300)]}},
                   [{"id": "a", "release": 0, "model": "moe", "iterations": 10**9}])
     assert err.value.field == "jobs[0]" and "overflow" in err.value.message
+
+
+def test_trace_workloads_with_tp_and_moe_shares_keep_the_rule() -> None:
+    """trace_workload(tp_share=, moe_share=) on records of the trace's shape: the same trace jobs,
+    those made 3D-parallel or MoE of at most their trace GPU demand (the catalog's rule), and every
+    policy keeps each replica's slices on one server."""
+    from optkit.formulations.ddlwmp.workloads import trace_workload
+
+    rng = np.random.default_rng(0)
+    records = [{"submission_time": float(i * 30), "duration": float(rng.uniform(300, 5000)),
+                "num_gpu": int(rng.choice([1, 2, 4, 8, 16])), "user": f"u{i % 5}"} for i in range(90)]
+    plain = trace_workload(records, jobs=60, servers=3, load=0.8, seed=0, predict=False)
+    d = trace_workload(records, jobs=60, servers=3, load=0.8, seed=0, predict=False, tp_share=0.4, moe_share=0.4)
+    assert d["meta"]["tp_job_share"] > 0 and d["meta"]["moe_job_share"] > 0
+    assert [j["trace_id"] for j in d["jobs"]] == [j["trace_id"] for j in plain["jobs"]]
+    inst = DdlwmpInstance.from_dict({k: v for k, v in d.items() if k not in ("meta", "name")})
+    converted = [j for j in inst.jobs if isinstance(inst.models[j.model], LlmJob)]
+    assert converted and all(2 <= inst.gpus(j) <= j.extras["trace_gpus"] for j in converted)
+    for name in ("a-srpt", "wcs-duration"):
+        res = RUNS[name](inst, seed=0)
+        assert evaluate(inst, res.solution).feasible
+        _slices_together(inst, res.solution)

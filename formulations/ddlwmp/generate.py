@@ -68,8 +68,7 @@ from optkit.predict import fill_predictions
 
 from .catalog import (UNSTATED_BATCH, AlphaMin, check_batch_factor, check_int, cluster_dict, model_catalog, model_dict,
                       pick_model)
-from .llm_workloads import BASES as LLM_BASES
-from .llm_workloads import llm_variant
+from .llm_workloads import check_llm_shares, convert_groups
 from .model import PROBLEM, DdlwmpInstance
 from .readings import MOE_SHARE_DEFAULT, ROUTING_SKEW_DEFAULT, TP_SHARE_DEFAULT
 
@@ -203,6 +202,7 @@ def generate(*, jobs: int, servers: int, gpus_per_server: int = 8, inter_bandwid
         raise InputError("single_gpu_draw", f"must be 'per-group' or 'per-job', got {single_gpu_draw!r}")
     per_job = single_gpu_draw == "per-job"
     batch_factor = check_batch_factor(unstated_batch_factor)
+    tp_share, moe_share, routing_skew = check_llm_shares(tp_share, moe_share, routing_skew)
     rng = np.random.default_rng(seed)
 
     sizes = _group_sizes(n, recurring_share, min_recurrence, rng)
@@ -217,29 +217,9 @@ def generate(*, jobs: int, servers: int, gpus_per_server: int = 8, inter_bandwid
         gpus = 1 if single[gi] else int(demands[int(rng.choice(len(demands), p=p))])
         group_model.append(pick_model(gpus, catalog, rng, names_by_gpus))
     one_gpu_model = [pick_model(1, catalog, rng, names_by_gpus) for _ in sizes] if per_job else group_model
-    tp_share, moe_share = _check_share(tp_share, "tp_share"), _check_share(moe_share, "moe_share")
-    if tp_share + moe_share > 1.0:
-        raise InputError("moe_share", f"tp_share + moe_share must be at most 1, got {tp_share} + {moe_share}")
-    if isinstance(routing_skew, bool) or not isinstance(routing_skew, (int, float)) or not 0 <= routing_skew < math.inf:
-        raise InputError("routing_skew", f"must be a finite number >= 0, got {routing_skew!r}")
-    llm_dicts: dict[str, dict[str, Any]] = {}
-    if tp_share or moe_share:  # issue 37: a share of the distributed groups as 3D-parallel / MoE jobs
-        if per_job:
-            group_model = list(group_model)
-        llm_rng = np.random.default_rng([seed, 37])
-        bases = {k: v for k, v in catalog.items() if v[0] in LLM_BASES}
-        base_cache: dict[int, list[str]] = {}
-        for gi, m in enumerate(group_model):
-            u = float(llm_rng.random())
-            kind = "tp" if u < tp_share else "moe" if u < tp_share + moe_share else None
-            if kind is None or catalog[m][2] < 2:
-                continue
-            hit = llm_variant(kind, catalog[m][2], g, bases, llm_rng, allreduce, float(routing_skew), base_cache,
-                              batch_factor)
-            if hit is not None:
-                group_model[gi] = hit[0]
-                llm_dicts[hit[0]] = hit[1]
-                catalog[hit[0]] = (hit[0], kind, hit[2])
+    llm_dicts = convert_groups(group_model, catalog, tp_share=tp_share, moe_share=moe_share,
+                               routing_skew=routing_skew, gpus_per_server=g, seed=seed, allreduce=allreduce,
+                               batch_factor=batch_factor)
     used = sorted(set(group_model) | set(one_gpu_model))
     models = {m: llm_dicts[m] if m in llm_dicts else model_dict(m, allreduce, batch_factor) for m in used}
     alpha = AlphaMin(models, Cluster(g, float(inter_bandwidth), float(intra_bandwidth)))
@@ -275,7 +255,7 @@ def generate(*, jobs: int, servers: int, gpus_per_server: int = 8, inter_bandwid
                    "duration_sigma": float(duration_sigma), "iteration_noise": float(iteration_noise),
                    "allreduce": allreduce, **({"single_gpu_draw": single_gpu_draw} if per_job else {}),
                    **({"unstated_batch_factor": batch_factor} if batch_factor != 1.0 else {}),
-                   **({"tp_share": tp_share, "moe_share": moe_share, "routing_skew": float(routing_skew)}
+                   **({"tp_share": tp_share, "moe_share": moe_share, "routing_skew": routing_skew}
                       if llm_dicts else {})},
         "groups": len(sizes),
         "users": len(set(owners)),

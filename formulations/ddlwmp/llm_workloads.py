@@ -37,11 +37,13 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from optkit.errors import InputError
+
 from optkit.formulations.gpu_mapping.profiles import MODELS, TRANSFORMERS, Config, stage_bounds, stage_dicts
 
 from .catalog import UNSTATED_BATCH, model_dict, pick_model
 
-__all__ = ["BASES", "tp_model_dict", "moe_model_dict", "llm_variant"]
+__all__ = ["BASES", "tp_model_dict", "moe_model_dict", "llm_variant", "check_llm_shares", "convert_groups"]
 
 BASES = ("bert-large", "xlnet-large", "gpt-6.7b", "gpt-13b", "gpt-175b")
 """The transformers whose units are their layers (``layer<i>``), the bases of the LLM jobs."""
@@ -122,3 +124,47 @@ def llm_variant(kind: str, gpus: int, gpus_per_server: int, catalog: Mapping[str
     key = _MOE_BASES[int(rng.integers(len(_MOE_BASES)))]
     name = f"{key}:moe{gpus}" + (f"-zipf{routing_skew:g}" if routing_skew > 0 else "")
     return name, moe_model_dict(key, gpus, allreduce, routing_skew, batch_factor), gpus
+
+
+def check_llm_shares(tp_share: Any, moe_share: Any, routing_skew: Any) -> tuple[float, float, float]:
+    """The readings ``tp_share``, ``moe_share`` (each in [0, 1], their sum at most 1) and
+    ``routing_skew`` (finite, >= 0); :class:`InputError` naming the one that is not."""
+    shares = []
+    for name, v in (("tp_share", tp_share), ("moe_share", moe_share)):
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0.0 <= v <= 1.0:
+            raise InputError(name, f"must be a number in [0, 1], got {v!r}")
+        shares.append(float(v))
+    if shares[0] + shares[1] > 1.0:
+        raise InputError("moe_share", f"tp_share + moe_share must be at most 1, got {shares[0]} + {shares[1]}")
+    if isinstance(routing_skew, bool) or not isinstance(routing_skew, (int, float)) or not 0 <= routing_skew < math.inf:
+        raise InputError("routing_skew", f"must be a finite number >= 0, got {routing_skew!r}")
+    return shares[0], shares[1], float(routing_skew)
+
+
+def convert_groups(names: list[str], catalog: dict[str, tuple[str, str, int]], *, tp_share: float, moe_share: float,
+                   routing_skew: float, gpus_per_server: int, seed: int, allreduce: str,
+                   batch_factor: float = 1.0) -> dict[str, dict[str, Any]]:
+    """Turn a share of the distributed entries of ``names`` (one catalog configuration per job
+    group, in the workload's order) into 3D-parallel jobs (probability ``tp_share``) or MoE jobs
+    (``moe_share``), in place, drawing from ``numpy.random.default_rng([seed, 37])`` (a generator
+    of their own, so the workload's other draws do not move); returns the new models' dicts and
+    adds each to ``catalog`` as ``(name, "tp" | "moe", GPUs)``. With both shares 0 nothing is
+    drawn or changed."""
+    out: dict[str, dict[str, Any]] = {}
+    if not (tp_share or moe_share):
+        return out
+    rng = np.random.default_rng([seed, 37])
+    bases = {k: v for k, v in catalog.items() if v[0] in BASES}
+    cache: dict[int, list[str]] = {}
+    for i, m in enumerate(names):
+        u = float(rng.random())
+        kind = "tp" if u < tp_share else "moe" if u < tp_share + moe_share else None
+        if kind is None or catalog[m][2] < 2:
+            continue
+        hit = llm_variant(kind, catalog[m][2], gpus_per_server, bases, rng, allreduce, routing_skew, cache,
+                          batch_factor)
+        if hit is not None:
+            names[i] = hit[0]
+            out[hit[0]] = hit[1]
+            catalog[hit[0]] = (hit[0], kind, hit[2])
+    return out
