@@ -34,7 +34,7 @@ from optkit.formulation import Evaluation
 from optkit.online import SLOT_TOL, on_slot, single_node_field, slot_ceil
 from optkit.validation import MAX_COUNT, check_typed, instance_object, integer, known_keys, mapping, number, trusted
 
-from .tensor import LlmJob, check_model, checked_alpha, model_from_dict
+from .tensor import LlmJob, alpha_upper_llm, check_model, checked_alpha, model_from_dict
 
 __all__ = [
     "PROBLEM", "OBJECTIVES", "DdlwmpCluster", "Job", "DdlwmpInstance", "evaluate", "free_time",
@@ -247,7 +247,8 @@ def _check_span(cluster: DdlwmpCluster, models: Mapping[str, PipelineJob], jobs:
     """Reject instances whose times overflow: a job's n_i·alpha_upper, or the span of the serial
     schedule, not finite or beyond :data:`MAX_SPAN_SLOTS` slots."""
     mc = cluster.mapping_cluster
-    amax = {name: alpha_upper(models[name], mc) for name in {j.model for j in jobs}}
+    amax = {name: alpha_upper_llm(models[name], mc, alpha_upper) if isinstance(models[name], LlmJob)
+            else alpha_upper(models[name], mc) for name in {j.model for j in jobs}}
     span = max(j.release for j in jobs)
     for i, j in enumerate(jobs):
         d = j.iterations * amax[j.model]
