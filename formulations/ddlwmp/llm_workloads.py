@@ -3,8 +3,9 @@
 **Synthetic, derived from the Table I profiles** (:mod:`optkit.formulations.gpu_mapping.profiles`,
 themselves estimates): no trace records which jobs are tensor-parallel or MoE, so the synthetic
 generator (:func:`.generate.generate`, keywords ``tp_share``, ``moe_share``, ``routing_skew``:
-declared readings, :mod:`.readings`) turns a share of its distributed job groups into such jobs
-with :func:`llm_variant`. The transformers with per-layer units (BERT-large, XLNet-large, GPT
+declared readings, :mod:`.readings`) and the trace-driven builder (:func:`.workloads.trace_workload`,
+the same keywords) turn a share of their distributed job groups into such jobs with
+:func:`convert_groups` and :func:`llm_variant`. The transformers with per-layer units (BERT-large, XLNet-large, GPT
 6.7B/13B/175B; T5-11B's encoder-decoder layers are left out) are the bases.
 
 * **3D-parallel job** (data x pipeline x tensor), :func:`tp_model_dict`: a group of D GPUs gets
