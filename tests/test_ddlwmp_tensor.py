@@ -177,6 +177,25 @@ def test_a_tensor_parallel_job_waits_until_one_server_holds_its_replica(name: st
         assert plain["b"]["start"] == 1.0 and len(set(plain["b"]["assignment"][0])) == 2
 
 
+@pytest.mark.parametrize(("name", "params", "c_start"), [
+    ("a-srpt", {}, 6.0), ("a-srpt", {"head_of_line": "skip"}, 2.0), ("fifo", {}, 6.0), ("spjf", {}, 6.0),
+    ("wcs-subtime", {}, 2.0), ("wcs-duration", {}, 2.0)])
+def test_a_waiting_tensor_parallel_head_blocks_a_strict_queue_only(name: str, params: dict[str, Any],
+                                                                   c_start: float) -> None:
+    """The delay case plus c (1 GPU) at 2 s, behind b: a strict queue (A-SRPT's line 25, FIFO,
+    SPJF) starts nothing behind the waiting tensor-parallel head, though a GPU is free; backfilling
+    (A-SRPT's head_of_line=skip, the work-conserving baselines) starts c at once."""
+    base = _delay_case(True)
+    d = base.to_dict()
+    d["models"]["one"] = {"allreduce": "ring", "stages": [_stage(1)]}
+    d["jobs"].append({"id": "c", "release": 2, "model": "one", "iterations": 10})
+    inst = DdlwmpInstance.from_dict(d)
+    res = RUNS[name](inst, seed=0, **params)
+    assert evaluate(inst, res.solution).feasible
+    starts = {j["id"]: j["start"] for j in res.solution["jobs"]}
+    assert starts["b"] == 6.0 and starts["c"] == c_start
+
+
 # ----------------------------------------------------------------------------- seeded workloads
 def _random_llm_instance(seed: int) -> DdlwmpInstance:
     """2-4 servers of 4 GPUs; a plain model, a tensor-parallel one (t = 2 or 4, 1-2 stages) and an
