@@ -385,3 +385,24 @@ def test_trace_workloads_with_tp_and_moe_shares_keep_the_rule() -> None:
         res = RUNS[name](inst, seed=0)
         assert evaluate(inst, res.solution).feasible
         _slices_together(inst, res.solution)
+
+
+def test_online_scheduler_waits_for_a_node_that_holds_the_replica() -> None:
+    """The public protocol path (protocol checks on): a t = 2 job arriving when each node has one
+    free GPU starts only when a node frees two, on that node, its slices together."""
+    from optkit.online import ClusterView
+
+    s = OnlineScheduler("fifo", nodes={"n1": 4, "n2": 4},
+                        models={"three": {"allreduce": "ring", "stages": [_stage(3)]},
+                                "b": {"allreduce": "ring", "stages": [_stage(1, tensor_parallel=2, tp_bytes=1e6)]}})
+    s.on_arrival(Job("a1", release=0.0, gpus=3, model="three"), 0.0)
+    s.on_arrival(Job("a2", release=0.0, gpus=3, model="three"), 0.0)
+    first = s.decide(0.0, ClusterView({"n1": 4, "n2": 4}, {"n1": 4, "n2": 4}))
+    assert sorted(next(iter(d.gpus)) for d in first) == ["n1", "n2"]
+    a2_node = next(next(iter(d.gpus)) for d in first if d.job_id == "a2")
+    s.on_arrival(Job("b", release=1.0, gpus=2, model="b"), 1.0)
+    assert s.decide(1.0, ClusterView({"n1": 1, "n2": 1}, {"n1": 4, "n2": 4})) == []
+    s.on_completion("a2", 6.0)
+    free = {"n1": 1, "n2": 1, a2_node: 4}
+    (d,) = s.decide(6.0, ClusterView(free, {"n1": 4, "n2": 4}))
+    assert d.job_id == "b" and d.gpus == {a2_node: 2} and d.replicas == [[a2_node, a2_node]]
