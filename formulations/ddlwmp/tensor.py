@@ -414,6 +414,7 @@ def heavy_edge_units(job: LlmJob, unit_counts: Sequence[int], *, seed: int | Non
     the lead wires it here as ``heavy_edge_job(job, [c * t for c in unit_counts], seed=seed,
     colocate=[range(q * t, q * t + t) for q in range(job.units)], **heavy_edge)`` on the slice
     graph (``job.edges``), flattened; until then the unit graph is mapped and expanded."""
+    # COLOCATE: replace the two lines below by gpu-mapping's heavy_edge_job(..., colocate=...) (docstring)
     u, v, w = job.unit_edges
     unit_srv = heavy_edge_arrays(job.units, u, v, w, list(unit_counts), seed=seed, **heavy_edge)
     return np.repeat(np.asarray(unit_srv, dtype=np.int64), job.tensor_parallel)
