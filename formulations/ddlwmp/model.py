@@ -34,6 +34,8 @@ from optkit.formulation import Evaluation
 from optkit.online import SLOT_TOL, on_slot, single_node_field, slot_ceil
 from optkit.validation import MAX_COUNT, check_typed, instance_object, integer, known_keys, mapping, number, trusted
 
+from .tensor import LlmJob, alpha_upper_llm, check_model, checked_alpha, model_from_dict
+
 __all__ = [
     "PROBLEM", "OBJECTIVES", "DdlwmpCluster", "Job", "DdlwmpInstance", "evaluate", "free_time",
     "slot_ceil", "TIME_TOL",
@@ -154,7 +156,10 @@ class DdlwmpInstance:
         raw_models = mapping(d["models"], "models")
         if not raw_models:
             raise InputError("models", "must define at least one model")
-        models = {str(name): PipelineJob.from_dict(m, f"models.{name}") for name, m in raw_models.items()}
+        # a model with tensor-parallel or expert stages is an LlmJob (tensor.py, A-SRPT paper Sec. VI)
+        models = {str(name): model_from_dict(m, f"models.{name}") for name, m in raw_models.items()}
+        for name, m in models.items():
+            check_model(m, cluster.gpus_per_server, f"models.{name}")
         if not isinstance(d["jobs"], list) or not d["jobs"]:
             raise InputError("jobs", f"must be a non-empty list of jobs, got {d['jobs']!r:.40}")
         jobs = []
@@ -242,7 +247,8 @@ def _check_span(cluster: DdlwmpCluster, models: Mapping[str, PipelineJob], jobs:
     """Reject instances whose times overflow: a job's n_i·alpha_upper, or the span of the serial
     schedule, not finite or beyond :data:`MAX_SPAN_SLOTS` slots."""
     mc = cluster.mapping_cluster
-    amax = {name: alpha_upper(models[name], mc) for name in {j.model for j in jobs}}
+    amax = {name: alpha_upper_llm(models[name], mc, alpha_upper) if isinstance(models[name], LlmJob)
+            else alpha_upper(models[name], mc) for name in {j.model for j in jobs}}
     span = max(j.release for j in jobs)
     for i, j in enumerate(jobs):
         d = j.iterations * amax[j.model]
@@ -326,6 +332,7 @@ def evaluate(instance: DdlwmpInstance, solution: Mapping[str, Any]) -> Evaluatio
     ev_start, ev_free, ev_server, ev_gpus = array("d"), array("d"), array("q"), array("q")
     models = instance.models
     replicas_of = {name: tuple(st.replicas for st in m.stages) for name, m in models.items()}
+    llm = {name: m for name, m in models.items() if isinstance(m, LlmJob)}
     isclose = math.isclose
     for idx, entry in enumerate(solution["jobs"]):
         if type(entry) is not dict and not isinstance(entry, Mapping) or "id" not in entry:
@@ -382,10 +389,16 @@ def evaluate(instance: DdlwmpInstance, solution: Mapping[str, Any]) -> Evaluatio
         if job.single_node and len(per_server) > 1:
             violations.append(f"job {jid} must run on one server (single_node), but its assignment uses servers "
                               f"{sorted(int(m) for m in per_server)}")
-        key = (job.model, tuple(sorted(tuple(c) for c in per_server.values())))
-        alpha = alpha_cache.get(key)
-        if alpha is None:
-            alpha = alpha_cache[key] = alpha_from_counts(models[job.model], mcl, np.array(key[1], dtype=np.int64).T)
+        if llm and job.model in llm:  # a tensor-parallel or MoE job: each replica's slices on one server (tensor.py)
+            bad, alpha = checked_alpha(llm[job.model], mcl, a)
+            if bad is not None:
+                violations.append(f"job {jid}: {bad}")
+                continue
+        else:
+            key = (job.model, tuple(sorted(tuple(c) for c in per_server.values())))
+            alpha = alpha_cache.get(key)
+            if alpha is None:
+                alpha = alpha_cache[key] = alpha_from_counts(models[job.model], mcl, np.array(key[1], dtype=np.int64).T)
         completion = float(start) + job.iterations * alpha
         for k, value in (("alpha_s", alpha), ("completion", completion)):
             claimed = entry.get(k)
