@@ -883,7 +883,8 @@ def evaluate(instance: GpuMappingInstance, solution: Mapping[str, Any]) -> Evalu
     job = instance.job
     x = stage_counts(job, assignment, len(instance.servers))
     load = x.sum(axis=0)
-    violations = [f"server {m} holds {int(load[m])} replicas but has {cap} free GPUs"
+    what = "replicas" if job.is_plain else "GPUs (slices, expert groups, replicas)"
+    violations = [f"server {m} holds {int(load[m])} {what} but has {cap} free GPUs"
                   for m, cap in enumerate(instance.servers) if load[m] != cap]
     if not job.is_plain:
         violations += colocation_violations(job, vertex_servers(job, assignment))
