@@ -251,3 +251,26 @@ def test_heavy_edge_keeps_tensor_slices_together() -> None:
         assert r.status is Status.FEASIBLE and evaluate(inst, r.solution).feasible
         sv = vertex_servers(inst.job, r.solution["assignment"])
         assert all(len({int(sv[v]) for v in grp}) == 1 for grp in colocation_groups(inst.job))
+
+
+# ----------------------------------------------------------------------------- shipped LLM jobs
+def test_shipped_llm_instances_are_regenerated_byte_for_byte(tmp_path: Any) -> None:
+    from optkit.formulations.gpu_mapping.llm_models import llm_folder, write_llm_instances
+
+    for path in write_llm_instances(tmp_path):
+        assert path.read_text() == (llm_folder() / path.name).read_text(), path.name
+
+
+def test_shipped_llm_layouts_follow_the_cited_facts() -> None:
+    """GPT-3: TP 8 x PP 16 on 1024 GPUs (so DP 8); Mixtral: EP 8 x PP 4, 8 experts (64 GPUs)."""
+    from optkit.formulations.gpu_mapping.llm_models import LLM_INSTANCES
+
+    gpt = GpuMappingInstance.from_dict(LLM_INSTANCES["gpt3-175b_tp8-pp16-dp8"]())
+    assert [(s.replicas, s.tensor_parallel) for s in gpt.job.stages] == [(8, 8)] * 16 and gpt.job.n_replicas == 1024
+    # 175B parameters: 96 layers x 12 h^2 + the embedding twice (first and last stage), h = 12288
+    params = sum(s.param_bytes for s in gpt.job.stages) / 2
+    assert 174e9 < params - 51200 * 12288 < 176e9
+    mix = GpuMappingInstance.from_dict(LLM_INSTANCES["mixtral-8x7b_ep8-pp4-dp16_mixed"]())
+    assert [(s.replicas, s.experts) for s in mix.job.stages] == [(2, 8)] * 4 and sum(mix.servers) == 64
+    # 46.7B parameters (Jiang et al.: "47B total"), counting the embedding and output layer once each
+    assert 46.5e9 < sum(s.param_bytes for s in mix.job.stages) / 2 < 46.9e9
