@@ -49,8 +49,9 @@ Every step of Algorithm 1, with the readings optkit takes:
   nothing behind it starts, however many GPUs are free in scattered pieces. Both placements pick
   servers in replicas of t GPUs (floor(free_m/t) per server) and map the replicas by Heavy-Edge
   with each replica's slices on its server; the communication-heavy test and the delayed start
-  (lines 8-20) use the job's alpha~min and alpha_max by eq. (7) extended (:func:`.tensor.alpha_of`).
-  MoE jobs (expert groups, t = 1) are placed and timed the same way.
+  (lines 8-20) use the job's alpha~min and alpha_max by eq. (7) extended as gpu-mapping's job
+  model extends it (``vertex_times``, ``alpha_max``). MoE jobs (expert groups, t = 1) are placed
+  and timed the same way.
 
 Every choice above is a declared reading (:mod:`.readings`, ``optkit readings ddlwmp``) and a
 keyword of :class:`ASRPT` and of its registered runs :func:`.algorithms.run_a_srpt` and

@@ -18,10 +18,12 @@ durations of the models are bit-identical to the ones ``evaluate`` recomputes.
 
 Tensor-parallel and MoE jobs (:mod:`.tensor`, A-SRPT paper Sec. VI) are supported: a
 tensor-parallel job's options are the y in multiples of t (each replica's t slices on one server,
-the constraint ``evaluate`` checks), and the best split of an option enumerates every map of the
-job's replicas to its servers (:func:`.tensor.best_local_assignment`; an MoE job's alpha depends on
-which expert group sits where, not only on the counts), timed by :func:`.tensor.alpha_of`, the
-function ``evaluate`` times the job with. Too many maps for one option is an ``InputError``.
+the constraint ``evaluate`` checks), and the best split of an option is gpu-mapping's exact
+optimum of ``alpha`` on those free GPUs, as for every job (its brute force, else its CP-SAT model,
+both of which keep a replica's slices on one server and time an MoE job by which expert group sits
+where); the option's alpha is recomputed by
+:func:`~optkit.formulations.gpu_mapping.model.alpha_of_assignment`, the function ``evaluate``
+times such a job with.
 
 Every option y is kept: no dominance pruning (a ``single_node`` job keeps the options on one
 server only: its constraint, not a pruning). (Two options with the same multiset on different
@@ -121,10 +123,10 @@ from typing import Any, Iterator, Sequence
 import numpy as np
 
 from optkit.formulations.ddlwmp.model import OBJECTIVES, DdlwmpInstance, evaluate, slot_ceil
-from optkit.formulations.ddlwmp.tensor import alpha_of, best_local_assignment, is_llm, tensor_parallel_of
+from optkit.formulations.ddlwmp.tensor import is_llm, tensor_parallel_of
 from optkit.formulations.gpu_mapping import exact as gm_exact
 from optkit.formulations.gpu_mapping.model import (
-    GpuMappingInstance, PipelineJob, alpha_from_counts, stage_counts,
+    GpuMappingInstance, PipelineJob, alpha_from_counts, alpha_of_assignment, stage_counts,
 )
 from optkit import deadline
 from optkit.anytime import add_solver_points
@@ -193,7 +195,7 @@ def placement_options(instance: DdlwmpInstance) -> dict[str, list[Option]]:
     out: dict[str, list[Option]] = {}
     for name in sorted({j.model for j in instance.jobs}):
         job = instance.models[name]
-        llm = is_llm(job)  # tensor-parallel or MoE (tensor.py): y in multiples of t, the best split enumerated
+        llm = is_llm(job)  # tensor-parallel or MoE (tensor.py): y in multiples of t, gpu-mapping's alpha
         t = tensor_parallel_of(job)
         local: dict[tuple[int, ...], list[list[int]]] = {}
         opts = []
@@ -204,12 +206,11 @@ def placement_options(instance: DdlwmpInstance) -> dict[str, list[Option]]:
             used = [m for m in range(M) if y[m]]
             key = tuple(sorted((y[m] for m in used), reverse=True))
             if key not in local:
-                local[key] = (best_local_assignment(job, cl.mapping_cluster, key) if llm  # type: ignore[arg-type]
-                              else _best_local_assignment(job, instance, key))
+                local[key] = _best_local_assignment(job, instance, key)
             # map local server index (position in key) to a global server with that count
             order = sorted(used, key=lambda m: (-y[m], m))
             glob = [[order[m] for m in row] for row in local[key]]
-            alpha = (alpha_of(job, cl.mapping_cluster, [m for row in glob for m in row]) if llm  # type: ignore[arg-type]
+            alpha = (alpha_of_assignment(job, cl.mapping_cluster, glob) if llm
                      else alpha_from_counts(job, cl.mapping_cluster, stage_counts(job, glob, M)))
             opts.append(Option(y=y, assignment=tuple(tuple(r) for r in glob), alpha=alpha, duration=0.0, slots=0))
         out[name] = opts

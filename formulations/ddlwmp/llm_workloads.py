@@ -20,14 +20,19 @@ the same keywords) turn a share of their distributed job groups into such jobs w
   all-reduce operations in the forward path and two in the backward path", Megatron-LM Sec. 3) of
   the layer's output activations for the replica's share of the mini-batch, (B/k)·n·d·2 bytes
   (fp16), summed over the stage's layers.
-* **MoE job** (expert parallelism), :func:`moe_model_dict`: a group of D GPUs becomes one stage of
-  E = D expert groups, one per GPU, on a base drawn uniformly; every other FFN layer is an MoE layer
-  of E experts, one per group (GShard, Lepikhin et al. 2020; Switch Transformer, Fedus et al. 2021:
-  top-1 routing, so a token's FLOPs are the dense model's and the compute stays the profile's). The
-  groups all-reduce the dense (non-expert) parameters, the profile's minus the experts' FFNs (8d²+5d
-  parameters each); each MoE layer moves every token twice in the forward pass (dispatch and
-  combine) and twice in the backward pass, so ``a2a_bytes`` = 4 x (MoE layers) x (B/E)·n·d·2 bytes
-  (capacity factor 1). ``routing``: uniform, or Zipf with exponent ``routing_skew`` (reading).
+* **MoE job** (expert parallelism), :func:`moe_model_dict`, in gpu-mapping's MoE stage (a
+  replica is ``experts`` e expert groups, one GPU each; the replicas are data-parallel copies;
+  :class:`~optkit.formulations.gpu_mapping.model.Stage`): a group of D GPUs becomes one stage of
+  e = gcd(D, 8) expert groups per replica and k = D/e replicas, on a base drawn uniformly (no MoE
+  job when D is odd). Every other FFN layer is an MoE layer of 8 experts (Mixtral 8x7B's count,
+  Jiang et al. 2024, ``gpu_mapping.llm_models.MIXTRAL``), 8/e on each group; top-1 routing
+  (Switch Transformer, Fedus et al. 2021), so a token's FLOPs are the dense model's and one GPU
+  computes the profile's time for B/D of the batch. ``param_bytes`` is a replica's parameters
+  (the profile's plus the 7 further experts of every MoE layer, 8d²+5d parameters each), as
+  gpu-mapping's shipped Mixtral instance gives them; each MoE layer moves every token of the
+  replica twice in the forward pass (dispatch and combine) and twice in the backward pass, so
+  ``expert_bytes`` = 4 x (MoE layers) x (B/k)·n·d·2 bytes (capacity factor 1). ``routing``:
+  uniform, or ``zipf`` with exponent ``routing_skew`` (reading; gpu-mapping's ``routing_matrix``).
 """
 
 from __future__ import annotations
@@ -40,16 +45,19 @@ import numpy as np
 
 from optkit.errors import InputError
 
+from optkit.formulations.gpu_mapping.llm_models import MIXTRAL
 from optkit.formulations.gpu_mapping.profiles import MODELS, TRANSFORMERS, Config, stage_bounds, stage_dicts
 
 from .catalog import UNSTATED_BATCH, model_dict, pick_model
 
-__all__ = ["BASES", "tp_model_dict", "moe_model_dict", "llm_variant", "check_llm_shares", "convert_groups"]
+__all__ = ["BASES", "MOE_EXPERTS", "moe_groups", "tp_model_dict", "moe_model_dict", "llm_variant", "check_llm_shares", "convert_groups"]
 
 BASES = ("bert-large", "xlnet-large", "gpt-6.7b", "gpt-13b", "gpt-175b")
 """The transformers whose units are their layers (``layer<i>``), the bases of the LLM jobs."""
 _MOE_BASES = ("bert-large", "xlnet-large", "gpt-6.7b", "gpt-13b")
 """The bases of MoE jobs (GPT-175B's dense part alone is 350 GB of gradients: no one-stage job)."""
+MOE_EXPERTS = int(MIXTRAL["experts"])
+"""Experts per MoE layer (Mixtral 8x7B's 8); a job's expert groups per replica divide it."""
 _A2A_PER_LAYER = 4
 """All-to-alls per MoE layer and iteration: dispatch and combine, forward and backward."""
 _TP_PER_LAYER = 4
@@ -85,30 +93,39 @@ def tp_model_dict(name: str, t: int, allreduce: str, batch_factor: float = 1.0) 
     return {"allreduce": allreduce, "stages": stages}
 
 
-def moe_model_dict(key: str, experts: int, allreduce: str, routing_skew: float,
+def moe_groups(gpus: int) -> int:
+    """e = gcd(gpus, 8): the expert groups per replica of an MoE job of ``gpus`` GPUs (module
+    docstring); 1 (no MoE job) when ``gpus`` is odd."""
+    return math.gcd(gpus, MOE_EXPERTS)
+
+
+def moe_model_dict(key: str, gpus: int, allreduce: str, routing_skew: float,
                    batch_factor: float = 1.0) -> dict[str, Any]:
-    """An MoE job on base ``key``: one stage of ``experts`` expert groups (module docstring);
-    ``routing_skew`` 0 is uniform routing, > 0 Zipf with that exponent."""
+    """An MoE job of ``gpus`` GPUs on base ``key``: one stage of k = gpus/e replicas of e expert
+    groups, e = :func:`moe_groups` (module docstring); ``routing_skew`` 0 is uniform routing,
+    > 0 Zipf with that exponent."""
+    e = moe_groups(gpus)
+    k = gpus // e
     prof = _profile(key, batch_factor)
     d, n = TRANSFORMERS[key]["d"], TRANSFORMERS[key]["tokens"]
-    (st,) = stage_dicts(prof, Config(f"moe{experts}", (experts,)))
+    (st,) = stage_dicts(prof, Config(f"moe{gpus}", (gpus,)))  # one GPU's compute: B/gpus of the batch
     moe_layers = _layers(key, 0, len(prof.units)) // 2
-    expert_params = moe_layers * (8 * d * d + 5 * d)
-    st["param_bytes"] = float(max(0, prof.total_params - expert_params) * prof.grad_bytes)
-    st["experts"] = experts
-    st["a2a_bytes"] = float(_A2A_PER_LAYER * moe_layers * (prof.batch_size / experts) * n * d * prof.act_bytes)
-    out: dict[str, Any] = {"allreduce": allreduce, "stages": [st]}
+    expert_params = moe_layers * (8 * d * d + 5 * d)          # one FFN per MoE layer
+    st["replicas"] = k
+    st["param_bytes"] = float((prof.total_params + (MOE_EXPERTS - 1) * expert_params) * prof.grad_bytes)
+    st["experts"] = e
+    st["expert_bytes"] = float(_A2A_PER_LAYER * moe_layers * (prof.batch_size / k) * n * d * prof.act_bytes)
     if routing_skew > 0:
-        out["routing"] = "zipf"
-        out["routing_skew"] = float(routing_skew)
-    return out
+        st["routing"] = "zipf"
+        st["routing_skew"] = float(routing_skew)
+    return {"allreduce": allreduce, "stages": [st]}
 
 
 def llm_variant(kind: str, gpus: int, gpus_per_server: int, catalog: Mapping[str, tuple[str, str, int]],
                 rng: np.random.Generator, allreduce: str, routing_skew: float, cache: dict[int, list[str]],
                 batch_factor: float = 1.0) -> tuple[str, dict[str, Any], int] | None:
     """(model name, model dict, GPUs) of a ``kind`` (``"tp"`` or ``"moe"``) job of about ``gpus``
-    GPUs, or None when no such job exists (no t >= 2 divides both gpus and g, or fewer than 2 expert groups).
+    GPUs, or None when no such job exists (no t >= 2 divides both gpus and g; gpus odd: no 2 expert groups).
     ``catalog`` restricted to :data:`BASES` with ``cache`` is what :func:`.catalog.pick_model` draws
     from; ``rng`` draws the base."""
     if kind == "tp":
@@ -120,7 +137,7 @@ def llm_variant(kind: str, gpus: int, gpus_per_server: int, catalog: Mapping[str
         base = pick_model(gpus // t, catalog, rng, cache)
         k = catalog[base][2]
         return f"{base}+tp{t}", tp_model_dict(base, t, allreduce, batch_factor), k * t
-    if gpus < 2:
+    if moe_groups(gpus) < 2:
         return None
     key = _MOE_BASES[int(rng.integers(len(_MOE_BASES)))]
     name = f"{key}:moe{gpus}" + (f"-zipf{routing_skew:g}" if routing_skew > 0 else "")

@@ -47,7 +47,7 @@ from .a_srpt import ASRPT
 from .baselines import BASELINES
 from .model import DdlwmpCluster
 from .policies import ClusterState, JobSpec, Policy
-from .tensor import model_from_dict, tensor_parallel_of
+from .tensor import tensor_parallel_of
 
 __all__ = ["OnlineScheduler", "POLICIES", "duration_model"]
 
@@ -168,7 +168,7 @@ class OnlineScheduler(Generic[N]):
         for name, md in (models or {}).items():
             if not isinstance(name, str) or not name:
                 raise _fail("models", f"must be keyed by non-empty model names, got {name!r}")
-            self.models[name] = md if isinstance(md, PipelineJob) else model_from_dict(md, f"models[{name!r}]")
+            self.models[name] = md if isinstance(md, PipelineJob) else PipelineJob.from_dict(md, f"models[{name!r}]")
         cls = ASRPT if policy == "a-srpt" else BASELINES[policy]
         taken = [p.name for p in inspect.signature(cls).parameters.values()
                  if p.kind is p.KEYWORD_ONLY and p.name != "seed"]

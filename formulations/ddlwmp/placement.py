@@ -36,7 +36,7 @@ from optkit.validation import check_seed
 
 from .model import PROBLEM, DdlwmpCluster
 from .readings import READINGS
-from .tensor import LlmPlacer, alpha_max_of, is_llm, tensor_parallel_of, units_free
+from .tensor import LlmPlacer, is_llm, tensor_parallel_of, units_free
 
 __all__ = ["Placement", "Placer", "most_free_servers", "least_free_servers"]
 
@@ -109,7 +109,7 @@ class Placer:
         self._alpha_max: dict[str, float] = {}
         self._maps: dict[tuple[str, tuple[int, ...]], tuple[list[list[int]], float]] = {}
         self._gpus: dict[str, int] = {}
-        # tensor-parallel and MoE models (tensor.py): servers in units of t GPUs, Heavy-Edge on the unit graph
+        # tensor-parallel and MoE models (tensor.py): servers in units of t GPUs, each replica's slices together
         self._llm = {name for name, job in models.items() if is_llm(job)}
         self._llm_placer = LlmPlacer(self._mc, seed, self.heavy_edge) if self._llm else None
 
@@ -131,8 +131,8 @@ class Placer:
     def alpha_max(self, model: str) -> float:
         a = self._alpha_max.get(model)
         if a is None:
-            job = self.models[model]
-            a = self._alpha_max[model] = alpha_max_of(job, self._mc) if model in self._llm else alpha_max(job, self._mc)
+            # gpu-mapping's alpha_max: every replica (a tensor-parallel one's slices) / expert group alone
+            a = self._alpha_max[model] = alpha_max(self.models[model], self._mc)
         return a
 
     def place(self, model: str, servers: np.ndarray, counts: np.ndarray) -> Placement:

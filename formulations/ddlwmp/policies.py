@@ -41,7 +41,7 @@ from optkit.readings import check_reading
 from .model import PROBLEM, DdlwmpCluster
 from .placement import Placement, Placer
 from .readings import CONSOLIDATE_DEFAULT, READINGS
-from .tensor import check_model, tensor_parallel_of
+from .tensor import check_model, is_llm, tensor_parallel_of
 from .tensor import fits as tensor_fits
 
 __all__ = ["JobSpec", "StartDecision", "ClusterState", "Policy", "QueuePolicy", "ArrivalCheck"]
@@ -164,7 +164,7 @@ class ArrivalCheck:
         if job.tensor_parallel != t:
             raise InputError("job.tensor_parallel", f"job {job.id}: is {job.tensor_parallel!r} but model {job.model!r} "
                                                     f"has tensor_parallel {t}", problem=PROBLEM)
-        if t > 1 and self.gpus_per_server is not None:
+        if is_llm(model) and self.gpus_per_server is not None:  # one t per job, t | g (tensor.check_model)
             try:
                 check_model(model, self.gpus_per_server, f"models[{job.model!r}]")
             except InputError as exc:

@@ -53,7 +53,8 @@ from optkit.formulations.gpu_mapping.readings import READINGS as _GPU_MAPPING_RE
 from optkit.readings import Reading
 
 __all__ = ["READINGS", "TAU_DEFAULT", "TESTBED_TAU", "COMM_HEAVY_DEFAULT", "CONSOLIDATE_DEFAULT", "FIG8_JOBS_DEFAULT",
-           "LOAD_DEFAULT", "TP_SHARE_DEFAULT", "MOE_SHARE_DEFAULT", "ROUTING_SKEW_DEFAULT", "A_SRPT", "BASELINE_NAMES", "WORKLOADS", "FIRST_SEC5_RESULTS", "TAU_PROCEDURE"]
+           "LOAD_DEFAULT", "TP_SHARE_DEFAULT", "MOE_SHARE_DEFAULT", "ROUTING_SKEW_DEFAULT", "A_SRPT", "BASELINE_NAMES",
+           "WORKLOADS", "FIRST_SEC5_RESULTS", "TAU_PROCEDURE"]
 
 A_SRPT = ("a-srpt", "a-srpt-perfect")
 BASELINE_NAMES = ("spjf", "spwf", "wcs-duration", "wcs-workload", "wcs-subtime", "fifo")
@@ -289,10 +290,12 @@ READINGS: tuple[Reading, ...] = (
                "routing an MoE job is trained towards is balanced (GShard's and Switch Transformer's auxiliary "
                "load-balancing loss), so 0, uniform routing (every group sends 1/E of its tokens to each expert), "
                "is the default point; how skewed real routing is depends on the model and the data, a parameter "
-               "of the experiment measured as a curve over s = 0-1.5 (expert j receives the share p_j ∝ (j+1)^-s; "
-               "formulations/ddlwmp/tensor.py)",
-        scope="formulations/ddlwmp/generate.py (generate(routing_skew=...)); an instance's model gives it as "
-              "routing='zipf' and routing_skew",
+               "of the experiment measured as a curve over s = 0-1.5 (expert group j receives the share q_j ∝ "
+               "(j+1)^-s: the generated MoE stage's routing 'zipf' with routing_skew s, gpu-mapping's "
+               "routing_matrix; reading moe_zipf_exponent of gpu-mapping is the field's default when an instance "
+               "gives no exponent)",
+        scope="formulations/ddlwmp/generate.py (generate(routing_skew=...)); an instance's MoE stage gives it as "
+              "routing='zipf' and routing_skew (gpu-mapping's stage fields)",
         rule="swept", post_hoc=True,
         history=f"arrived with the MoE jobs in 557cd54 (issue 37, 2026-11-27), after {_FIRST} (post hoc by date) and "
                 "before any result with MoE jobs; a curve, so no value of it is chosen by a result",
