@@ -517,9 +517,8 @@ def _heavy_edge(graph: _Graph, free_gpus: Sequence[int], rng: np.random.Generato
         nonlocal weights, avail, w_done
         if weights is None:
             weights = np.array(graph.weight_sums, dtype=float)
-            avail = np.ones(n, dtype=bool)
-            if units is not None:  # only a vertex outside the groups fits one GPU
-                avail[[v for g in units.members for v in g]] = False
+            avail = np.ones(n, dtype=bool)  # no group is left by now under co-location: servers are
+            # taken largest first, and a unit may go only where the groups left stay placeable
         assert avail is not None
         subtract = single_gpu_weight == "unassigned"
         for v in assigned_order[w_done:]:
@@ -628,7 +627,7 @@ def _heavy_edge(graph: _Graph, free_gpus: Sequence[int], rng: np.random.Generato
                 s = blocks[block_ptr][1]
                 a, b = lowest(s - 1), lowest(s)
                 if a != -1 and b != -1:
-                    if pick is None or (blocks[block_ptr][0], a, b) < pick:
+                    if pick is None or (blocks[block_ptr][0], a, b) < pick:  # never equal: a block is no explicit edge
                         pick = (blocks[block_ptr][0], a, b)
                     break
                 block_ptr += 1
