@@ -11,6 +11,7 @@ change at all without groups.
 from __future__ import annotations
 
 import itertools
+from typing import Iterator
 
 import networkx as nx
 import numpy as np
@@ -20,7 +21,7 @@ from optkit.errors import InputError
 from optkit.formulations.gpu_mapping import (
     Cluster, GpuMappingInstance, PipelineJob, evaluate, heavy_edge, heavy_edge_arrays, heavy_edge_job,
 )
-from tests.test_gpu_mapping_stage_path import random_job, random_servers
+from tests.test_gpu_mapping_stage_path import random_graph, random_job, random_servers
 
 READINGS = [(sg, ss) for sg in ("unassigned", "total") for ss in ("heaviest-pair", "from-placed")]
 
@@ -39,13 +40,6 @@ def hidden_groups(rng: np.random.Generator, caps: list[int], sizes: list[int]) -
             pos += t
             left -= t
     return groups
-
-
-def random_graph(rng: np.random.Generator, n: int) -> tuple[list[int], list[int], list[float]]:
-    m = int(rng.integers(0, 3 * n))
-    u, v = rng.integers(0, n, m), rng.integers(0, n, m)
-    w = np.round(rng.exponential(1.0, m), 1) * (rng.random(m) < 0.8)
-    return u.tolist(), v.tolist(), w.tolist()
 
 
 def check_placement(servers: list[int], caps: list[int], groups: list[list[int]]) -> None:
@@ -91,22 +85,27 @@ def test_singleton_groups_and_none_change_nothing() -> None:
         assert heavy_edge_job(job, caps, seed=trial, colocate=[]) == plain
 
 
-def brute_force(n: int, edges: list[tuple[int, int, float]], caps: list[int],
-                groups: list[list[int]]) -> float | None:
-    """The least cut over every placement with each group on one server, or None if none exists."""
-    unit_of = {v: i for i, g in enumerate(groups) for v in g}
-    units = groups + [[v] for v in range(n) if v not in unit_of]
-    best: float | None = None
+def placements(n: int, caps: list[int], groups: list[list[int]]) -> Iterator[list[int]]:
+    """Every placement (the server of each vertex) filling each server exactly, each group on one."""
+    grouped = {v for g in groups for v in g}
+    units = groups + [[v] for v in range(n) if v not in grouped]
     for choice in itertools.product(range(len(caps)), repeat=len(units)):
         load = [0] * len(caps)
         for unit, m in zip(units, choice):
             load[m] += len(unit)
-        if load != caps:
-            continue
-        server = {v: m for unit, m in zip(units, choice) for v in unit}
-        cut = sum(x for a, b, x in edges if server[a] != server[b])
-        best = cut if best is None or cut < best else best
-    return best
+        if load == caps:
+            server = [0] * n
+            for unit, m in zip(units, choice):
+                for v in unit:
+                    server[v] = m
+            yield server
+
+
+def brute_force(n: int, edges: list[tuple[int, int, float]], caps: list[int],
+                groups: list[list[int]]) -> float | None:
+    """The least cut over every placement with each group on one server, or None if none exists."""
+    cuts = [sum(x for a, b, x in edges if server[a] != server[b]) for server in placements(n, caps, groups)]
+    return min(cuts) if cuts else None
 
 
 def test_against_brute_force_on_tiny_instances() -> None:

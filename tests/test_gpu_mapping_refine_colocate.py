@@ -15,7 +15,7 @@ import pytest
 
 from optkit.formulations.gpu_mapping import Cluster, GpuMappingInstance, PipelineJob, evaluate, heavy_edge_job
 from optkit.formulations.gpu_mapping.refine import heavy_edge_refine, refine_mapping
-from tests.test_gpu_mapping_colocate import hidden_groups
+from tests.test_gpu_mapping_colocate import hidden_groups, placements
 from tests.test_gpu_mapping_stage_path import random_job, random_servers
 
 CLUSTER = Cluster(8, 1.25e9, 3e11)
@@ -51,24 +51,9 @@ def test_groups_stay_whole_and_refine_never_loses(objective: str) -> None:
 
 
 def brute_force(inst: GpuMappingInstance, groups: list[list[int]], objective: str) -> float:
-    n, caps = inst.job.n_replicas, list(inst.servers)
-    unit_of = {v: i for i, g in enumerate(groups) for v in g}
-    units = groups + [[v] for v in range(n) if v not in unit_of]
     off = [int(o) for o in inst.job.offsets]
-    best = np.inf
-    for choice in itertools.product(range(len(caps)), repeat=len(units)):
-        load = [0] * len(caps)
-        for unit, m in zip(units, choice):
-            load[m] += len(unit)
-        if load != caps:
-            continue
-        flat = [0] * n
-        for unit, m in zip(units, choice):
-            for v in unit:
-                flat[v] = m
-        a = [flat[x:y] for x, y in zip(off[:-1], off[1:])]
-        best = min(best, evaluate(inst, {"assignment": a}).objectives[objective])
-    return float(best)
+    return min(evaluate(inst, {"assignment": [flat[x:y] for x, y in zip(off[:-1], off[1:])]}).objectives[objective]
+               for flat in placements(inst.job.n_replicas, list(inst.servers), groups))
 
 
 @pytest.mark.parametrize("objective", ["cut", "alpha"])

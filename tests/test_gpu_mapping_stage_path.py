@@ -46,6 +46,14 @@ def random_job(rng: np.random.Generator) -> PipelineJob:
     return PipelineJob.from_dict(d)
 
 
+def random_graph(rng: np.random.Generator, n: int) -> tuple[list[int], list[int], list[float]]:
+    """A random multigraph on n vertices: parallel edges, loops, zero weights, isolated vertices."""
+    m = int(rng.integers(0, 3 * n))
+    u, v = rng.integers(0, n, m), rng.integers(0, n, m)
+    w = np.round(rng.exponential(1.0, m), 1) * (rng.random(m) < 0.8)
+    return u.tolist(), v.tolist(), w.tolist()
+
+
 def random_servers(rng: np.random.Generator, n: int) -> list[int]:
     caps: list[int] = []
     while sum(caps) < n:
@@ -69,13 +77,11 @@ def test_edge_arrays_path_matches_the_earlier_implementation() -> None:
     rng = np.random.default_rng(8)
     for trial in range(200):
         n = int(rng.integers(2, 25))
-        m = int(rng.integers(0, 3 * n))
-        u, v = rng.integers(0, n, m), rng.integers(0, n, m)
-        w = np.round(rng.exponential(1.0, m), 1) * (rng.random(m) < 0.8)
+        u, v, w = random_graph(rng, n)
         caps = random_servers(rng, n)
         sg, ss = READINGS[trial % 4]
-        g = GraphBeforeStages(n, u.tolist(), v.tolist(), w.tolist())
-        assert heavy_edge_arrays(n, u.tolist(), v.tolist(), w.tolist(), caps, seed=trial, single_gpu_weight=sg,
+        g = GraphBeforeStages(n, u, v, w)
+        assert heavy_edge_arrays(n, u, v, w, caps, seed=trial, single_gpu_weight=sg,
                                  server_start=ss) == heavy_edge_before_stages(g, caps, None, trial, sg, ss)
 
 

@@ -462,6 +462,7 @@ def _heavy_edge(graph: _Graph, free_gpus: Sequence[int], rng: np.random.Generato
     def offer(v: int, heap: list[tuple[Any, ...]], done: set[int]) -> None:
         """Push the blocks at v's stage as entries (-weight, lowest vertex, stage) of the stage
         they lead to (once per heap: the entry stands for all that stage's unassigned vertices)."""
+        assert stage_of is not None  # called on a stage graph only
         s = stage_of[v]
         for t, x, key in ((s - 1, block_w[s], 2 * s - 1), (s + 1, block_w[s + 1], 2 * s + 2)):
             if x > 0.0 and key not in done:
