@@ -95,3 +95,25 @@ def test_stage_graph_holds_no_block_edges() -> None:
     g = _prepared(job)
     assert len(g.sorted_edges) == 128 and g.blocks == [(-2.0 * 1e6 / 64, 1)]
     assert len(job.edges[0]) == 64 * 64 + 128
+
+
+def test_the_collector_is_left_as_found() -> None:
+    """Heavy-Edge pauses the cyclic garbage collector while it builds and walks a graph (a speed
+    measure, heavy_edge.py) and must leave it as it found it, also when it raises."""
+    import gc
+
+    from optkit.errors import InputError
+
+    job = random_job(np.random.default_rng(0))
+    assert gc.isenabled()
+    heavy_edge_job(job, [1] * job.n_replicas)
+    assert gc.isenabled()
+    with pytest.raises(InputError):
+        heavy_edge_arrays(3, [0], [1], [1.0], [2, 1], colocate=[[0, 1, 2]])
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        heavy_edge_job(job, [1] * job.n_replicas)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
