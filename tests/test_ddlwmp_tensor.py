@@ -15,7 +15,7 @@ from optkit.formulations.ddlwmp.exact import brute_force, run_cpsat, run_highs
 from optkit.formulations.ddlwmp.generate import generate
 from optkit.formulations.ddlwmp.model import DdlwmpInstance, evaluate
 from optkit.formulations.ddlwmp.online import OnlineScheduler
-from optkit.formulations.ddlwmp.tensor import is_llm, tensor_parallel_of, unit_edges
+from optkit.formulations.ddlwmp.tensor import is_llm, tensor_parallel_of
 from optkit.formulations.gpu_mapping.model import Cluster, GpuMappingInstance, PipelineJob, vertex_times
 from optkit.formulations.gpu_mapping.model import evaluate as gm_evaluate
 from optkit.online import Job
@@ -356,24 +356,29 @@ def test_exact_options_of_a_tensor_parallel_job_never_split_a_replica() -> None:
     assert {o.y for o in opts} == {(4, 0), (2, 2), (0, 4)}
 
 
-def test_unit_graph_and_slice_graph_carry_the_same_replica_level_weight() -> None:
-    """tensor.unit_edges contracts each replica's slices: gpu-mapping's slice graph less the slices'
-    own all-reduce rings (2(t-1)·tp_bytes/t per ring edge, t edges per replica), summed per unit pair."""
-    job = PipelineJob.from_dict({"allreduce": "ring", "stages": [_stage(2, d_out=8e6, h=4e8, tensor_parallel=4,
-                                                                        tp_bytes=1e9),
-                                                                 _stage(2, d_in=8e6, h=2e8, tensor_parallel=4,
-                                                                        tp_bytes=1e9)]}, "m")
-    assert is_llm(job) and job.n_replicas == 16 and tensor_parallel_of(job) == 4
-    uu, uv, wu = unit_edges(job)
-    su, sv, ws = job.edges
-    tp_ring = 4 * 4 * (2 * 3 * 1e9 / 4)  # 4 replicas, a ring of 4 edges each
-    assert ws.sum() == pytest.approx(wu.sum() + tp_ring, rel=1e-12)
-    assert uu.max() < 4 and uv.max() < 4 and (uu < uv).all()
-    for a, b, w in zip(uu.tolist(), uv.tolist(), wu.tolist()):  # each unit edge: its slice edges summed
-        mask = (su // 4 == a) & (sv // 4 == b)
-        assert w == pytest.approx(ws[mask].sum(), rel=1e-12)
-    back = copy.deepcopy(job.to_dict())
-    assert PipelineJob.from_dict(back, "m") == job
+def test_the_placer_maps_a_tensor_parallel_job_by_heavy_edge_with_colocate() -> None:
+    """The COLOCATE wiring point: a policy's placement of a t = 4 job on the servers it chose in units
+    is gpu-mapping's Heavy-Edge with each replica's slices as a ``colocate`` group
+    (colocation.heavy_edge_mapping) on those servers' GPUs, each replica on one server, timed by
+    gpu-mapping's vertex_times; and the round trip of the model through its dict."""
+    from optkit.formulations.ddlwmp.placement import Placer
+    from optkit.formulations.gpu_mapping.colocation import heavy_edge_mapping
+
+    # the slices' all-reduce is light (tp_bytes 1 kB) and the data-parallel rings heavy (h = 4e8 B): the
+    # heaviest edges join slice j of replica 0 to slice j of replica 1, so Heavy-Edge without the groups
+    # would put those pairs together and split every replica over the two servers
+    md = {"allreduce": "ring", "stages": [_stage(2, h=4e8, tensor_parallel=4, tp_bytes=1e3)]}
+    inst = _instance({"m": md}, [{"id": "a", "release": 0, "model": "m", "iterations": 1}], servers=3, g=8)
+    job = inst.models["m"]
+    assert is_llm(job) and job.n_replicas == 8 and tensor_parallel_of(job) == 4
+    placer = Placer(inst.cluster, inst.models, seed=0)
+    p = placer.place_most_free("m", np.array([4, 4, 4]))
+    local = heavy_edge_mapping(job, [4, 4], seed=0)
+    assert p.servers == (0, 1) and p.assignment == [[(0, 1)[m] for m in row] for row in local]
+    flat = [m for row in p.assignment for m in row]
+    assert len(set(flat[:4])) == 1 and len(set(flat[4:])) == 1 and flat[0] != flat[4]
+    assert p.alpha == pytest.approx(float(vertex_times(job, inst.cluster.mapping_cluster, flat).max()), rel=1e-12)
+    assert PipelineJob.from_dict(copy.deepcopy(job.to_dict()), "m") == job
 
 
 def test_bounds_and_estimates_time_a_tensor_parallel_job_by_its_own_eqs() -> None:

@@ -17,9 +17,9 @@ import pytest
 from optkit.errors import InputError
 from optkit.formulations.gpu_mapping import FORMULATION, exact
 from optkit.formulations.gpu_mapping.colocation import (
-    colocation_groups, feasible_mapping, heavy_edge_mapping, heavy_edge_takes_colocate, pack_groups,
+    colocation_groups, feasible_mapping, heavy_edge_mapping, pack_groups,
 )
-from optkit.formulations.gpu_mapping.heavy_edge import heavy_edge_job
+from optkit.formulations.gpu_mapping.heavy_edge import alpha_min_estimate, fewest_servers, heavy_edge_job
 from optkit.formulations.gpu_mapping.llm_generate import llm_instance
 from optkit.formulations.gpu_mapping.model import (
     Cluster, GpuMappingInstance, PipelineJob, Stage, alpha_from_counts, evaluate, job_edge_kinds, routing_matrix,
@@ -234,23 +234,55 @@ def test_colocation_groups_are_the_slices_of_each_replica() -> None:
     assert colocation_groups(job) == [[1, 2, 3], [4, 5, 6]]
 
 
-def test_heavy_edge_on_tensor_parallel_jobs_is_pending_with_a_clear_error() -> None:
-    if heavy_edge_takes_colocate():
-        pytest.skip("heavy_edge_job takes colocate: the xfail test below now passes")
-    inst = GpuMappingInstance.from_dict(llm_instance(0, kind="tp"))
-    with pytest.raises(InputError, match="colocate of heavy_edge_job, issue 37. is pending"):
-        solve(FORMULATION, inst, "heavy-edge", objective="cut")
-
-
-@pytest.mark.xfail(strict=True, reason="Heavy-Edge's colocate keyword (helper llm-heavy, issue 37) is not merged yet; "
-                                       "the lead flips this at the merge")
 def test_heavy_edge_keeps_tensor_slices_together() -> None:
+    """Heavy-Edge and heavy-edge-refine (both objectives) on tensor-parallel jobs: every replica's
+    slices on one server (Heavy-Edge's colocate, wired by colocation.heavy_edge_mapping and
+    refine_mapping), evaluate-feasible, never better than brute force's optimum; alpha~min maps the
+    same way on the fewest servers."""
     for seed in range(4):
         inst = GpuMappingInstance.from_dict(llm_instance(seed, kind="tp"))
-        r = solve(FORMULATION, inst, "heavy-edge", objective="alpha")
-        assert r.status is Status.FEASIBLE and evaluate(inst, r.solution).feasible
-        sv = vertex_servers(inst.job, r.solution["assignment"])
-        assert all(len({int(sv[v]) for v in grp}) == 1 for grp in colocation_groups(inst.job))
+        for algorithm in ("heavy-edge", "heavy-edge-refine"):
+            for objective in ("alpha", "cut"):
+                r = solve(FORMULATION, inst, algorithm, objective=objective, seed=0)
+                ev = evaluate(inst, r.solution)
+                assert r.status is Status.FEASIBLE and ev.feasible, (seed, algorithm, objective, ev.violations)
+                sv = vertex_servers(inst.job, r.solution["assignment"])
+                assert all(len({int(sv[v]) for v in grp}) == 1 for grp in colocation_groups(inst.job))
+                opt, _ = exact.brute_force(inst, objective)
+                assert ev.objectives[objective] >= opt * (1 - 1e-9), (seed, algorithm, objective)
+        servers = fewest_servers(inst.job.n_replicas, inst.cluster.gpus_per_server)
+        est = alpha_min_estimate(inst.job, inst.cluster, seed=0)
+        fewest = GpuMappingInstance(inst.cluster, inst.job, tuple(servers))
+        assert est == evaluate(fewest, {"assignment": heavy_edge_mapping(inst.job, servers, seed=0)}).objectives["alpha"]
+
+
+def test_every_heavy_edge_path_keeps_replicas_whole_where_the_edges_pull_them_apart() -> None:
+    """Two replicas of t = 2 slices with a light slice all-reduce (tp_bytes 1 kB) and heavy
+    data-parallel rings (h = 4e8 B) on servers of 2 and 2 free GPUs: the heaviest edges join slice j
+    of replica 0 to slice j of replica 1, so Heavy-Edge without groups splits both replicas (checked
+    here); every job-level path (heavy-edge, heavy-edge-refine on both objectives, alpha~min on the
+    fewest servers) keeps each replica whole."""
+    job = _job(_stage(replicas=2, tensor_parallel=2, tp_bytes=1e3, param_bytes=4e8))
+    inst = GpuMappingInstance(Cluster(2, 1.25e9, 3e11), job, (2, 2))
+    assert heavy_edge_job(job, [2, 2], seed=0) == [[0, 1, 0, 1]]  # the groups ignored: both replicas split
+    for algorithm in ("heavy-edge", "heavy-edge-refine"):
+        for objective in ("alpha", "cut"):
+            r = solve(FORMULATION, inst, algorithm, objective=objective, seed=0)
+            a = r.solution["assignment"][0]
+            assert a[0] == a[1] and a[2] == a[3] and a[0] != a[2], (algorithm, objective, a)
+            assert evaluate(inst, r.solution).feasible
+    # alpha~min on the fewest servers (g = 2: two servers): the replicas whole, timed by vertex_times
+    whole = evaluate(inst, {"assignment": [[0, 0, 1, 1]]}).objectives["alpha"]
+    assert alpha_min_estimate(job, inst.cluster, seed=0) == whole
+
+
+def test_heavy_edge_refine_refuses_alpha_on_moe_jobs() -> None:
+    inst = GpuMappingInstance.from_dict(llm_instance(0, kind="moe"))
+    with pytest.raises(InputError) as err:
+        solve(FORMULATION, inst, "heavy-edge-refine", objective="alpha")
+    assert err.value.field == "objective" and "expert groups" in err.value.message
+    r = solve(FORMULATION, inst, "heavy-edge-refine", objective="cut", seed=0)
+    assert evaluate(inst, r.solution).feasible
 
 
 # ----------------------------------------------------------------------------- shipped LLM jobs
@@ -274,3 +306,20 @@ def test_shipped_llm_layouts_follow_the_cited_facts() -> None:
     assert [(s.replicas, s.experts) for s in mix.job.stages] == [(2, 8)] * 4 and sum(mix.servers) == 64
     # 46.7B parameters (Jiang et al.: "47B total"), counting the embedding and output layer once each
     assert 46.5e9 < sum(s.param_bytes for s in mix.job.stages) / 2 < 46.9e9
+
+
+def test_place_takes_servers_in_replicas_of_t_and_keeps_slices_together() -> None:
+    """gpu-mapping's place() on a job of t = 2 in every stage: free GPUs 3, 3 and 2 offer one, one and
+    one replica of 2 GPUs; the most-free rule takes the two 3-GPU nodes, 2 GPUs each (by GPUs it would
+    take 3 + 1 and split a replica); each replica's slices on one node; alpha is evaluate's."""
+    from optkit.formulations.gpu_mapping.place import place
+
+    job = _job(_stage(replicas=2, tensor_parallel=2, tp_bytes=1e3, param_bytes=4e8))
+    p = place(job, {"a": 3, "b": 3, "c": 2}, cluster=G4)
+    assert p.ok and p.gpus == {"a": 2, "b": 2}
+    row = p.assignment[0]
+    assert row[0] == row[1] and row[2] == row[3] and row[0] != row[2]
+    local = [[{"a": 0, "b": 1}[n] for n in row]]
+    assert p.alpha == evaluate(GpuMappingInstance(G4, job, (2, 2)), {"assignment": local}).objectives["alpha"]
+    no = place(job, {"a": 3, "b": 1, "c": 1})  # 5 GPUs free, but room for one replica only
+    assert not no.ok and "room for 1 such replicas" in str(no.detail)

@@ -84,7 +84,7 @@ from typing import Any, Sequence
 
 from optkit.formulations.ddlwmp.exact import placement_options
 from optkit.formulations.ddlwmp.model import OBJECTIVES, DdlwmpInstance, slot_ceil
-from optkit.formulations.ddlwmp.tensor import alpha_min_of, is_llm
+from optkit.formulations.ddlwmp.tensor import is_llm
 from optkit.formulations.gpu_mapping.heavy_edge import alpha_min_estimate
 from optkit.formulations.gpu_mapping.model import Cluster, PipelineJob, alpha_max, stage_compute
 from optkit.errors import InputError
@@ -219,8 +219,7 @@ def guarantees(instance: DdlwmpInstance, *, gamma: float | None = None, opt: flo
     amin = _alpha_min_true(instance)
     names = sorted(amin)
     models = instance.models  # a tensor-parallel or MoE job: gpu-mapping's eq. (7) extended (tensor.py)
-    atil = {n: alpha_min_of(models[n], mc, seed=seed) if is_llm(models[n])
-            else alpha_min_estimate(models[n], mc, seed=seed) for n in names}
+    atil = {n: alpha_min_estimate(models[n], mc, seed=seed) for n in names}
     amax = {n: alpha_max(models[n], mc) for n in names}
     g_max = max(instance.gpus(j) for j in jobs)
     rho = max(amax[j.model] / amin[j.model] for j in jobs)

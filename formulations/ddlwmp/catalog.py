@@ -20,8 +20,6 @@ from optkit.formulations.gpu_mapping.heavy_edge import alpha_min_estimate
 from optkit.formulations.gpu_mapping.model import Cluster, PipelineJob
 from optkit.formulations.gpu_mapping.profiles import MODELS, stage_dicts
 
-from .tensor import alpha_min_of, is_llm
-
 __all__ = ["model_catalog", "UNSTATED_BATCH", "check_batch_factor", "model_dict", "AlphaMin", "check_int",
            "pick_model", "cluster_dict"]
 
@@ -74,8 +72,7 @@ class AlphaMin:
     def __call__(self, name: str) -> float:
         if name not in self.cache:
             job = PipelineJob.from_dict(self.models[name], f"models.{name}")  # tensor-parallel / MoE too (tensor.py)
-            self.cache[name] = (alpha_min_of(job, self.cluster, seed=0) if is_llm(job)
-                                else alpha_min_estimate(job, self.cluster, seed=0))
+            self.cache[name] = alpha_min_estimate(job, self.cluster, seed=0)
         return self.cache[name]
 
 

@@ -121,8 +121,6 @@ class Placer:
 
     def alpha_min(self, model: str) -> float:
         a = self._alpha_min.get(model)
-        if a is None and model in self._llm:
-            a = self._alpha_min[model] = self._llm_placer.alpha_min(self.models[model])  # type: ignore[union-attr, arg-type]
         if a is None:
             a = self._alpha_min[model] = alpha_min_estimate(self.models[model], self._mc, seed=self.seed,
                                                             **self.heavy_edge)

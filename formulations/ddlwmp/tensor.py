@@ -45,8 +45,10 @@ that does not divide g would strand ``g mod t`` GPUs of every server the job use
 
 **Placement** (:class:`LlmPlacer`): every policy picks servers in units (a server with f free GPUs
 offers floor(f / t) replicas) by its own rule (:mod:`.placement`) and maps the job by Heavy-Edge
-with each replica's t slices on one server (:func:`heavy_edge_units`, the wiring point marked
-``COLOCATE``); alpha~min is that mapping on the fewest servers (:func:`alpha_min_of`).
+with each replica's t slices on one server (Heavy-Edge's ``colocate``, :func:`heavy_edge_units`);
+alpha~min is gpu-mapping's
+:func:`~optkit.formulations.gpu_mapping.heavy_edge.alpha_min_estimate`, which maps such a job
+the same way on the fewest servers.
 
 **evaluate** (:func:`checked_alpha`): the one-server rule, then alpha by gpu-mapping's function.
 """
@@ -59,13 +61,13 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from optkit.errors import InputError
-from optkit.formulations.gpu_mapping.heavy_edge import fewest_servers, heavy_edge_arrays
+from optkit.formulations.gpu_mapping.colocation import heavy_edge_mapping
 from optkit.formulations.gpu_mapping.model import (
     Cluster, PipelineJob, alpha_of_assignment, colocation_violations, vertex_servers, vertex_times,
 )
 
-__all__ = ["check_model", "tensor_parallel_of", "is_llm", "units_free", "fits", "unit_edges", "heavy_edge_units",
-           "alpha_min_of", "checked_alpha", "LlmPlacer"]
+__all__ = ["check_model", "tensor_parallel_of", "is_llm", "units_free", "fits", "heavy_edge_units", "checked_alpha",
+           "LlmPlacer"]
 
 
 def is_llm(job: PipelineJob) -> bool:
@@ -121,48 +123,17 @@ def fits(free: np.ndarray, gpus: int, t: int) -> bool:
 
 
 # ----------------------------------------------------------------------------- placement
-def unit_edges(job: PipelineJob) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The job graph (gpu-mapping's ``job.edges``: pipeline, data-parallel, tensor-parallel and
-    all-to-all edges) with each replica's t slices contracted into one vertex: unit ``v // t`` of
-    vertex v (the vertices are replica-major and every stage has k_s·t of them), the edges inside a
-    unit (the slices' all-reduce) dropped and parallel edges summed. For t = 1 it is ``job.edges``."""
-    t = tensor_parallel_of(job)
-    u, v, w = job.edges
-    if t == 1:
-        return u, v, w
-    a, b = u // t, v // t
-    keep = a != b
-    acc: dict[tuple[int, int], float] = {}
-    for x, y, z in zip(a[keep].tolist(), b[keep].tolist(), w[keep].tolist()):
-        acc[(x, y)] = acc.get((x, y), 0.0) + z
-    keys = sorted(acc)
-    return (np.array([x for x, _ in keys], dtype=np.int64), np.array([y for _, y in keys], dtype=np.int64),
-            np.array([acc[k] for k in keys], dtype=float))
-
-
 def heavy_edge_units(job: PipelineJob, unit_counts: Sequence[int], *, seed: int | None,
                      heavy_edge: Mapping[str, Any]) -> np.ndarray:
     """The server (local index into ``unit_counts``) of every vertex: Heavy-Edge with
     ``unit_counts[m]`` replicas (t GPUs each) on local server m, each replica's t slices on its
-    server.
-
-    COLOCATE: where gpu-mapping's Heavy-Edge takes ``colocate=`` (issue 37, helper llm-heavy),
-    this maps the slice graph directly with ``colocate`` = the replicas' slices; until then the
-    unit graph (:func:`unit_edges`) is mapped and each unit expanded to its t slices."""
+    server: gpu-mapping's job-level call into Heavy-Edge
+    (:func:`~optkit.formulations.gpu_mapping.colocation.heavy_edge_mapping`, Heavy-Edge's
+    ``colocate`` = every replica's slices) on ``unit_counts[m]·t`` free GPUs. One t per job makes
+    every group t vertices and every server's count a multiple of t, so the groups always fit."""
     t = tensor_parallel_of(job)
-    # COLOCATE: replace the three lines below by gpu-mapping's heavy_edge_job(..., colocate=...) (docstring)
-    u, v, w = unit_edges(job)
-    unit_srv = heavy_edge_arrays(job.n_replicas // t, u, v, w, list(unit_counts), seed=seed, **heavy_edge)
-    return np.repeat(np.asarray(unit_srv, dtype=np.int64), t)
-
-
-def alpha_min_of(job: PipelineJob, cluster: Cluster, *, seed: int | None = None, **heavy_edge: Any) -> float:
-    """alpha~min of a tensor-parallel or MoE job (Sec. IV-B's estimate in units): Heavy-Edge
-    (:func:`heavy_edge_units`) on the fewest servers that hold its replicas (g/t replicas a server,
-    all full but the last), timed by gpu-mapping's eq. (7) extended (``vertex_times``)."""
-    t = tensor_parallel_of(job)
-    counts = fewest_servers(job.n_replicas // t, cluster.gpus_per_server // t)
-    return float(vertex_times(job, cluster, heavy_edge_units(job, counts, seed=seed, heavy_edge=heavy_edge)).max())
+    assignment = heavy_edge_mapping(job, [int(c) * t for c in unit_counts], seed=seed, **heavy_edge)
+    return vertex_servers(job, assignment)
 
 
 def checked_alpha(job: PipelineJob, cluster: Cluster, assignment: Sequence[Sequence[int]]) -> tuple[str | None, float]:
@@ -181,16 +152,13 @@ class LlmPlacer:
     """The placements of one instance's tensor-parallel and MoE jobs, for :class:`.placement.Placer`:
     servers chosen in units (``choose(free // t, K)`` with the policy's rule), Heavy-Edge with each
     replica's slices together (:func:`heavy_edge_units`), cached per (model, unit counts) as the
-    Placer caches plain jobs."""
+    Placer caches plain jobs. alpha~min and alpha_max are the Placer's (gpu-mapping's functions)."""
 
     def __init__(self, cluster: Cluster, seed: int | None, heavy_edge: Mapping[str, Any]) -> None:
         self.cluster = cluster
         self.seed = seed
         self.heavy_edge = dict(heavy_edge)
         self._maps: dict[tuple[str, tuple[int, ...]], tuple[np.ndarray, float]] = {}
-
-    def alpha_min(self, job: PipelineJob) -> float:
-        return alpha_min_of(job, self.cluster, seed=self.seed, **self.heavy_edge)
 
     def place(self, name: str, job: PipelineJob, servers: np.ndarray, unit_counts: np.ndarray
               ) -> tuple[list[list[int]], float, tuple[int, ...], tuple[int, ...]]:

@@ -49,7 +49,7 @@ def _run_heavy_edge(instance: GpuMappingInstance, *, objective: str, time_limit:
     runs in milliseconds."""
     check_time_limit(time_limit, problem=PROBLEM)
     # through colocation.heavy_edge_mapping: the paper's jobs exactly as heavy_edge_job; tensor-parallel
-    # jobs with their slices kept together (keyword colocate), an InputError until Heavy-Edge takes it
+    # jobs with their slices kept together (Heavy-Edge's keyword colocate)
     assignment = heavy_edge_mapping(instance.job, instance.servers, seed=seed, single_gpu_weight=single_gpu_weight,
                                     server_start=server_start)
     return Result(Status.FEASIBLE, solution={"assignment": assignment})

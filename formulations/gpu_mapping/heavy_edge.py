@@ -90,7 +90,10 @@ from optkit.errors import InputError
 from optkit.readings import check_reading
 from optkit.validation import check_seed, checked_arguments, integer
 
-from .model import PROBLEM, Cluster, PipelineJob, alpha_from_counts, double_binary_tree_edges, stage_counts
+from .model import (
+    PROBLEM, Cluster, PipelineJob, alpha_from_counts, alpha_of_assignment, double_binary_tree_edges, replica_groups,
+    stage_counts,
+)
 from .readings import READINGS
 
 if TYPE_CHECKING:  # heavy_edge takes a networkx graph; the array paths never import networkx
@@ -922,7 +925,10 @@ def fewest_servers(n_gpus: int, gpus_per_server: int) -> list[int]:
 def alpha_min_estimate(job: PipelineJob, cluster: Cluster, *, seed: int | None = None,
                        single_gpu_weight: str = "unassigned", server_start: str = "heaviest-pair") -> float:
     """alpha~_i^min (Sec. IV-B): the job on the fewest servers (all full but the last), mapped by
-    Heavy-Edge (readings ``single_gpu_weight``, ``server_start``), timed by eq. (7).
+    Heavy-Edge (readings ``single_gpu_weight``, ``server_start``), timed by eq. (7). A job with
+    tensor-parallel or MoE stages (Sec. VI): Heavy-Edge with ``colocate`` = each tensor-parallel
+    replica's slices (:func:`.model.replica_groups`), timed by eq. (7) extended
+    (:func:`.model.alpha_of_assignment`).
 
     References
     ----------
@@ -953,5 +959,10 @@ def alpha_min_estimate(job: PipelineJob, cluster: Cluster, *, seed: int | None =
     if not isinstance(cluster, Cluster):
         raise InputError("cluster", f"must be a gpu-mapping Cluster, got {type(cluster).__name__}", problem=PROBLEM)
     servers = fewest_servers(job.n_replicas, cluster.gpus_per_server)
+    if not job.is_plain:  # Sec. VI: each tensor-parallel replica's slices on one server; eq. (7) extended
+        groups = replica_groups(job)
+        assignment = heavy_edge_job(job, servers, seed=seed, single_gpu_weight=single_gpu_weight,
+                                    server_start=server_start, colocate=groups or None)
+        return alpha_of_assignment(job, cluster, assignment)
     assignment = heavy_edge_job(job, servers, seed=seed, single_gpu_weight=single_gpu_weight, server_start=server_start)
     return alpha_from_counts(job, cluster, stage_counts(job, assignment, len(servers)))

@@ -99,7 +99,7 @@ from .stage_dp import DEFAULT_STAGE_NODES, MAX_STAGE_REPLICAS, stage_dfs_alpha
 from .heavy_edge import colocation_groups, heavy_edge_job
 from .model import (
     PROBLEM, GpuMappingInstance, PipelineJob, alpha_from_counts, assignment_from_vertex_servers, cut_weight,
-    stage_times, vertex_servers,
+    replica_groups, stage_times, vertex_servers,
 )
 
 __all__ = ["heavy_edge_refine", "refine_mapping", "run_heavy_edge_refine", "kl_cut", "alpha_kl",
@@ -534,7 +534,11 @@ def refine_mapping(instance: GpuMappingInstance, *, objective: str = "cut", seed
 
     ``colocate``: groups of vertex indices that must each stay on one server (Heavy-Edge's
     keyword, :mod:`.heavy_edge`); the searches then move whole groups only (module docstring,
-    "Co-location"), and the exact count searches do not run.
+    "Co-location"), and the exact count searches do not run. ``None`` on a job with
+    tensor-parallel stages means the job's own groups, each replica's slices
+    (:func:`.model.replica_groups`, Sec. VI's one-server rule). A job with MoE stages takes
+    ``cut`` only: its alpha depends on which expert groups share a server, which the count-based
+    alpha searches do not see (:class:`InputError` naming ``objective``).
 
     ``exact_states`` (alpha only): when the job's count space ``prod_s (k_s + 1)`` has at most
     this many states, the count matrix is the exact optimum of :mod:`.count_dp` instead of the
@@ -583,6 +587,13 @@ def refine_mapping(instance: GpuMappingInstance, *, objective: str = "cut", seed
     t0 = time.perf_counter()
     deadline = None if time_limit is None else t0 + time_limit
     job, cluster = instance.job, instance.cluster
+    if objective == "alpha" and job.has_experts:
+        raise InputError("objective", "alpha is not searched by heavy-edge-refine on a job with MoE stages: its "
+                         "alpha depends on which expert groups share a server, and the refinement's alpha searches "
+                         "count replicas per server; use heavy-edge, cpsat or brute-force, or objective cut",
+                         problem=PROBLEM)
+    if colocate is None and not job.is_plain:  # Sec. VI: each tensor-parallel replica's slices on one server
+        colocate = replica_groups(job) or None
     k = len(instance.servers)
     start = heavy_edge_job(job, instance.servers, seed=seed, colocate=colocate)
     sv0 = vertex_servers(job, start)
