@@ -170,15 +170,8 @@ def test_check_algorithm_passes(problem: str, algorithm: str) -> None:
 
 LLM_INSTANCES = ("llm-tp-s0", "llm-tp-s1", "llm-moe-s0", "llm-moe-s2", "llm-mixed-s1")
 """gpu-mapping jobs with tensor-parallel and MoE stages (issue 37), from the ``llm-small`` suite
-(:mod:`optkit.formulations.gpu_mapping.llm_generate`): not in ``default_cases`` until every
-gpu-mapping algorithm maps them (Heavy-Edge's co-location is pending)."""
-LLM_PENDING = {
-    "heavy-edge": "Heavy-Edge's colocate keyword (helper llm-heavy, issue 37) is not merged: tensor-parallel jobs are "
-                  "refused with an InputError saying so",
-    "heavy-edge-refine": "refine (helper llm-heavy) neither keeps tensor slices together nor times MoE stages yet",
-}
-"""Algorithms that do not pass on :data:`LLM_INSTANCES` yet, with the reason (strict xfail: the
-lead removes an entry when its work is merged)."""
+(:mod:`optkit.formulations.gpu_mapping.llm_generate`), checked for every gpu-mapping algorithm by
+:func:`test_check_algorithm_passes_on_llm_jobs` (kept out of ``default_cases``)."""
 
 
 @lru_cache(maxsize=None)
@@ -189,9 +182,7 @@ def _llm_instances() -> tuple[Any, ...]:
     return tuple(registry.get("gpu-mapping").instance_from_dict(built[name]) for name in LLM_INSTANCES)
 
 
-@pytest.mark.parametrize("algorithm", [
-    pytest.param(a, marks=[pytest.mark.xfail(strict=True, reason=LLM_PENDING[a])] if a in LLM_PENDING else [])
-    for a in registry.get("gpu-mapping").algorithms])
+@pytest.mark.parametrize("algorithm", list(registry.get("gpu-mapping").algorithms))
 def test_check_algorithm_passes_on_llm_jobs(algorithm: str) -> None:
     """Every check of :func:`optkit.testing.check_algorithm` on jobs with tensor-parallel and MoE
     stages (:data:`LLM_INSTANCES`): exact algorithms prove the optimum or refuse (the MILP refuses

@@ -99,11 +99,11 @@ from .stage_dp import DEFAULT_STAGE_NODES, MAX_STAGE_REPLICAS, stage_dfs_alpha
 from .heavy_edge import colocation_groups, heavy_edge_job
 from .model import (
     PROBLEM, GpuMappingInstance, PipelineJob, alpha_from_counts, assignment_from_vertex_servers, cut_weight,
-    replica_groups, stage_times, vertex_servers,
+    replica_groups, stage_times, vertex_servers, vertex_times,
 )
 
 __all__ = ["heavy_edge_refine", "refine_mapping", "run_heavy_edge_refine", "kl_cut", "alpha_kl",
-           "leximax_key", "unit_alpha_descent"]
+           "leximax_key", "unit_alpha_descent", "vertex_alpha_descent"]
 
 OBJECTIVES = ("cut", "alpha")
 _QUANTUM = 1e-12
@@ -494,6 +494,47 @@ def unit_alpha_descent(job: PipelineJob, cluster: Any, unit_servers: np.ndarray,
     return sv, moves
 
 
+def vertex_alpha_descent(job: PipelineJob, cluster: Any, sv: np.ndarray, groups: list[list[int]], *,
+                         lex_depth: int = 8, deadline: float | None = None) -> tuple[np.ndarray, int]:
+    """Steepest descent on the truncated leximax order of the vertices' beta
+    (:func:`.model.vertex_times`: eq. (7) extended, Sec. VI) by swaps of two placement units of
+    equal size on different servers (each ``groups`` entry a unit, every other vertex a unit of
+    one), so every server keeps its count and every group its server; each move is the
+    leximax-best such swap, taken only when strictly better (alpha never rises; the search ends).
+    For a job with MoE stages, whose alpha depends on which expert groups share a server and not
+    only on the counts. O(U^2) calls of ``vertex_times`` per move (U units). Returns the
+    vertices' servers and the moves made."""
+    units, unit_of = _units(len(sv), groups)
+    sv = np.asarray(sv, dtype=np.int64).copy()
+    size = np.array([len(u) for u in units])
+    beta = vertex_times(job, cluster, sv)
+    quantum = _QUANTUM * max(float(beta.max()), 1e-300)
+    depth = max(1, min(int(lex_depth), len(sv)))
+    cur = leximax_key(beta, quantum, depth)
+    moves = 0
+    while deadline is None or time.perf_counter() <= deadline:
+        best: tuple[np.ndarray, int, int] | None = None
+        for a_ in range(len(units)):
+            for b_ in range(a_ + 1, len(units)):
+                m_a, m_b = int(sv[units[a_][0]]), int(sv[units[b_][0]])
+                if size[a_] != size[b_] or m_a == m_b:
+                    continue
+                trial = sv.copy()
+                trial[units[a_]] = m_b
+                trial[units[b_]] = m_a
+                key = leximax_key(vertex_times(job, cluster, trial), quantum, depth)
+                if best is None or _lex_better(key, best[0]):
+                    best = (key, a_, b_)
+        if best is None or not _lex_better(best[0], cur):
+            break
+        cur, a_, b_ = best
+        m_a, m_b = int(sv[units[a_][0]]), int(sv[units[b_][0]])
+        sv[units[a_]] = m_b
+        sv[units[b_]] = m_a
+        moves += 1
+    return sv, moves
+
+
 def _refine_units(job: PipelineJob, cluster: Any, sv0: np.ndarray, k: int, groups: list[list[int]], objective: str,
                   *, max_passes: int, polish: bool, lex_depth: int,
                   deadline: float | None) -> tuple[np.ndarray, dict[str, Any]]:
@@ -536,9 +577,10 @@ def refine_mapping(instance: GpuMappingInstance, *, objective: str = "cut", seed
     keyword, :mod:`.heavy_edge`); the searches then move whole groups only (module docstring,
     "Co-location"), and the exact count searches do not run. ``None`` on a job with
     tensor-parallel stages means the job's own groups, each replica's slices
-    (:func:`.model.replica_groups`, Sec. VI's one-server rule). A job with MoE stages takes
-    ``cut`` only: its alpha depends on which expert groups share a server, which the count-based
-    alpha searches do not see (:class:`InputError` naming ``objective``).
+    (:func:`.model.replica_groups`, Sec. VI's one-server rule). On ``alpha``, a job with MoE
+    stages (whose alpha depends on which expert groups share a server, not only on the counts the
+    other alpha searches see) takes :func:`vertex_alpha_descent` instead, timed by
+    :func:`.model.vertex_times`; the final check times such jobs by ``vertex_times`` too.
 
     ``exact_states`` (alpha only): when the job's count space ``prod_s (k_s + 1)`` has at most
     this many states, the count matrix is the exact optimum of :mod:`.count_dp` instead of the
@@ -587,11 +629,6 @@ def refine_mapping(instance: GpuMappingInstance, *, objective: str = "cut", seed
     t0 = time.perf_counter()
     deadline = None if time_limit is None else t0 + time_limit
     job, cluster = instance.job, instance.cluster
-    if objective == "alpha" and job.has_experts:
-        raise InputError("objective", "alpha is not searched by heavy-edge-refine on a job with MoE stages: its "
-                         "alpha depends on which expert groups share a server, and the refinement's alpha searches "
-                         "count replicas per server; use heavy-edge, cpsat or brute-force, or objective cut",
-                         problem=PROBLEM)
     if colocate is None and not job.is_plain:  # Sec. VI: each tensor-parallel replica's slices on one server
         colocate = replica_groups(job) or None
     k = len(instance.servers)
@@ -602,12 +639,17 @@ def refine_mapping(instance: GpuMappingInstance, *, objective: str = "cut", seed
     def value(sv: np.ndarray) -> float:
         if objective == "cut":
             return cut_weight(job, sv)
+        if not job.is_plain:  # eq. (7) extended (Sec. VI), the function evaluate times such a job with
+            return float(vertex_times(job, cluster, sv).max())
         x = np.zeros((len(job.stages), k), dtype=np.int64)
         np.add.at(x, (job.vertex_stage, sv), 1)
         return alpha_from_counts(job, cluster, x)
 
     info: dict[str, Any] = {"objective_name": objective}
-    if groups:
+    if objective == "alpha" and job.has_experts:  # alpha depends on which expert groups share a server
+        sv, moves = vertex_alpha_descent(job, cluster, sv0, groups, lex_depth=lex_depth, deadline=deadline)
+        info.update(passes=0, moves=moves, exact_counts=False, stage_search="not run")
+    elif groups:
         sv, unit_info = _refine_units(job, cluster, sv0, k, groups, objective, max_passes=max_passes, polish=polish,
                                       lex_depth=lex_depth, deadline=deadline)
         info.update(unit_info)
