@@ -893,10 +893,14 @@ def evaluate(instance: GpuMappingInstance, solution: Mapping[str, Any]) -> Evalu
     if not job.is_plain:
         return _evaluate_vertices(instance, assignment, x)
     beta = stage_times(job, instance.cluster, x)
-    flat = np.where(np.isnan(beta), -np.inf, beta)
+    return _measured(np.where(np.isnan(beta), -np.inf, beta), cut_weight(job, vertex_servers(job, assignment)), x)
+
+
+def _measured(flat: np.ndarray, cut: float, x: np.ndarray) -> Evaluation:
+    """The evaluation of a feasible mapping from beta[s, m] (``-inf`` where stage s is not on m),
+    its cut and its counts: alpha and the bottleneck (first in stage-then-server order)."""
     s_star, m_star = np.unravel_index(int(np.argmax(flat)), flat.shape)
     alpha = float(flat[s_star, m_star])
-    cut = cut_weight(job, vertex_servers(job, assignment))
     metrics = {
         "cut_bytes": cut,
         "alpha_s": alpha,
@@ -932,14 +936,4 @@ def _evaluate_vertices(instance: GpuMappingInstance, assignment: list[list[int]]
     beta_v = vertex_times(job, instance.cluster, sv)
     flat = np.full((len(job.stages), len(instance.servers)), -np.inf)
     np.maximum.at(flat, (job.vertex_stage, sv), beta_v)
-    s_star, m_star = np.unravel_index(int(np.argmax(flat)), flat.shape)
-    alpha = float(flat[s_star, m_star])
-    cut = cut_weight(job, sv)
-    metrics = {
-        "cut_bytes": cut,
-        "alpha_s": alpha,
-        "bottleneck_stage": int(s_star),
-        "bottleneck_server": int(m_star),
-        "servers_per_stage": [int(c) for c in (x > 0).sum(axis=1)],
-    }
-    return Evaluation(feasible=True, objectives={"cut": cut, "alpha": alpha}, metrics=metrics)
+    return _measured(flat, cut_weight(job, sv), x)
