@@ -293,3 +293,18 @@ def test_exact_models_where_activations_decide(servers: tuple[int, ...]) -> None
                   exact.run_highs(inst, objective=objective, seed=0)):
             assert r.status is Status.OPTIMAL and _close(r.bound, want), (objective, r.bound, want)
             assert _close(evaluate(inst, r.solution).objectives[objective], want)
+
+
+def test_place_times_an_moe_job_by_its_vertices() -> None:
+    """place() maps through heavy_edge_mapping and times a job with MoE stages by vertex_times:
+    its alpha is evaluate's on the same mapping."""
+    from optkit.formulations.gpu_mapping import place
+
+    inst = GpuMappingInstance.from_dict(llm_instance(2, kind="moe"))
+    free = {f"node{m}": c for m, c in enumerate(inst.servers)}
+    p = place(inst.job, free, cluster=inst.cluster, seed=0)
+    assert p.ok and p.alpha is not None
+    index = {node: m for m, node in enumerate(p.gpus)}
+    mapped = GpuMappingInstance(inst.cluster, inst.job, tuple(p.gpus.values()))
+    ev = evaluate(mapped, {"assignment": [[index[n] for n in row] for row in p.assignment]})
+    assert ev.feasible and _close(ev.objectives["alpha"], p.alpha)

@@ -30,8 +30,8 @@ import numpy as np
 from optkit.errors import InputError
 from optkit.validation import checked_arguments, distinct_keys
 
-from .heavy_edge import heavy_edge_job
-from .model import Cluster, PipelineJob, alpha_from_counts, stage_counts
+from .colocation import heavy_edge_mapping
+from .model import Cluster, PipelineJob, alpha_from_counts, alpha_of_assignment, stage_counts
 
 __all__ = ["JobPlacement", "SERVER_CHOICES", "choose_servers", "place"]
 
@@ -219,9 +219,12 @@ def place(job: PipelineJob, free: Mapping[N, int], *, cluster: Cluster | None = 
         return JobPlacement(False, reason="too-few-free-gpus",
                             detail=f"the job needs {need} GPUs, the nodes have {have} free")
     nodes: Sequence[N] = list(chosen)
-    servers = heavy_edge_job(job, [chosen[n] for n in nodes], seed=seed, single_gpu_weight=single_gpu_weight,
-                             server_start=server_start)
+    # through colocation.heavy_edge_mapping: heavy_edge_job itself for the paper's jobs; tensor-parallel
+    # jobs with each replica's slices kept on one server (Heavy-Edge's colocate, issue 37)
+    servers = heavy_edge_mapping(job, [chosen[n] for n in nodes], seed=seed, single_gpu_weight=single_gpu_weight,
+                                 server_start=server_start)
     alpha = None
     if cluster is not None:
-        alpha = alpha_from_counts(job, cluster, stage_counts(job, servers, len(nodes)))
+        alpha = alpha_from_counts(job, cluster, stage_counts(job, servers, len(nodes))) if job.is_plain \
+            else alpha_of_assignment(job, cluster, servers)
     return JobPlacement(True, [[nodes[m] for m in row] for row in servers], dict(chosen), alpha)
