@@ -29,7 +29,28 @@ __all__ = ["colocation_groups", "heavy_edge_takes_colocate", "heavy_edge_mapping
 def colocation_groups(job: PipelineJob) -> list[list[int]]:
     """Groups of vertex indices that must land on one server: the t slices of every replica of a
     tensor-parallel stage (:func:`.model.replica_groups`); empty for the paper's jobs and MoE
-    stages (expert groups may be apart: their token routing is a weighted edge, not a rule)."""
+    stages (expert groups may be apart: their token routing is a weighted edge, not a rule).
+
+    References
+    ----------
+    Luo et al., A-SRPT paper, Sec. VI: "all tensor slices of a layer must reside within a single
+    server".
+
+    Notes
+    -----
+    Guarantee: exact (every tensor-parallel replica's vertices, nothing else).
+
+    Units: vertex indices (``offsets[s] + r*t + j``).
+
+    Examples
+    --------
+    >>> from optkit.formulations.gpu_mapping import PipelineJob
+    >>> job = PipelineJob.from_dict({"allreduce": "ring", "stages": [
+    ...     {"replicas": 2, "fwd_time": 0.01, "bwd_time": 0.02, "in_bytes": 0, "out_bytes": 0,
+    ...      "param_bytes": 1e8, "tensor_parallel": 2, "tp_bytes": 1e9}]})
+    >>> colocation_groups(job)
+    [[0, 1], [2, 3]]
+    """
     return replica_groups(job)
 
 
@@ -46,6 +67,27 @@ def heavy_edge_mapping(job: PipelineJob, free_gpus: Sequence[int], *, seed: int 
 
     Raises :class:`InputError` (field ``job``) for a job with tensor-parallel stages while
     ``heavy_edge_job`` does not take ``colocate`` yet.
+
+    References
+    ----------
+    Luo et al., A-SRPT paper, Sec. IV-B (Heavy-Edge) and Sec. VI ("To adapt Heavy-Edge for tensor
+    parallelism ... all tensor slices of a layer must reside within a single server").
+
+    Notes
+    -----
+    Guarantee: none proven (Heavy-Edge's); with ``colocate`` every group on one server.
+
+    Units: ``free_gpus`` in GPUs; the job's edge weights in bytes per iteration.
+
+    Examples
+    --------
+    >>> from optkit.formulations.gpu_mapping import PipelineJob
+    >>> stage = {"fwd_time": 0.01, "bwd_time": 0.02, "param_bytes": 1e8}
+    >>> job = PipelineJob.from_dict({"allreduce": "ring", "stages": [
+    ...     {**stage, "replicas": 2, "in_bytes": 0, "out_bytes": 4e6},
+    ...     {**stage, "replicas": 2, "in_bytes": 4e6, "out_bytes": 0}]})
+    >>> heavy_edge_mapping(job, [2, 2])
+    [[0, 0], [1, 1]]
     """
     groups = colocation_groups(job)
     if not groups:
