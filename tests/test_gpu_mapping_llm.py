@@ -308,3 +308,34 @@ def test_place_times_an_moe_job_by_its_vertices() -> None:
     mapped = GpuMappingInstance(inst.cluster, inst.job, tuple(p.gpus.values()))
     ev = evaluate(mapped, {"assignment": [[index[n] for n in row] for row in p.assignment]})
     assert ev.feasible and _close(ev.objectives["alpha"], p.alpha)
+
+
+# ----------------------------------------------------------------------------- optkit.testing strategies
+def test_strategies_draw_tensor_parallel_and_moe_jobs_the_exact_solvers_agree_on() -> None:
+    """``instances("gpu-mapping", max_tensor_parallel=..., max_experts=...)`` draws valid, feasible
+    jobs with both kinds of stage (each kind seen); on every draw CP-SAT proves brute force's
+    optimum. With the default limits no such stage is drawn (the paper's jobs, as before)."""
+    from hypothesis import given, settings
+
+    from optkit.testing import strategies
+
+    seen = {"tp": 0, "moe": 0}
+
+    @settings(max_examples=12, deadline=None, derandomize=True)
+    @given(strategies.instances("gpu-mapping", max_replicas=6, max_tensor_parallel=3, max_experts=3))
+    def check(inst: GpuMappingInstance) -> None:
+        seen["tp"] += any(s.tensor_parallel > 1 for s in inst.job.stages)
+        seen["moe"] += inst.job.has_experts
+        want, _ = exact.brute_force(inst, "alpha")
+        r = exact.run_cpsat(inst, objective="alpha", seed=0, workers=1)
+        assert r.status is Status.OPTIMAL and _close(evaluate(inst, r.solution).objectives["alpha"], want)
+
+    check()
+    assert seen["tp"] and seen["moe"], seen
+
+    @settings(max_examples=10, deadline=None, derandomize=True)
+    @given(strategies.instances("gpu-mapping"))
+    def plain(inst: GpuMappingInstance) -> None:
+        assert inst.job.is_plain
+
+    plain()
