@@ -647,18 +647,8 @@ def stage_times(job: PipelineJob, cluster: Cluster, counts: np.ndarray) -> np.nd
     b_inter, b_intra = cluster.inter_bandwidth, cluster.intra_bandwidth
     k = job.replicas.astype(float)[:, None]
     comp = np.array([s.fwd_time + s.bwd_time for s in job.stages])[:, None]
-    d_in = np.array([s.in_bytes for s in job.stages])[:, None]
-    d_out = np.array([s.out_bytes for s in job.stages])[:, None]
     h = np.array([s.param_bytes for s in job.stages])[:, None]
-    inter = np.zeros_like(x)
-    intra = np.zeros_like(x)
-    if n_st > 1:
-        prev_x, prev_k = x[:-1], k[:-1]
-        inter[1:] += 2.0 * d_in[1:] * (prev_k - prev_x) / prev_k
-        intra[1:] += 2.0 * d_in[1:] * prev_x / prev_k
-        next_x, next_k = x[1:], k[1:]
-        inter[:-1] += 2.0 * d_out[:-1] * (next_k - next_x) / next_k
-        intra[:-1] += 2.0 * d_out[:-1] * next_x / next_k
+    inter, intra = _pipeline_bytes(job, x, k)
     comm = g * inter / b_inter + intra / b_intra
     ar_data = 2.0 * (k - 1.0) * h / k
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -666,6 +656,23 @@ def stage_times(job: PipelineJob, cluster: Cluster, counts: np.ndarray) -> np.nd
     allreduce = np.where(k == 1.0, 0.0, allreduce)
     beta = comp + comm + allreduce
     return np.where(x > 0, beta, np.nan)
+
+
+def _pipeline_bytes(job: PipelineJob, x: np.ndarray, k: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Eq. (5)'s data of one replica of stage s on server m (replica counts x, k as columns): to
+    and from the neighbouring stages' replicas on other servers (``inter``) and on m (``intra``)."""
+    d_in = np.array([s.in_bytes for s in job.stages])[:, None]
+    d_out = np.array([s.out_bytes for s in job.stages])[:, None]
+    inter = np.zeros_like(x)
+    intra = np.zeros_like(x)
+    if len(job.stages) > 1:
+        prev_x, prev_k = x[:-1], k[:-1]
+        inter[1:] += 2.0 * d_in[1:] * (prev_k - prev_x) / prev_k
+        intra[1:] += 2.0 * d_in[1:] * prev_x / prev_k
+        next_x, next_k = x[1:], k[1:]
+        inter[:-1] += 2.0 * d_out[:-1] * (next_k - next_x) / next_k
+        intra[:-1] += 2.0 * d_out[:-1] * next_x / next_k
+    return inter, intra
 
 
 def stage_compute(job: PipelineJob, cluster: Cluster) -> np.ndarray:
@@ -714,16 +721,8 @@ def _tp_stage_times(job: PipelineJob, cluster: Cluster, counts: np.ndarray) -> n
     t = job.units.astype(float)[:, None]
     x = X / t
     k = job.replicas.astype(float)[:, None]
-    d_in = np.array([s.in_bytes for s in job.stages])[:, None]
-    d_out = np.array([s.out_bytes for s in job.stages])[:, None]
     h = np.array([s.param_bytes for s in job.stages])[:, None]
-    inter = np.zeros_like(x)
-    intra = np.zeros_like(x)
-    if n_st > 1:
-        inter[1:] += 2.0 * d_in[1:] * (k[:-1] - x[:-1]) / k[:-1]
-        intra[1:] += 2.0 * d_in[1:] * x[:-1] / k[:-1]
-        inter[:-1] += 2.0 * d_out[:-1] * (k[1:] - x[1:]) / k[1:]
-        intra[:-1] += 2.0 * d_out[:-1] * x[1:] / k[1:]
+    inter, intra = _pipeline_bytes(job, x, k)
     comm = (g * inter / b_inter + intra / b_intra) / t
     ar_data = 2.0 * (k - 1.0) * h / (k * t)
     with np.errstate(divide="ignore", invalid="ignore"):
