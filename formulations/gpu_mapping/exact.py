@@ -266,15 +266,7 @@ def coefficients(instance: GpuMappingInstance) -> Coefficients:
         cprev.append(bp)
         cnext.append(bn)
         data = 2.0 * (k[s] - 1) * st[s].param_bytes / k[s]      # eq. (6)
-        row = [0.0]
-        for v in range(1, k[s] + 1):
-            if k[s] == 1:
-                row.append(0.0)
-            elif v == k[s]:
-                row.append(data / ba)
-            else:
-                row.append(data * g / (v * bi))
-        ar.append(tuple(row))
+        ar.append(_allreduce_row(k[s], data, g, ba, bi, 1))
     pair = [0.0] + [2.0 * st[s - 1].out_bytes / k[s] for s in range(1, S)]
     ring, tree, span_w, span_n = [], [], [], []
     for s in range(S):
@@ -306,6 +298,20 @@ def coefficients(instance: GpuMappingInstance) -> Coefficients:
     needs = tuple(c not in sums for c in caps)
     return Coefficients(k, caps, upper, tuple(base), tuple(cprev), tuple(cnext), tuple(ar),
                          tuple(pair), tuple(ring), tuple(tree), tuple(span_w), tuple(span_n), needs)
+
+
+def _allreduce_row(k: int, data: float, g: float, ba: float, bi: float, t: int) -> tuple[float, ...]:
+    """AR_s(v), v = 0..k (eq. 6): ``data/B_intra`` at v = k, ``data·g/(t·v·B_inter)`` below (the
+    stage's t·v GPUs share the NIC; t = 1 for the paper's jobs), 0 when k = 1; AR_s(0) = 0 unused."""
+    row = [0.0]
+    for v in range(1, k + 1):
+        if k == 1:
+            row.append(0.0)
+        elif v == k:
+            row.append(data / ba)
+        else:
+            row.append(data * g / (t * v * bi))
+    return tuple(row)
 
 
 def _tp_coefficients(instance: GpuMappingInstance) -> Coefficients:
@@ -341,15 +347,7 @@ def _tp_coefficients(instance: GpuMappingInstance) -> Coefficients:
         cprev.append(bp)
         cnext.append(bn)
         data = 2.0 * (k[s] - 1) * st[s].param_bytes / (k[s] * t[s])   # eq. (6), a slice's bytes
-        row = [0.0]
-        for v in range(1, k[s] + 1):
-            if k[s] == 1:
-                row.append(0.0)
-            elif v == k[s]:
-                row.append(data / ba)
-            else:
-                row.append(data * g / (t[s] * v * bi))
-        ar.append(tuple(row))
+        ar.append(_allreduce_row(k[s], data, g, ba, bi, t[s]))
     upper = tuple(tuple(min(ks, c // ts) for c in caps) for ks, ts in zip(k, t))
     sums = {0}
     for ks, ts in zip(k, t):

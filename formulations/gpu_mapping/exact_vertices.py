@@ -15,8 +15,11 @@ cut
 * pipeline edges (every vertex of s-1 to every vertex of s, one weight ``w'_s``): the pairs on a
   common server are ``sum_m X[s-1,m] X[s,m]`` (``AddMultiplicationEquality``), so their cut is
   ``w'_s (V_{s-1} V_s - sum_m X[s-1,m] X[s,m])``, as in the count model;
-* every other edge (data-parallel all-reduce, token routing; tensor-parallel edges join the slices
-  of one unit and are never cut) gets ``e_ab >= y[ua, m] - y[ub, m]`` for every m (the clause
+* the a2a edges of an MoE replica under uniform routing all weigh ``w = 2 expert_bytes / e^2``:
+  with ``N[m]`` its groups on server m (an integer per server), their cut is
+  ``(w/2) (e^2 - sum_m N[m]^2)`` (the pairs apart), squares by ``AddMultiplicationEquality``;
+* every other edge (data-parallel all-reduce, skewed token routing; tensor-parallel edges join the
+  slices of one unit and are never cut) gets ``e_ab >= y[ua, m] - y[ub, m]`` for every m (the clause
   ``not y[ua,m] or y[ub,m] or e_ab``), charged ``w_ab e_ab``: if a and b are apart, a's server
   forces e_ab = 1; together, minimisation sets it to 0.
 
@@ -129,11 +132,34 @@ def build_vertex_model(instance: GpuMappingInstance, objective: str, *, upper_bo
                 md.AddMultiplicationEquality(prod, [X[s - 1, m], X[s, m]])
                 terms.append(-w * prod)
         acc: dict[tuple[int, int], float] = {}
+        # an MoE replica whose a2a edges all weigh the same w (uniform routing): its cut is
+        # w (e^2 - sum_m N_m^2) / 2 with N_m its groups on server m, one count per server instead of a
+        # literal per pair (the same value; CP-SAT propagates counts far better)
+        uniform_pairs: set[tuple[int, int]] = set()
+        for s, stage in enumerate(st):
+            if stage.experts < 2 or stage.routing != "uniform":
+                continue
+            e = stage.experts
+            w = scaled(stage.expert_bytes / (e * e))  # half a pair's weight 2 expert_bytes / e^2
+            for r in range(stage.replicas):
+                members = [int(unit_of[int(job.offsets[s]) + r * e + j]) for j in range(e)]
+                uniform_pairs |= {(min(a, b), max(a, b)) for i, a in enumerate(members) for b in members[i + 1:]}
+                if w == 0:
+                    continue
+                const += w * e * e
+                sq_terms = []
+                for m in range(M):
+                    n = md.NewIntVar(0, min(e, caps[m]), f"N[{s},{r},{m}]")
+                    md.Add(n == sum(y[p, m] for p in members))
+                    sq = md.NewIntVar(0, min(e, caps[m]) ** 2, f"N2[{s},{r},{m}]")
+                    md.AddMultiplicationEquality(sq, [n, n])
+                    sq_terms.append(sq)
+                terms.append(-(w * sum(sq_terms)))
         for kind in ("dp", "tp", "a2a"):
             for a, b, wf in zip(*(arr.tolist() for arr in kinds[kind])):
                 pa, pb = int(unit_of[a]), int(unit_of[b])
-                if pa == pb:
-                    continue  # one unit: never cut
+                if pa == pb or (kind == "a2a" and (min(pa, pb), max(pa, pb)) in uniform_pairs):
+                    continue  # one unit: never cut; a uniform MoE replica: counted above
                 key = (min(pa, pb), max(pa, pb))
                 acc[key] = acc.get(key, 0.0) + wf
         for (pa, pb), wf in sorted(acc.items()):

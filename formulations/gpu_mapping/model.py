@@ -647,18 +647,8 @@ def stage_times(job: PipelineJob, cluster: Cluster, counts: np.ndarray) -> np.nd
     b_inter, b_intra = cluster.inter_bandwidth, cluster.intra_bandwidth
     k = job.replicas.astype(float)[:, None]
     comp = np.array([s.fwd_time + s.bwd_time for s in job.stages])[:, None]
-    d_in = np.array([s.in_bytes for s in job.stages])[:, None]
-    d_out = np.array([s.out_bytes for s in job.stages])[:, None]
     h = np.array([s.param_bytes for s in job.stages])[:, None]
-    inter = np.zeros_like(x)
-    intra = np.zeros_like(x)
-    if n_st > 1:
-        prev_x, prev_k = x[:-1], k[:-1]
-        inter[1:] += 2.0 * d_in[1:] * (prev_k - prev_x) / prev_k
-        intra[1:] += 2.0 * d_in[1:] * prev_x / prev_k
-        next_x, next_k = x[1:], k[1:]
-        inter[:-1] += 2.0 * d_out[:-1] * (next_k - next_x) / next_k
-        intra[:-1] += 2.0 * d_out[:-1] * next_x / next_k
+    inter, intra = _pipeline_bytes(job, x, k)
     comm = g * inter / b_inter + intra / b_intra
     ar_data = 2.0 * (k - 1.0) * h / k
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -666,6 +656,23 @@ def stage_times(job: PipelineJob, cluster: Cluster, counts: np.ndarray) -> np.nd
     allreduce = np.where(k == 1.0, 0.0, allreduce)
     beta = comp + comm + allreduce
     return np.where(x > 0, beta, np.nan)
+
+
+def _pipeline_bytes(job: PipelineJob, x: np.ndarray, k: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Eq. (5)'s data of one replica of stage s on server m (replica counts x, k as columns): to
+    and from the neighbouring stages' replicas on other servers (``inter``) and on m (``intra``)."""
+    d_in = np.array([s.in_bytes for s in job.stages])[:, None]
+    d_out = np.array([s.out_bytes for s in job.stages])[:, None]
+    inter = np.zeros_like(x)
+    intra = np.zeros_like(x)
+    if len(job.stages) > 1:
+        prev_x, prev_k = x[:-1], k[:-1]
+        inter[1:] += 2.0 * d_in[1:] * (prev_k - prev_x) / prev_k
+        intra[1:] += 2.0 * d_in[1:] * prev_x / prev_k
+        next_x, next_k = x[1:], k[1:]
+        inter[:-1] += 2.0 * d_out[:-1] * (next_k - next_x) / next_k
+        intra[:-1] += 2.0 * d_out[:-1] * next_x / next_k
+    return inter, intra
 
 
 def stage_compute(job: PipelineJob, cluster: Cluster) -> np.ndarray:
@@ -714,16 +721,8 @@ def _tp_stage_times(job: PipelineJob, cluster: Cluster, counts: np.ndarray) -> n
     t = job.units.astype(float)[:, None]
     x = X / t
     k = job.replicas.astype(float)[:, None]
-    d_in = np.array([s.in_bytes for s in job.stages])[:, None]
-    d_out = np.array([s.out_bytes for s in job.stages])[:, None]
     h = np.array([s.param_bytes for s in job.stages])[:, None]
-    inter = np.zeros_like(x)
-    intra = np.zeros_like(x)
-    if n_st > 1:
-        inter[1:] += 2.0 * d_in[1:] * (k[:-1] - x[:-1]) / k[:-1]
-        intra[1:] += 2.0 * d_in[1:] * x[:-1] / k[:-1]
-        inter[:-1] += 2.0 * d_out[:-1] * (k[1:] - x[1:]) / k[1:]
-        intra[:-1] += 2.0 * d_out[:-1] * x[1:] / k[1:]
+    inter, intra = _pipeline_bytes(job, x, k)
     comm = (g * inter / b_inter + intra / b_intra) / t
     ar_data = 2.0 * (k - 1.0) * h / (k * t)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -893,10 +892,14 @@ def evaluate(instance: GpuMappingInstance, solution: Mapping[str, Any]) -> Evalu
     if not job.is_plain:
         return _evaluate_vertices(instance, assignment, x)
     beta = stage_times(job, instance.cluster, x)
-    flat = np.where(np.isnan(beta), -np.inf, beta)
+    return _measured(np.where(np.isnan(beta), -np.inf, beta), cut_weight(job, vertex_servers(job, assignment)), x)
+
+
+def _measured(flat: np.ndarray, cut: float, x: np.ndarray) -> Evaluation:
+    """The evaluation of a feasible mapping from beta[s, m] (``-inf`` where stage s is not on m),
+    its cut and its counts: alpha and the bottleneck (first in stage-then-server order)."""
     s_star, m_star = np.unravel_index(int(np.argmax(flat)), flat.shape)
     alpha = float(flat[s_star, m_star])
-    cut = cut_weight(job, vertex_servers(job, assignment))
     metrics = {
         "cut_bytes": cut,
         "alpha_s": alpha,
@@ -932,14 +935,4 @@ def _evaluate_vertices(instance: GpuMappingInstance, assignment: list[list[int]]
     beta_v = vertex_times(job, instance.cluster, sv)
     flat = np.full((len(job.stages), len(instance.servers)), -np.inf)
     np.maximum.at(flat, (job.vertex_stage, sv), beta_v)
-    s_star, m_star = np.unravel_index(int(np.argmax(flat)), flat.shape)
-    alpha = float(flat[s_star, m_star])
-    cut = cut_weight(job, sv)
-    metrics = {
-        "cut_bytes": cut,
-        "alpha_s": alpha,
-        "bottleneck_stage": int(s_star),
-        "bottleneck_server": int(m_star),
-        "servers_per_stage": [int(c) for c in (x > 0).sum(axis=1)],
-    }
-    return Evaluation(feasible=True, objectives={"cut": cut, "alpha": alpha}, metrics=metrics)
+    return _measured(flat, cut_weight(job, sv), x)

@@ -31,7 +31,7 @@ from optkit.errors import InputError
 from optkit.validation import checked_arguments, distinct_keys
 
 from .colocation import heavy_edge_mapping
-from .model import Cluster, PipelineJob, alpha_of_assignment
+from .model import Cluster, PipelineJob, alpha_from_counts, alpha_of_assignment, stage_counts
 
 __all__ = ["JobPlacement", "SERVER_CHOICES", "choose_servers", "place"]
 
@@ -240,5 +240,6 @@ def place(job: PipelineJob, free: Mapping[N, int], *, cluster: Cluster | None = 
                                  server_start=server_start)
     alpha = None
     if cluster is not None:
-        alpha = alpha_of_assignment(job, cluster, servers)
+        alpha = alpha_from_counts(job, cluster, stage_counts(job, servers, len(nodes))) if job.is_plain \
+            else alpha_of_assignment(job, cluster, servers)
     return JobPlacement(True, [[nodes[m] for m in row] for row in servers], dict(chosen), alpha)
