@@ -468,7 +468,9 @@ def main() -> None:
             redone = {(r["problem"], r["algorithm"], r["exact"]) for r in new}
             rows = [r for r in rows if (r["problem"], r["algorithm"], r["exact"]) not in redone] + new
             md = f.with_suffix(".md")
-            notes += [ln for ln in md.read_text().splitlines() if ln.startswith("Run ")] if md.is_file() else []
+            # a run's own page has its "Run ..." line; a merged page lists its parts' as "- Run ..."
+            notes += [ln.removeprefix("- ") for ln in md.read_text().splitlines()
+                      if ln.startswith(("Run ", "- Run "))] if md.is_file() else []
         write(args.out, "growth", rows, [f"# How cost grows with size (`benchmarks/growth.py`)", "",
                                          "Measured in parts, one line per part:", ""] + [f"- {n}" for n in notes] + [""])
         return
