@@ -20,12 +20,15 @@ Sizes (the issue's ranges; ``--quick`` keeps the three smallest of each):
 * gpu-mapping, Heavy-Edge, heavy-edge-refine, the peers and the random baseline: GPT-175B's
   Table II pipeline (``pipe8x1``'s 8 stages) with every stage widened to ``n / 8`` replicas, on
   ``n / 8`` fully free 8-GPU servers; n = 8, 16, ..., 4,096 replicas, and for Heavy-Edge on to
-  16,384 (issue 37: a job on a 16,384-GPU cluster). Above the model's ``MAX_REPLICAS`` (4,096: a
-  job's dense n x n adjacency) the point's child process raises that cap before it builds the
-  instance, and times the algorithm's entry directly (the ``heavy-edge`` callable that
-  ``optkit.solve`` times) instead of through ``optkit.solve``, whose ``evaluate`` computes the cut
-  from the job's edge list (7 (n/8)^2 edges: 29 million at 16,384, gigabytes in Python); the
-  mapping is checked by its server loads instead. Heavy-Edge itself never lists those edges.
+  16,384 (issue 37: a job on a 16,384-GPU cluster). Heavy-Edge's points time the algorithm's
+  entry directly (the ``heavy-edge`` callable that ``optkit.solve`` times), not through
+  ``optkit.solve``, whose ``evaluate`` computes the cut from the job's edge list (7 (n/8)^2
+  edges: 29 million at 16,384, gigabytes in Python); the mapping is checked by its server loads
+  instead (Heavy-Edge itself never lists those edges). Above the model's ``MAX_REPLICAS`` (4,096:
+  a job's dense n x n adjacency) the point's child process raises that cap before it builds the
+  instance. These points also record the CPU time of the call (``time.process_time``: the
+  process's own CPU seconds, which a shared machine's load does not inflate as it does the wall
+  time) and the table gives its exponent beside the wall time's.
 * nimp, Titan and its baselines: ``generate.cluster(0, workers=n)`` with enough racks of eight
   8-GPU machines for n workers at the generator's occupancy (at least its 64 racks);
   n = 8, 16, ..., 4,096 workers.
@@ -61,7 +64,7 @@ sys.path.insert(0, str(ROOT))
 DDLWMP_JOBS = [10_000, 31_623, 100_000, 316_228, 1_000_000]
 POW2 = [8 * 2 ** k for k in range(10)]  # 8 .. 4096
 GPU_SIZES = [8 * 2 ** k for k in range(12)]  # 8 .. 16384: heavy-edge's series (issue 37)
-SCALE_ALGORITHMS = ("heavy-edge",)  # the gpu-mapping algorithms measured above the model's MAX_REPLICAS
+SCALE_ALGORITHMS = ("heavy-edge",)  # gpu-mapping algorithms timed directly, to 16,384 (module docstring)
 RAR_JOBS = [20, 63, 200, 632, 2000]
 STATED = {
     "titan": "O(2 |S|^2 |N| T) (Theorem 7)",
@@ -76,9 +79,8 @@ NOTES = [
     "stages exchange activations replica to replica, so its graph has 7 (n/8)^2 + n edges: the edge "
     "list grows as n^2. Heavy-Edge runs on the stage structure instead (each complete bipartite set "
     "of edges between two stages is one block; heavy_edge.py, \"Cost\"), so its time is measured "
-    "against n, the GPUs, up to 16,384 (above 4,096, the model's cap on a job, through its entry "
-    "directly: see the script's docstring); the other gpu-mapping algorithms build the n x n "
-    "adjacency and stop at 4,096. The nimp cluster keeps 512 machines up to 512 workers and "
+    "against n, the GPUs, up to 16,384 (its entry timed directly, wall and CPU time: see the script's "
+    "docstring); the other gpu-mapping algorithms build the n x n adjacency and stop at 4,096. The nimp cluster keeps 512 machines up to 512 workers and "
     "grows with n after that; halving-doubling has about 2 log2 n phases (T). The rar-ddls workload "
     "scales servers (N grows with n) and horizon with the jobs.",
     "**Against the papers' complexities.** Titan, Theorem 7, O(2 |S|^2 |N| T): with |S| fixed at 512 "
@@ -206,8 +208,8 @@ def point(problem: str, algorithm: str, n: int, exact: bool, limit: float, repea
     import optkit
     from optkit.registry import get
 
-    if problem == "gpu-mapping" and not exact and n > _gpu_cap():
-        return _scale_point(algorithm, n, repeat)
+    if problem == "gpu-mapping" and not exact and (algorithm in SCALE_ALGORITHMS or n > _gpu_cap()):
+        return _direct_point(algorithm, n, repeat)
     data = make(problem, n, exact)
     inst = get(problem).instance_from_dict(data)
     if repeat <= 1:
@@ -239,39 +241,42 @@ def _gpu_cap() -> int:
     return int(model.MAX_REPLICAS)
 
 
-def _scale_point(algorithm: str, n: int, repeat: int = 1) -> dict[str, Any]:
-    """A gpu-mapping point above the model's ``MAX_REPLICAS`` (module docstring): the cap raised
-    in this child process, the algorithm's entry timed directly, the mapping checked by its
-    server loads (every server exactly its free GPUs), alpha (eq. 7) from the stage counts."""
+def _direct_point(algorithm: str, n: int, repeat: int = 1) -> dict[str, Any]:
+    """A gpu-mapping point of :data:`SCALE_ALGORITHMS` (module docstring): the model's
+    ``MAX_REPLICAS`` raised in this child process when n is above it, the algorithm's entry timed
+    directly (wall and CPU time), the mapping checked by its server loads (every server exactly
+    its free GPUs), alpha (eq. 7) from the stage counts."""
     import gc
 
     import numpy as np
 
     from optkit.formulations.gpu_mapping import FORMULATION, model
 
-    model.MAX_REPLICAS = n
+    model.MAX_REPLICAS = max(model.MAX_REPLICAS, n)
     data = make("gpu-mapping", n, False)
     inst = FORMULATION.instance_from_dict(data)
     gc.collect()
     if algorithm == "-":
         return {"peak_rss_mib": _maxrss_mib()}
     run = FORMULATION.algorithms[algorithm].run
-    wall, spent = math.inf, 0.0
+    wall, cpu, spent = math.inf, math.inf, 0.0
     for i in range(max(1, repeat)):  # as point(): each run on an instance built afresh, the least time kept
+        t_all = time.perf_counter()
         if i:
             inst = FORMULATION.instance_from_dict(data)
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         res = run(inst, objective="alpha", time_limit=None, seed=0)
-        took = time.perf_counter() - t0
-        wall, spent = min(wall, took), spent + took  # (building the instance is not counted here)
+        took, took_cpu = time.perf_counter() - t0, time.process_time() - c0
+        wall, cpu = min(wall, took), min(cpu, took_cpu)
+        spent += time.perf_counter() - t_all
         if spent >= REPEAT_BUDGET_S:
             break
     x = model.stage_counts(inst.job, res.solution["assignment"], len(inst.servers))
     ok = [int(c) for c in x.sum(axis=0)] == list(inst.servers) and all(
         len(row) == st.replicas for row, st in zip(res.solution["assignment"], inst.job.stages))
-    return {"status": res.status.value if ok else "error", "wall_s": wall, "peak_rss_mib": _maxrss_mib(),
+    return {"status": res.status.value if ok else "error", "wall_s": wall, "cpu_s": cpu, "peak_rss_mib": _maxrss_mib(),
             "objective": model.alpha_from_counts(inst.job, inst.cluster, x) if ok else None,
-            "message": "direct call above MAX_REPLICAS; loads checked" + ("" if ok else ": loads wrong"),
+            "message": "entry timed directly; loads checked" + ("" if ok else ": loads wrong"),
             "direct": True, "replicas_per_stage": int(np.max(inst.job.replicas)), "runs": i + 1}
 
 
@@ -380,6 +385,7 @@ def table(rows: list[dict[str, Any]]) -> list[str]:
             continue
         last = ok[-1]
         ft = fit([(r["size"], r["wall_s"]) for r in ok if r["wall_s"] >= FLOOR_S])
+        fc = fit([(r["size"], r["cpu_s"]) for r in ok if r.get("cpu_s") is not None and r["cpu_s"] >= FLOOR_S])
         fm = fit([(r["size"], r["peak_rss_mib"] - r["input_rss_mib"]) for r in ok
                   if r.get("input_rss_mib") is not None and r["peak_rss_mib"] - r["input_rss_mib"] >= 1.0])
         stop = "" if len(ok) == len(rs) else f"; stops at {rs[len(ok)]['size']:,} ({_why(rs[len(ok)])})"
@@ -390,6 +396,7 @@ def table(rows: list[dict[str, Any]]) -> list[str]:
         lines.append(
             f"| {problem} | {algorithm}{' (exact)' if exact else ''} | {size_word} | {ok[0]['size']:,}–{last['size']:,}{stop} "
             f"| {last['wall_s']:.4g} s | " + (f"{ft[0]:.2f} ({ft[1]:.2f}, {ft[2]})" if ft else "too few points ≥ 5 ms")
+            + (f"; of CPU time {fc[0]:.2f} ({fc[1]:.2f}, {fc[2]}), {last['cpu_s']:.4g} s at largest" if fc else "")
             + f" | {last['peak_rss_mib']:.0f} MiB ({_mib(last.get('input_rss_mib'))}) | "
             + (f"{fm[0]:.2f} ({fm[1]:.2f}, {fm[2]})" if fm else "below 1 MiB") + f" | {STATED.get(algorithm, '')} |")
     return lines
@@ -461,7 +468,9 @@ def main() -> None:
             redone = {(r["problem"], r["algorithm"], r["exact"]) for r in new}
             rows = [r for r in rows if (r["problem"], r["algorithm"], r["exact"]) not in redone] + new
             md = f.with_suffix(".md")
-            notes += [ln for ln in md.read_text().splitlines() if ln.startswith("Run ")] if md.is_file() else []
+            # a run's own page has its "Run ..." line; a merged page lists its parts' as "- Run ..."
+            notes += [ln.removeprefix("- ") for ln in md.read_text().splitlines()
+                      if ln.startswith(("Run ", "- Run "))] if md.is_file() else []
         write(args.out, "growth", rows, [f"# How cost grows with size (`benchmarks/growth.py`)", "",
                                          "Measured in parts, one line per part:", ""] + [f"- {n}" for n in notes] + [""])
         return

@@ -82,6 +82,7 @@ import gc
 import heapq
 import math
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Hashable, Iterator, Mapping, Sequence, TypeVar
 
 import numpy as np
@@ -91,8 +92,7 @@ from optkit.readings import check_reading
 from optkit.validation import check_seed, checked_arguments, integer
 
 from .model import (
-    PROBLEM, Cluster, PipelineJob, alpha_from_counts, alpha_of_assignment, double_binary_tree_edges, replica_groups,
-    stage_counts,
+    PROBLEM, Cluster, PipelineJob, alpha_from_counts, alpha_of_assignment, job_edges, replica_groups, stage_counts,
 )
 from .readings import READINGS
 
@@ -200,32 +200,23 @@ class _Graph:
 
 def _stage_graph(job: PipelineJob) -> _Graph:
     """The job graph of :func:`.model.job_edges` on the stage structure: the ring or tree edges
-    within each stage explicitly (summed in the same order, so every weight is the same
-    floating-point number), the complete bipartite edges between consecutive stages as blocks."""
+    within each stage explicitly (from :func:`.model.job_edges` on the stage alone, so every
+    weight is the same floating-point number), the complete bipartite edges between consecutive
+    stages as blocks."""
     st = job.stages
-    acc: dict[tuple[int, int], float] = {}
-
-    def add(a: int, b: int, w: float) -> None:
-        if w == 0.0:
-            return
-        key = (a, b) if a < b else (b, a)
-        acc[key] = acc.get(key, 0.0) + w
-
     off = [int(o) for o in job.offsets]
+    us: list[int] = []
+    vs: list[int] = []
+    ws: list[float] = []
     for s, stage in enumerate(st):
-        k, h, base = stage.replicas, stage.param_bytes, off[s]
-        if k < 2:
+        if stage.replicas < 2:
             continue
-        if job.allreduce == "ring":
-            w = 2.0 * (k - 1) * h / k
-            for r in range(1 if k == 2 and job.two_replica_ring == "one-edge" else k):
-                add(base + r, base + (r + 1) % k, w)
-        else:
-            w = (k - 1) * h / k
-            for a, b in double_binary_tree_edges(k):
-                add(base + a, base + b, w)
-    keys = sorted(acc)
-    g = _Graph(job.n_replicas, [a for a, _ in keys], [b for _, b in keys], [acc[key] for key in keys])
+        alone = PipelineJob((replace(stage, in_bytes=0.0, out_bytes=0.0),), job.allreduce, job.two_replica_ring)
+        u, v, w = job_edges(alone)  # its ring or tree: O(k_s) edges, in (u, v) order
+        us += (u + off[s]).tolist()
+        vs += (v + off[s]).tolist()
+        ws += w.tolist()
+    g = _Graph(job.n_replicas, us, vs, ws)
     n_st = len(st)
     g.block_w = [0.0] + [2.0 * st[s - 1].out_bytes / st[s].replicas for s in range(1, n_st)] + [0.0]
     g.blocks = sorted((-g.block_w[s], s) for s in range(1, n_st) if g.block_w[s] > 0.0)
