@@ -165,7 +165,8 @@ class Placer:
 
     def _place_llm(self, model: str, free: np.ndarray, choose: Any) -> Placement:
         """A tensor-parallel or MoE job: ``choose`` (the policy's server rule) on the replicas of
-        t GPUs each server holds (floor(free/t)), Heavy-Edge on its unit graph (:class:`.tensor.LlmPlacer`)."""
+        t GPUs each server holds (floor(free/t)), Heavy-Edge with each replica's slices together
+        (:class:`.tensor.LlmPlacer`)."""
         job = self.models[model]
         t = tensor_parallel_of(job)
         servers, units = choose(units_free(free, t), self.gpus(model) // t)
