@@ -100,7 +100,7 @@ if TYPE_CHECKING:  # heavy_edge takes a networkx graph; the array paths never im
     import networkx as nx
 
 __all__ = ["heavy_edge", "heavy_edge_arrays", "heavy_edge_job", "alpha_min_estimate", "fewest_servers",
-           "colocation_groups", "SINGLE_GPU_WEIGHTS", "SERVER_STARTS"]
+           "check_colocate", "SINGLE_GPU_WEIGHTS", "SERVER_STARTS"]
 
 N = TypeVar("N", bound=Hashable)
 """A vertex of the caller's graph: :func:`heavy_edge` answers with the graph's own vertices."""
@@ -381,7 +381,7 @@ def _fits(hist: tuple[int, ...], groups: tuple[int, ...]) -> bool:
     return rec(hist, 0)
 
 
-def colocation_groups(colocate: Any, n: int) -> tuple[list[list[int]], list[int]]:
+def check_colocate(colocate: Any, n: int) -> tuple[list[list[int]], list[int]]:
     """``colocate`` checked (sequences of distinct vertex indices 0..n-1, no vertex in two groups):
     the groups of at least two vertices, sorted, and their positions in ``colocate``."""
     if isinstance(colocate, (str, bytes, Mapping)) or not isinstance(colocate, (Sequence, np.ndarray)):
@@ -427,7 +427,7 @@ def _heavy_edge(graph: _Graph, free_gpus: Sequence[int], rng: np.random.Generato
                          problem=PROBLEM)
     units: _Colocation | None = None
     if colocate is not None:
-        groups, where = colocation_groups(colocate, n)
+        groups, where = check_colocate(colocate, n)
         if groups:
             assert graph.stage_of is None, "co-location runs on the edge-list graph"
             units = _Colocation(groups, where, n, caps)

@@ -96,7 +96,7 @@ from optkit.validation import check_seed, check_time_limit
 
 from .count_dp import DEFAULT_MAX_STATES, assignment_from_counts, optimal_alpha_counts
 from .stage_dp import DEFAULT_STAGE_NODES, MAX_STAGE_REPLICAS, stage_dfs_alpha
-from .heavy_edge import colocation_groups, heavy_edge_job
+from .heavy_edge import check_colocate, heavy_edge_job
 from .model import (
     PROBLEM, GpuMappingInstance, PipelineJob, alpha_from_counts, assignment_from_vertex_servers, cut_weight,
     replica_groups, stage_times, vertex_servers, vertex_times,
@@ -634,7 +634,7 @@ def refine_mapping(instance: GpuMappingInstance, *, objective: str = "cut", seed
     k = len(instance.servers)
     start = heavy_edge_job(job, instance.servers, seed=seed, colocate=colocate)
     sv0 = vertex_servers(job, start)
-    groups = colocation_groups(colocate, job.n_replicas)[0] if colocate is not None else []
+    groups = check_colocate(colocate, job.n_replicas)[0] if colocate is not None else []
 
     def value(sv: np.ndarray) -> float:
         if objective == "cut":
