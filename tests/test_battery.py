@@ -168,6 +168,33 @@ def test_check_algorithm_passes(problem: str, algorithm: str) -> None:
     assert not [r.name for r in report.results if r.skipped], str(report)  # every registered algorithm is checked
 
 
+LLM_INSTANCES = ("llm-tp-s0", "llm-tp-s1", "llm-moe-s0", "llm-moe-s2", "llm-mixed-s1")
+"""gpu-mapping jobs with tensor-parallel and MoE stages (issue 37), from the ``llm-small`` suite
+(:mod:`optkit.formulations.gpu_mapping.llm_generate`), checked for every gpu-mapping algorithm by
+:func:`test_check_algorithm_passes_on_llm_jobs` (kept out of ``default_cases``)."""
+
+
+@lru_cache(maxsize=None)
+def _llm_instances() -> tuple[Any, ...]:
+    from optkit.formulations.gpu_mapping.llm_generate import SUITES as LLM_SUITES
+
+    built = dict(LLM_SUITES["llm-small"].build())
+    return tuple(registry.get("gpu-mapping").instance_from_dict(built[name]) for name in LLM_INSTANCES)
+
+
+@pytest.mark.parametrize("algorithm", list(registry.get("gpu-mapping").algorithms))
+def test_check_algorithm_passes_on_llm_jobs(algorithm: str) -> None:
+    """Every check of :func:`optkit.testing.check_algorithm` on jobs with tensor-parallel and MoE
+    stages (:data:`LLM_INSTANCES`): exact algorithms prove the optimum or refuse (the MILP refuses
+    MoE jobs), heuristics and peers return a mapping that keeps each replica's slices on one
+    server or ``no_solution`` (METIS, KaHIP: they know no such constraint)."""
+    f = registry.get("gpu-mapping")
+    needs_modules(*f.algorithms[algorithm].requires)
+    report = check_algorithm("gpu-mapping", algorithm, instances=list(_llm_instances()), seeds=SEEDS,
+                             params=_params("gpu-mapping", algorithm), cache=CACHE, raise_on_failure=False)
+    assert report.passed, str(report)
+
+
 EXACT_CASES = [c for c in CASES if _formulations()[c.values[0]].algorithms[c.values[1]].kind == "exact"]
 
 

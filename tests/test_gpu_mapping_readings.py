@@ -22,7 +22,8 @@ from optkit.solve import solve
 def test_readings_are_declared_and_wired() -> None:
     names = {r.name for r in READINGS}
     assert names == {"two_replica_ring", "single_gpu_weight", "server_start", "table2_free_gpus", "vgg19_layout",
-                     "gpt175b_layout", "gpu_throughput", "iteration_batch", "table2_statistic"}
+                     "gpt175b_layout", "gpu_throughput", "iteration_batch", "table2_statistic",
+                     "tp_allreduce_time", "moe_routing", "moe_zipf_exponent"}
     assert FORMULATION.readings == READINGS
     for layouts, model in ((VGG19_LAYOUTS, "vgg19"), (GPT175B_LAYOUTS, "gpt-175b")):
         for option, config in layouts.items():

@@ -41,6 +41,17 @@ Every step of Algorithm 1, with the readings optkit takes:
   free (:meth:`.policies.ClusterState.fits`; the strict head waits otherwise, lines 3-5, 25);
   then both placements put it on one server (the most-free server holds it; best fit takes the
   one server with the fewest free GPUs that holds it).
+* **Tensor-parallel jobs** (A-SRPT paper, Sec. VI: "all tensor slices of a layer must reside
+  within a single server. To accommodate this, A-SRPT delays the start of tensor parallelism jobs
+  until sufficient server capacity is available"; :mod:`.tensor`). A job whose replicas are t
+  slices fits only when the servers hold each replica whole, Σ_m floor(free_m/t) >= g_i/t
+  (:meth:`.policies.ClusterState.fits`): until then the strict head waits (lines 3-5, 25), and
+  nothing behind it starts, however many GPUs are free in scattered pieces. Both placements pick
+  servers in replicas of t GPUs (floor(free_m/t) per server) and map the replicas by Heavy-Edge
+  with each replica's slices on its server; the communication-heavy test and the delayed start
+  (lines 8-20) use the job's alpha~min and alpha_max by eq. (7) extended as gpu-mapping's job
+  model extends it (``vertex_times``, ``alpha_max``). MoE jobs (expert groups, t = 1) are placed
+  and timed the same way.
 
 Every choice above is a declared reading (:mod:`.readings`, ``optkit readings ddlwmp``) and a
 keyword of :class:`ASRPT` and of its registered runs :func:`.algorithms.run_a_srpt` and

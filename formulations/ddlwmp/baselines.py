@@ -12,7 +12,10 @@ Heavy-Edge estimate on the fewest servers, as A-SRPT uses); predicted workload: 
   that do not.
 * ``fifo``: arrival order, strict head-of-line.
 
-Ties: release, then the instance's order. "Fits": g_i <= free GPUs in the whole cluster.
+Ties: release, then the instance's order. "Fits": g_i <= free GPUs in the whole cluster; for a
+tensor-parallel job, the same rule as A-SRPT's (the A-SRPT paper, Sec. VI): the servers hold each
+of its replicas' t slices on one server, Σ_m floor(free_m/t) >= g_i/t (:mod:`.tensor`), and the
+servers are picked in replicas of t GPUs.
 Placement (all of them; the paper only says they use Heavy-Edge), reading ``consolidate``: by
 default (``False``, the option under which the baselines do better, readings.py) best fit: the one
 server with the fewest free GPUs that holds the job, else the least-free servers first

@@ -84,8 +84,9 @@ from typing import Any, Sequence
 
 from optkit.formulations.ddlwmp.exact import placement_options
 from optkit.formulations.ddlwmp.model import OBJECTIVES, DdlwmpInstance, slot_ceil
+from optkit.formulations.ddlwmp.tensor import is_llm
 from optkit.formulations.gpu_mapping.heavy_edge import alpha_min_estimate
-from optkit.formulations.gpu_mapping.model import Cluster, PipelineJob, alpha_max
+from optkit.formulations.gpu_mapping.model import Cluster, PipelineJob, alpha_max, stage_compute
 from optkit.errors import InputError
 
 __all__ = ["srpt_total_completion", "preemptive_makespan", "alpha_min_lower", "lower_bounds", "lower_bound",
@@ -130,7 +131,23 @@ def _alpha_min_true(instance: DdlwmpInstance) -> dict[str, float]:
 
 def alpha_min_lower(job: PipelineJob, cluster: Cluster) -> float:
     """``alpha^lo <= alpha^min``: the closed-form lower bound on eq. (7) over every placement
-    of ``job`` (module docstring, "Quick bound"); O(stages)."""
+    of ``job`` (module docstring, "Quick bound"); O(stages). A tensor-parallel or MoE job
+    (gpu-mapping's ``vertex_times``, Sec. VI): per stage, every vertex computes
+    ``stage_compute`` (eq. 4 with the slices' all-reduce), moves its pipeline bytes
+    2(d^in + d^out)/u_s at the cheaper of g/B_inter and 1/B_intra, and, when k_s > 1, all-reduces
+    D = 2(k-1)(h/u_s)/k at D/B_intra (all peers on its server) or D/((X/g)·B_inter) >= D/B_inter
+    (X <= g); its all-to-all is >= 0."""
+    if is_llm(job):
+        g = float(cluster.gpus_per_server)
+        per_byte = min(g / cluster.inter_bandwidth, 1.0 / cluster.intra_bandwidth)
+        comp = stage_compute(job, cluster)
+        best = 0.0
+        for s, st in enumerate(job.stages):
+            k, u = st.replicas, st.units
+            data = 2.0 * (k - 1) * (st.param_bytes / u) / k
+            ar = min(data / cluster.intra_bandwidth, data / cluster.inter_bandwidth) if k > 1 else 0.0
+            best = max(best, float(comp[s]) + 2.0 * per_byte * (st.in_bytes + st.out_bytes) / u + ar)
+        return best
     g = float(cluster.gpus_per_server)
     per_byte = min(g / cluster.inter_bandwidth, 1.0 / cluster.intra_bandwidth)
     best = 0.0
@@ -201,8 +218,9 @@ def guarantees(instance: DdlwmpInstance, *, gamma: float | None = None, opt: flo
     I = len(jobs)
     amin = _alpha_min_true(instance)
     names = sorted(amin)
-    atil = {n: alpha_min_estimate(instance.models[n], mc, seed=seed) for n in names}
-    amax = {n: alpha_max(instance.models[n], mc) for n in names}
+    models = instance.models  # a tensor-parallel or MoE job: gpu-mapping's eq. (7) extended (tensor.py)
+    atil = {n: alpha_min_estimate(models[n], mc, seed=seed) for n in names}
+    amax = {n: alpha_max(models[n], mc) for n in names}
     g_max = max(instance.gpus(j) for j in jobs)
     rho = max(amax[j.model] / amin[j.model] for j in jobs)
     alpha_max_all = max(amax[j.model] for j in jobs)

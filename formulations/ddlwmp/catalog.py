@@ -71,7 +71,8 @@ class AlphaMin:
 
     def __call__(self, name: str) -> float:
         if name not in self.cache:
-            self.cache[name] = alpha_min_estimate(PipelineJob.from_dict(self.models[name]), self.cluster, seed=0)
+            job = PipelineJob.from_dict(self.models[name], f"models.{name}")  # tensor-parallel / MoE too (tensor.py)
+            self.cache[name] = alpha_min_estimate(job, self.cluster, seed=0)
         return self.cache[name]
 
 

@@ -16,6 +16,15 @@ option's alpha is then recomputed from that global assignment with
 :func:`~optkit.formulations.gpu_mapping.model.alpha_from_counts` -- the referee's own function -- so the
 durations of the models are bit-identical to the ones ``evaluate`` recomputes.
 
+Tensor-parallel and MoE jobs (:mod:`.tensor`, A-SRPT paper Sec. VI) are supported: a
+tensor-parallel job's options are the y in multiples of t (each replica's t slices on one server,
+the constraint ``evaluate`` checks), and the best split of an option is gpu-mapping's exact
+optimum of ``alpha`` on those free GPUs, as for every job (its brute force, else its CP-SAT model,
+both of which keep a replica's slices on one server and time an MoE job by which expert group sits
+where); the option's alpha is recomputed by
+:func:`~optkit.formulations.gpu_mapping.model.alpha_of_assignment`, the function ``evaluate``
+times such a job with.
+
 Every option y is kept: no dominance pruning (a ``single_node`` job keeps the options on one
 server only: its constraint, not a pruning). (Two options with the same multiset on different
 servers are not comparable -- server identity matters for capacity -- and two different vectors
@@ -114,9 +123,10 @@ from typing import Any, Iterator, Sequence
 import numpy as np
 
 from optkit.formulations.ddlwmp.model import OBJECTIVES, DdlwmpInstance, evaluate, slot_ceil
+from optkit.formulations.ddlwmp.tensor import is_llm, tensor_parallel_of
 from optkit.formulations.gpu_mapping import exact as gm_exact
 from optkit.formulations.gpu_mapping.model import (
-    GpuMappingInstance, PipelineJob, alpha_from_counts, stage_counts,
+    GpuMappingInstance, PipelineJob, alpha_from_counts, alpha_of_assignment, stage_counts,
 )
 from optkit import deadline
 from optkit.anytime import add_solver_points
@@ -185,10 +195,14 @@ def placement_options(instance: DdlwmpInstance) -> dict[str, list[Option]]:
     out: dict[str, list[Option]] = {}
     for name in sorted({j.model for j in instance.jobs}):
         job = instance.models[name]
+        llm = is_llm(job)  # tensor-parallel or MoE (tensor.py): y in multiples of t, gpu-mapping's alpha
+        t = tensor_parallel_of(job)
         local: dict[tuple[int, ...], list[list[int]]] = {}
         opts = []
         for y in _vectors(job.n_replicas, M, g):
             deadline.check("enumerating placement options")
+            if t > 1 and any(v % t for v in y):
+                continue  # a replica's t slices on one server
             used = [m for m in range(M) if y[m]]
             key = tuple(sorted((y[m] for m in used), reverse=True))
             if key not in local:
@@ -196,7 +210,8 @@ def placement_options(instance: DdlwmpInstance) -> dict[str, list[Option]]:
             # map local server index (position in key) to a global server with that count
             order = sorted(used, key=lambda m: (-y[m], m))
             glob = [[order[m] for m in row] for row in local[key]]
-            alpha = alpha_from_counts(job, cl.mapping_cluster, stage_counts(job, glob, M))
+            alpha = (alpha_of_assignment(job, cl.mapping_cluster, glob) if llm
+                     else alpha_from_counts(job, cl.mapping_cluster, stage_counts(job, glob, M)))
             opts.append(Option(y=y, assignment=tuple(tuple(r) for r in glob), alpha=alpha, duration=0.0, slots=0))
         out[name] = opts
     return out

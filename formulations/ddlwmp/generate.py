@@ -68,7 +68,9 @@ from optkit.predict import fill_predictions
 
 from .catalog import (UNSTATED_BATCH, AlphaMin, check_batch_factor, check_int, cluster_dict, model_catalog, model_dict,
                       pick_model)
+from .llm_workloads import check_llm_shares, convert_groups
 from .model import PROBLEM, DdlwmpInstance
+from .readings import MOE_SHARE_DEFAULT, ROUTING_SKEW_DEFAULT, TP_SHARE_DEFAULT
 
 __all__ = ["generate", "tiny", "from_trace", "model_catalog", "SUITES", "B_INTER", "B_INTRA", "ITP_GPU_WEIGHTS",
            "fill_predictions", "SIZE_CLASSES"]
@@ -159,7 +161,8 @@ def generate(*, jobs: int, servers: int, gpus_per_server: int = 8, inter_bandwid
              duration_sigma: float = 1.0, iteration_noise: float = 0.2, allreduce: str = "ring",
              predictor: str | None = "rf", train_fraction: float = 0.8, seed: int = 0,
              name: str | None = None, single_gpu_draw: str = "per-group",
-             unstated_batch_factor: float = 1.0) -> dict[str, Any]:
+             unstated_batch_factor: float = 1.0, tp_share: float = TP_SHARE_DEFAULT,
+             moe_share: float = MOE_SHARE_DEFAULT, routing_skew: float = ROUTING_SKEW_DEFAULT) -> dict[str, Any]:
     """A synthetic ddlwmp instance dict (see the module docstring for every rule).
 
     ``single_gpu_draw`` (reading ``single_gpu_draw``, declared for the Fig. 7-8 claims, which pass
@@ -174,6 +177,14 @@ def generate(*, jobs: int, servers: int, gpus_per_server: int = 8, inter_bandwid
     (:data:`UNSTATED_BATCH`; 1: the profiles as shipped). Iteration counts are drawn as durations
     over α̃^min, so the offered load and the jobs' durations at α̃^min do not move with it; what
     moves is each model's computation against its communication (α_max/α̃^min).
+
+    ``tp_share``, ``moe_share`` and ``routing_skew`` (readings of the same names, issue 37): each
+    distributed group becomes, with probability ``tp_share``, a 3D-parallel job and, with
+    probability ``moe_share``, an MoE job with Zipf routing of exponent ``routing_skew`` (0:
+    uniform), of about its GPU demand (:func:`.llm_workloads.llm_variant`), drawn from a generator
+    of its own (seed ``[seed, 37]``), so the rest of the workload's draws do not move; with both
+    shares 0 (the defaults: the paper's Sec. V mix) the instance is the one this function gave
+    before them. The job's iterations follow its model's α̃^min as for every job.
     """
     n = check_int(jobs, "jobs", 1)
     check_int(servers, "servers", 1)
@@ -196,6 +207,7 @@ def generate(*, jobs: int, servers: int, gpus_per_server: int = 8, inter_bandwid
         raise InputError("single_gpu_draw", f"must be 'per-group' or 'per-job', got {single_gpu_draw!r}")
     per_job = single_gpu_draw == "per-job"
     batch_factor = check_batch_factor(unstated_batch_factor)
+    tp_share, moe_share, routing_skew = check_llm_shares(tp_share, moe_share, routing_skew)
     rng = np.random.default_rng(seed)
 
     sizes = group_sizes(n, recurring_share, min_recurrence, rng)
@@ -210,8 +222,11 @@ def generate(*, jobs: int, servers: int, gpus_per_server: int = 8, inter_bandwid
         gpus = 1 if single[gi] else int(demands[int(rng.choice(len(demands), p=p))])
         group_model.append(pick_model(gpus, catalog, rng, names_by_gpus))
     one_gpu_model = [pick_model(1, catalog, rng, names_by_gpus) for _ in sizes] if per_job else group_model
+    llm_dicts = convert_groups(group_model, catalog, tp_share=tp_share, moe_share=moe_share,
+                               routing_skew=routing_skew, gpus_per_server=g, seed=seed, allreduce=allreduce,
+                               batch_factor=batch_factor)
     used = sorted(set(group_model) | set(one_gpu_model))
-    models = {m: model_dict(m, allreduce, batch_factor) for m in used}
+    models = {m: llm_dicts[m] if m in llm_dicts else model_dict(m, allreduce, batch_factor) for m in used}
     alpha = AlphaMin(models, Cluster(g, float(inter_bandwidth), float(intra_bandwidth)))
     durations = [max(60.0, float(median_duration) * math.exp(duration_sigma * float(rng.standard_normal())))
                  for _ in range(len(sizes))]
@@ -244,11 +259,15 @@ def generate(*, jobs: int, servers: int, gpus_per_server: int = 8, inter_bandwid
                    "min_recurrence": min_recurrence, "max_gpus": limit, "median_duration": float(median_duration),
                    "duration_sigma": float(duration_sigma), "iteration_noise": float(iteration_noise),
                    "allreduce": allreduce, **({"single_gpu_draw": single_gpu_draw} if per_job else {}),
-                   **({"unstated_batch_factor": batch_factor} if batch_factor != 1.0 else {})},
+                   **({"unstated_batch_factor": batch_factor} if batch_factor != 1.0 else {}),
+                   **({"tp_share": tp_share, "moe_share": moe_share, "routing_skew": routing_skew}
+                      if llm_dicts else {})},
         "groups": len(sizes),
         "users": len(set(owners)),
         "recurring_job_share": float(np.mean(counts >= min_recurrence)),
         "single_gpu_job_share": float(np.mean([catalog[m][2] == 1 for m in job_model])),
+        **({"tp_job_share": float(np.mean([catalog[m][1] == "tp" for m in job_model])),
+            "moe_job_share": float(np.mean([catalog[m][1] == "moe" for m in job_model]))} if llm_dicts else {}),
         "alpha_min_s": {m: alpha(m) for m in used},
     }
     d = {"problem": PROBLEM, "cluster": cluster_dict(servers, g, inter_bandwidth, intra_bandwidth), "models": models,

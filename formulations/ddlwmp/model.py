@@ -34,6 +34,8 @@ from optkit.formulation import Evaluation
 from optkit.online import SLOT_TOL, on_slot, single_node_field, slot_ceil
 from optkit.validation import MAX_COUNT, check_typed, instance_object, integer, known_keys, mapping, number, trusted
 
+from .tensor import check_model, checked_alpha, is_llm
+
 __all__ = [
     "PROBLEM", "OBJECTIVES", "DdlwmpCluster", "Job", "DdlwmpInstance", "evaluate", "free_time",
     "slot_ceil", "TIME_TOL",
@@ -165,7 +167,11 @@ class DdlwmpInstance:
         raw_models = mapping(d["models"], "models")
         if not raw_models:
             raise InputError("models", "must define at least one model")
+        # gpu-mapping's job model, tensor-parallel and expert stages included (A-SRPT paper Sec. VI);
+        # check_model: ddlwmp's one tensor-parallel degree per job, dividing g (tensor.py)
         models = {str(name): PipelineJob.from_dict(m, f"models.{name}") for name, m in raw_models.items()}
+        for name, m in models.items():
+            check_model(m, cluster.gpus_per_server, f"models.{name}")
         if not isinstance(d["jobs"], list) or not d["jobs"]:
             raise InputError("jobs", f"must be a non-empty list of jobs, got {d['jobs']!r:.40}")
         jobs = []
@@ -237,7 +243,14 @@ its slowest placement): slot arithmetic is exact in floats up to here; beyond it
 def alpha_upper(job: PipelineJob, cluster: Cluster) -> float:
     """An upper bound on eq. (7) over every placement of ``job``: per stage, compute time plus
     each neighbour byte at the dearer of g/B_inter and 1/B_intra plus the dearest AllReduce
-    (x = 1 across servers, or all k inside one server); the largest stage bound."""
+    (x = 1 across servers, or all k inside one server); the largest stage bound.
+
+    A tensor-parallel or MoE stage (gpu-mapping's ``vertex_times``, Sec. VI) adds the slices'
+    all-reduce 2(t-1)·tp_bytes/(t·B_intra) (its ``added`` reading, the larger of the two) and a
+    group's all-to-all, at most ``expert_bytes`` at the dearer per-byte cost (a group's a2a edges
+    sum to expert_bytes·(1 + (e-2)q_i)/e < expert_bytes, ``routing_matrix``); a vertex's pipeline
+    bytes 2(d^in + d^out)/u_s and AllReduce data 2(k-1)(h/u_s)/k are at most the replica's, bounded
+    above. For the paper's jobs both added terms are 0.0 (the bound unchanged to the bit)."""
     g = float(cluster.gpus_per_server)
     per_byte = max(g / cluster.inter_bandwidth, 1.0 / cluster.intra_bandwidth)
     worst = 0.0
@@ -245,7 +258,10 @@ def alpha_upper(job: PipelineJob, cluster: Cluster) -> float:
         k = st.replicas
         data = 2.0 * (k - 1) * st.param_bytes / k
         ar = max(data * g / cluster.inter_bandwidth, data / cluster.intra_bandwidth) if k > 1 else 0.0
-        worst = max(worst, st.fwd_time + st.bwd_time + 2.0 * per_byte * (st.in_bytes + st.out_bytes) + ar)
+        t = st.tensor_parallel
+        tp = 2.0 * (t - 1) * st.tp_bytes / (t * cluster.intra_bandwidth) if t > 1 else 0.0
+        worst = max(worst, st.fwd_time + st.bwd_time + 2.0 * per_byte * (st.in_bytes + st.out_bytes) + ar
+                    + tp + per_byte * st.expert_bytes)
     return worst
 
 
@@ -336,7 +352,9 @@ def evaluate(instance: DdlwmpInstance, solution: Mapping[str, Any]) -> Evaluatio
     # one event per (job, server) pair: start, free time, server, GPUs (compact arrays, not lists)
     ev_start, ev_free, ev_server, ev_gpus = array("d"), array("d"), array("q"), array("q")
     models = instance.models
-    replicas_of = {name: tuple(st.replicas for st in m.stages) for name, m in models.items()}
+    # one server per vertex: per replica (the paper's jobs), per slice / expert group (gpu-mapping's LLM stages)
+    replicas_of = {name: tuple(int(v) for v in m.vertices) for name, m in models.items()}
+    llm = {name: m for name, m in models.items() if is_llm(m)}
     isclose = math.isclose
     for idx, entry in enumerate(solution["jobs"]):
         if type(entry) is not dict and not isinstance(entry, Mapping) or "id" not in entry:
@@ -393,10 +411,16 @@ def evaluate(instance: DdlwmpInstance, solution: Mapping[str, Any]) -> Evaluatio
         if job.single_node and len(per_server) > 1:
             violations.append(f"job {jid} must run on one server (single_node), but its assignment uses servers "
                               f"{sorted(int(m) for m in per_server)}")
-        key = (job.model, tuple(sorted(tuple(c) for c in per_server.values())))
-        alpha = alpha_cache.get(key)
-        if alpha is None:
-            alpha = alpha_cache[key] = alpha_from_counts(models[job.model], mcl, np.array(key[1], dtype=np.int64).T)
+        if llm and job.model in llm:  # tensor-parallel / MoE: each replica's slices on one server, gpu-mapping's alpha
+            bad, alpha = checked_alpha(llm[job.model], mcl, a)
+            if bad is not None:
+                violations.append(f"job {jid}: {bad}")
+                continue
+        else:
+            key = (job.model, tuple(sorted(tuple(c) for c in per_server.values())))
+            alpha = alpha_cache.get(key)
+            if alpha is None:
+                alpha = alpha_cache[key] = alpha_from_counts(models[job.model], mcl, np.array(key[1], dtype=np.int64).T)
         completion = float(start) + job.iterations * alpha
         for k, value in (("alpha_s", alpha), ("completion", completion)):
             claimed = entry.get(k)

@@ -10,8 +10,14 @@ nodes, sizes and free counts), and every job on arrival, with an
 :class:`~optkit.errors.InputError` naming the field where the policy would otherwise fail
 silently later: a duplicate arrival, an unknown model, a GPU demand that differs from the
 model's replica count (one GPU per replica), a job larger than the cluster, or a single-node job
-larger than a server (it could never start; a strict queue would block behind it forever). The
-module docstring of :mod:`optkit.online` lists each misuse and its field.
+larger than a server (it could never start; a strict queue would block behind it forever), or a
+tensor-parallel model whose t does not divide the nodes' size or exceeds it (:mod:`.tensor`;
+named ``models['<name>'].stages[0].tensor_parallel``). The module docstring of
+:mod:`optkit.online` lists each misuse and its field.
+
+``models`` may hold tensor-parallel and MoE models (the instance format's fields, :mod:`.tensor`):
+such a job's GPUs are its slices (``Job.gpus`` = Σ_s k_s·t), each replica's t slices go to one
+node, and the job starts only when the nodes hold each replica whole (A-SRPT paper, Sec. VI).
 
 ddlwmp's model (Sec. III-A) has M servers of one size g: nodes of different sizes are an error
 (run one scheduler per size class). A job given as "k GPUs for d seconds" (``Job.duration``)
@@ -41,6 +47,7 @@ from .a_srpt import ASRPT
 from .baselines import BASELINES
 from .model import DdlwmpCluster
 from .policies import ClusterState, JobSpec, Policy
+from .tensor import tensor_parallel_of
 
 __all__ = ["OnlineScheduler", "POLICIES", "duration_model"]
 
@@ -233,7 +240,9 @@ class OnlineScheduler(Generic[N]):
         assert model is not None  # exactly one of model and duration (checked above)
         # the policy checks the rest (ArrivalCheck): a duplicate, an unknown model, GPUs unlike the
         # model's replicas, a job larger than the cluster, a single-node job larger than a server
-        self.policy.on_arrival(JobSpec(job.id, float(job.release), model, job.gpus, predicted, job.single_node), now)
+        md = self.models.get(model)  # (an unknown model is the policy's ArrivalCheck's to name)
+        self.policy.on_arrival(JobSpec(job.id, float(job.release), model, job.gpus, predicted, job.single_node,
+                                       1 if md is None else tensor_parallel_of(md)), now)
         if st is not None:
             st.record_arrival(job, now)
         if d is not None:

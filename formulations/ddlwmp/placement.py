@@ -23,7 +23,7 @@ indices is done per job.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping
+from typing import Any, Mapping
 
 import numpy as np
 
@@ -36,6 +36,7 @@ from optkit.validation import check_seed
 
 from .model import PROBLEM, DdlwmpCluster
 from .readings import READINGS
+from .tensor import LlmPlacer, is_llm, tensor_parallel_of, units_free
 
 __all__ = ["Placement", "Placer", "most_free_servers", "least_free_servers"]
 
@@ -117,6 +118,9 @@ class Placer:
         self._alpha_max: dict[str, float] = {}
         self._maps: dict[tuple[str, tuple[int, ...]], tuple[list[list[int]], float]] = {}
         self._gpus: dict[str, int] = {}
+        # tensor-parallel and MoE models (tensor.py): servers in units of t GPUs, each replica's slices together
+        self._llm = {name for name, job in models.items() if is_llm(job)}
+        self._llm_placer = LlmPlacer(self._mc, seed, self.heavy_edge) if self._llm else None
         for name in models:
             self.alpha_min(name)
             self.alpha_max(name)
@@ -137,11 +141,19 @@ class Placer:
     def alpha_max(self, model: str) -> float:
         a = self._alpha_max.get(model)
         if a is None:
+            # gpu-mapping's alpha_max: every replica (a tensor-parallel one's slices) / expert group alone
             a = self._alpha_max[model] = alpha_max(self.models[model], self._mc)
         return a
 
     def place(self, model: str, servers: np.ndarray, counts: np.ndarray) -> Placement:
-        """Heavy-Edge of ``model`` on ``counts[j]`` GPUs of server ``servers[j]``."""
+        """Heavy-Edge of ``model`` on ``counts[j]`` GPUs of server ``servers[j]`` (a tensor-parallel
+        model's counts are multiples of its t: whole replicas, :mod:`.tensor`)."""
+        if model in self._llm:
+            t = tensor_parallel_of(self.models[model])
+            counts = np.asarray(counts, dtype=np.int64)
+            if (counts % t).any():
+                raise ValueError(f"model {model!r} takes whole replicas of {t} GPUs per server, got {counts.tolist()}")
+            return Placement(*self._llm_placer.place(model, self.models[model], servers, counts // t))  # type: ignore[union-attr, arg-type]
         if len(servers) == 1:
             srv, cnt = [int(servers[0])], (int(counts[0]),)
         else:
@@ -163,7 +175,18 @@ class Placer:
             assignment = [[srv[r] for r in row] for row in local]
         return Placement(assignment, alpha, tuple(srv), cnt)
 
+    def _place_llm(self, model: str, free: np.ndarray, choose: Any) -> Placement:
+        """A tensor-parallel or MoE job: ``choose`` (the policy's server rule) on the replicas of
+        t GPUs each server holds (floor(free/t)), Heavy-Edge with each replica's slices together
+        (:class:`.tensor.LlmPlacer`)."""
+        job = self.models[model]
+        t = tensor_parallel_of(job)
+        servers, units = choose(units_free(free, t), self.gpus(model) // t)
+        return Placement(*self._llm_placer.place(model, job, servers, units))  # type: ignore[union-attr, arg-type]
+
     def place_most_free(self, model: str, free: np.ndarray) -> Placement:
+        if model in self._llm:
+            return self._place_llm(model, free, most_free_servers)
         need = self.gpus(model)
         m = int(free.argmax())  # the first most-free server: most_free_servers' first pick
         if free[m] >= need:  # it holds the whole job: the placement most_free_servers gives, without its sort
@@ -173,4 +196,6 @@ class Placer:
         return self.place(model, *most_free_servers(free, need))
 
     def place_least_free(self, model: str, free: np.ndarray) -> Placement:
+        if model in self._llm:
+            return self._place_llm(model, free, least_free_servers)
         return self.place(model, *least_free_servers(free, self.gpus(model)))

@@ -41,6 +41,8 @@ from optkit.readings import check_reading
 from .model import PROBLEM, DdlwmpCluster
 from .placement import Placement, Placer
 from .readings import CONSOLIDATE_DEFAULT, READINGS
+from .tensor import check_model, is_llm, tensor_parallel_of
+from .tensor import fits as tensor_fits
 
 __all__ = ["JobSpec", "StartDecision", "ClusterState", "Policy", "QueuePolicy", "ArrivalCheck", "build_policy"]
 
@@ -48,7 +50,8 @@ __all__ = ["JobSpec", "StartDecision", "ClusterState", "Policy", "QueuePolicy", 
 @dataclass(frozen=True)
 class JobSpec:
     """What a policy knows of a job: id, release (s), model name, GPUs g_i, predicted iterations,
-    and whether its GPUs must all be on one server (``single_node``)."""
+    whether its GPUs must all be on one server (``single_node``), and its model's tensor-parallel
+    degree t (``tensor_parallel``: each replica's t slices on one server, :mod:`.tensor`)."""
 
     id: str
     release: float
@@ -56,6 +59,7 @@ class JobSpec:
     gpus: int
     predicted_iterations: float | None = None
     single_node: bool = False
+    tensor_parallel: int = 1
 
     @property
     def n_tilde(self) -> float:
@@ -94,7 +98,11 @@ class ClusterState:
 
     def fits(self, job: JobSpec) -> bool:
         """Whether ``job`` can start now: g_i <= the free GPUs of the cluster, or, for a
-        ``single_node`` job, of one server."""
+        ``single_node`` job, of one server; a tensor-parallel job (t > 1) needs servers that hold
+        each of its replicas' t slices (:func:`.tensor.fits`: Σ_m floor(free_m/t) >= g_i/t; the
+        A-SRPT paper, Sec. VI: it waits "until sufficient server capacity is available")."""
+        if job.tensor_parallel > 1:
+            return tensor_fits(self.free, job.gpus, job.tensor_parallel)
         return job.gpus <= (int(self.free.max()) if job.single_node else int(self.free.sum()))
 
     def take(self, placement: Placement) -> None:
@@ -152,6 +160,15 @@ class ArrivalCheck:
         if job.gpus > self.total_gpus:
             raise InputError("job.gpus", f"job {job.id} needs {job.gpus} GPUs but the cluster has "
                                          f"{self.total_gpus}: it could never start", problem=PROBLEM)
+        t = tensor_parallel_of(model)
+        if job.tensor_parallel != t:
+            raise InputError("job.tensor_parallel", f"job {job.id}: is {job.tensor_parallel!r} but model {job.model!r} "
+                                                    f"has tensor_parallel {t}", problem=PROBLEM)
+        if is_llm(model) and self.gpus_per_server is not None:  # one t per job, t | g (tensor.check_model)
+            try:
+                check_model(model, self.gpus_per_server, f"models[{job.model!r}]")
+            except InputError as exc:
+                raise exc.with_problem(PROBLEM) from None
         if job.single_node and self.gpus_per_server is not None and job.gpus > self.gpus_per_server:
             raise InputError("job.single_node", f"job {job.id} needs {job.gpus} GPUs on one server but a server has "
                                                 f"{self.gpus_per_server}: it could never start", problem=PROBLEM)
@@ -179,17 +196,20 @@ class DemandQueue:
     Each job is pushed with its ``order``, a tuple whose last element is unique (a push counter):
     the order is then total and a job is never compared. Fitting is
     :meth:`ClusterState.fits`'s test: g_i <= the free GPUs of the cluster, or for a single-node
-    job, of one server. As the free GPUs only fall while a policy decides, a job passed over stays
+    job, of one server; tensor-parallel jobs sit in heaps per (g_i, t) and fit when the servers
+    hold each replica's t slices (:func:`.tensor.fits`). As the free GPUs only fall while a policy
+    decides (and floor(free_m/t) with them), a job passed over stays
     too big, so the head of the earliest heap that fits is the first fitting job of the whole
     queue scanned in order (``tests/test_ddlwmp_policies.py`` checks A-SRPT's choices against one
     list scanned front to back).
     """
 
-    __slots__ = ("_heaps", "_single", "_n")
+    __slots__ = ("_heaps", "_single", "_tensor", "_n")
 
     def __init__(self) -> None:
         self._heaps: dict[int, list[tuple[Any, ...]]] = {}
         self._single: dict[int, list[tuple[Any, ...]]] = {}
+        self._tensor: dict[tuple[int, int], list[tuple[Any, ...]]] = {}  # tensor-parallel jobs, by (g_i, t)
         self._n = 0
 
     def __len__(self) -> int:
@@ -197,8 +217,11 @@ class DemandQueue:
 
     def push(self, order: tuple[Any, ...], job: JobSpec) -> None:
         """Queue ``job`` at ``order`` (a tuple; its last element unique)."""
-        heaps = self._single if job.single_node else self._heaps
-        heapq.heappush(heaps.setdefault(job.gpus, []), (*order, job))
+        if job.tensor_parallel > 1:
+            heapq.heappush(self._tensor.setdefault((job.gpus, job.tensor_parallel), []), (*order, job))
+        else:
+            heaps = self._single if job.single_node else self._heaps
+            heapq.heappush(heaps.setdefault(job.gpus, []), (*order, job))
         self._n += 1
 
     def head(self, state: ClusterState | None = None, *, pop: bool = False) -> JobSpec | None:
@@ -214,6 +237,11 @@ class DemandQueue:
             max_free = None if state is None else int(state.free.max())
             for g, heap in self._single.items():
                 if heap and (max_free is None or g <= max_free) and (best is None or heap[0][:-1] < best[0][:-1]):
+                    best = heap
+        if self._tensor:  # fits: its replicas' slices each on one server (tensor.fits)
+            for (g, t), heap in self._tensor.items():
+                if heap and (state is None or tensor_fits(state.free, g, t)) and (
+                        best is None or heap[0][:-1] < best[0][:-1]):
                     best = heap
         if best is None:
             return None

@@ -53,7 +53,8 @@ from optkit.formulations.gpu_mapping.readings import READINGS as _GPU_MAPPING_RE
 from optkit.readings import Reading
 
 __all__ = ["READINGS", "TAU_DEFAULT", "TESTBED_TAU", "COMM_HEAVY_DEFAULT", "CONSOLIDATE_DEFAULT", "FIG8_JOBS_DEFAULT",
-           "LOAD_DEFAULT", "A_SRPT", "BASELINE_NAMES", "WORKLOADS", "FIRST_SEC5_RESULTS", "TAU_PROCEDURE"]
+           "LOAD_DEFAULT", "TP_SHARE_DEFAULT", "MOE_SHARE_DEFAULT", "ROUTING_SKEW_DEFAULT", "A_SRPT", "BASELINE_NAMES",
+           "WORKLOADS", "FIRST_SEC5_RESULTS", "TAU_PROCEDURE"]
 
 A_SRPT = ("a-srpt", "a-srpt-perfect")
 BASELINE_NAMES = ("spjf", "spwf", "wcs-duration", "wcs-workload", "wcs-subtime", "fifo")
@@ -63,6 +64,9 @@ CONSOLIDATE_DEFAULT = False
 FIG8_JOBS_DEFAULT = 75_000
 COMM_HEAVY_DEFAULT = 1.5
 LOAD_DEFAULT = 0.8
+TP_SHARE_DEFAULT = 0.0
+MOE_SHARE_DEFAULT = 0.0
+ROUTING_SKEW_DEFAULT = 0.0
 WORKLOADS = ("synthetic", "itp", "philly")
 FIRST_SEC5_RESULTS = "125f92d, 2026-11-22 04:54 UTC"
 """The commit of optkit's first Sec. V results (the script ``ddlwmp_sec5.py`` of ``benchmarks`` and its
@@ -246,6 +250,56 @@ READINGS: tuple[Reading, ...] = (
                 "its other values arrived in 9854842 (issue 34, 2026-11-27, after them): post hoc, as a curve "
                 "(every value reported, none chosen)",
         option_notes={"1": "the profiles as shipped"}),
+    Reading(
+        "tp_share", "share of the distributed job groups that are 3D-parallel (data x pipeline x tensor) jobs",
+        options=(0.0, 0.1, 0.25, 0.5), default=TP_SHARE_DEFAULT, open=True, minimum=0.0, maximum=1.0,
+        passage="A-SRPT paper, Sec. VI ('Tensor parallelism ... A-SRPT delays the start of tensor parallelism jobs "
+                "until sufficient server capacity is available'); Sec. V-A-1-b: the simulated jobs are Table I's "
+                "pipeline and data-parallel configurations",
+        reason="Sec. VI discusses tensor-parallel jobs but the paper runs no experiment with them, so their share is "
+               "a parameter of an experiment the paper does not state: measured as a curve over 0-0.5. The default "
+               "0 names the paper's own Sec. V job mix (Table I configurations only), so every Sec. V workload is "
+               "the one it was before the reading (formulations/ddlwmp/generate.py draws the shares from a "
+               "generator of their own)",
+        scope="formulations/ddlwmp/generate.py (generate(tp_share=...)), formulations/ddlwmp/llm_workloads.py",
+        rule="swept", post_hoc=True,
+        history=f"arrived with the tensor-parallel jobs in 557cd54 (issue 37, 2026-11-27), after {_FIRST} (post hoc "
+                "by date: a default that keeps the Sec. V workloads as they were) and before any result with "
+                "tensor-parallel jobs; a curve, so no value of it is chosen by a result",
+        option_notes={"0": "the paper's Sec. V mix (no tensor-parallel job)"}),
+    Reading(
+        "moe_share", "share of the distributed job groups that are Mixture-of-Experts (expert-parallel) jobs",
+        options=(0.0, 0.1, 0.25, 0.5), default=MOE_SHARE_DEFAULT, open=True, minimum=0.0, maximum=1.0,
+        passage="A-SRPT paper, Sec. VI ('Expert parallelism ... represent expert groups as vertices ... token "
+                "routing represented as weighted edges')",
+        reason="as tp_share: Sec. VI discusses MoE jobs without an experiment, so the share is a curve over 0-0.5 "
+               "and the default 0 names the paper's Sec. V mix; tp_share + moe_share <= 1",
+        scope="formulations/ddlwmp/generate.py (generate(moe_share=...)), formulations/ddlwmp/llm_workloads.py",
+        rule="swept", post_hoc=True,
+        history=f"arrived with the MoE jobs in 557cd54 (issue 37, 2026-11-27), after {_FIRST} (post hoc by date: a "
+                "default that keeps the Sec. V workloads as they were) and before any result with MoE jobs; a "
+                "curve, so no value of it is chosen by a result",
+        option_notes={"0": "the paper's Sec. V mix (no MoE job)"}),
+    Reading(
+        "routing_skew", "the expected token routing of an MoE job: Zipf exponent s of the experts' popularity "
+                        "(0: uniform)",
+        options=(0.0, 0.5, 1.0, 1.5), default=ROUTING_SKEW_DEFAULT, open=True, minimum=0.0, maximum=10.0,
+        passage="A-SRPT paper, Sec. VI: 'Due to the dynamic data transfer patterns presented in MoE training, we can "
+                "set the edge weights based on the estimated average communication costs'",
+        reason="the paper states no routing distribution; the edge weights are 'estimated average' costs, and the "
+               "routing an MoE job is trained towards is balanced (GShard's and Switch Transformer's auxiliary "
+               "load-balancing loss), so 0, uniform routing (every group sends 1/E of its tokens to each expert), "
+               "is the default point; how skewed real routing is depends on the model and the data, a parameter "
+               "of the experiment measured as a curve over s = 0-1.5 (expert group j receives the share q_j ∝ "
+               "(j+1)^-s: the generated MoE stage's routing 'zipf' with routing_skew s, gpu-mapping's "
+               "routing_matrix; reading moe_zipf_exponent of gpu-mapping is the field's default when an instance "
+               "gives no exponent)",
+        scope="formulations/ddlwmp/generate.py (generate(routing_skew=...)); an instance's MoE stage gives it as "
+              "routing='zipf' and routing_skew (gpu-mapping's stage fields)",
+        rule="swept", post_hoc=True,
+        history=f"arrived with the MoE jobs in 557cd54 (issue 37, 2026-11-27), after {_FIRST} (post hoc by date) and "
+                "before any result with MoE jobs; a curve, so no value of it is chosen by a result",
+        option_notes={"0": "uniform routing"}),
     Reading(
         "fig7_load", "Fig. 7-8: whether the arrivals are rescaled per single-GPU share or kept fixed",
         options=("fixed-arrivals", "rescaled"), default="fixed-arrivals",

@@ -40,6 +40,7 @@ from optkit.validation import check_time_limit
 from .model import DdlwmpInstance, slot_ceil
 from .online import OnlineScheduler
 from .policies import JobSpec, Policy, build_policy
+from .tensor import tensor_parallel_of
 
 __all__ = ["simulate", "simulate_policy", "job_specs", "SimulationTimeout"]
 
@@ -53,7 +54,8 @@ class SimulationTimeout(RuntimeError):
 def job_specs(instance: DdlwmpInstance, *, perfect: bool = False) -> list[JobSpec]:
     """The policy's view of each job; ``perfect`` puts the true n_i in the prediction."""
     return [JobSpec(j.id, float(j.release), j.model, instance.gpus(j),
-                    float(j.iterations) if perfect else j.predicted_iterations, j.single_node) for j in instance.jobs]
+                    float(j.iterations) if perfect else j.predicted_iterations, j.single_node,
+                    tensor_parallel_of(instance.models[j.model])) for j in instance.jobs]
 
 
 def protocol_jobs(instance: DdlwmpInstance, *, perfect: bool = False) -> list[Job]:

@@ -50,8 +50,9 @@ from optkit.features import fill_submission_predictions
 
 from .catalog import AlphaMin, check_batch_factor, check_int, cluster_dict, model_catalog, model_dict, pick_model
 from .generate import B_INTER, B_INTRA, generate
+from .llm_workloads import check_llm_shares, convert_groups
 from .model import PROBLEM, DdlwmpInstance
-from .readings import WORKLOADS
+from .readings import MOE_SHARE_DEFAULT, ROUTING_SKEW_DEFAULT, TP_SHARE_DEFAULT, WORKLOADS
 
 __all__ = ["trace_workload", "trace_records", "sec5_workload"]
 
@@ -84,12 +85,17 @@ def trace_records(source: str, *, root: str | Path | None = None, pai_folder: st
 def trace_workload(records: Sequence[Mapping[str, Any]], *, jobs: int, servers: int, load: float, seed: int = 0,
                    gpus_per_server: int = 8, inter_bandwidth: float = B_INTER, intra_bandwidth: float = B_INTRA,
                    allreduce: str = "ring", predict: bool = True, train_fraction: float = 0.8,
-                   source: str = "records", unstated_batch_factor: float = 1.0) -> dict[str, Any]:
+                   source: str = "records", unstated_batch_factor: float = 1.0, tp_share: float = TP_SHARE_DEFAULT,
+                   moe_share: float = MOE_SHARE_DEFAULT, routing_skew: float = ROUTING_SKEW_DEFAULT) -> dict[str, Any]:
     """A ddlwmp instance dict from trace ``records`` (module docstring for every rule).
 
     ``records``: dicts with ``submission_time`` (s), ``duration`` (s), ``num_gpu`` and optionally
     ``job_id``, ``user``, ``cluster`` (virtual cluster), ``group``, ``job_name``.
-    ``unstated_batch_factor``: as :func:`optkit.formulations.ddlwmp.generate.generate`'s."""
+    ``unstated_batch_factor``: as :func:`optkit.formulations.ddlwmp.generate.generate`'s.
+    ``tp_share``, ``moe_share``, ``routing_skew`` (readings, issue 37): as the generator's, per
+    model draw (group or job): no trace records a job's tensor-parallel degree or experts, so the
+    jobs made 3D-parallel or MoE are synthetic, of the job's GPU demand, and their iterations the
+    trace duration over their own alpha~min (:func:`.llm_workloads.convert_groups`)."""
     n_want = check_int(jobs, "jobs", 1)
     check_int(servers, "servers", 1)
     g = check_int(gpus_per_server, "gpus_per_server", 1)
@@ -117,8 +123,14 @@ def trace_workload(records: Sequence[Mapping[str, Any]], *, jobs: int, servers: 
     for key, r in zip(key_of, window):  # in window order, so the draws are the same for the same window
         if key not in model_of:
             model_of[key] = pick_model(int(r["num_gpu"]), catalog, rng)
+    tp_share, moe_share, routing_skew = check_llm_shares(tp_share, moe_share, routing_skew)
+    batch_factor = check_batch_factor(unstated_batch_factor)
+    drawn = list(model_of.values())
+    llm_dicts = convert_groups(drawn, catalog, tp_share=tp_share, moe_share=moe_share, routing_skew=routing_skew,
+                               gpus_per_server=g, seed=seed, allreduce=allreduce, batch_factor=batch_factor)
+    model_of = dict(zip(model_of, drawn))
     used = sorted(set(model_of.values()))
-    models = {m: model_dict(m, allreduce, check_batch_factor(unstated_batch_factor)) for m in used}
+    models = {m: llm_dicts[m] if m in llm_dicts else model_dict(m, allreduce, batch_factor) for m in used}
     alpha = AlphaMin(models, Cluster(g, float(inter_bandwidth), float(intra_bandwidth)))
     t0 = float(window[0]["submission_time"])
     span = float(window[-1]["submission_time"]) - t0
@@ -153,6 +165,10 @@ def trace_workload(records: Sequence[Mapping[str, Any]], *, jobs: int, servers: 
                       "release": f"submission times x {factor:.4g} (offered load {load:g})"},
         "configuration_sizes": sizes,
         **({"unstated_batch_factor": float(unstated_batch_factor)} if unstated_batch_factor != 1.0 else {}),
+        **({"tp_share": tp_share, "moe_share": moe_share, "routing_skew": routing_skew,
+            "tp_job_share": sum(catalog[j["model"]][1] == "tp" for j in job_list) / len(job_list),
+            "moe_job_share": sum(catalog[j["model"]][1] == "moe" for j in job_list) / len(job_list)}
+           if llm_dicts else {}),
     }
     if predict:
         meta["prediction"] = fill_submission_predictions(job_list, seed=seed, train_fraction=train_fraction)

@@ -20,6 +20,7 @@ from optkit.solvers import SOLVER_LIBRARIES
 from optkit.validation import check_time_limit
 
 from .heavy_edge import alpha_min_estimate, fewest_servers, heavy_edge, heavy_edge_arrays, heavy_edge_job
+from .colocation import colocation_groups, heavy_edge_mapping
 from .place import JobPlacement, choose_servers, place
 from . import readings as _readings
 from .model import (
@@ -29,6 +30,7 @@ from .model import (
 
 __all__ = [
     "FORMULATION", "Cluster", "GpuMappingInstance", "JobPlacement", "PipelineJob", "Stage", "alpha_from_counts",
+    "colocation_groups", "heavy_edge_mapping",
     "choose_servers", "place",
     "alpha_max", "alpha_min_estimate", "evaluate", "fewest_servers", "heavy_edge", "heavy_edge_arrays",
     "heavy_edge_job", "job_graph", "stage_times",
@@ -46,8 +48,10 @@ def _run_heavy_edge(instance: GpuMappingInstance, *, objective: str, time_limit:
     every path (:func:`optkit.validation.check_time_limit`) and otherwise unused: the greedy
     runs in milliseconds."""
     check_time_limit(time_limit, problem=PROBLEM)
-    assignment = heavy_edge_job(instance.job, instance.servers, seed=seed, single_gpu_weight=single_gpu_weight,
-                                server_start=server_start)
+    # through colocation.heavy_edge_mapping: the paper's jobs exactly as heavy_edge_job; tensor-parallel
+    # jobs with their slices kept together (Heavy-Edge's keyword colocate)
+    assignment = heavy_edge_mapping(instance.job, instance.servers, seed=seed, single_gpu_weight=single_gpu_weight,
+                                    server_start=server_start)
     return Result(Status.FEASIBLE, solution={"assignment": assignment})
 
 

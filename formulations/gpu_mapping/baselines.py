@@ -36,7 +36,10 @@ import numpy as np
 from optkit.errors import InputError
 from optkit.result import Result, Status
 
-from .model import GpuMappingInstance, PipelineJob, assignment_from_vertex_servers
+from .model import (
+    GpuMappingInstance, PipelineJob, assignment_from_vertex_servers, colocation_violations, replica_groups,
+    vertex_servers,
+)
 
 __all__ = [
     "INT_WEIGHT_TOTAL", "integer_weights", "csr_graph", "match_parts_to_servers", "repair_sizes",
@@ -391,12 +394,13 @@ def kahip_mapping(job: PipelineJob, free_gpus: Sequence[int], *, seed: int | Non
 
 
 # ----------------------------------------------------------------------------- random
-def random_mapping(job: PipelineJob, free_gpus: Sequence[int], *, seed: int | None) -> list[list[int]]:
+def random_mapping(job: PipelineJob, free_gpus: Sequence[int], *, seed: int | None) -> list[list[int]] | None:
     """A uniformly random mapping with the exact sizes.
 
     The slots ``[0]*c_0 + [1]*c_1 + ...`` are permuted by a ``numpy.random.default_rng(seed)``
     permutation and vertex v takes slot v. Every mapping with the exact sizes arises from
-    ``prod_m c_m!`` permutations, so all are equally likely.
+    ``prod_m c_m!`` permutations, so all are equally likely. A job with tensor-parallel stages:
+    :func:`_random_colocated` (each replica's slices on one server; ``None`` if no draw fits).
 
     References
     ----------
@@ -421,8 +425,44 @@ def random_mapping(job: PipelineJob, free_gpus: Sequence[int], *, seed: int | No
     """
     caps = _check_free_gpus(job, free_gpus)
     slots = np.repeat(np.arange(len(caps)), caps)
+    groups = replica_groups(job)
+    if groups:
+        return _random_colocated(job, caps, groups, seed)
     sv = np.random.default_rng(seed).permutation(slots)
     return assignment_from_vertex_servers(job, sv)
+
+
+RANDOM_TRIES = 100
+"""Draws :func:`random_mapping` makes for a job with tensor-parallel stages before it gives up."""
+
+
+def _random_colocated(job: PipelineJob, caps: Sequence[int], groups: list[list[int]],
+                      seed: int | None) -> list[list[int]] | None:
+    """A random mapping that keeps each tensor-parallel replica's slices on one server (Sec. VI):
+    the groups in a random order, each on a uniformly random server with room, then the other
+    vertices on a random permutation of the slots left; up to :data:`RANDOM_TRIES` draws from one
+    ``numpy.random.default_rng(seed)`` (``None`` when every draw leaves a group without room). Not
+    uniform over the feasible mappings (rejection would be, but rarely succeeds on large jobs)."""
+    rng = np.random.default_rng(seed)
+    for _ in range(RANDOM_TRIES):
+        left = np.array(caps, dtype=np.int64)
+        sv = np.full(job.n_replicas, -1, dtype=np.int64)
+        placed = True
+        for gi in rng.permutation(len(groups)):
+            grp = groups[int(gi)]
+            room = np.flatnonzero(left >= len(grp))
+            if room.size == 0:
+                placed = False
+                break
+            m = int(room[int(rng.integers(room.size))])
+            sv[grp] = m
+            left[m] -= len(grp)
+        if not placed:
+            continue
+        free = np.flatnonzero(sv == -1)
+        sv[free] = rng.permutation(np.repeat(np.arange(len(caps)), left))
+        return assignment_from_vertex_servers(job, sv)
+    return None
 
 
 # ----------------------------------------------------------------------------- algorithm table
@@ -430,6 +470,18 @@ def _feasible(assignment: list[list[int]], info: dict[str, Any], t0: float) -> R
     info = dict(info)
     info["wall_time_s"] = time.perf_counter() - t0
     return Result(Status.FEASIBLE, solution={"assignment": assignment}, info=info)
+
+
+def _kept_together(job: PipelineJob, assignment: list[list[int]], info: dict[str, Any], t0: float,
+                   who: str) -> Result:
+    """The partitioner's mapping when it keeps every tensor-parallel replica's slices on one server
+    (Sec. VI; always so for the paper's jobs), else ``no_solution`` naming the first split replica:
+    METIS and KaHIP know no such constraint, and optkit does not repair their partitions."""
+    split = colocation_violations(job, vertex_servers(job, assignment)) if replica_groups(job) else []
+    if split:
+        return Result(Status.NO_SOLUTION, message=f"{who}'s partition splits a tensor-parallel replica: {split[0]}",
+                      info={**info, "wall_time_s": time.perf_counter() - t0})
+    return _feasible(assignment, info, t0)
 
 
 def run_metis(instance: GpuMappingInstance, *, objective: str = "cut", time_limit: float | None = None,
@@ -441,7 +493,7 @@ def run_metis(instance: GpuMappingInstance, *, objective: str = "cut", time_limi
     t0 = time.perf_counter()
     assignment, info = metis_mapping(instance.job, instance.servers, seed=seed, target_weights=target_weights,
                                      ufactor=ufactor, recursive=recursive)
-    return _feasible(assignment, info, t0)
+    return _kept_together(instance.job, assignment, info, t0, "METIS")
 
 
 def run_kahip(instance: GpuMappingInstance, *, objective: str = "cut", time_limit: float | None = None,
@@ -450,7 +502,7 @@ def run_kahip(instance: GpuMappingInstance, *, objective: str = "cut", time_limi
     ``objective``). ``params``: ``mode``, ``dummy_scale``."""
     t0 = time.perf_counter()
     assignment, info = kahip_mapping(instance.job, instance.servers, seed=seed, mode=mode, dummy_scale=dummy_scale)
-    return _feasible(assignment, info, t0)
+    return _kept_together(instance.job, assignment, info, t0, "KaHIP")
 
 
 def run_random(instance: GpuMappingInstance, *, objective: str = "cut", time_limit: float | None = None,
@@ -459,4 +511,8 @@ def run_random(instance: GpuMappingInstance, *, objective: str = "cut", time_lim
     if params:
         raise TypeError(f"random takes no parameters, got {sorted(params)}")
     t0 = time.perf_counter()
-    return _feasible(random_mapping(instance.job, instance.servers, seed=seed), {}, t0)
+    assignment = random_mapping(instance.job, instance.servers, seed=seed)
+    if assignment is None:
+        return Result(Status.NO_SOLUTION, message=f"no random draw of {RANDOM_TRIES} kept every tensor-parallel "
+                      "replica's slices on one server")
+    return _feasible(assignment, {}, t0)

@@ -90,7 +90,7 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
-from .model import GpuMappingInstance, stage_times
+from .model import GpuMappingInstance, stage_compute, stage_times
 
 __all__ = ["lower_bound", "alpha_lower_bound", "cut_lower_bound", "stage_phi"]
 
@@ -330,7 +330,16 @@ def cut_lower_bound(instance: GpuMappingInstance) -> float:
 
 def lower_bound(instance: GpuMappingInstance, objective: str) -> float | None:
     """A proven lower bound on ``objective`` (``cut`` or ``alpha``) over all feasible mappings
-    of ``instance``; ``None`` for any other objective."""
+    of ``instance``; ``None`` for any other objective.
+
+    A job with tensor-parallel / MoE stages (Sec. VI) gets the bounds that need no count argument:
+    ``alpha >= max_s comp'_s`` (every GPU of stage s computes for :func:`.model.stage_compute`;
+    comm and AllReduce are >= 0) and ``cut >= 0`` (the degree, min-cut and split bounds above
+    assume the paper's replicas and are not claimed for slices and expert groups)."""
+    if not instance.job.is_plain and objective in ("alpha", "cut"):
+        if objective == "cut":
+            return 0.0
+        return float(stage_compute(instance.job, instance.cluster).max()) * (1.0 - ROUNDOFF)
     if objective == "alpha":
         return alpha_lower_bound(instance)
     if objective == "cut":

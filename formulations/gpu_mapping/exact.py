@@ -175,20 +175,24 @@ from optkit.result import Result, Status
 from .arrangements import arrangements, n_arrangements
 from .heavy_edge import heavy_edge_job
 from .model import (
-    GpuMappingInstance, alpha_from_counts, cut_weight, double_binary_tree_edges, stage_counts,
-    vertex_servers,
+    GpuMappingInstance, alpha_from_counts, alpha_of_assignment, cut_weight, double_binary_tree_edges, placement_units,
+    stage_counts, vertex_servers,
 )
 
 __all__ = [
     "run_cpsat", "run_highs", "run_brute_force", "brute_force", "naive_enumeration",
     "build_cp_model", "build_pyomo_model", "BRUTE_FORCE_MAX_TABLES", "BRUTE_FORCE_MAX_ARRANGEMENTS",
-    "NAIVE_MAX_REPLICAS", "count_tables", "Coefficients", "coefficients",
+    "NAIVE_MAX_REPLICAS", "BRUTE_FORCE_MAX_PLACEMENTS", "count_tables", "Coefficients", "coefficients",
+
 ]
 
 OBJECTIVES = ("cut", "alpha")
 BRUTE_FORCE_MAX_TABLES = 200_000
 BRUTE_FORCE_MAX_ARRANGEMENTS = 250_000
 NAIVE_MAX_REPLICAS = 8
+BRUTE_FORCE_MAX_PLACEMENTS = 20_000
+"""Most placements brute force enumerates for a job with tensor-parallel / MoE stages (each is
+measured by the model's vertex-level functions, ~0.1 ms)."""
 _CP_RESOLUTION_BITS = 30          # delta = UB / 2**30
 _CP_MAX_COEF = 2**50
 _CP_LEX_LIMIT = 2**40
@@ -219,6 +223,12 @@ class Coefficients:
     tree_edge_weight: tuple[float, ...]         # w0 = (k_s-1) h_s / k_s of one tree edge (tree stages)
     tree_spanning: tuple[int, ...]              # how many of the two trees span the stage (0..2)
     needs_partial: tuple[bool, ...]             # c_m is no subset sum of the k_s (<= c_m)
+    gpus: tuple[int, ...] = ()                  # t_s: GPUs of one replica (tensor slices); () = all 1
+
+    @property
+    def t(self) -> tuple[int, ...]:
+        """GPUs of one replica per stage: the capacity weight of x[s, m] (1 for the paper's jobs)."""
+        return self.gpus or (1,) * len(self.k)
 
     @property
     def n_stages(self) -> int:
@@ -236,6 +246,12 @@ def coefficients(instance: GpuMappingInstance) -> Coefficients:
     k = tuple(s.replicas for s in st)
     caps = tuple(int(c) for c in instance.servers)
     g, bi, ba = float(cl.gpus_per_server), cl.inter_bandwidth, cl.intra_bandwidth
+    if not job.is_plain:
+        if job.has_experts:
+            raise InputError("instance", "has MoE stages: the stage-count model does not hold them (their time and "
+                             "cut depend on which expert groups share a server); cpsat solves them on the vertex "
+                             "model (exact_vertices.py)")
+        return _tp_coefficients(instance)
     base, cprev, cnext, ar = [], [], [], []
     for s in range(S):
         a = st[s].fwd_time + st[s].bwd_time                     # eq. (4)
@@ -250,15 +266,7 @@ def coefficients(instance: GpuMappingInstance) -> Coefficients:
         cprev.append(bp)
         cnext.append(bn)
         data = 2.0 * (k[s] - 1) * st[s].param_bytes / k[s]      # eq. (6)
-        row = [0.0]
-        for v in range(1, k[s] + 1):
-            if k[s] == 1:
-                row.append(0.0)
-            elif v == k[s]:
-                row.append(data / ba)
-            else:
-                row.append(data * g / (v * bi))
-        ar.append(tuple(row))
+        ar.append(_allreduce_row(k[s], data, g, ba, bi, 1))
     pair = [0.0] + [2.0 * st[s - 1].out_bytes / k[s] for s in range(1, S)]
     ring, tree, span_w, span_n = [], [], [], []
     for s in range(S):
@@ -290,6 +298,90 @@ def coefficients(instance: GpuMappingInstance) -> Coefficients:
     needs = tuple(c not in sums for c in caps)
     return Coefficients(k, caps, upper, tuple(base), tuple(cprev), tuple(cnext), tuple(ar),
                          tuple(pair), tuple(ring), tuple(tree), tuple(span_w), tuple(span_n), needs)
+
+
+def _allreduce_row(k: int, data: float, g: float, ba: float, bi: float, t: int) -> tuple[float, ...]:
+    """AR_s(v), v = 0..k (eq. 6): ``data/B_intra`` at v = k, ``data·g/(t·v·B_inter)`` below (the
+    stage's t·v GPUs share the NIC; t = 1 for the paper's jobs), 0 when k = 1; AR_s(0) = 0 unused."""
+    row = [0.0]
+    for v in range(1, k + 1):
+        if k == 1:
+            row.append(0.0)
+        elif v == k:
+            row.append(data / ba)
+        else:
+            row.append(data * g / (t * v * bi))
+    return tuple(row)
+
+
+def _tp_coefficients(instance: GpuMappingInstance) -> Coefficients:
+    """The count model of a job with tensor-parallel stages (module docstring, "Tensor
+    parallelism"): x[s, m] counts replicas (each t_s GPUs, its slices on one server), the servers'
+    rows weigh them by t_s, eqs. (5)-(6) take a slice's share, eq. (4) the TP all-reduce."""
+    from .model import stage_compute
+
+    plain_job = type(instance.job)(stages=tuple(type(st)(st.replicas, st.fwd_time, st.bwd_time, st.in_bytes,
+                                                         st.out_bytes, st.param_bytes) for st in instance.job.stages),
+                                   allreduce=instance.job.allreduce, two_replica_ring=instance.job.two_replica_ring)
+    # the paper's job over replicas gives the cut's terms (module docstring: unchanged in replica counts)
+    plain = coefficients(type(instance)(cluster=instance.cluster, job=plain_job, servers=_replica_servers(instance)))
+    job, cl = instance.job, instance.cluster
+    st = job.stages
+    S = len(st)
+    t = tuple(int(s.tensor_parallel) for s in st)
+    k = plain.k
+    caps = tuple(int(c) for c in instance.servers)
+    g, bi, ba = float(cl.gpus_per_server), cl.inter_bandwidth, cl.intra_bandwidth
+    comp = stage_compute(job, cl)
+    base, cprev, cnext, ar = [], [], [], []
+    for s in range(S):
+        a = float(comp[s])                                      # eq. (4) with the TP all-reduce
+        bp = bn = 0.0
+        if s > 0:                                               # eq. (5), a slice's share
+            a += g * 2.0 * st[s].in_bytes / bi / t[s]
+            bp = (2.0 * st[s].in_bytes / k[s - 1]) * (1.0 / ba - g / bi) / t[s]
+        if s < S - 1:
+            a += g * 2.0 * st[s].out_bytes / bi / t[s]
+            bn = (2.0 * st[s].out_bytes / k[s + 1]) * (1.0 / ba - g / bi) / t[s]
+        base.append(a)
+        cprev.append(bp)
+        cnext.append(bn)
+        data = 2.0 * (k[s] - 1) * st[s].param_bytes / (k[s] * t[s])   # eq. (6), a slice's bytes
+        ar.append(_allreduce_row(k[s], data, g, ba, bi, t[s]))
+    upper = tuple(tuple(min(ks, c // ts) for c in caps) for ks, ts in zip(k, t))
+    sums = {0}
+    for ks, ts in zip(k, t):
+        sums |= {v + ks * ts for v in sums}
+    needs = tuple(c not in sums for c in caps)
+    return Coefficients(k, caps, upper, tuple(base), tuple(cprev), tuple(cnext), tuple(ar), plain.pair_weight,
+                        plain.ring_weight, plain.tree_edges, plain.tree_edge_weight, plain.tree_spanning, needs, t)
+
+
+def _replica_servers(instance: GpuMappingInstance) -> tuple[int, ...]:
+    """Servers for the replica-level twin of a tensor-parallel instance (only its job-graph terms
+    are read, which do not depend on the servers): one server per replica."""
+    return (1,) * sum(st.replicas for st in instance.job.stages)
+
+
+def _has_partial(co: Coefficients, m: int) -> bool:
+    """Whether some stage can be split on server m (0 < x[s, m] < k_s): always for the paper's jobs
+    where the partial-stage row is needed."""
+    return any(min(co.k[s] - 1, co.upper[s][m]) >= 1 for s in range(co.n_stages))
+
+
+def _packing_impossible(co: Coefficients) -> str | None:
+    """A proof that no mapping keeps every tensor-parallel replica on one server, from the count
+    model's rows alone, or ``None``: a stage whose replicas fit on no servers' GPUs
+    (``sum_m U[s, m] < k_s``), or a server whose free GPUs are no sum of whole stages while no stage
+    can be split on it (the partial-stage row of "Strengthening" with no literal)."""
+    for s in range(co.n_stages):
+        if sum(co.upper[s]) < co.k[s]:
+            return f"stage {s}'s {co.k[s]} replicas of {co.t[s]} GPUs fit on no set of the servers (at most " \
+                   f"{sum(co.upper[s])} whole replicas)"
+    for m in range(co.n_servers):
+        if co.needs_partial[m] and not _has_partial(co, m):
+            return f"server {m}'s {co.caps[m]} free GPUs are no sum of whole stages' GPUs and no stage can be split on it"
+    return None
 
 
 def _spans(n: int, edges: Sequence[tuple[int, int]]) -> bool:
@@ -345,6 +437,22 @@ def _canonical_assignment(instance: GpuMappingInstance, assignment: list[list[in
     return [[perm[m] for m in row] for row in assignment]
 
 
+def _expand(instance: GpuMappingInstance, rows: list[list[int]]) -> list[list[int]]:
+    """Replica-level rows (one server per replica) as the solution's rows: each replica's server
+    repeated for its t slices (the identity for the paper's jobs)."""
+    if instance.job.is_plain:
+        return rows
+    return [[m for m in row for _ in range(st.tensor_parallel)] for row, st in zip(rows, instance.job.stages)]
+
+
+def _replica_counts(instance: GpuMappingInstance, assignment: list[list[int]]) -> np.ndarray:
+    """x[s, m] in replicas (GPU counts divided by t_s)."""
+    xs = stage_counts(instance.job, assignment, len(instance.servers))
+    if instance.job.is_plain:
+        return xs
+    return xs // np.array([st.tensor_parallel for st in instance.job.stages], dtype=np.int64)[:, None]
+
+
 def _contiguous_row(counts: Sequence[int]) -> list[int]:
     """Replicas 0..k-1 in blocks: server m gets one contiguous arc of counts[m] replicas."""
     row: list[int] = []
@@ -356,16 +464,40 @@ def _contiguous_row(counts: Sequence[int]) -> list[int]:
 def _warm_start(instance: GpuMappingInstance, objective: str, seed: int | None) -> tuple[list[list[int]], float]:
     """Heavy-Edge's mapping in the symmetry order, with contiguous arcs for the count-only
     stages, and its objective value (by the model's own functions)."""
-    assignment = _canonical_assignment(instance, heavy_edge_job(instance.job, instance.servers, seed=seed))
-    x = stage_counts(instance.job, assignment, len(instance.servers))
+    if not instance.job.is_plain:
+        from .colocation import feasible_mapping
+
+        start = feasible_mapping(instance, seed=seed)
+        if start is None:
+            return None, _count_model_upper_bound(instance, objective)
+        assignment = _canonical_assignment(instance, start)
+    else:
+        assignment = _canonical_assignment(instance, heavy_edge_job(instance.job, instance.servers, seed=seed))
+    x = _replica_counts(instance, assignment)
     if instance.job.allreduce == "ring" or objective == "alpha":
-        assignment = [_contiguous_row(x[s]) for s in range(len(instance.job.stages))]
+        assignment = _expand(instance, [_contiguous_row(x[s]) for s in range(len(instance.job.stages))])
     return assignment, _objective_of(instance, assignment, objective)
+
+
+def _count_model_upper_bound(instance: GpuMappingInstance, objective: str) -> float:
+    """A value no feasible mapping exceeds (the count model's scale when no start mapping is
+    known): every job-graph edge cut, or every stage's largest beta term."""
+    if objective == "cut":
+        return float(instance.job.edges[2].sum()) or 1.0
+    co = coefficients(instance)
+    worst = 0.0
+    for s in range(co.n_stages):
+        lin = (max(0.0, co.coef_prev[s]) * co.k[s - 1] if s > 0 else 0.0) + \
+              (max(0.0, co.coef_next[s]) * co.k[s + 1] if s < co.n_stages - 1 else 0.0)
+        worst = max(worst, co.base[s] + max(co.allreduce[s]) + lin)
+    return worst or 1.0
 
 
 def _objective_of(instance: GpuMappingInstance, assignment: list[list[int]], objective: str) -> float:
     job = instance.job
     if objective == "alpha":
+        if not job.is_plain:
+            return alpha_of_assignment(job, instance.cluster, assignment)
         return alpha_from_counts(job, instance.cluster, stage_counts(job, assignment, len(instance.servers)))
     return cut_weight(job, vertex_servers(job, assignment))
 
@@ -418,8 +550,8 @@ def build_cp_model(instance: GpuMappingInstance, objective: str, *, symmetry: bo
             md.Add(x[s, m] == sum(v * lit for v, lit in enumerate(lits)))
     for s in range(S):
         md.Add(sum(x[s, m] for m in range(M)) == co.k[s])
-    for m in range(M):
-        md.Add(sum(x[s, m] for s in range(S)) == co.caps[m])
+    for m in range(M):  # a replica of a tensor-parallel stage takes t_s GPUs
+        md.Add(sum(x[s, m] if co.t[s] == 1 else co.t[s] * x[s, m] for s in range(S)) == co.caps[m])
     if symmetry:
         for cls in _server_classes(co.caps):
             wts = _lex_weights(co, cls, _CP_LEX_LIMIT, 0)
@@ -427,7 +559,7 @@ def build_cp_model(instance: GpuMappingInstance, objective: str, *, symmetry: bo
                 md.Add(sum(w * x[s, m] for s, w in enumerate(wts)) >= sum(w * x[s, m2] for s, w in enumerate(wts)))
 
     for m in range(M):  # valid inequality: see "Strengthening" in the module docstring
-        if co.needs_partial[m]:
+        if co.needs_partial[m] and _has_partial(co, m):  # (without one: _packing_impossible)
             # a linear row, not a clause: CP-SAT's LP relaxation then sees it
             md.Add(sum(z[s, m, v] for s in range(S) for v in range(1, min(co.k[s] - 1, co.upper[s][m]) + 1)) >= 1)
 
@@ -499,20 +631,21 @@ def build_cp_model(instance: GpuMappingInstance, objective: str, *, symmetry: bo
 
     hint: dict[Any, int] = {}
     if warm_start is not None:
-        xs = stage_counts(instance.job, warm_start, M)
+        xs = _replica_counts(instance, warm_start)
         for s in range(S):
             for m in range(M):
                 hint[x[s, m]] = int(xs[s, m])
                 for v in range(co.upper[s][m] + 1):
                     hint[z[s, m, v]] = int(xs[s, m] == v)
         for (s, r, m), var in y.items():
-            hint[var] = int(warm_start[s][r] == m)
+            hint[var] = int(warm_start[s][r * co.t[s]] == m)
     return _CpModel(md, x, z, y, delta, hint)
 
 
 def _assignment_from_counts(instance: GpuMappingInstance, x: np.ndarray,
                             tree_rows: dict[int, list[int]]) -> list[list[int]]:
-    return [tree_rows[s] if s in tree_rows else _contiguous_row(x[s]) for s in range(len(instance.job.stages))]
+    return _expand(instance, [tree_rows[s] if s in tree_rows else _contiguous_row(x[s])
+                              for s in range(len(instance.job.stages))])
 
 
 def _result(out: Any, assignment: list[list[int]] | None, warm: list[list[int]], bound: float | None,
@@ -527,13 +660,18 @@ def _result(out: Any, assignment: list[list[int]] | None, warm: list[list[int]],
         info["incumbent"] = "heavy-edge warm start"
     else:
         solution = None
-    if out.status == Status.INFEASIBLE:  # every valid instance has a mapping: this is a bug
+    if out.status == Status.INFEASIBLE and not info.get("packing"):  # every paper instance has a mapping: a bug
         return Result(Status.ERROR, message=f"{solver_name} reported the count model infeasible", info=info)
+    if out.status == Status.INFEASIBLE:  # no server set holds every tensor-parallel replica whole: proven
+        return Result(Status.INFEASIBLE, bound=None, message=f"{solver_name}: no mapping keeps every replica's "
+                      "tensor slices on one server", info=info)
     return Result(out.status, solution=solution, bound=bound, message=out.solver_status, info=info)
 
 
-def _offer_warm_start(warm: list[list[int]]) -> None:
+def _offer_warm_start(warm: list[list[int]] | None) -> None:
     """A run cut by its time limit from now on returns the warm start (:mod:`optkit.deadline`)."""
+    if warm is None:  # no start mapping known (a tensor-parallel job the packers could not place)
+        return
     offer_incumbent(lambda message: Result(Status.TIME_LIMIT, solution={"assignment": warm},
                                            info={"incumbent": "heavy-edge warm start"}, message=message))
 
@@ -586,12 +724,22 @@ def run_cpsat(instance: GpuMappingInstance, *, objective: str = "cut", time_limi
     _check_objective(objective)
     if model not in ("auto", "counts"):
         raise InputError("model", f"must be one of auto, counts, got {model!r}")
+    if instance.job.has_experts:  # MoE stages: the vertex model (exact_vertices.py)
+        from .exact_vertices import solve_vertex_model
+
+        return solve_vertex_model(instance, objective=objective, time_limit=time_limit, seed=seed, workers=workers,
+                                symmetry=symmetry, log=log)
     start = time.perf_counter()
+    if not instance.job.is_plain:
+        impossible = _packing_impossible(coefficients(instance))
+        if impossible:
+            return Result(Status.INFEASIBLE, message=f"no mapping keeps every replica's tensor slices on one server: "
+                          f"{impossible}", info={"model": "counts", "packing": True})
     warm, warm_value = _warm_start(instance, objective, seed)
     _offer_warm_start(warm)
     column_info: dict[str, Any] = {}
     column_bound = 0.0
-    if model == "auto" and objective == "cut":
+    if model == "auto" and objective == "cut" and instance.job.is_plain:
         from .columns import applies, assignment as column_assignment, column_problem, solve_columns
         from .columns import value_of_counts as column_value
 
@@ -634,6 +782,8 @@ def run_cpsat(instance: GpuMappingInstance, *, objective: str = "cut", time_limi
         "resolution": cm.delta, "symmetry_breaking": symmetry, "model": "counts",
         "deterministic_time": out.raw.deterministic_time,
     }
+    if not instance.job.is_plain:
+        info["packing"] = True  # tensor-parallel replicas: infeasibility is possible and proven
     if column_info:
         info["columns"] = column_info
     # both objectives are sums/maxima of nonnegative terms, so 0 is always a valid bound; the
@@ -680,8 +830,16 @@ def build_pyomo_model(instance: GpuMappingInstance, objective: str, *, symmetry:
 
     md.one_hot = pyo.Constraint([(s, m) for s in range(S) for m in range(M)],
                                 rule=lambda b, s, m: sum(md.z[s, m, v] for v in range(co.upper[s][m] + 1)) == 1)
-    md.stage_sum = pyo.Constraint(range(S), rule=lambda b, s: sum(xe(s, m) for m in range(M)) == co.k[s])
-    md.server_sum = pyo.Constraint(range(M), rule=lambda b, m: sum(xe(s, m) for s in range(S)) == co.caps[m])
+    def trivial(expr: Any, rhs: int) -> Any:
+        """A row without variables (a tensor-parallel stage no server can hold, a server no stage
+        fits): Pyomo wants Infeasible / Skip instead of a Boolean. Never met by the paper's jobs."""
+        if isinstance(expr, (int, float)):
+            return pyo.Constraint.Skip if expr == rhs else pyo.Constraint.Infeasible
+        return expr == rhs
+
+    md.stage_sum = pyo.Constraint(range(S), rule=lambda b, s: trivial(sum(xe(s, m) for m in range(M)), co.k[s]))
+    md.server_sum = pyo.Constraint(range(M), rule=lambda b, m: trivial(
+        sum(xe(s, m) if co.t[s] == 1 else co.t[s] * xe(s, m) for s in range(S)), co.caps[m]))
     md.lex = pyo.ConstraintList()
     if symmetry:
         for cls in _server_classes(co.caps):
@@ -691,7 +849,7 @@ def build_pyomo_model(instance: GpuMappingInstance, objective: str, *, symmetry:
 
     md.partial = pyo.ConstraintList()  # valid inequality: see "Strengthening"
     for m in range(M):
-        if co.needs_partial[m]:
+        if co.needs_partial[m] and _has_partial(co, m):
             md.partial.add(sum(md.z[s, m, v] for s in range(S)
                                for v in range(1, min(co.k[s] - 1, co.upper[s][m]) + 1)) >= 1)
 
@@ -721,7 +879,8 @@ def build_pyomo_model(instance: GpuMappingInstance, objective: str, *, symmetry:
                 for v in range(1, co.upper[s][m] + 1)]
         md.q = pyo.Var(qidx, domain=pyo.NonNegativeReals)
         md.q_cap = pyo.Constraint(qidx, rule=lambda b, s, m, v:
-                                  md.q[s, m, v] <= min(co.k[s - 1], co.caps[m] - v) * md.z[s, m, v])
+                                  md.q[s, m, v] <= min(co.k[s - 1], (co.caps[m] - co.t[s] * v) // co.t[s - 1])
+                                  * md.z[s, m, v])
         pm = sorted({(s, m) for (s, m, _) in qidx})
         md.q_sum = pyo.Constraint(pm, rule=lambda b, s, m:
                                   sum(md.q[s, m, v] for v in range(1, co.upper[s][m] + 1)) <= xe(s - 1, m))
@@ -760,7 +919,7 @@ def build_pyomo_model(instance: GpuMappingInstance, objective: str, *, symmetry:
             if co.tree_spanning[s] > 0:
                 md.tree_lb.add(tree_cut >= co.tree_spanning[s] * co.tree_edge_weight[s] * scale
                                * (sum(1 - md.z[s, m, 0] for m in range(M)) - 1))
-        if upper_bound is not None:
+        if upper_bound is not None and not isinstance(expr, (int, float)):  # (a constant: nothing can be cut)
             md.cut_ub = pyo.Constraint(expr=expr <= upper_bound * scale * (1 + 1e-7) + 1e-9)
         md.obj = pyo.Objective(expr=expr, sense=pyo.minimize)
     return _PyomoModel(md, scale, tuple(tree_stages))
@@ -804,6 +963,11 @@ def run_highs(instance: GpuMappingInstance, *, objective: str = "cut", time_limi
     from optkit.solvers.milp import solve_pyomo_model
 
     _check_objective(objective)
+    if not instance.job.is_plain:
+        impossible = _packing_impossible(coefficients(instance))
+        if impossible:
+            return Result(Status.INFEASIBLE, message=f"no mapping keeps every replica's tensor slices on one server: "
+                          f"{impossible}", info={"solver": solver, "packing": True})
     warm, warm_value = _warm_start(instance, objective, seed)
     _offer_warm_start(warm)
     pm = build_pyomo_model(instance, objective, symmetry=symmetry, upper_bound=warm_value)
@@ -815,10 +979,12 @@ def run_highs(instance: GpuMappingInstance, *, objective: str = "cut", time_limi
         **_model_size_info(md.nvariables(), md.nconstraints()),
         "objective_unit": "ms" if objective == "alpha" else "MB", "symmetry_breaking": symmetry,
     }
+    if not instance.job.is_plain:
+        info["packing"] = True  # tensor-parallel replicas: infeasibility is possible and proven
     bound = max(0.0, out.bound / pm.scale) if out.bound is not None else None
     add_solver_points(out.trajectory, lambda v: v / pm.scale)
     S, M = len(instance.job.stages), len(instance.servers)
-    co_upper = [[min(instance.job.stages[s].replicas, instance.servers[m]) for m in range(M)] for s in range(S)]
+    co_upper = coefficients(instance).upper
     assignment: list[list[int]] | None = None
     if out.has_solution:
         x = np.array([[sum(v * round(pyo.value(md.z[s, m, v])) for v in range(1, co_upper[s][m] + 1))
@@ -895,7 +1061,78 @@ def _tables(k: Sequence[int], caps: Sequence[int]) -> Iterator[np.ndarray]:
     yield from rec(0, tuple(caps))
 
 
+def _placements(instance: GpuMappingInstance, limit: int | None) -> Iterator[np.ndarray]:
+    """Every server-per-vertex vector that keeps each placement unit whole and fills every server
+    exactly, up to relabelling servers of equal free GPUs (an empty server is opened only when no
+    lower-indexed empty server of its size is left: the objectives do not see server labels).
+    With ``limit``, raises :class:`_TooMany` after ``limit`` vectors."""
+    units = placement_units(instance.job)
+    caps = list(instance.servers)
+    rem = list(caps)
+    sv = np.zeros(instance.job.n_replicas, dtype=np.int64)
+    count = 0
+
+    def rec(p: int) -> Iterator[np.ndarray]:
+        nonlocal count
+        if p == len(units):
+            count += 1
+            if limit is not None and count > limit:
+                raise _TooMany
+            yield sv
+            return
+        size = len(units[p])
+        opened: set[int] = set()
+        for m in range(len(caps)):
+            if rem[m] < size:
+                continue
+            if rem[m] == caps[m]:  # an empty server: the first empty one of its size stands for all
+                if caps[m] in opened:
+                    continue
+                opened.add(caps[m])
+            rem[m] -= size
+            sv[units[p]] = m
+            yield from rec(p + 1)
+            rem[m] += size
+
+    yield from rec(0)
+
+
+def _brute_force_units(instance: GpuMappingInstance, objective: str, expired: Callable[[], bool] | None
+                       ) -> tuple[float, list[list[int]] | None, bool]:
+    """Brute force for jobs with tensor-parallel / MoE stages: every placement of
+    :func:`_placements`, measured by the model's own functions (``cut_weight``,
+    :func:`.model.vertex_times` through ``alpha_of_assignment``): the referee, independent of the
+    count model and of the vertex model. ``None`` when no placement exists (infeasible)."""
+    job = instance.job
+    best_val, best_sv, complete = math.inf, None, True
+    for i, sv in enumerate(_placements(instance, None)):
+        if i % 64 == 0:
+            if expired is None:
+                check_deadline("enumerating placements")
+            elif best_sv is not None and expired():
+                complete = False
+                break
+        if objective == "alpha":
+            from .model import vertex_times
+
+            val = float(vertex_times(job, instance.cluster, sv).max())
+        else:
+            val = cut_weight(job, sv)
+        if val < best_val:
+            best_val, best_sv = val, sv.copy()
+    if best_sv is None:
+        return math.inf, None, complete
+    off = job.offsets
+    return best_val, [best_sv[off[s]:off[s + 1]].tolist() for s in range(len(job.stages))], complete
+
+
 def _check_brute_force_size(instance: GpuMappingInstance, objective: str) -> int:
+    if not instance.job.is_plain:
+        try:
+            return sum(1 for _ in _placements(instance, BRUTE_FORCE_MAX_PLACEMENTS))
+        except _TooMany:
+            raise InputError("instance", f"is too large for brute-force: more than {BRUTE_FORCE_MAX_PLACEMENTS} "
+                             "placements of its replicas, slices and expert groups; use cpsat") from None
     k = [s.replicas for s in instance.job.stages]
     caps = list(instance.servers)
     n_tables = count_tables(k, caps, cap=BRUTE_FORCE_MAX_TABLES)
@@ -992,6 +1229,12 @@ def brute_force(instance: GpuMappingInstance, objective: str) -> tuple[float, li
     """
     _check_objective(objective)
     _check_brute_force_size(instance, objective)
+    if not instance.job.is_plain:
+        value, found, _ = _brute_force_units(instance, objective, None)
+        if found is None:
+            raise InputError("instance", "has no feasible mapping: no placement keeps every replica's tensor slices "
+                             "on one server")
+        return value, found
     value, assignment, _ = _brute_force(instance, objective, None)
     return value, assignment
 
@@ -1028,6 +1271,16 @@ def run_brute_force(instance: GpuMappingInstance, *, objective: str = "cut", tim
     _check_objective(objective)
     n_tables = _check_brute_force_size(instance, objective)
     limit = current_deadline()  # the call's (optkit.deadline): time_limit from its start
+    if not instance.job.is_plain:
+        value, found, complete = _brute_force_units(instance, objective, None if limit is None else limit.expired)
+        info = {"placements": n_tables}
+        if found is None:
+            return Result(Status.INFEASIBLE, info=info, message="no placement keeps every replica's tensor slices on "
+                          "one server (all enumerated)")
+        if complete:
+            return Result(Status.OPTIMAL, solution={"assignment": found}, bound=value, info=info)
+        return Result(Status.TIME_LIMIT, solution={"assignment": found}, info=info | {"cut_while": "enumerating"},
+                      message="the time limit stopped the enumeration")
     value, assignment, complete = _brute_force(instance, objective, None if limit is None else limit.expired)
     info = {"count_matrices": n_tables}
     if complete:
@@ -1055,6 +1308,16 @@ def naive_enumeration(instance: GpuMappingInstance, objective: str) -> tuple[flo
         nonlocal best_val, best
         if len(seq) == n:
             flat = np.asarray(seq)
+            if not job.is_plain:
+                from .model import colocation_violations, vertex_times
+
+                if colocation_violations(job, flat):
+                    return
+                val = float(vertex_times(job, instance.cluster, flat).max()) if objective == "alpha" \
+                    else cut_weight(job, flat)
+                if val < best_val:
+                    best_val, best = val, list(seq)
+                return
             if objective == "alpha":
                 x = np.zeros((len(job.stages), len(caps)), dtype=np.int64)
                 np.add.at(x, (job.vertex_stage, flat), 1)

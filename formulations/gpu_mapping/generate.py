@@ -32,6 +32,7 @@ Suites (all deterministic; sizes are replica counts):
   The 6-stage VGG19 split keeps the paper's "heterogeneity in computation time and data
   communication" (Sec. V-B 2-e): heavy activations early, heavy parameters (fc6: 411 MB) late.
 * ``medium``: 17 instances of 16-48 replicas; ``large``: 13 instances of 64-256 replicas.
+* ``llm-small``: 12 jobs with tensor-parallel and MoE stages (Sec. VI), :mod:`.llm_generate`.
 
 ``small`` and ``table2`` are shipped as JSON under ``instances/gpu-mapping/<suite>/`` by
 :func:`write_suite` (a test regenerates them and compares bytes).
@@ -50,6 +51,7 @@ from optkit.errors import InputError
 from optkit.formulation import Suite
 
 from .heavy_edge import fewest_servers
+from .llm_generate import SUITES as LLM_SUITES
 from .model import ALLREDUCE_KINDS, PROBLEM, TWO_REPLICA_RINGS, GpuMappingInstance
 from .profiles import GPU_THROUGHPUTS, ITERATION_BATCHES, MODELS, ModelProfile, stage_bounds, stage_dicts
 
@@ -377,6 +379,7 @@ SUITES: dict[str, Suite] = {
                               "each, ring AllReduce", _build_table2),
     "medium": Suite("medium", "17 jobs of 16-48 replicas, mixed patterns", _build_medium),
     "large": Suite("large", "13 jobs of 64-256 replicas, mixed patterns", _build_large),
+    **LLM_SUITES,
 }
 
 

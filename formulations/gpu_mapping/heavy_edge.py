@@ -30,13 +30,60 @@ The paper's procedure, step by step, with the readings this implementation takes
 Vertices are numbered stage by stage (see :mod:`.model`), so "lowest index" means "earliest
 stage, then lowest replica". The result is deterministic for a given seed, and does not depend
 on the seed at all unless step 2c meets a disconnected remainder.
+
+**Cost.** A pipeline job's graph joins every replica of stage s-1 to every replica of stage s
+by edges of one weight (eq. 5's activations): ``k_{s-1} k_s`` edges, O(n^2) for n replicas,
+while the ring or tree edges within stages are O(n). :func:`heavy_edge_job` keeps each such
+complete bipartite set as one *block* and never lists its edges: the replicas of a stage are
+interchangeable through a block, so "the heaviest edge from node_set to an unassigned vertex"
+through a block is the block's weight to the *lowest* unassigned replica of the stage it
+reaches (one heap entry per block, moved up the stage as replicas are placed), and "the
+heaviest edge of two unassigned ends" through blocks is the heaviest block whose two stages
+both keep an unassigned replica, at their lowest replicas (among equal weights, the earliest
+stage: its pair has the lowest indices). Ties with explicit edges are broken by (weight,
+vertex) exactly as on the edge list. Case 2's weights (sums over a vertex's edges, then minus
+the edges to each vertex placed, in placement order) are computed in the same floating-point
+order as on the edge list, a block's subtraction as one numpy slice. The result is the same
+mapping as Heavy-Edge on the job's edge list (:func:`heavy_edge_arrays` on ``job.edges``), to
+the last vertex (tests/test_gpu_mapping_stage_path.py); the time is O(n log n) plus case 2's
+O(n) per one-GPU server (``benchmarks/growth.py``).
+
+**Co-location** (``colocate``: groups of vertices that must each land on one server). A-SRPT
+paper, Sec. VI: "represent tensor slices as vertices and AllReduce operations as weighted
+edges. For communication efficiency, all tensor slices of a layer must reside within a single
+server." The paper gives no procedure; this reading treats a group as one *unit* in the steps
+above (a vertex outside every group is a unit of one):
+
+* case 1 is unchanged (all remaining vertices go to the server);
+* case 2 (a one-GPU server) chooses among the vertices outside groups only (no group fits);
+* case 2c: node_set starts with the unit of the heaviest edge's first end, then the unit of its
+  second end (each only if it *may* go to the server, below); when neither end's unit may, the
+  next heaviest edge of two unassigned ends is tried. node_set then grows by the unit of the
+  unassigned vertex joined to it by the heaviest edge among those whose unit may go to the
+  server (an edge whose vertex's unit may not is passed over for this server); with no such
+  edge, a uniformly random unassigned vertex among those whose unit may go (seeded), and its unit.
+* A unit *may go* to server m when it fits the GPUs m has left and, afterwards, the groups not
+  yet placed can still each be placed whole on the GPUs left (the vertices outside groups fill
+  the rest exactly, the free GPUs adding up to the vertices). So the procedure never strands a
+  group: every server is filled, every group on one server. When the group sizes divide one
+  another (the tensor-parallel degrees 2, 4, 8, ...) this test is exact and takes O(sizes^2);
+  otherwise a memoised search decides it (:func:`_fits`).
+* Before it starts, an instance where some group is larger than every server, or where the
+  groups cannot all be placed whole, is refused with an ``InputError`` naming ``colocate[i]``
+  or ``colocate``.
+
+With ``colocate=None`` (or groups of one vertex) nothing changes. Under co-location
+:func:`heavy_edge_job` runs on the job's edge list.
 """
 
 from __future__ import annotations
 
+import gc
 import heapq
 import math
-from typing import TYPE_CHECKING, Any, Hashable, Mapping, Sequence, TypeVar
+from contextlib import contextmanager
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, Hashable, Iterator, Mapping, Sequence, TypeVar
 
 import numpy as np
 
@@ -44,14 +91,16 @@ from optkit.errors import InputError
 from optkit.readings import check_reading
 from optkit.validation import check_seed, checked_arguments, integer
 
-from .model import PROBLEM, Cluster, PipelineJob, alpha_from_counts, stage_counts
+from .model import (
+    PROBLEM, Cluster, PipelineJob, alpha_from_counts, alpha_of_assignment, job_edges, replica_groups, stage_counts,
+)
 from .readings import READINGS
 
 if TYPE_CHECKING:  # heavy_edge takes a networkx graph; the array paths never import networkx
     import networkx as nx
 
 __all__ = ["heavy_edge", "heavy_edge_arrays", "heavy_edge_job", "alpha_min_estimate", "fewest_servers",
-           "SINGLE_GPU_WEIGHTS", "SERVER_STARTS"]
+           "check_colocate", "SINGLE_GPU_WEIGHTS", "SERVER_STARTS"]
 
 N = TypeVar("N", bound=Hashable)
 """A vertex of the caller's graph: :func:`heavy_edge` answers with the graph's own vertices."""
@@ -64,49 +113,306 @@ unassigned vertices, or of all its edges."""
 
 
 class _Graph:
-    """Adjacency lists and a weight-sorted edge list, built once per job graph."""
+    """A job graph in two parts: explicit edges (adjacency lists and a weight-sorted edge list),
+    and, for a pipeline job, the **blocks**: consecutive stages s-1 and s joined by a complete
+    bipartite set of edges of one weight ``block_w[s]`` (eq. 5's activations, ``2 d^out_{s-1}/k_s``
+    per replica pair), kept as one entry each instead of ``k_{s-1} k_s`` edges. A graph from edge
+    arrays has no blocks (``stage_of`` is None)."""
 
-    __slots__ = ("n", "nbrs", "sorted_edges", "ends_a", "ends_b", "weight_sums", "heap_entries", "spans")
+    __slots__ = ("n", "_nbrs", "sorted_edges", "ends_a", "ends_b", "heap_entries", "spans",
+                 "stage_of", "stage_lo", "stage_hi", "blocks", "block_w", "_weight_sums")
 
     def __init__(self, n: int, u: Sequence[int], v: Sequence[int], w: Sequence[float]) -> None:
         self.n = n
-        self.nbrs: list[list[tuple[int, float]]] = [[] for _ in range(n)]
+        # per vertex, its neighbours as ready-made heap entries (-weight, neighbour), in edge order
+        entries: list[list[tuple[float, int]]] = [[] for _ in range(n)]
         edges = []
         for a, b, x in zip(u, v, w):
             a, b, x = int(a), int(b), float(x)
             if x <= 0.0 or a == b:
                 continue
             a, b = (a, b) if a < b else (b, a)
-            self.nbrs[a].append((b, x))
-            self.nbrs[b].append((a, x))
-            edges.append((-x, a, b))
+            x = -x
+            entries[a].append((x, b))
+            entries[b].append((x, a))
+            edges.append((x, a, b))
         edges.sort()
+        self.heap_entries = entries
+        self._nbrs: list[list[tuple[int, float]]] | None = None
         self.sorted_edges = edges
         self.ends_a = [a for _, a, _ in edges]  # the sorted edges' ends, for the scan in case 2c
         self.ends_b = [b for _, _, b in edges]
-        self.weight_sums = [sum(x for _, x in self.nbrs[v]) for v in range(n)]
-        # per vertex, its neighbours as ready-made heap entries (-weight, neighbour)
-        self.heap_entries = [[(-x, b) for b, x in self.nbrs[v]] for v in range(n)]
         self.spans: list[tuple[int, int]] | None = None  # a job's stages as vertex ranges, set by _prepared
+        self.stage_of: list[int] | None = None  # the stage structure, set by _stage_graph
+        self.stage_lo: list[int] = []
+        self.stage_hi: list[int] = []
+        self.blocks: list[tuple[float, int]] = []  # (-block_w[s], s), sorted
+        self.block_w: list[float] = []  # block_w[s]: edge weight between stages s-1 and s (0: none), 0 at both ends
+        self._weight_sums: list[float] | None = None
+
+    @property
+    def nbrs(self) -> list[list[tuple[int, float]]]:
+        """Per vertex, its explicit neighbours ``(neighbour, weight)`` in edge order (built when case
+        2 first needs them)."""
+        if self._nbrs is None:
+            self._nbrs = [[(b, -x) for x, b in e] for e in self.heap_entries]
+        return self._nbrs
+
+    @property
+    def weight_sums(self) -> list[float]:
+        """Each vertex's total edge weight, summed in the order of its neighbours (the order case 2
+        of the edge-list graph sums them in, so both paths compare the same floating-point
+        numbers): for a pipeline job, the previous stage's block, the explicit edges by
+        neighbour index, the next stage's block."""
+        if self._weight_sums is None:
+            if self.stage_of is None:
+                self._weight_sums = [sum(x for _, x in self.nbrs[v]) for v in range(self.n)]
+            else:
+                self._weight_sums = self._stage_weight_sums()
+        return self._weight_sums
+
+    def _stage_weight_sums(self) -> list[float]:
+        lo, hi, bw, nbrs = self.stage_lo, self.stage_hi, self.block_w, self.nbrs
+        out: list[float] = [0.0] * self.n
+        n_st = len(lo)
+        for s in range(n_st):
+            pre: float = 0
+            if bw[s] > 0.0:
+                for _ in range(hi[s - 1] - lo[s - 1]):  # added one by one, as a sum over the edges does
+                    pre += bw[s]
+            w_next = bw[s + 1]
+            k_next = hi[s + 1] - lo[s + 1] if s + 1 < n_st else 0
+            tails: dict[float, float] = {}
+            for v in range(lo[s], hi[s]):
+                val = pre
+                for _, x in nbrs[v]:
+                    val += x
+                if w_next > 0.0:
+                    head = val
+                    if head not in tails:
+                        for _ in range(k_next):
+                            val += w_next
+                        tails[head] = val
+                    val = tails[head]
+                out[v] = val
+        return out
 
 
-def _prepared(job: PipelineJob) -> _Graph:
-    # The job is immutable, so its prepared graph is cached on it.
-    cache = job.__dict__.get("_heavy_edge_graph")
+def _stage_graph(job: PipelineJob) -> _Graph:
+    """The job graph of :func:`.model.job_edges` on the stage structure: the ring or tree edges
+    within each stage explicitly (from :func:`.model.job_edges` on the stage alone, so every
+    weight is the same floating-point number), the complete bipartite edges between consecutive
+    stages as blocks."""
+    st = job.stages
+    off = [int(o) for o in job.offsets]
+    us: list[int] = []
+    vs: list[int] = []
+    ws: list[float] = []
+    for s, stage in enumerate(st):
+        if stage.replicas < 2:
+            continue
+        alone = PipelineJob((replace(stage, in_bytes=0.0, out_bytes=0.0),), job.allreduce, job.two_replica_ring)
+        u, v, w = job_edges(alone)  # its ring or tree: O(k_s) edges, in (u, v) order
+        us += (u + off[s]).tolist()
+        vs += (v + off[s]).tolist()
+        ws += w.tolist()
+    g = _Graph(job.n_replicas, us, vs, ws)
+    n_st = len(st)
+    g.block_w = [0.0] + [2.0 * st[s - 1].out_bytes / st[s].replicas for s in range(1, n_st)] + [0.0]
+    g.blocks = sorted((-g.block_w[s], s) for s in range(1, n_st) if g.block_w[s] > 0.0)
+    g.stage_lo, g.stage_hi = off[:-1], off[1:]
+    g.stage_of = [s for s in range(n_st) for _ in range(off[s], off[s + 1])]
+    g.spans = list(zip(off[:-1], off[1:]))
+    return g
+
+
+_PLAIN_JOB_KEYS = frozenset(("allreduce", "stages", "two_replica_ring"))
+_PLAIN_STAGE_KEYS = frozenset(("replicas", "fwd_time", "bwd_time", "in_bytes", "out_bytes", "param_bytes"))
+
+
+def _prepared(job: PipelineJob, *, blocks: bool = True) -> _Graph:
+    """The job's graph, cached on the (immutable) job: on the stage structure (:func:`_stage_graph`)
+    when ``blocks`` and the job is a plain pipeline job of the fields :func:`_stage_graph` reads;
+    otherwise from the job's edge arrays (``job.edges``)."""
+    d = job.to_dict()
+    plain = (type(job) is PipelineJob and set(d) <= _PLAIN_JOB_KEYS
+             and all(set(st) <= _PLAIN_STAGE_KEYS for st in d["stages"]))
+    name = "_heavy_edge_graph" if blocks and plain else "_heavy_edge_edge_graph"
+    cache = job.__dict__.get(name)
     if cache is None:
-        u, v, w = job.edges
-        cache = _Graph(job.n_replicas, u.tolist(), v.tolist(), w.tolist())
-        off = [int(o) for o in job.offsets]
-        cache.spans = list(zip(off[:-1], off[1:]))
-        job.__dict__["_heavy_edge_graph"] = cache
+        if blocks and plain:
+            cache = _stage_graph(job)
+        else:
+            u, v, w = job.edges
+            cache = _Graph(job.n_replicas, u.tolist(), v.tolist(), w.tolist())
+            off = [int(o) for o in job.offsets]
+            cache.spans = list(zip(off[:-1], off[1:]))
+        job.__dict__[name] = cache
     return cache
+
+
+class _OrderStats:
+    """The unassigned vertices in index order, for the seeded random pick (the i-th smallest in
+    O(log n)): a Fenwick tree of 0/1 presence."""
+
+    __slots__ = ("n", "tree", "count", "top")
+
+    def __init__(self, present: list[bool]) -> None:
+        n = self.n = len(present)
+        tree = self.tree = [0] + [int(p) for p in present]
+        for i in range(1, n + 1):
+            j = i + (i & -i)
+            if j <= n:
+                tree[j] += tree[i]
+        self.count = sum(present)
+        self.top = 1 << (n.bit_length() - 1) if n else 0
+
+    def remove(self, v: int) -> None:
+        i, n, tree = v + 1, self.n, self.tree
+        while i <= n:
+            tree[i] -= 1
+            i += i & -i
+        self.count -= 1
+
+    def kth(self, k: int) -> int:
+        """The k-th (0-based) present vertex."""
+        pos, rem, step, tree, n = 0, k + 1, self.top, self.tree, self.n
+        while step:
+            nxt = pos + step
+            if nxt <= n and tree[nxt] < rem:
+                pos = nxt
+                rem -= tree[nxt]
+            step >>= 1
+        return pos
+
+
+class _Colocation:
+    """The ``colocate`` groups of at least two vertices, and the test that the groups left can still
+    each go to one server (module docstring, "Co-location").
+
+    The groups left fit when each can be packed whole into the GPUs left on the servers (the
+    vertices outside groups then fill the rest exactly: the free GPUs add up to the vertices).
+    When the group sizes divide one another (2, 4, 8, ...), the test is exact and O(sizes^2):
+    the groups of size >= t occupy multiples of t GPUs, so they fit iff for every size t,
+    ``sum_{t' >= t} n_t' t' <= t * sum_m floor(r_m / t)`` (placing the largest first, any server
+    that fits keeps every smaller size's count of slots the same). Otherwise a memoised search
+    over the servers' free counts decides it (exponential in the worst case)."""
+
+    def __init__(self, groups: list[list[int]], where: list[int], n: int, caps: list[int]) -> None:
+        self.unit_of = [-1] * n
+        self.members = groups
+        for i, g in enumerate(groups):
+            for v in g:
+                self.unit_of[v] = i
+        largest = max(caps)
+        for g, i in zip(groups, where):
+            if len(g) > largest:
+                raise InputError(f"colocate[{i}]", f"holds {len(g)} vertices, but the largest server has {largest} free "
+                                                   f"GPUs (free_gpus): no server can hold the group", problem=PROBLEM)
+        self.cap = list(caps)
+        self.sizes = sorted({len(g) for g in groups})
+        self.count = {t: 0 for t in self.sizes}
+        for g in groups:
+            self.count[len(g)] += 1
+        self.chain = all(b % a == 0 for a, b in zip(self.sizes, self.sizes[1:]))
+        self.slots = {t: sum(c // t for c in caps) for t in self.sizes}
+        if not self.packable(-1, 0):
+            raise InputError("colocate", f"groups of sizes {sorted((len(g) for g in groups), reverse=True)} cannot each be "
+                                         f"placed whole on one server of free_gpus {caps}", problem=PROBLEM)
+
+    def size(self, v: int) -> int:
+        u = self.unit_of[v]
+        return 1 if u < 0 else len(self.members[u])
+
+    def unit(self, v: int) -> list[int]:
+        u = self.unit_of[v]
+        return [v] if u < 0 else self.members[u]
+
+    def packable(self, m: int, size: int) -> bool:
+        """Whether the groups left still fit after a unit of ``size`` vertices goes to server ``m``
+        (``m = -1``: as things stand)."""
+        r = self.cap[m] if m >= 0 else 0
+        if size > r and m >= 0:
+            return False
+        if self.chain:
+            cum = 0
+            for t in reversed(self.sizes):
+                cum += (self.count[t] - (t == size)) * t
+                if cum > t * (self.slots[t] - r // t + (r - size) // t):
+                    return False
+            return True
+        groups = sorted((t for t in self.sizes for _ in range(self.count[t] - (t == size))), reverse=True)
+        hist = [0] * (max(self.cap) + 1)
+        for i, c in enumerate(self.cap):
+            hist[c - size if i == m else c] += 1
+        return _fits(tuple(hist), tuple(groups))
+
+    def take(self, m: int, size: int) -> None:
+        r = self.cap[m]
+        for t in self.sizes:
+            self.slots[t] += (r - size) // t - r // t
+        self.cap[m] = r - size
+        if size >= 2:
+            self.count[size] -= 1
+
+
+def _fits(hist: tuple[int, ...], groups: tuple[int, ...]) -> bool:
+    """Whether groups of the given sizes (decreasing) pack into servers whose free GPUs have the
+    histogram ``hist``: a depth-first search, largest group first, over distinct free counts."""
+    memo: dict[tuple[tuple[int, ...], int], bool] = {}
+
+    def rec(h: tuple[int, ...], i: int) -> bool:
+        if i == len(groups):
+            return True
+        key = (h, i)
+        if key not in memo:
+            t, ok = groups[i], False
+            for c in range(t, len(h)):
+                if h[c]:
+                    nh = list(h)
+                    nh[c] -= 1
+                    nh[c - t] += 1
+                    if rec(tuple(nh), i + 1):
+                        ok = True
+                        break
+            memo[key] = ok
+        return memo[key]
+
+    return rec(hist, 0)
+
+
+def check_colocate(colocate: Any, n: int) -> tuple[list[list[int]], list[int]]:
+    """``colocate`` checked (sequences of distinct vertex indices 0..n-1, no vertex in two groups):
+    the groups of at least two vertices, sorted, and their positions in ``colocate``."""
+    if isinstance(colocate, (str, bytes, Mapping)) or not isinstance(colocate, (Sequence, np.ndarray)):
+        raise InputError("colocate", f"must be a sequence of groups of vertex indices, got {type(colocate).__name__}",
+                         problem=PROBLEM)
+    seen: dict[int, int] = {}
+    groups, where = [], []
+    for i, g in enumerate(colocate):
+        if isinstance(g, (str, bytes, Mapping)) or not isinstance(g, (Sequence, np.ndarray)):
+            raise InputError(f"colocate[{i}]", f"must be a sequence of vertex indices, got {type(g).__name__}",
+                             problem=PROBLEM)
+        if len(g) == 0:
+            raise InputError(f"colocate[{i}]", "must list at least one vertex", problem=PROBLEM)
+        for j, v in enumerate(g):
+            if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or not 0 <= v < n:
+                raise InputError(f"colocate[{i}][{j}]", f"must be a vertex 0..{n - 1}, got {v!r}", problem=PROBLEM)
+            if int(v) in seen:
+                raise InputError(f"colocate[{i}][{j}]", f"repeats vertex {int(v)}, already in colocate[{seen[int(v)]}]",
+                                 problem=PROBLEM)
+            seen[int(v)] = i
+        if len(g) >= 2:
+            groups.append(sorted(int(v) for v in g))
+            where.append(i)
+    return groups, where
 
 
 def _heavy_edge(graph: _Graph, free_gpus: Sequence[int], rng: np.random.Generator | None,
                 seed: int | None, single_gpu_weight: str = "unassigned",
-                server_start: str = "heaviest-pair") -> list[int]:
-    """The shared body of the public entries: checks ``seed``, the readings and ``free_gpus``
-    (each an integer >= 1, adding up to the vertices) once, with the CLI's messages."""
+                server_start: str = "heaviest-pair", colocate: Sequence[Sequence[int]] | None = None) -> list[int]:
+    """The shared body of the public entries: checks ``seed``, the readings, ``free_gpus`` (each an
+    integer >= 1, adding up to the vertices) and ``colocate`` once, with the CLI's messages."""
     if rng is None:
         seed = check_seed(seed, problem=PROBLEM)
     if single_gpu_weight not in SINGLE_GPU_WEIGHTS:
@@ -119,99 +425,254 @@ def _heavy_edge(graph: _Graph, free_gpus: Sequence[int], rng: np.random.Generato
     if sum(caps) != n:
         raise InputError("free_gpus", f"must add up to the {n} vertices, got {list(free_gpus)} (sum {sum(caps)})",
                          problem=PROBLEM)
+    units: _Colocation | None = None
+    if colocate is not None:
+        groups, where = check_colocate(colocate, n)
+        if groups:
+            assert graph.stage_of is None, "co-location runs on the edge-list graph"
+            units = _Colocation(groups, where, n, caps)
     nbrs = graph.nbrs
     server_of = [-1] * n
-    unassigned = list(range(n))  # kept sorted: "lowest index" ties and the random pool read it in order
     n_left = n
-    # weight of each vertex's edges to unassigned vertices (case 2): the total minus the edges to
-    # each vertex assigned so far, subtracted in assignment order, lazily (only case 2 reads it);
-    # reading single_gpu_weight="total" keeps the total weight of all edges instead
-    w_unassigned = list(graph.weight_sums)
     assigned_order: list[int] = []
-    w_done = 0
+    record = assigned_order.append
     edge_ptr = 0
     ends_a, ends_b = graph.ends_a, graph.ends_b
+    sorted_edges = graph.sorted_edges
     n_edges = len(ends_a)
     entries = graph.heap_entries
-    heappush, heappop = heapq.heappush, heapq.heappop
-    placed_heap: list[tuple[float, int]] = []  # (-weight, unassigned vertex) of edges from placed vertices
-    discard, record = unassigned.remove, assigned_order.append
+    heappush, heappop, heapreplace = heapq.heappush, heapq.heappop, heapq.heapreplace
+    # the stage structure: the lowest vertex of each stage not yet assigned (a pointer that only
+    # moves up), the blocks by weight, and which block offers a heap already holds
+    stage_of, block_w, blocks = graph.stage_of, graph.block_w, graph.blocks
+    low, stage_hi = list(graph.stage_lo), graph.stage_hi
+    n_blocks = len(blocks)
+    block_ptr = 0
+    # (-weight, unassigned vertex) of edges from placed vertices; (-weight, vertex, stage) for a block
+    placed_heap: list[tuple[Any, ...]] = []
+    placed_offers: set[int] = set()
+    order_stats: _OrderStats | None = None  # built at the first random pick
+    # case 2: the weights, each vertex's availability, brought up to date lazily (only case 2 reads them)
+    weights: np.ndarray | None = None
+    avail: np.ndarray | None = None
+    w_done = 0
 
-    def placed(v: int) -> None:
-        """Reading server_start="from-placed": remember v's edges to unassigned vertices."""
-        for entry in entries[v]:
-            if server_of[entry[1]] == -1:
-                heappush(placed_heap, entry)
+    def lowest(t: int) -> int:
+        """The lowest unassigned vertex of stage t, or -1."""
+        p, end = low[t], stage_hi[t]
+        while p < end and server_of[p] != -1:
+            p += 1
+        low[t] = p
+        return p if p < end else -1
 
-    def random_vertex() -> int:
-        nonlocal rng
+    def offer(v: int, heap: list[tuple[Any, ...]], done: set[int]) -> None:
+        """Push the blocks at v's stage as entries (-weight, lowest vertex, stage) of the stage
+        they lead to (once per heap: the entry stands for all that stage's unassigned vertices)."""
+        assert stage_of is not None  # called on a stage graph only
+        s = stage_of[v]
+        for t, x, key in ((s - 1, block_w[s], 2 * s - 1), (s + 1, block_w[s + 1], 2 * s + 2)):
+            if x > 0.0 and key not in done:
+                done.add(key)
+                u = lowest(t)
+                if u != -1:
+                    heappush(heap, (-x, u, t))
+
+    def best(heap: list[tuple[Any, ...]]) -> int:
+        """The heap's unassigned vertex of the heaviest edge (lowest vertex on ties), or -1;
+        entries of assigned vertices are dropped, block entries moved to their stage's lowest
+        unassigned vertex."""
+        while heap:
+            e = heap[0]
+            if server_of[e[1]] == -1:
+                return e[1]
+            if len(e) == 2:
+                heappop(heap)
+            else:
+                u = lowest(e[2])
+                if u == -1:
+                    heappop(heap)
+                else:
+                    heapreplace(heap, (e[0], u, e[2]))
+        return -1
+
+    def assign(v: int, m: int) -> None:
+        server_of[v] = m
+        record(v)
+        if order_stats is not None:
+            order_stats.remove(v)
+        if from_placed:  # reading server_start="from-placed": remember v's edges to unassigned vertices
+            for entry in entries[v]:
+                if server_of[entry[1]] == -1:
+                    heappush(placed_heap, entry)
+            if stage_of is not None:
+                offer(v, placed_heap, placed_offers)
+
+    def random_vertex(m: int) -> int:
+        nonlocal rng, order_stats
         if rng is None:
             rng = np.random.default_rng(seed)
-        return unassigned[int(rng.integers(len(unassigned)))]
+        if units is not None:  # among the vertices whose unit may go to server m
+            ok = {t: units.packable(m, t) for t in {1, *units.sizes}}
+            pool = [v for v in range(n) if server_of[v] == -1 and ok[units.size(v)]]
+            return pool[int(rng.integers(len(pool)))]
+        if order_stats is None:
+            order_stats = _OrderStats([s == -1 for s in server_of])
+        return order_stats.kth(int(rng.integers(order_stats.count)))
+
+    def lightest() -> int:
+        """Case 2: the available vertex of least weight (lowest index on ties)."""
+        nonlocal weights, avail, w_done
+        if weights is None:
+            weights = np.array(graph.weight_sums, dtype=float)
+            avail = np.ones(n, dtype=bool)  # no group is left by now under co-location: servers are
+            # taken largest first, and a unit may go only where the groups left stay placeable
+        assert avail is not None
+        subtract = single_gpu_weight == "unassigned"
+        for v in assigned_order[w_done:]:
+            avail[v] = False
+            if subtract:  # reading "unassigned": minus the edges to each vertex assigned, in order
+                for b, x in nbrs[v]:
+                    weights[b] -= x
+                if stage_of is not None:
+                    s = stage_of[v]
+                    if block_w[s] > 0.0:
+                        weights[graph.stage_lo[s - 1]:stage_hi[s - 1]] -= block_w[s]
+                    if block_w[s + 1] > 0.0:
+                        weights[graph.stage_lo[s + 1]:stage_hi[s + 1]] -= block_w[s + 1]
+        w_done = len(assigned_order)
+        return int(np.argmin(np.where(avail, weights, np.inf)))
+
+    def fits(v: int, m: int) -> bool:
+        assert units is not None
+        return server_of[v] == -1 and units.packable(m, units.size(v))
+
+    def fill_colocated(m: int, c: int) -> None:
+        """Case 2c under co-location (module docstring): node_set grows by whole units, each
+        the unit of the vertex joined by the heaviest edge whose unit may go to server m."""
+        nonlocal edge_ptr
+        assert units is not None
+        heap: list[tuple[Any, ...]] = []
+
+        def put(v: int) -> None:
+            group = units.unit(v)
+            units.take(m, len(group))
+            for u in group:
+                assign(u, m)
+            for u in group:
+                for entry in entries[u]:
+                    if server_of[entry[1]] == -1:
+                        heappush(heap, entry)
+
+        started = False
+        if from_placed:
+            stash = []
+            while (v := best(placed_heap)) != -1:
+                if fits(v, m):
+                    put(v)
+                    started = True
+                    break
+                stash.append(heappop(placed_heap))  # kept for the later servers
+            for entry in stash:
+                heappush(placed_heap, entry)
+        if not started:
+            while edge_ptr < n_edges and (server_of[ends_a[edge_ptr]] != -1 or server_of[ends_b[edge_ptr]] != -1):
+                edge_ptr += 1
+            for j in range(edge_ptr, n_edges):  # the heaviest edge of two unassigned ends, one of which fits
+                a, b = ends_a[j], ends_b[j]
+                if server_of[a] == -1 and server_of[b] == -1:
+                    if fits(a, m):
+                        put(a)
+                        started = True
+                    if fits(b, m):
+                        put(b)
+                        started = True
+                    if started:
+                        break
+            if not started:
+                put(random_vertex(m))
+        while units.cap[m] > 0:
+            v = best(heap)
+            while v != -1 and not fits(v, m):
+                heappop(heap)  # this edge cannot bring its vertex to server m
+                v = best(heap)
+            put(v if v != -1 else random_vertex(m))
 
     # servers by free GPUs, descending, ties by index (a stable sort keeps index order in reverse too)
     for m in sorted(range(len(caps)), key=caps.__getitem__, reverse=True):
         c = caps[m]
         if n_left == c:  # case 1
-            for v in unassigned:
-                server_of[v] = m
-                record(v)
-                if from_placed:
-                    placed(v)
-            unassigned.clear()
+            for v in range(n):
+                if server_of[v] == -1:
+                    assign(v, m)
             n_left = 0
             continue
         if c == 1:  # case 2
-            if single_gpu_weight == "unassigned":
-                for v in assigned_order[w_done:]:
-                    for b, x in nbrs[v]:
-                        w_unassigned[b] -= x
-                w_done = len(assigned_order)
-                weights = w_unassigned
-            else:
-                weights = graph.weight_sums
-            best = min(unassigned, key=weights.__getitem__)  # the first (lowest index) of the least
-            server_of[best] = m
-            discard(best)
-            record(best)
+            v = lightest()
+            assign(v, m)
+            if units is not None:
+                units.take(m, 1)
             n_left -= 1
-            if from_placed:
-                placed(best)
+            continue
+        if units is not None:
+            fill_colocated(m, c)
+            n_left -= c
             continue
         # case 2c: start node_set (heaviest pair, or reading from-placed), then grow it by the
         # heaviest edge from it; a server of c >= 2 GPUs gets exactly c vertices
-        heap: list[tuple[float, int]] = []  # (-weight of heaviest edge to node_set, vertex)
+        heap: list[tuple[Any, ...]] = []  # (-weight of heaviest edge to node_set, vertex[, stage])
+        offered: set[int] = set()
         start: tuple[int, ...] | None = None
         if from_placed:
-            while placed_heap and server_of[placed_heap[0][1]] != -1:
-                heappop(placed_heap)
-            if placed_heap:
-                start = (heappop(placed_heap)[1],)
+            v = best(placed_heap)
+            if v != -1:
+                start = (v,)
         if start is None:
             while edge_ptr < n_edges and (server_of[ends_a[edge_ptr]] != -1 or server_of[ends_b[edge_ptr]] != -1):
                 edge_ptr += 1
-            start = (ends_a[edge_ptr], ends_b[edge_ptr]) if edge_ptr < n_edges else (random_vertex(),)
+            pick = sorted_edges[edge_ptr] if edge_ptr < n_edges else None
+            while block_ptr < n_blocks:  # the heaviest block with both stages unassigned (the lowest stage on ties)
+                s = blocks[block_ptr][1]
+                a, b = lowest(s - 1), lowest(s)
+                if a != -1 and b != -1:
+                    if pick is None or (blocks[block_ptr][0], a, b) < pick:  # never equal: a block is no explicit edge
+                        pick = (blocks[block_ptr][0], a, b)
+                    break
+                block_ptr += 1
+            start = (pick[1], pick[2]) if pick is not None else (random_vertex(m),)
         n_start = len(start)
         last = c - 1
         for i in range(c):
             if i < n_start:  # the start's vertices first, in order
                 v = start[i]
             else:
-                while heap and server_of[heap[0][1]] != -1:
-                    heappop(heap)
-                v = heappop(heap)[1] if heap else random_vertex()
-            server_of[v] = m  # assign(v, m), inlined
-            discard(v)
-            record(v)
-            if from_placed:
-                placed(v)
+                v = best(heap)
+                if v == -1:
+                    v = random_vertex(m)
+            assign(v, m)
             if i == last:  # the server is full: its last vertex's edges choose nothing more
                 break
             for entry in entries[v]:
                 if server_of[entry[1]] == -1:
                     heappush(heap, entry)
+            if stage_of is not None:
+                offer(v, heap, offered)
         n_left -= c
     return server_of
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector while a graph is built and walked: both allocate
+    O(n) small tuples and lists and no reference cycles, and the collector's passes over them
+    grew the time faster than n (measured at 16,384 replicas: about half the graph's build). The
+    collector's state is restored on the way out."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 def _free_counts(free_gpus: Any) -> list[int]:
@@ -254,13 +715,16 @@ def _check_edges(n: Any, u: Sequence[int], v: Sequence[int], w: Sequence[float])
 @checked_arguments(PROBLEM)
 def heavy_edge_arrays(n: int, u: Sequence[int], v: Sequence[int], w: Sequence[float],
                       free_gpus: Sequence[int], *, seed: int | None = None,
-                      single_gpu_weight: str = "unassigned", server_start: str = "heaviest-pair") -> list[int]:
+                      single_gpu_weight: str = "unassigned", server_start: str = "heaviest-pair",
+                      colocate: Sequence[Sequence[int]] | None = None) -> list[int]:
     """Heavy-Edge on a graph given as edge arrays over vertices ``0..n-1``.
 
     Returns the index (into ``free_gpus``) of the server each vertex goes to; server m gets
     exactly ``free_gpus[m]`` vertices. Parallel edges are kept as separate candidates with
     their own weights; sum them first for the job graph's convention. ``single_gpu_weight`` and
-    ``server_start``: the readings of cases 2b and 2c (module docstring).
+    ``server_start``: the readings of cases 2b and 2c (module docstring). ``colocate``: groups of
+    vertex indices that must each land on one server (module docstring, "Co-location"); None
+    (default) or groups of one vertex leave the procedure as it was.
 
     References
     ----------
@@ -282,13 +746,14 @@ def heavy_edge_arrays(n: int, u: Sequence[int], v: Sequence[int], w: Sequence[fl
     [0, 0, 0, 1]
     """
     n = _check_edges(n, u, v, w)
-    return _heavy_edge(_Graph(n, u, v, w), free_gpus, None, seed, single_gpu_weight, server_start)
+    with _collector_paused():
+        return _heavy_edge(_Graph(n, u, v, w), free_gpus, None, seed, single_gpu_weight, server_start, colocate)
 
 
 @checked_arguments(PROBLEM)
 def heavy_edge(graph: nx.Graph[N], free_gpus: Sequence[int], *, seed: int | None = None,
                weight: str = "weight", single_gpu_weight: str = "unassigned",
-               server_start: str = "heaviest-pair") -> dict[N, int]:
+               server_start: str = "heaviest-pair", colocate: Sequence[Sequence[N]] | None = None) -> dict[N, int]:
     """Map the vertices of ``graph`` onto servers with ``free_gpus[m]`` free GPUs each.
 
     The paper's Heavy-Edge (Sec. IV-B; see the module docstring for every step and tie-break).
@@ -312,6 +777,10 @@ def heavy_edge(graph: nx.Graph[N], free_gpus: Sequence[int], *, seed: int | None
     server_start
         Reading ``server_start``: ``"heaviest-pair"`` (default) or ``"from-placed"``,
         how a multi-GPU server's set starts (module docstring, case 2c).
+    colocate
+        Groups of the graph's vertices that must each land on one server (module docstring,
+        "Co-location"; e.g. the tensor slices of one replica's layer, A-SRPT paper Sec. VI).
+        None (default): no constraint.
 
     Returns
     -------
@@ -348,18 +817,38 @@ def heavy_edge(graph: nx.Graph[N], free_gpus: Sequence[int], *, seed: int | None
         v.append(index[b])
         w.append(data.get(weight, 1.0))
     _check_edges(len(nodes), u, v, w)
+    groups = None
+    if colocate is not None:
+        if isinstance(colocate, (str, bytes, Mapping)) or not isinstance(colocate, Sequence):
+            raise InputError("colocate", f"must be a sequence of groups of the graph's vertices, got "
+                                         f"{type(colocate).__name__}", problem=PROBLEM)
+        groups = []
+        for i, g in enumerate(colocate):
+            if isinstance(g, (str, bytes, Mapping)) or not isinstance(g, Sequence):
+                raise InputError(f"colocate[{i}]", f"must be a sequence of the graph's vertices, got {type(g).__name__}",
+                                 problem=PROBLEM)
+            for j, x in enumerate(g):
+                if not isinstance(x, Hashable) or x not in index:
+                    raise InputError(f"colocate[{i}][{j}]", f"is not a vertex of graph: {x!r}", problem=PROBLEM)
+            groups.append([index[x] for x in g])
     servers = heavy_edge_arrays(len(nodes), u, v, w, free_gpus, seed=seed, single_gpu_weight=single_gpu_weight,
-                                server_start=server_start)
+                                server_start=server_start, colocate=groups)
     return {x: servers[i] for i, x in enumerate(nodes)}
 
 
 @checked_arguments(PROBLEM)
 def heavy_edge_job(job: PipelineJob, free_gpus: Sequence[int], *, seed: int | None = None,
-                   single_gpu_weight: str = "unassigned", server_start: str = "heaviest-pair") -> list[list[int]]:
+                   single_gpu_weight: str = "unassigned", server_start: str = "heaviest-pair",
+                   colocate: Sequence[Sequence[int]] | None = None) -> list[list[int]]:
     """Heavy-Edge on ``job``'s graph; returns the solution's ``assignment`` (per stage, the
     server index of each replica). Takes the readings ``single_gpu_weight`` (case 2b of the
     module docstring; default ``"unassigned"``) and ``server_start`` (case 2c; default
-    ``"heaviest-pair"``).
+    ``"heaviest-pair"``). ``colocate``: groups of vertex indices (vertex ``offsets[s] + r`` is
+    replica r of stage s) that must each land on one server (module docstring, "Co-location").
+
+    Runs on the stage structure (module docstring, "Cost"): O(n log n) for n replicas, not the
+    O(n^2) of the job graph's edges, with the same result as :func:`heavy_edge_arrays` on
+    ``job.edges``. With ``colocate``, on the job's edges.
 
     References
     ----------
@@ -389,8 +878,9 @@ def heavy_edge_job(job: PipelineJob, free_gpus: Sequence[int], *, seed: int | No
     if not isinstance(job, PipelineJob):
         raise InputError("job", f"must be a PipelineJob (PipelineJob.from_dict builds one), got {type(job).__name__}",
                          problem=PROBLEM)
-    graph = _prepared(job)
-    flat = _heavy_edge(graph, free_gpus, None, seed, single_gpu_weight, server_start)
+    with _collector_paused():
+        graph = _prepared(job, blocks=colocate is None)
+        flat = _heavy_edge(graph, free_gpus, None, seed, single_gpu_weight, server_start, colocate)
     assert graph.spans is not None
     return [flat[a:b] for a, b in graph.spans]
 
@@ -426,7 +916,10 @@ def fewest_servers(n_gpus: int, gpus_per_server: int) -> list[int]:
 def alpha_min_estimate(job: PipelineJob, cluster: Cluster, *, seed: int | None = None,
                        single_gpu_weight: str = "unassigned", server_start: str = "heaviest-pair") -> float:
     """alpha~_i^min (Sec. IV-B): the job on the fewest servers (all full but the last), mapped by
-    Heavy-Edge (readings ``single_gpu_weight``, ``server_start``), timed by eq. (7).
+    Heavy-Edge (readings ``single_gpu_weight``, ``server_start``), timed by eq. (7). A job with
+    tensor-parallel or MoE stages (Sec. VI): Heavy-Edge with ``colocate`` = each tensor-parallel
+    replica's slices (:func:`.model.replica_groups`), timed by eq. (7) extended
+    (:func:`.model.alpha_of_assignment`).
 
     References
     ----------
@@ -457,5 +950,10 @@ def alpha_min_estimate(job: PipelineJob, cluster: Cluster, *, seed: int | None =
     if not isinstance(cluster, Cluster):
         raise InputError("cluster", f"must be a gpu-mapping Cluster, got {type(cluster).__name__}", problem=PROBLEM)
     servers = fewest_servers(job.n_replicas, cluster.gpus_per_server)
+    if not job.is_plain:  # Sec. VI: each tensor-parallel replica's slices on one server; eq. (7) extended
+        groups = replica_groups(job)
+        assignment = heavy_edge_job(job, servers, seed=seed, single_gpu_weight=single_gpu_weight,
+                                    server_start=server_start, colocate=groups or None)
+        return alpha_of_assignment(job, cluster, assignment)
     assignment = heavy_edge_job(job, servers, seed=seed, single_gpu_weight=single_gpu_weight, server_start=server_start)
     return alpha_from_counts(job, cluster, stage_counts(job, assignment, len(servers)))

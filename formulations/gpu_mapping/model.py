@@ -8,6 +8,14 @@ of the garbled eqs. (5) and (6), the mathematics and every decision are in this 
 Units: seconds, bytes, bytes per second. Vertices (replicas) are numbered stage by stage:
 vertex ``offsets[s] + r`` is replica ``r`` of stage ``s`` (both 0-based in code; the paper's
 stages are 1-based).
+
+LLM-era jobs (Sec. VI, issue 37): a stage may be tensor-parallel (``tensor_parallel = t > 1``:
+each replica is t slices, one GPU each) or a Mixture-of-Experts stage (``experts = e > 1``: each
+replica is e expert groups, one GPU each). Its vertices are then the slices / groups, ``u_s = t``
+or ``e`` per replica, numbered replica-major: vertex ``offsets[s] + r*u_s + j`` is slice / group
+``j`` of replica ``r``, and the solution lists one server per vertex. The extension of eqs.
+(4)-(7) and of the job graph is :func:`vertex_times` and :func:`job_edges`; a job without these
+fields is the paper's job and takes the paper's code paths unchanged.
 """
 
 from __future__ import annotations
@@ -27,10 +35,11 @@ if TYPE_CHECKING:  # networkx (20 MB, 0.1-0.2 s to import) only where a graph is
     import networkx as nx
 
 __all__ = [
-    "PROBLEM", "ALLREDUCE_KINDS", "TWO_REPLICA_RINGS", "MAX_REPLICAS", "Stage", "PipelineJob", "Cluster",
-    "GpuMappingInstance",
-    "double_binary_tree_edges", "job_edges", "job_graph", "stage_counts", "stage_times",
+    "PROBLEM", "ALLREDUCE_KINDS", "TWO_REPLICA_RINGS", "MAX_REPLICAS", "ROUTINGS", "TP_ALLREDUCE_TIMES",
+    "Stage", "PipelineJob", "Cluster", "GpuMappingInstance",
+    "double_binary_tree_edges", "job_edges", "job_edge_kinds", "job_graph", "stage_counts", "stage_times",
     "alpha_from_counts", "alpha_max", "cut_weight", "evaluate", "assignment_from_vertex_servers",
+    "routing_matrix", "stage_compute", "vertex_times", "alpha_of_assignment", "colocation_violations", "replica_groups", "placement_units",
 ]
 
 PROBLEM = "gpu-mapping"
@@ -39,6 +48,14 @@ TWO_REPLICA_RINGS = ("two-edges", "one-edge")
 """Readings of a two-replica ring (reading ``two_replica_ring``, ``readings.py``): the ring
 (r, r+1 mod 2) lists the pair twice, so ``two-edges`` charges 2·(2(k-1)h/k) = 2h between the
 two replicas, ``one-edge`` charges h once."""
+ROUTINGS = ("uniform", "zipf")
+"""Expected token-routing matrices of an MoE stage (reading ``moe_routing``, ``readings.py``):
+every expert group equally likely, or group j's popularity proportional to ``(j+1)^-a`` with
+``a = routing_skew`` (reading ``moe_zipf_exponent``). :func:`routing_matrix`."""
+TP_ALLREDUCE_TIMES = ("added", "overlapped")
+"""How a tensor-parallel stage's all-reduces enter its time (reading ``tp_allreduce_time``,
+``readings.py``): added to the computation (eq. 4 + TP term) or overlapped with it (the larger
+of the two)."""
 REL_TOL = 1e-9
 
 
@@ -47,11 +64,29 @@ MAX_REPLICAS = 4096
 """Most replicas (GPUs) of one job: the job graph is a dense n x n matrix (4096: 128 MiB), and
 the paper's largest clusters have 2,000 GPUs. More is bad input, not a memory error."""
 _STAGE_FIELDS = ("replicas", "fwd_time", "bwd_time", "in_bytes", "out_bytes", "param_bytes")
+_LLM_FIELDS = ("tensor_parallel", "tp_bytes", "experts", "expert_bytes", "routing", "routing_skew")
 
 
 @dataclass(frozen=True)
 class Stage:
-    """One pipeline stage: k_s replicas, p^f, p^b (s), d^in, d^out, h (bytes)."""
+    """One pipeline stage: k_s replicas, p^f, p^b (s), d^in, d^out, h (bytes).
+
+    Optional (Sec. VI; absent fields are the paper's stage and are not written back):
+
+    * ``tensor_parallel`` t (default 1): a replica is t tensor slices, one GPU each, all on one
+      server (a hard constraint); ``tp_bytes`` is the data a replica's slices all-reduce among
+      themselves per iteration (all its layers, forward and backward: Megatron-LM's two
+      all-reduces per transformer layer and pass).
+    * ``experts`` e (default 1): a replica is e expert groups, one GPU each (expert parallelism);
+      ``expert_bytes`` is the token data a replica's groups route to each other per iteration
+      (all its MoE layers: dispatch and combine, forward and backward, every one of a token's
+      top-k copies), spread over the group pairs by the expected routing matrix ``routing``
+      (``uniform`` or ``zipf`` with exponent ``routing_skew``; :func:`routing_matrix`).
+
+    With t or e > 1, p^f and p^b are the times of one slice / group (one GPU); d^in, d^out and h
+    stay a replica's (split evenly over its t or e GPUs). A stage is not both (t > 1 and e > 1 is
+    bad input: not modelled).
+    """
 
     replicas: int
     fwd_time: float
@@ -59,25 +94,76 @@ class Stage:
     in_bytes: float
     out_bytes: float
     param_bytes: float
+    tensor_parallel: int = 1
+    tp_bytes: float = 0.0
+    experts: int = 1
+    expert_bytes: float = 0.0
+    routing: str = "uniform"
+    routing_skew: float = 1.0
 
     def __post_init__(self) -> None:
         check_typed(lambda: Stage.from_dict(self.to_dict()), PROBLEM)
 
+    @property
+    def units(self) -> int:
+        """Vertices (GPUs) of one replica: t, e or 1."""
+        return self.tensor_parallel * self.experts
+
     @classmethod
     def from_dict(cls, st: Any, path: str = "stage") -> "Stage":
         st = mapping(st, path)
-        known_keys(st, _STAGE_FIELDS, path)
+        known_keys(st, _STAGE_FIELDS + _LLM_FIELDS, path)
         if "replicas" not in st:
             raise InputError(f"{path}.replicas", "is required")
+        extra: dict[str, Any] = {}
+        t = integer(st["tensor_parallel"], f"{path}.tensor_parallel", low=1, high=MAX_REPLICAS) \
+            if "tensor_parallel" in st else 1
+        e = integer(st["experts"], f"{path}.experts", low=1, high=MAX_REPLICAS) if "experts" in st else 1
+        if t > 1 and e > 1:
+            raise InputError(f"{path}.experts", f"must be 1 when tensor_parallel > 1 (a stage is tensor-parallel "
+                             f"or expert-parallel, not both), got tensor_parallel={t}, experts={e}")
+        if t > 1:
+            extra["tensor_parallel"] = t
+        if e > 1:
+            extra["experts"] = e
+        if "tp_bytes" in st:
+            if t == 1:
+                raise InputError(f"{path}.tp_bytes", "needs tensor_parallel >= 2 (the all-reduce among a replica's slices)")
+            extra["tp_bytes"] = number(st, "tp_bytes", path)
+        for key in ("expert_bytes", "routing", "routing_skew"):
+            if key in st and e == 1:
+                raise InputError(f"{path}.{key}", "needs experts >= 2 (token routing among a replica's expert groups)")
+        if "expert_bytes" in st:
+            extra["expert_bytes"] = number(st, "expert_bytes", path)
+        if "routing" in st:
+            if st["routing"] not in ROUTINGS:
+                raise InputError(f"{path}.routing", f"must be one of {', '.join(ROUTINGS)}, got {st['routing']!r}")
+            extra["routing"] = st["routing"]
+        if "routing_skew" in st:
+            if extra.get("routing") != "zipf":
+                raise InputError(f"{path}.routing_skew", "is the zipf exponent: it needs routing = 'zipf'")
+            extra["routing_skew"] = number(st, "routing_skew", path)
         with trusted():
             return cls(replicas=integer(st["replicas"], f"{path}.replicas", low=1, high=MAX_REPLICAS),
                        fwd_time=number(st, "fwd_time", path), bwd_time=number(st, "bwd_time", path),
                        in_bytes=number(st, "in_bytes", path), out_bytes=number(st, "out_bytes", path),
-                       param_bytes=number(st, "param_bytes", path))
+                       param_bytes=number(st, "param_bytes", path), **extra)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"replicas": self.replicas, "fwd_time": self.fwd_time, "bwd_time": self.bwd_time,
-                "in_bytes": self.in_bytes, "out_bytes": self.out_bytes, "param_bytes": self.param_bytes}
+        d: dict[str, Any] = {"replicas": self.replicas, "fwd_time": self.fwd_time, "bwd_time": self.bwd_time,
+                             "in_bytes": self.in_bytes, "out_bytes": self.out_bytes, "param_bytes": self.param_bytes}
+        # the optional fields only where they differ from the paper's stage: old instances round-trip
+        # unchanged; a typed Stage with an inconsistent field is rejected by the round trip (from_dict)
+        if self.tensor_parallel != 1 or self.tp_bytes != 0.0:
+            d["tensor_parallel"] = self.tensor_parallel
+            d["tp_bytes"] = self.tp_bytes
+        if self.experts != 1 or self.expert_bytes != 0.0 or self.routing != "uniform" or self.routing_skew != 1.0:
+            d["experts"] = self.experts
+            d["expert_bytes"] = self.expert_bytes
+            if self.routing != "uniform" or self.routing_skew != 1.0:
+                d["routing"] = self.routing
+                d["routing_skew"] = self.routing_skew
+        return d
 
 
 @dataclass(frozen=True)
@@ -87,11 +173,16 @@ class PipelineJob:
     ``two_replica_ring`` is the reading of a ring over k = 2 replicas (:data:`TWO_REPLICA_RINGS`):
     a field of the job, so the job graph, ``evaluate``'s ``cut`` and every solver read the same
     one. It is written to the job's dict only when it is not the default ``two-edges``.
+
+    ``tp_allreduce_time`` is the reading of how a tensor-parallel stage's all-reduces enter its
+    time (:data:`TP_ALLREDUCE_TIMES`, reading ``tp_allreduce_time``): a field of the job for the
+    same reason, written only when it is not the default ``added``.
     """
 
     stages: tuple[Stage, ...]
     allreduce: str = "ring"
     two_replica_ring: str = "two-edges"
+    tp_allreduce_time: str = "added"
 
     def __post_init__(self) -> None:
         try:
@@ -102,7 +193,7 @@ class PipelineJob:
     @classmethod
     def from_dict(cls, d: Any, path: str = "job") -> "PipelineJob":
         d = mapping(d, path)
-        known_keys(d, ("allreduce", "stages", "two_replica_ring"), path)
+        known_keys(d, ("allreduce", "stages", "two_replica_ring", "tp_allreduce_time"), path)
         allreduce = d.get("allreduce", None)
         if allreduce is None:
             raise InputError(f"{path}.allreduce", "is required (ring or tree)")
@@ -115,8 +206,12 @@ class PipelineJob:
         ring2 = d.get("two_replica_ring", "two-edges")
         if ring2 not in TWO_REPLICA_RINGS:
             raise InputError(f"{path}.two_replica_ring", f"must be one of {', '.join(TWO_REPLICA_RINGS)}, got {ring2!r}")
+        tp_time = d.get("tp_allreduce_time", "added")
+        if tp_time not in TP_ALLREDUCE_TIMES:
+            raise InputError(f"{path}.tp_allreduce_time",
+                             f"must be one of {', '.join(TP_ALLREDUCE_TIMES)}, got {tp_time!r}")
         try:
-            return cls(stages=tuple(stages), allreduce=allreduce, two_replica_ring=ring2)
+            return cls(stages=tuple(stages), allreduce=allreduce, two_replica_ring=ring2, tp_allreduce_time=tp_time)
         except InputError as exc:  # validate_job names fields under "job"; use this job's path
             field_ = exc.field.replace("job", path, 1) if exc.field.startswith("job") else exc.field
             raise InputError(field_, exc.message) from None
@@ -125,6 +220,8 @@ class PipelineJob:
         d: dict[str, Any] = {"allreduce": self.allreduce}
         if self.two_replica_ring != "two-edges":
             d["two_replica_ring"] = self.two_replica_ring
+        if self.tp_allreduce_time != "added":
+            d["tp_allreduce_time"] = self.tp_allreduce_time
         d["stages"] = [s.to_dict() for s in self.stages]
         return d
 
@@ -134,21 +231,48 @@ class PipelineJob:
         return np.array([s.replicas for s in self.stages], dtype=np.int64)
 
     @cached_property
+    def units(self) -> np.ndarray:
+        """u_s: vertices (GPUs) of one replica of stage s (``tensor_parallel`` or ``experts``, else 1)."""
+        return np.array([s.units for s in self.stages], dtype=np.int64)
+
+    @cached_property
+    def vertices(self) -> np.ndarray:
+        """Vertices (GPUs) of stage s: ``k_s * u_s`` (= ``replicas`` for the paper's jobs)."""
+        return self.replicas * self.units
+
+    @property
+    def is_plain(self) -> bool:
+        """The paper's job: no tensor-parallel and no MoE stage (every ``u_s = 1``)."""
+        return bool((self.units == 1).all())
+
+    @property
+    def has_experts(self) -> bool:
+        """Some stage is an MoE stage (``experts > 1``): alpha then depends on which groups share a server."""
+        return any(s.experts > 1 for s in self.stages)
+
+    @cached_property
     def offsets(self) -> np.ndarray:
         """``offsets[s]`` is the first vertex of stage s; ``offsets[-1]`` the vertex count."""
-        return np.concatenate(([0], np.cumsum(self.replicas))).astype(np.int64)
+        return np.concatenate(([0], np.cumsum(self.vertices))).astype(np.int64)
 
     @property
     def n_replicas(self) -> int:
+        """The job's vertices, i.e. GPUs (replicas for the paper's jobs; slices / expert groups
+        for tensor-parallel / MoE stages): the name is the paper's."""
         return int(self.offsets[-1])
 
     @cached_property
     def vertex_stage(self) -> np.ndarray:
-        return np.repeat(np.arange(len(self.stages)), self.replicas)
+        return np.repeat(np.arange(len(self.stages)), self.vertices)
 
     @cached_property
     def edges(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         return job_edges(self)
+
+    @cached_property
+    def edge_kinds(self) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """:func:`job_edge_kinds`, computed once (jobs with tensor-parallel / MoE stages)."""
+        return job_edge_kinds(self)
 
     @cached_property
     def adjacency(self) -> np.ndarray:
@@ -174,9 +298,13 @@ def validate_job(job: PipelineJob, path: str = "job") -> None:
     if job.two_replica_ring not in TWO_REPLICA_RINGS:
         raise InputError(f"{path}.two_replica_ring",
                          f"must be one of {', '.join(TWO_REPLICA_RINGS)}, got {job.two_replica_ring!r}")
-    total = sum(s.replicas for s in st)
+    if job.tp_allreduce_time not in TP_ALLREDUCE_TIMES:
+        raise InputError(f"{path}.tp_allreduce_time",
+                         f"must be one of {', '.join(TP_ALLREDUCE_TIMES)}, got {job.tp_allreduce_time!r}")
+    total = sum(s.replicas * s.units for s in st)
     if total > MAX_REPLICAS:
-        raise InputError(f"{path}.stages", f"hold {total} replicas in all; at most {MAX_REPLICAS} are supported "
+        what = "replicas" if all(s.units == 1 for s in st) else "GPUs (tensor slices and expert groups one each)"
+        raise InputError(f"{path}.stages", f"hold {total} {what} in all; at most {MAX_REPLICAS} are supported "
                                            "(the job graph is a dense n x n matrix)")
     if st[0].in_bytes != 0:
         raise InputError(f"{path}.stages[0].in_bytes", f"must be 0 for the first stage, got {st[0].in_bytes!r}")
@@ -242,6 +370,11 @@ class GpuMappingInstance:
         for m, c in enumerate(self.servers):
             if isinstance(c, bool) or not isinstance(c, int) or not 1 <= c <= g:
                 raise InputError(f"servers[{m}]", f"must be an integer in 1..{g} (gpus_per_server), got {c!r}")
+        for s, stage in enumerate(self.job.stages):
+            if stage.tensor_parallel > g:
+                raise InputError(f"job.stages[{s}].tensor_parallel",
+                                 f"must be at most gpus_per_server = {g}: a replica's {stage.tensor_parallel} tensor "
+                                 "slices must share one server (Sec. VI)")
         if sum(self.servers) != self.job.n_replicas:
             raise InputError("servers", f"must offer exactly the job's {self.job.n_replicas} replicas, "
                              f"but its free GPUs add up to {sum(self.servers)}")
@@ -307,7 +440,17 @@ def job_edges(job: PipelineJob) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
       k_s = 2 the ring lists the pair twice: summed to ``2h_s`` under ``two_replica_ring =
       two-edges``, charged once (``h_s``) under ``one-edge``.
     * ``tree``: the edges of :func:`double_binary_tree_edges`, each ``(k_s-1)h_s/k_s``.
+
+    A job with tensor-parallel or MoE stages: the edges of :func:`job_edge_kinds`, all kinds
+    summed.
     """
+    if not job.is_plain:
+        kinds = job.edge_kinds
+        acc_all: dict[tuple[int, int], float] = {}
+        for ku, kv, kw in kinds.values():
+            for a_, b_, w_ in zip(ku.tolist(), kv.tolist(), kw.tolist()):
+                acc_all[(a_, b_)] = acc_all.get((a_, b_), 0.0) + w_
+        return _edge_arrays(acc_all)
     acc: dict[tuple[int, int], float] = {}
 
     def add(a: int, b: int, w: float) -> None:
@@ -342,6 +485,126 @@ def job_edges(job: PipelineJob) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return u, v, w
 
 
+def _edge_arrays(acc: dict[tuple[int, int], float]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    keys = sorted(acc)
+    return (np.array([a for a, _ in keys], dtype=np.int64), np.array([b for _, b in keys], dtype=np.int64),
+            np.array([acc[key] for key in keys], dtype=float))
+
+
+def routing_matrix(stage: Stage) -> np.ndarray:
+    """P[i, j]: the share of an MoE replica's routed token data that expert group i sends to
+    group j (sums to 1 over i and j; the diagonal stays on the group's own GPU).
+
+    Sec. VI: "we can set the edge weights based on the estimated average communication costs".
+    Every group holds 1/e of the replica's tokens (the batch is split evenly over the e GPUs of
+    expert parallelism) and routes each to group j with probability q_j, so ``P[i, j] = q_j / e``.
+    Reading ``moe_routing``: ``uniform`` (``q_j = 1/e``, what a load-balancing loss aims at) or
+    ``zipf`` (``q_j`` proportional to ``(j+1)^-a``, ``a = routing_skew``, reading
+    ``moe_zipf_exponent``: popular experts in the first groups).
+    """
+    e = stage.experts
+    if stage.routing == "zipf":
+        q = np.arange(1, e + 1, dtype=float) ** -float(stage.routing_skew)
+        q = q / q.sum()
+    else:
+        q = np.full(e, 1.0 / e)
+    return np.tile(q / e, (e, 1))
+
+
+def replica_groups(job: PipelineJob) -> list[list[int]]:
+    """The vertices of every tensor-parallel replica (``tensor_parallel >= 2``): the groups that
+    must share one server (Sec. VI: "all tensor slices of a layer must reside within a single
+    server"), stage by stage, replica by replica."""
+    out: list[list[int]] = []
+    for s, stage in enumerate(job.stages):
+        t = stage.tensor_parallel
+        if t < 2:
+            continue
+        base = int(job.offsets[s])
+        out.extend([list(range(base + r * t, base + (r + 1) * t)) for r in range(stage.replicas)])
+    return out
+
+
+def placement_units(job: PipelineJob) -> list[list[int]]:
+    """The job's vertices grouped into what is placed whole: a tensor-parallel replica (its t
+    slices, Sec. VI's one-server rule) or a single vertex (a replica, an expert group)."""
+    out: list[list[int]] = []
+    for s, stage in enumerate(job.stages):
+        base, t = int(job.offsets[s]), stage.tensor_parallel
+        for r in range(stage.replicas):
+            if t > 1:
+                out.append(list(range(base + r * t, base + (r + 1) * t)))
+            else:
+                out.extend([[base + r * stage.units + j] for j in range(stage.units)])
+    return out
+
+
+def job_edge_kinds(job: PipelineJob) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """The job graph Ω of a job with tensor-parallel / MoE stages (Sec. VI), by kind of edge, each
+    as arrays ``(u, v, weight)`` with ``u < v`` (parallel edges of one kind summed). Vertex
+    ``offsets[s] + r*u_s + j`` is slice / group j of replica r (:class:`Stage`).
+
+    * ``pipeline``: between every vertex of stage s-1 and every vertex of stage s,
+      ``2 d^out_{s-1} / (u_{s-1} k_s u_s)``: Sec. III-B's per-pair data ``2d^out_{s-1}/k_s`` with
+      each replica's activations split evenly over its u GPUs (Megatron-LM's scatter/gather of the
+      activations between pipeline stages, Narayanan et al. 2021, Sec. 4.1). A vertex's pipeline
+      edges sum to ``2 d^in_s / u_s`` from the previous stage and ``2 d^out_s / u_s`` to the next.
+    * ``dp``: the data-parallel AllReduce of Sec. IV-B per position j: the j-th slices / groups of
+      the k_s replicas form the ring (or double binary tree) of the paper over ``h_s / u_s``
+      parameters each (``2(k-1)(h/u)/k`` per ring edge, ``(k-1)(h/u)/k`` per tree edge; the
+      two-replica ring by the job's ``two_replica_ring``).
+    * ``tp``: Sec. VI, "represent tensor slices as vertices and AllReduce operations as weighted
+      edges": the t slices of each replica form the job's AllReduce (ring or tree) over
+      ``tp_bytes`` (``2(t-1)·tp_bytes/t`` per ring edge, ``(t-1)·tp_bytes/t`` per tree edge).
+    * ``a2a``: Sec. VI, "represent expert groups as vertices ... token routing represented as
+      weighted edges ... set the edge weights based on the estimated average communication
+      costs": between groups i < j of one replica, ``expert_bytes · (P[i,j] + P[j,i])``
+      (:func:`routing_matrix`).
+    """
+    kinds: dict[str, dict[tuple[int, int], float]] = {"pipeline": {}, "dp": {}, "tp": {}, "a2a": {}}
+
+    def add(kind: str, a: int, b: int, w: float) -> None:
+        if w == 0.0:
+            return
+        key = (a, b) if a < b else (b, a)
+        acc = kinds[kind]
+        acc[key] = acc.get(key, 0.0) + w
+
+    def allreduce(kind: str, members: list[int], data: float) -> None:
+        n = len(members)
+        if n < 2:
+            return
+        if job.allreduce == "ring":
+            w = 2.0 * (n - 1) * data / n
+            for r in range(1 if n == 2 and job.two_replica_ring == "one-edge" else n):
+                add(kind, members[r], members[(r + 1) % n], w)
+        else:
+            w = (n - 1) * data / n
+            for a, b in double_binary_tree_edges(n):
+                add(kind, members[a], members[b], w)
+
+    off, st, u = job.offsets, job.stages, job.units
+    for s in range(1, len(st)):
+        w = 2.0 * st[s - 1].out_bytes / (int(u[s - 1]) * st[s].replicas * int(u[s]))
+        for a in range(off[s - 1], off[s]):
+            for b in range(off[s], off[s + 1]):
+                add("pipeline", int(a), int(b), w)
+    for s, stage in enumerate(st):
+        k, us, base = stage.replicas, int(u[s]), int(off[s])
+        for j in range(us):
+            allreduce("dp", [base + r * us + j for r in range(k)], stage.param_bytes / us)
+        for r in range(k):
+            members = list(range(base + r * us, base + (r + 1) * us))
+            if stage.tensor_parallel > 1:
+                allreduce("tp", members, stage.tp_bytes)
+            if stage.experts > 1:
+                p = routing_matrix(stage)
+                for i in range(us):
+                    for j in range(i + 1, us):
+                        add("a2a", members[i], members[j], stage.expert_bytes * float(p[i, j] + p[j, i]))
+    return {kind: _edge_arrays(acc) for kind, acc in kinds.items()}
+
+
 def job_graph(job: PipelineJob) -> nx.Graph:
     """The job graph as a networkx graph: node ``i`` has attributes ``stage`` and ``replica``;
     edge attribute ``weight`` in bytes per iteration (parallel edges summed)."""
@@ -349,8 +612,12 @@ def job_graph(job: PipelineJob) -> nx.Graph:
 
     g = nx.Graph()
     for s, stage in enumerate(job.stages):
-        for r in range(stage.replicas):
-            g.add_node(int(job.offsets[s]) + r, stage=s, replica=r)
+        u = stage.units
+        for i in range(stage.replicas * u):
+            if u == 1:
+                g.add_node(int(job.offsets[s]) + i, stage=s, replica=i)
+            else:  # a slice / expert group: attribute unit = j of "slice / group j of replica r"
+                g.add_node(int(job.offsets[s]) + i, stage=s, replica=i // u, unit=i % u)
     u, v, w = job.edges
     g.add_weighted_edges_from(zip(u.tolist(), v.tolist(), w.tolist()))
     return g
@@ -368,6 +635,8 @@ def stage_times(job: PipelineJob, cluster: Cluster, counts: np.ndarray) -> np.nd
     Eq. (6), PDF reading: ``(2(k-1)h/k)/((x/g)·B_inter)`` if 0 < x < k, ``2(k-1)h/(k·B_intra)`` if
     x = k, 0 if k = 1.
     """
+    if not job.is_plain:
+        return _tp_stage_times(job, cluster, counts)
     x = np.asarray(counts, dtype=float)
     n_st = len(job.stages)
     if x.ndim != 2 or x.shape[0] != n_st or not (x.size == 0 or x.min() >= 0):  # one cheap pass: a hot path
@@ -378,18 +647,8 @@ def stage_times(job: PipelineJob, cluster: Cluster, counts: np.ndarray) -> np.nd
     b_inter, b_intra = cluster.inter_bandwidth, cluster.intra_bandwidth
     k = job.replicas.astype(float)[:, None]
     comp = np.array([s.fwd_time + s.bwd_time for s in job.stages])[:, None]
-    d_in = np.array([s.in_bytes for s in job.stages])[:, None]
-    d_out = np.array([s.out_bytes for s in job.stages])[:, None]
     h = np.array([s.param_bytes for s in job.stages])[:, None]
-    inter = np.zeros_like(x)
-    intra = np.zeros_like(x)
-    if n_st > 1:
-        prev_x, prev_k = x[:-1], k[:-1]
-        inter[1:] += 2.0 * d_in[1:] * (prev_k - prev_x) / prev_k
-        intra[1:] += 2.0 * d_in[1:] * prev_x / prev_k
-        next_x, next_k = x[1:], k[1:]
-        inter[:-1] += 2.0 * d_out[:-1] * (next_k - next_x) / next_k
-        intra[:-1] += 2.0 * d_out[:-1] * next_x / next_k
+    inter, intra = _pipeline_bytes(job, x, k)
     comm = g * inter / b_inter + intra / b_intra
     ar_data = 2.0 * (k - 1.0) * h / k
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -397,6 +656,136 @@ def stage_times(job: PipelineJob, cluster: Cluster, counts: np.ndarray) -> np.nd
     allreduce = np.where(k == 1.0, 0.0, allreduce)
     beta = comp + comm + allreduce
     return np.where(x > 0, beta, np.nan)
+
+
+def _pipeline_bytes(job: PipelineJob, x: np.ndarray, k: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Eq. (5)'s data of one replica of stage s on server m (replica counts x, k as columns): to
+    and from the neighbouring stages' replicas on other servers (``inter``) and on m (``intra``)."""
+    d_in = np.array([s.in_bytes for s in job.stages])[:, None]
+    d_out = np.array([s.out_bytes for s in job.stages])[:, None]
+    inter = np.zeros_like(x)
+    intra = np.zeros_like(x)
+    if len(job.stages) > 1:
+        prev_x, prev_k = x[:-1], k[:-1]
+        inter[1:] += 2.0 * d_in[1:] * (prev_k - prev_x) / prev_k
+        intra[1:] += 2.0 * d_in[1:] * prev_x / prev_k
+        next_x, next_k = x[1:], k[1:]
+        inter[:-1] += 2.0 * d_out[:-1] * (next_k - next_x) / next_k
+        intra[:-1] += 2.0 * d_out[:-1] * next_x / next_k
+    return inter, intra
+
+
+def stage_compute(job: PipelineJob, cluster: Cluster) -> np.ndarray:
+    """Per stage, eq. (4)'s computation with the tensor-parallel all-reduce (Sec. VI) folded in.
+
+    Sec. VI: "Tensor parallelism splits layers across multiple GPUs, necessitating extensive
+    inter-GPU communication through AllReduce operations ... all tensor slices of a layer must
+    reside within a single server". The slices of a replica all-reduce ``tp_bytes`` per iteration
+    on one server, so by eq. (6)'s second case ("all data communication is conducted via the
+    intra-server connection") with the t slices as the group: ``TP_s = 2(t-1)·tp_bytes/(t·B_intra)``
+    (0 when t = 1). Reading ``tp_allreduce_time`` (the job's field): ``added`` gives
+    ``p^f + p^b + TP_s`` (Megatron-LM's all-reduces sit inside every layer's forward and backward
+    pass, on the critical path), ``overlapped`` gives ``max(p^f + p^b, TP_s)`` (hidden behind
+    computation, as Sec. III-B allows for AllReduce: "one can apply model-dependent coefficients").
+    """
+    b_intra = cluster.intra_bandwidth
+    out = []
+    for st in job.stages:
+        comp = st.fwd_time + st.bwd_time
+        t = st.tensor_parallel
+        tp = 2.0 * (t - 1) * st.tp_bytes / (t * b_intra) if t > 1 else 0.0
+        out.append(max(comp, tp) if job.tp_allreduce_time == "overlapped" else comp + tp)
+    return np.array(out)
+
+
+def _tp_stage_times(job: PipelineJob, cluster: Cluster, counts: np.ndarray) -> np.ndarray:
+    """beta[s, m] of a job with tensor-parallel stages, from ``counts[s, m]`` = GPUs (slices) of
+    stage s on server m; a replica's slices share a server, so ``x = counts / t`` replicas.
+
+    The paper's eqs. (5)-(6) with a slice as the paper's replica (:func:`vertex_times`, to which
+    this is equal on every feasible mapping): comm = eq. (5) in replica counts divided by t_s (a
+    replica's activations are split over its t slices, each with its own NIC share B_inter/g);
+    AllReduce = eq. (6) for a slice's ``2(k-1)(h/t)/k`` bytes: ``/((t·x/g)·B_inter)`` if x < k,
+    ``/B_intra`` if x = k; plus :func:`stage_compute`.
+    """
+    if job.has_experts:
+        raise InputError("job", "has MoE stages: their time depends on which expert groups share a server, not "
+                         "on counts (use vertex_times or evaluate)", problem=PROBLEM)
+    X = np.asarray(counts, dtype=float)
+    n_st = len(job.stages)
+    if X.ndim != 2 or X.shape[0] != n_st or not (X.size == 0 or X.min() >= 0):
+        raise InputError("counts", f"must be a {n_st} x M array of GPU counts >= 0 (one row per stage), got "
+                                   f"shape {X.shape}", problem=PROBLEM)
+    g = float(cluster.gpus_per_server)
+    b_inter, b_intra = cluster.inter_bandwidth, cluster.intra_bandwidth
+    t = job.units.astype(float)[:, None]
+    x = X / t
+    k = job.replicas.astype(float)[:, None]
+    h = np.array([s.param_bytes for s in job.stages])[:, None]
+    inter, intra = _pipeline_bytes(job, x, k)
+    comm = (g * inter / b_inter + intra / b_intra) / t
+    ar_data = 2.0 * (k - 1.0) * h / (k * t)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        allreduce = np.where(x >= k, ar_data / b_intra, ar_data / ((X / g) * b_inter))
+    allreduce = np.where(k == 1.0, 0.0, allreduce)
+    beta = stage_compute(job, cluster)[:, None] + comm + allreduce
+    return np.where(X > 0, beta, np.nan)
+
+
+def vertex_times(job: PipelineJob, cluster: Cluster, servers_of_vertex: Sequence[int]) -> np.ndarray:
+    """beta of every vertex (GPU) of a job with tensor-parallel / MoE stages: eq. (7)'s
+    ``comp + comm + AllReduce`` extended as Sec. VI states, for one slice / expert group on its
+    server m. alpha is the maximum (eq. 7: the bottleneck).
+
+    * comp: :func:`stage_compute` (eq. 4 per GPU, with the tensor-parallel all-reduce: "represent
+      tensor slices as vertices and AllReduce operations as weighted edges. For communication
+      efficiency, all tensor slices of a layer must reside within a single server").
+    * comm: eq. (5) as the package README reads it, edge by edge: each of the vertex's
+      ``pipeline`` and ``a2a`` edges (:func:`job_edge_kinds`) costs ``w·g/B_inter`` (its NIC share)
+      when its other end is on another server and ``w/B_intra`` otherwise. For the paper's job
+      this is eq. (5) exactly; the ``a2a`` edges extend it to token routing ("Communication,
+      characterized by sparse activations/gradients and token routing, is represented as
+      weighted edges").
+    * AllReduce: eq. (6) per position j (the vertex's data-parallel peers, the j-th slices / groups
+      of the stage's k replicas): ``D = 2(k-1)(h/u)/k``; ``D/B_intra`` if all k peers are on the
+      vertex's server, else ``D/((X/g)·B_inter)`` with X the stage's GPUs on that server (the
+      paper's x, in GPUs); 0 when k = 1.
+    """
+    sv = np.asarray(servers_of_vertex, dtype=np.int64)
+    g = float(cluster.gpus_per_server)
+    b_inter, b_intra = cluster.inter_bandwidth, cluster.intra_bandwidth
+    stage_of = job.vertex_stage
+    beta = stage_compute(job, cluster)[stage_of].astype(float)
+    kinds = job.edge_kinds
+    for kind in ("pipeline", "a2a"):
+        u, v, w = kinds[kind]
+        cost = np.where(sv[u] == sv[v], w / b_intra, w * g / b_inter)
+        np.add.at(beta, u, cost)
+        np.add.at(beta, v, cost)
+    n_servers = int(sv.max()) + 1 if sv.size else 0
+    X = np.zeros((len(job.stages), n_servers))
+    np.add.at(X, (stage_of, sv), 1.0)
+    for s, stage in enumerate(job.stages):
+        k, us = stage.replicas, stage.units
+        if k < 2:
+            continue
+        lo, hi = int(job.offsets[s]), int(job.offsets[s + 1])
+        block = sv[lo:hi].reshape(k, us)
+        together = (block == block[0]).all(axis=0)          # per position j: all k peers on one server
+        data = 2.0 * (k - 1) * (stage.param_bytes / us) / k
+        apart = data / ((X[s, block] / g) * b_inter)
+        beta[lo:hi] += np.where(together[None, :], data / b_intra, apart).reshape(-1)
+    return beta
+
+
+def alpha_of_assignment(job: PipelineJob, cluster: Cluster, assignment: Sequence[Sequence[int]]) -> float:
+    """alpha (eq. 7) of a mapping given as the solution's ``assignment``, for any job: the
+    paper's count formula (:func:`alpha_from_counts`) for the paper's jobs, :func:`vertex_times`
+    for jobs with tensor-parallel / MoE stages. Feasibility is :func:`evaluate`'s business."""
+    sv = vertex_servers(job, assignment)
+    if job.is_plain:
+        return alpha_from_counts(job, cluster, stage_counts(job, assignment, int(sv.max()) + 1))
+    return float(vertex_times(job, cluster, sv).max())
 
 
 def alpha_from_counts(job: PipelineJob, cluster: Cluster, counts: np.ndarray) -> float:
@@ -407,6 +796,15 @@ def alpha_from_counts(job: PipelineJob, cluster: Cluster, counts: np.ndarray) ->
 def alpha_max(job: PipelineJob, cluster: Cluster) -> float:
     """alpha_i^max (Sec. III-B): eq. (7) with every replica on its own server, each replica
     having B_inter/g of its server's NIC (x = 1 in eqs. 5-6)."""
+    if not job.is_plain:  # every replica of a tensor-parallel stage (its slices) or every expert group alone
+        sv: list[int] = []
+        for stage in job.stages:
+            for _ in range(stage.replicas):
+                if stage.tensor_parallel > 1:
+                    sv.extend([len(set(sv))] * stage.units)
+                else:
+                    sv.extend(range(len(set(sv)), len(set(sv)) + stage.units))
+        return float(vertex_times(job, cluster, sv).max())
     n = job.n_replicas
     counts = np.zeros((len(job.stages), n))
     counts[job.vertex_stage, np.arange(n)] = 1.0
@@ -454,8 +852,11 @@ def _check_assignment(instance: GpuMappingInstance, solution: Any) -> tuple[list
     n_servers = len(instance.servers)
     for s, row in enumerate(a):
         k = job.stages[s].replicas
-        if not isinstance(row, list) or len(row) != k:
-            problems.append(f"assignment[{s}] must list one server for each of the {k} replicas")
+        if not isinstance(row, list) or len(row) != k * job.stages[s].units:
+            u = job.stages[s].units
+            what = "replicas" if u == 1 else ("tensor slices" if job.stages[s].tensor_parallel > 1 else "expert groups")
+            problems.append(f"assignment[{s}] must list one server for each of the {k * u} {what}"
+                            + ("" if u == 1 else f" ({k} replicas x {u})"))
             continue
         clean = []
         for r, m in enumerate(row):
@@ -481,15 +882,24 @@ def evaluate(instance: GpuMappingInstance, solution: Mapping[str, Any]) -> Evalu
     job = instance.job
     x = stage_counts(job, assignment, len(instance.servers))
     load = x.sum(axis=0)
-    violations = [f"server {m} holds {int(load[m])} replicas but has {cap} free GPUs"
+    what = "replicas" if job.is_plain else "GPUs (slices, expert groups, replicas)"
+    violations = [f"server {m} holds {int(load[m])} {what} but has {cap} free GPUs"
                   for m, cap in enumerate(instance.servers) if load[m] != cap]
+    if not job.is_plain:
+        violations += colocation_violations(job, vertex_servers(job, assignment))
     if violations:
         return Evaluation(feasible=False, violations=violations)
+    if not job.is_plain:
+        return _evaluate_vertices(instance, assignment, x)
     beta = stage_times(job, instance.cluster, x)
-    flat = np.where(np.isnan(beta), -np.inf, beta)
+    return _measured(np.where(np.isnan(beta), -np.inf, beta), cut_weight(job, vertex_servers(job, assignment)), x)
+
+
+def _measured(flat: np.ndarray, cut: float, x: np.ndarray) -> Evaluation:
+    """The evaluation of a feasible mapping from beta[s, m] (``-inf`` where stage s is not on m),
+    its cut and its counts: alpha and the bottleneck (first in stage-then-server order)."""
     s_star, m_star = np.unravel_index(int(np.argmax(flat)), flat.shape)
     alpha = float(flat[s_star, m_star])
-    cut = cut_weight(job, vertex_servers(job, assignment))
     metrics = {
         "cut_bytes": cut,
         "alpha_s": alpha,
@@ -498,3 +908,31 @@ def evaluate(instance: GpuMappingInstance, solution: Mapping[str, Any]) -> Evalu
         "servers_per_stage": [int(c) for c in (x > 0).sum(axis=1)],
     }
     return Evaluation(feasible=True, objectives={"cut": cut, "alpha": alpha}, metrics=metrics)
+
+
+def colocation_violations(job: PipelineJob, servers_of_vertex: Sequence[int]) -> list[str]:
+    """The hard constraint of Sec. VI ("all tensor slices of a layer must reside within a single
+    server"): one violation per tensor-parallel replica whose slices are on two or more servers."""
+    sv = np.asarray(servers_of_vertex, dtype=np.int64)
+    out = []
+    for s, stage in enumerate(job.stages):
+        t = stage.tensor_parallel
+        if t < 2:
+            continue
+        block = sv[int(job.offsets[s]):int(job.offsets[s + 1])].reshape(stage.replicas, t)
+        for r in np.flatnonzero((block != block[:, :1]).any(axis=1)):
+            out.append(f"replica {int(r)} of stage {s} has its {t} tensor slices on servers "
+                       f"{sorted(set(block[r].tolist()))}: they must share one server (Sec. VI)")
+    return out
+
+
+def _evaluate_vertices(instance: GpuMappingInstance, assignment: list[list[int]], x: np.ndarray) -> Evaluation:
+    """:func:`evaluate` for a feasible mapping of a job with tensor-parallel / MoE stages: alpha by
+    :func:`vertex_times`; the metrics as for the paper's jobs, beta[s, m] being the largest of the
+    stage's vertices on server m."""
+    job = instance.job
+    sv = vertex_servers(job, assignment)
+    beta_v = vertex_times(job, instance.cluster, sv)
+    flat = np.full((len(job.stages), len(instance.servers)), -np.inf)
+    np.maximum.at(flat, (job.vertex_stage, sv), beta_v)
+    return _measured(flat, cut_weight(job, sv), x)

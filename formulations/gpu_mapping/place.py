@@ -30,8 +30,8 @@ import numpy as np
 from optkit.errors import InputError
 from optkit.validation import checked_arguments, distinct_keys
 
-from .heavy_edge import heavy_edge_job
-from .model import Cluster, PipelineJob, alpha_from_counts, stage_counts
+from .colocation import heavy_edge_mapping
+from .model import Cluster, PipelineJob, alpha_from_counts, alpha_of_assignment, stage_counts
 
 __all__ = ["JobPlacement", "SERVER_CHOICES", "choose_servers", "place"]
 
@@ -151,7 +151,10 @@ def place(job: PipelineJob, free: Mapping[N, int], *, cluster: Cluster | None = 
     ----------
     job
         The pipeline job (:class:`~optkit.formulations.gpu_mapping.model.PipelineJob`): one GPU per
-        stage replica.
+        stage replica (per slice / expert group of a tensor-parallel / MoE stage). A job whose
+        every stage has one ``tensor_parallel`` t > 1 takes servers in replicas of t GPUs
+        (``floor(free / t)`` each); every tensor-parallel replica's slices land on one server
+        (Sec. VI; Heavy-Edge's ``colocate``).
     free
         Free GPUs per node, keyed by the caller's ids; nodes of different sizes are fine.
     cluster
@@ -213,15 +216,30 @@ def place(job: PipelineJob, free: Mapping[N, int], *, cluster: Cluster | None = 
             if not isinstance(c, bool) and isinstance(c, (int, np.integer)) and c > cluster.gpus_per_server:
                 raise InputError(f"free[{node!r}]", f"must be <= the cluster's {cluster.gpus_per_server} GPUs per "
                                                     f"server, got {c}", problem=PROBLEM)
-    chosen = choose_servers(free, need, server_choice=server_choice)
+    t = {st.tensor_parallel for st in job.stages}
+    t = t.pop() if len(t) == 1 else 1
+    if t > 1:  # every stage's replicas are t slices on one server (Sec. VI): choose servers in replicas of t GPUs
+        nodes_all, counts_all = _free_counts(free)
+        units = choose_servers(dict(zip(nodes_all, (counts_all // t).tolist())), need // t, server_choice=server_choice)
+        chosen = None if units is None else {n: c * t for n, c in units.items()}
+    else:
+        chosen = choose_servers(free, need, server_choice=server_choice)
     if chosen is None:
         have = sum(int(v) for v in free.values())
+        if t > 1:
+            room = sum(int(v) // t for v in free.values())
+            return JobPlacement(False, reason="too-few-free-gpus",
+                                detail=f"the job needs {need // t} replicas of {t} GPUs, each on one node; the nodes "
+                                       f"have {have} GPUs free, room for {room} such replicas")
         return JobPlacement(False, reason="too-few-free-gpus",
                             detail=f"the job needs {need} GPUs, the nodes have {have} free")
     nodes: Sequence[N] = list(chosen)
-    servers = heavy_edge_job(job, [chosen[n] for n in nodes], seed=seed, single_gpu_weight=single_gpu_weight,
-                             server_start=server_start)
+    # colocation.heavy_edge_mapping: each tensor-parallel replica's slices on one server (an InputError
+    # naming colocate when the chosen GPUs cannot hold them whole: stages of different t)
+    servers = heavy_edge_mapping(job, [chosen[n] for n in nodes], seed=seed, single_gpu_weight=single_gpu_weight,
+                                 server_start=server_start)
     alpha = None
     if cluster is not None:
-        alpha = alpha_from_counts(job, cluster, stage_counts(job, servers, len(nodes)))
+        alpha = alpha_from_counts(job, cluster, stage_counts(job, servers, len(nodes))) if job.is_plain \
+            else alpha_of_assignment(job, cluster, servers)
     return JobPlacement(True, [[nodes[m] for m in row] for row in servers], dict(chosen), alpha)

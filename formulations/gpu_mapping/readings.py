@@ -11,6 +11,10 @@ Who takes which reading:
   the generator takes it as a keyword and the Table II experiment sweeps it.
 * ``single_gpu_weight`` is a keyword of Heavy-Edge (``heavy_edge_job`` and the ``heavy-edge``
   algorithm).
+* ``tp_allreduce_time``, ``moe_routing`` and ``moe_zipf_exponent`` (Sec. VI, issue 37) are fields
+  of the instance's job and stages (``job.tp_allreduce_time``, ``stages[s].routing``,
+  ``stages[s].routing_skew``) for the same reason as ``two_replica_ring``: ``evaluate`` and every
+  solver read the same one.
 * The others are readings of the Table II experiment (``claims.py``) and of the generator /
   profiles (``profiles.stage_dicts``): the pipeline layout of each model, the profile's
   GPU throughput, what one "iteration" processes, and the statistic of the table.
@@ -181,6 +185,58 @@ READINGS: tuple[Reading, ...] = (
         rule="stated", post_hoc=True,
         history="declared at 26650f1 (2026-11-23), after optkit's first Table II measurement (93259cf, 2026-11-22, benchmarks/gpu_mapping_table2.py); 'mini-batch' keeps the profiles' batch, 'one-sample' was added then",
         scope="generator / profiles.stage_dicts; experiments a-srpt-table2-*",
+    ),
+    Reading(
+        name="tp_allreduce_time",
+        summary="how a tensor-parallel stage's all-reduces (among a replica's slices) enter its time",
+        options=("added", "overlapped"),
+        default="added",
+        passage="Luo et al., Sec. VI: 'Tensor parallelism splits layers across multiple GPUs, necessitating "
+                "extensive inter-GPU communication through AllReduce operations ... represent tensor slices as "
+                "vertices and AllReduce operations as weighted edges'; Sec. III-B on overlap: 'one can apply "
+                "model-dependent coefficients to the backward computation time and AllReduce time'",
+        reason="the paper does not say how the slices' all-reduce time joins eq. (7). In Megatron-LM (the "
+               "paper's [8]: Shoeybi et al. 2019, Sec. 3) each transformer layer's forward and backward pass "
+               "ends in an all-reduce whose result the next operation needs, so it is on the critical path "
+               "and adds to the computation (eq. 7 adds comp, comm and AllReduce the same way). 'overlapped' "
+               "takes max(comp, TP) instead: the bound of perfect overlap that Sec. III-B's remark allows",
+        scope="instance field job.tp_allreduce_time (model.stage_compute); every solver and evaluate",
+        rule="literal", post_hoc=False,
+        history="declared with the tensor-parallel model (issue 37, 2026-11-27), before any result on it",
+        option_notes={"added": "comp + TP all-reduce", "overlapped": "max(comp, TP all-reduce)"},
+    ),
+    Reading(
+        name="moe_routing",
+        summary="expected routing matrix of an MoE stage's tokens over its expert groups (the a2a edge weights)",
+        options=("uniform", "zipf"),
+        default="uniform",
+        passage="Luo et al., Sec. VI: 'Due to the dynamic data transfer patterns presented in MoE training, we "
+                "can set the edge weights based on the estimated average communication costs'",
+        reason="the paper gives no routing distribution. MoE training adds a load-balancing loss that drives "
+               "the router toward equal expert loads (Shazeer et al. 2017; Fedus et al., Switch Transformer, "
+               "2022), and Mixtral's routing analysis (Jiang et al. 2024, Sec. 5) finds no strong preference of "
+               "experts by domain: uniform is the expected matrix under the router's own objective. zipf "
+               "(popularity of group j proportional to (j+1)^-a, moe_zipf_exponent) is the skewed option, for "
+               "routers that do not balance",
+        scope="instance field stages[s].routing (model.routing_matrix); generator keyword; every solver and evaluate",
+        rule="literal", post_hoc=False,
+        history="declared with the MoE model (issue 37, 2026-11-27), before any result on it",
+        option_notes={"uniform": "q_j = 1/e", "zipf": "q_j proportional to (j+1)^-a"},
+    ),
+    Reading(
+        name="moe_zipf_exponent",
+        summary="exponent a of the zipf routing option (group j's popularity proportional to (j+1)^-a)",
+        options=(1.0,),
+        default=1.0,
+        open=True, minimum=0.0, maximum=8.0,
+        passage="Luo et al., Sec. VI (as moe_routing): 'set the edge weights based on the estimated average "
+                "communication costs'; no distribution is given",
+        reason="a parameter of the experiment the paper does not state: 1.0 is Zipf's law in its classic form "
+               "(the frequency of the r-th most popular item proportional to 1/r); 0 is the uniform matrix, "
+               "larger values concentrate the tokens on the first groups. Sweep it where skew matters",
+        scope="instance field stages[s].routing_skew (only with routing = zipf); generator keyword",
+        rule="swept", post_hoc=False,
+        history="declared with the MoE model (issue 37, 2026-11-27), before any result on it",
     ),
     Reading(
         name="table2_statistic",

@@ -42,6 +42,19 @@ objective:
     and the descent is skipped (all 20 of GPT-175B's Table II cases, median ~1 ms); when it
     hits the budget, the descent starts from the best mapping it found.
 
+**Co-location** (``colocate``, groups of vertices that must each stay on one server: A-SRPT
+paper Sec. VI's tensor slices of a layer; Heavy-Edge's keyword, :mod:`.heavy_edge`). Heavy-Edge
+starts with every group on one server; the searches then move a group as a whole or not at all:
+each group is one *unit* (every other vertex a unit of one), and a move swaps two units of
+equal size on different servers, so every server keeps its count and every group its server.
+``cut``: the KL passes above on the graph of units (a group contracted to one vertex, its inner
+edges dropped: they are never cut), swaps restricted to units of equal size. ``alpha``: a
+steepest descent on the same leximax order by swaps of equal-size units of different stage
+compositions (:func:`unit_alpha_descent`), then the cut polish by swaps of units of the same
+composition (which leave the counts, hence alpha, unchanged). The exact count searches
+(:mod:`.count_dp`, :mod:`.stage_dp`) do not know groups and do not run. A swap of a group with
+vertices outside groups of the same total is not in this neighbourhood.
+
 Either way the result is never worse than Heavy-Edge on the chosen objective: only improving
 moves (or improving pass prefixes) are kept, and a final check with the exact objective
 (:func:`.cut_weight` / :func:`.alpha_from_counts`) returns the Heavy-Edge mapping if floating
@@ -73,7 +86,7 @@ Example
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -83,14 +96,14 @@ from optkit.validation import check_seed, check_time_limit
 
 from .count_dp import DEFAULT_MAX_STATES, assignment_from_counts, optimal_alpha_counts
 from .stage_dp import DEFAULT_STAGE_NODES, MAX_STAGE_REPLICAS, stage_dfs_alpha
-from .heavy_edge import heavy_edge_job
+from .heavy_edge import check_colocate, heavy_edge_job
 from .model import (
     PROBLEM, GpuMappingInstance, PipelineJob, alpha_from_counts, assignment_from_vertex_servers, cut_weight,
-    stage_times, vertex_servers,
+    replica_groups, stage_times, vertex_servers, vertex_times,
 )
 
 __all__ = ["heavy_edge_refine", "refine_mapping", "run_heavy_edge_refine", "kl_cut", "alpha_kl",
-           "leximax_key"]
+           "leximax_key", "unit_alpha_descent", "vertex_alpha_descent"]
 
 OBJECTIVES = ("cut", "alpha")
 _QUANTUM = 1e-12
@@ -408,13 +421,166 @@ def pair_reoptimise(state: _CountState, quantum: float, depth: int, *, max_split
     return changed
 
 
+# ----------------------------------------------------------------------------- co-location: units
+def _units(n: int, groups: list[list[int]]) -> tuple[list[list[int]], np.ndarray]:
+    """The placement units: each ``colocate`` group, then every other vertex alone; and the unit
+    of each vertex."""
+    unit_of = np.full(n, -1, dtype=np.int64)
+    units: list[list[int]] = []
+    for g in groups:
+        unit_of[g] = len(units)
+        units.append(g)
+    for v in np.nonzero(unit_of < 0)[0]:
+        unit_of[v] = len(units)
+        units.append([int(v)])
+    return units, unit_of
+
+
+def unit_alpha_descent(job: PipelineJob, cluster: Any, unit_servers: np.ndarray, composition: np.ndarray, k: int, *,
+                       lex_depth: int = 8, deadline: float | None = None) -> tuple[np.ndarray, int]:
+    """Steepest descent on the truncated leximax order of eq. (7)'s beta by swaps of two units of
+    equal size and different stage compositions (``composition[u, s]``: unit u's replicas of
+    stage s) on different servers; each move is the leximax-best such swap, taken only when
+    strictly better (so alpha never rises and the search ends). Of the units of one composition
+    on a server, the lowest-numbered moves. Scores every (server pair, class pair) per move:
+    O(k^2) calls of :func:`.stage_times`. Returns the units' servers and the moves made."""
+    sv = np.asarray(unit_servers, dtype=np.int64).copy()
+    classes, cls = np.unique(composition, axis=0, return_inverse=True)
+    cls = np.asarray(cls).ravel()
+    size = classes.sum(axis=1)
+    pairs = [(c1, c2) for c1 in range(len(classes)) for c2 in range(len(classes))
+             if c1 != c2 and size[c1] == size[c2]]
+    n_st = composition.shape[1]
+    x = np.zeros((n_st, k), dtype=np.int64)
+    np.add.at(x.T, sv, composition)
+    beta = stage_times(job, cluster, x)
+    if not pairs or k < 2:
+        return sv, 0
+    quantum = _QUANTUM * max(float(np.nanmax(beta)), 1e-300)
+    depth = max(1, min(int(lex_depth), n_st * k))
+    delta = np.array([classes[c2] - classes[c1] for c1, c2 in pairs])  # server a: loses c1, gains c2
+    moves = 0
+    while deadline is None or time.perf_counter() <= deadline:
+        present = np.zeros((len(classes), k), dtype=np.int64)
+        np.add.at(present, (cls, sv), 1)
+        cur = np.where(np.isnan(beta), -np.inf, np.round(beta / quantum))
+        best: tuple[np.ndarray, int, int, int] | None = None
+        for a_ in range(k):
+            for b_ in range(k):
+                ok = [i for i, (c1, c2) in enumerate(pairs) if a_ != b_ and present[c1, a_] and present[c2, b_]]
+                if not ok:
+                    continue
+                cols_a = x[:, a_][:, None] + delta[ok].T
+                cols_b = x[:, b_][:, None] - delta[ok].T
+                qa = np.where(np.isnan(ba := stage_times(job, cluster, cols_a)), -np.inf, np.round(ba / quantum)).T
+                qb = np.where(np.isnan(bb := stage_times(job, cluster, cols_b)), -np.inf, np.round(bb / quantum)).T
+                rest = np.delete(cur, [a_, b_], axis=1).ravel()
+                keys = np.concatenate([np.broadcast_to(rest, (len(ok), rest.size)), qa, qb], axis=1)
+                keys = -np.sort(-keys, axis=1)[:, :depth]
+                i = int(np.lexsort(keys.T[::-1])[0])
+                if best is None or _lex_better(keys[i], best[0]):
+                    best = (keys[i], a_, b_, ok[i])
+        if best is None or not _lex_better(best[0], leximax_key(beta, quantum, depth)):
+            break
+        _key, a_, b_, i = best
+        c1, c2 = pairs[i]
+        u = int(np.nonzero((cls == c1) & (sv == a_))[0][0])
+        v = int(np.nonzero((cls == c2) & (sv == b_))[0][0])
+        sv[u], sv[v] = b_, a_
+        x[:, a_] += delta[i]
+        x[:, b_] -= delta[i]
+        beta = stage_times(job, cluster, x)
+        moves += 1
+    return sv, moves
+
+
+def vertex_alpha_descent(job: PipelineJob, cluster: Any, sv: np.ndarray, groups: list[list[int]], *,
+                         lex_depth: int = 8, deadline: float | None = None) -> tuple[np.ndarray, int]:
+    """Steepest descent on the truncated leximax order of the vertices' beta
+    (:func:`.model.vertex_times`: eq. (7) extended, Sec. VI) by swaps of two placement units of
+    equal size on different servers (each ``groups`` entry a unit, every other vertex a unit of
+    one), so every server keeps its count and every group its server; each move is the
+    leximax-best such swap, taken only when strictly better (alpha never rises; the search ends).
+    For a job with MoE stages, whose alpha depends on which expert groups share a server and not
+    only on the counts. O(U^2) calls of ``vertex_times`` per move (U units). Returns the
+    vertices' servers and the moves made."""
+    units, unit_of = _units(len(sv), groups)
+    sv = np.asarray(sv, dtype=np.int64).copy()
+    size = np.array([len(u) for u in units])
+    beta = vertex_times(job, cluster, sv)
+    quantum = _QUANTUM * max(float(beta.max()), 1e-300)
+    depth = max(1, min(int(lex_depth), len(sv)))
+    cur = leximax_key(beta, quantum, depth)
+    moves = 0
+    while deadline is None or time.perf_counter() <= deadline:
+        best: tuple[np.ndarray, int, int] | None = None
+        for a_ in range(len(units)):
+            for b_ in range(a_ + 1, len(units)):
+                m_a, m_b = int(sv[units[a_][0]]), int(sv[units[b_][0]])
+                if size[a_] != size[b_] or m_a == m_b:
+                    continue
+                trial = sv.copy()
+                trial[units[a_]] = m_b
+                trial[units[b_]] = m_a
+                key = leximax_key(vertex_times(job, cluster, trial), quantum, depth)
+                if best is None or _lex_better(key, best[0]):
+                    best = (key, a_, b_)
+        if best is None or not _lex_better(best[0], cur):
+            break
+        cur, a_, b_ = best
+        m_a, m_b = int(sv[units[a_][0]]), int(sv[units[b_][0]])
+        sv[units[a_]] = m_b
+        sv[units[b_]] = m_a
+        moves += 1
+    return sv, moves
+
+
+def _refine_units(job: PipelineJob, cluster: Any, sv0: np.ndarray, k: int, groups: list[list[int]], objective: str,
+                  *, max_passes: int, polish: bool, lex_depth: int,
+                  deadline: float | None) -> tuple[np.ndarray, dict[str, Any]]:
+    """The searches under co-location (module docstring): on the graph of units (each group
+    contracted to one vertex, its inner edges dropped, so a unit's cut is its vertices'), only
+    swaps of two units of equal size, so every server keeps its count and every group stays whole."""
+    units, unit_of = _units(len(sv0), groups)
+    member = np.zeros((len(sv0), len(units)))
+    member[np.arange(len(sv0)), unit_of] = 1.0
+    a_u = member.T @ job.adjacency @ member
+    np.fill_diagonal(a_u, 0.0)
+    size = np.array([len(u) for u in units])
+    sv_u = sv0[[u[0] for u in units]]
+    info: dict[str, Any] = {"units": len(units)}
+    if objective == "cut":
+        sv_u, stats = kl_cut(a_u, sv_u, k, max_passes=max_passes, same_stage=size, deadline=deadline)
+        info.update(passes=stats["passes"], swaps=stats["swaps"])
+    else:
+        composition = np.zeros((len(units), len(job.stages)), dtype=np.int64)
+        np.add.at(composition, (unit_of, job.vertex_stage), 1)
+        sv_u, moves = unit_alpha_descent(job, cluster, sv_u, composition, k, lex_depth=lex_depth, deadline=deadline)
+        info.update(passes=0, moves=moves, exact_counts=False, stage_search="not run")
+        if polish:  # swaps of units of one composition leave the counts, hence alpha, as they are
+            same = np.asarray(np.unique(composition, axis=0, return_inverse=True)[1]).ravel()
+            sv_u, pst = kl_cut(a_u, sv_u, k, max_passes=max_passes, same_stage=same, deadline=deadline)
+            info.update(polish_swaps=pst["swaps"])
+    return sv_u[unit_of], info
+
+
 # ----------------------------------------------------------------------------- driver
 def refine_mapping(instance: GpuMappingInstance, *, objective: str = "cut", seed: int | None = None,
                    max_passes: int = 20, time_limit: float | None = None,
                    polish: bool = True, lex_depth: int = 8,
                    exact_states: int = DEFAULT_MAX_STATES,
-                   stage_nodes: int = DEFAULT_STAGE_NODES) -> tuple[list[list[int]], dict[str, Any]]:
+                   stage_nodes: int = DEFAULT_STAGE_NODES,
+                   colocate: Sequence[Sequence[int]] | None = None) -> tuple[list[list[int]], dict[str, Any]]:
     """Heavy-Edge then refinement; returns ``(assignment, info)``. See :func:`heavy_edge_refine`.
+
+    ``colocate``: groups of vertex indices that must each stay on one server (Heavy-Edge's
+    keyword, :mod:`.heavy_edge`); the searches then move whole groups only (module docstring,
+    "Co-location"), and the exact count searches do not run. ``None`` on a job with
+    tensor-parallel stages means the job's own groups, each replica's slices
+    (:func:`.model.replica_groups`, Sec. VI's one-server rule). On ``alpha``, a job with MoE
+    stages (whose alpha depends on which expert groups share a server, not only on the counts the
+    other alpha searches see) takes :func:`vertex_alpha_descent` instead, timed by
+    :func:`.model.vertex_times`; the final check times such jobs by ``vertex_times`` too.
 
     ``exact_states`` (alpha only): when the job's count space ``prod_s (k_s + 1)`` has at most
     this many states, the count matrix is the exact optimum of :mod:`.count_dp` instead of the
@@ -463,19 +629,31 @@ def refine_mapping(instance: GpuMappingInstance, *, objective: str = "cut", seed
     t0 = time.perf_counter()
     deadline = None if time_limit is None else t0 + time_limit
     job, cluster = instance.job, instance.cluster
+    if colocate is None and not job.is_plain:  # Sec. VI: each tensor-parallel replica's slices on one server
+        colocate = replica_groups(job) or None
     k = len(instance.servers)
-    start = heavy_edge_job(job, instance.servers, seed=seed)
+    start = heavy_edge_job(job, instance.servers, seed=seed, colocate=colocate)
     sv0 = vertex_servers(job, start)
+    groups = check_colocate(colocate, job.n_replicas)[0] if colocate is not None else []
 
     def value(sv: np.ndarray) -> float:
         if objective == "cut":
             return cut_weight(job, sv)
+        if not job.is_plain:  # eq. (7) extended (Sec. VI), the function evaluate times such a job with
+            return float(vertex_times(job, cluster, sv).max())
         x = np.zeros((len(job.stages), k), dtype=np.int64)
         np.add.at(x, (job.vertex_stage, sv), 1)
         return alpha_from_counts(job, cluster, x)
 
     info: dict[str, Any] = {"objective_name": objective}
-    if objective == "cut":
+    if objective == "alpha" and job.has_experts:  # alpha depends on which expert groups share a server
+        sv, moves = vertex_alpha_descent(job, cluster, sv0, groups, lex_depth=lex_depth, deadline=deadline)
+        info.update(passes=0, moves=moves, exact_counts=False, stage_search="not run")
+    elif groups:
+        sv, unit_info = _refine_units(job, cluster, sv0, k, groups, objective, max_passes=max_passes, polish=polish,
+                                      lex_depth=lex_depth, deadline=deadline)
+        info.update(unit_info)
+    elif objective == "cut":
         sv, stats = kl_cut(job.adjacency, sv0, k, max_passes=max_passes, deadline=deadline)
         info.update(passes=stats["passes"], swaps=stats["swaps"])
     else:
@@ -519,12 +697,15 @@ def refine_mapping(instance: GpuMappingInstance, *, objective: str = "cut", seed
 
 def heavy_edge_refine(instance: GpuMappingInstance, *, objective: str = "cut", seed: int | None = None,
                       max_passes: int = 20, time_limit: float | None = None,
-                      exact_states: int = DEFAULT_MAX_STATES) -> list[list[int]]:
+                      exact_states: int = DEFAULT_MAX_STATES,
+                      colocate: Sequence[Sequence[int]] | None = None) -> list[list[int]]:
     """Heavy-Edge, then Kernighan-Lin (1970) style swaps on ``objective`` (``cut`` or ``alpha``).
 
     See the module docstring for the two searches. ``max_passes`` bounds the KL passes (cut, and
     the same-stage cut polish after the alpha descent); ``time_limit`` (seconds) stops the
-    search early, keeping the best mapping so far. Returns the solution's ``assignment``.
+    search early, keeping the best mapping so far. ``colocate``: groups of vertex indices that
+    must each stay on one server (module docstring, "Co-location"). Returns the solution's
+    ``assignment``.
 
     References
     ----------
@@ -550,7 +731,7 @@ def heavy_edge_refine(instance: GpuMappingInstance, *, objective: str = "cut", s
     [0, 0, 1, 1]
     """
     return refine_mapping(instance, objective=objective, seed=seed, max_passes=max_passes,
-                          time_limit=time_limit, exact_states=exact_states)[0]
+                          time_limit=time_limit, exact_states=exact_states, colocate=colocate)[0]
 
 
 def run_heavy_edge_refine(instance: GpuMappingInstance, *, objective: str = "cut", time_limit: float | None = None,

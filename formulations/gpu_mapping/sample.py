@@ -14,7 +14,7 @@ from typing import Any, Callable
 from optkit.generators import draw_sizes
 from optkit.validation import MAX_COUNT, integer
 
-__all__ = ["sample", "stages", "BYTES"]
+__all__ = ["sample", "sample_llm", "stages", "BYTES"]
 
 Draw = Callable[[int, int], int]
 
@@ -48,14 +48,23 @@ def split(draw: Draw, total: int, parts: int) -> list[int]:
 
 
 def sample(draw: Draw, *, max_replicas: int = 8, max_stages: int = 3, max_servers: int = 4,
-           max_gpus_per_server: int = 8) -> dict[str, Any]:
+           max_gpus_per_server: int = 8, max_tensor_parallel: int = 1, max_experts: int = 1) -> dict[str, Any]:
     """A gpu-mapping instance: at most ``max_replicas`` replicas (= free GPUs) in at most
     ``max_stages`` stages, on at most ``max_servers`` servers of ``1..max_gpus_per_server`` GPUs.
+    With ``max_tensor_parallel`` or ``max_experts`` above 1 (default 1: the paper's jobs, drawn
+    exactly as before), stages may be tensor-parallel (t slices per replica, one server each) or
+    MoE (e expert groups per replica): :func:`sample_llm`; ``max_replicas`` then bounds the GPUs.
     A limit below 1 or above the validator's range is an ``InputError`` naming it."""
     max_replicas = integer(max_replicas, "max_replicas", low=1, high=MAX_COUNT)
     max_stages = integer(max_stages, "max_stages", low=1, high=MAX_COUNT)
     max_servers = integer(max_servers, "max_servers", low=1, high=MAX_COUNT)
     max_gpus_per_server = integer(max_gpus_per_server, "max_gpus_per_server", low=1, high=MAX_COUNT)
+    max_tensor_parallel = integer(max_tensor_parallel, "max_tensor_parallel", low=1, high=MAX_COUNT)
+    max_experts = integer(max_experts, "max_experts", low=1, high=MAX_COUNT)
+    if max_tensor_parallel > 1 or max_experts > 1:
+        return sample_llm(draw, max_gpus=max_replicas, max_stages=max_stages, max_servers=max_servers,
+                          max_gpus_per_server=max_gpus_per_server, max_tensor_parallel=max_tensor_parallel,
+                          max_experts=max_experts)
     g = draw(1, max_gpus_per_server)
     free = draw_sizes(draw, max_servers, g, max_replicas)
     total = sum(free)
@@ -65,3 +74,69 @@ def sample(draw: Draw, *, max_replicas: int = 8, max_stages: int = 3, max_server
                         "intra_bandwidth": (3e11, 3e10)[draw(0, 1)]},
             "job": {"allreduce": ("ring", "tree")[draw(0, 1)], "stages": stages(draw, reps)},
             "servers": free}
+
+
+def sample_llm(draw: Draw, *, max_gpus: int, max_stages: int, max_servers: int, max_gpus_per_server: int,
+               max_tensor_parallel: int, max_experts: int) -> dict[str, Any]:
+    """An instance whose stages may be tensor-parallel or MoE (Sec. VI), feasible by construction:
+    each replica (a tensor-parallel replica's t slices together; an MoE replica's groups one by one)
+    is placed as it is drawn, on a server opened or already open with room, and the free GPUs are
+    the servers' loads. A replica that finds no room (all ``max_servers`` servers full) is not
+    added; a stage left without replicas ends the job (the first stage always has one: every
+    server starts empty). Every choice shrinks toward the paper's
+    plain one-replica stage (kind index 0, sizes at their lower bound)."""
+    g = draw(1, max_gpus_per_server)
+    loads: list[int] = []
+    reps: list[int] = []
+    extra: list[dict[str, Any]] = []
+
+    def place(size: int) -> bool:
+        fits = [m for m in range(len(loads)) if loads[m] + size <= g]
+        can_open = len(loads) < max_servers and size <= g
+        if not fits and not can_open:
+            return False
+        choice = draw(0, len(fits) - (0 if can_open else 1))
+        if choice == len(fits):
+            loads.append(size)
+        else:
+            loads[fits[choice]] += size
+        return True
+
+    for _ in range(draw(1, max_stages)):
+        room = max_gpus - sum(loads)
+        if room < 1:
+            break
+        kind = draw(0, 2)  # 0 plain, 1 tensor-parallel, 2 MoE
+        t = draw(2, min(max_tensor_parallel, g, room)) if kind == 1 and min(max_tensor_parallel, g, room) >= 2 else 1
+        e = draw(2, min(max_experts, room)) if kind == 2 and min(max_experts, room) >= 2 else 1
+        want = draw(1, max(1, room // (t * e)))
+        k = 0
+        for _ in range(want):
+            if t > 1:
+                if not place(t):
+                    break
+            else:  # an MoE replica's e groups (one GPU each) fit iff e GPUs are free or openable
+                if sum(g - c for c in loads) + (max_servers - len(loads)) * g < e:
+                    break
+                for _ in range(e):
+                    place(1)
+            k += 1
+        if k == 0:
+            break
+        fields: dict[str, Any] = {}
+        if t > 1:
+            fields = {"tensor_parallel": t, "tp_bytes": BYTES[draw(0, len(BYTES) - 1)]}
+        elif e > 1:
+            fields = {"experts": e, "expert_bytes": BYTES[draw(0, len(BYTES) - 1)]}
+            if draw(0, 1):
+                fields.update(routing="zipf", routing_skew=float(draw(1, 3)) / 2)
+        reps.append(k)
+        extra.append(fields)
+    built = stages(draw, reps)
+    for st, fields in zip(built, extra):
+        st.update(fields)
+    return {"problem": "gpu-mapping",
+            "cluster": {"gpus_per_server": g, "inter_bandwidth": (1.25e9, 1.25e8, 1.25e10)[draw(0, 2)],
+                        "intra_bandwidth": (3e11, 3e10)[draw(0, 1)]},
+            "job": {"allreduce": ("ring", "tree")[draw(0, 1)], "stages": built},
+            "servers": loads}

@@ -18,7 +18,8 @@ instance passes the problem's own validation (``instance_from_dict``). The limit
 second):
 
 * ``gpu-mapping``: ``max_replicas`` [8] (= free GPUs), ``max_stages`` [3], ``max_servers`` [4],
-  ``max_gpus_per_server`` [8];
+  ``max_gpus_per_server`` [8], ``max_tensor_parallel`` [1] and ``max_experts`` [1] (above 1:
+  tensor-parallel and MoE stages, Sec. VI; at 1 the paper's jobs, drawn as before);
 * ``ddlwmp``: ``max_jobs`` [4], ``max_gpus`` [8] (the cluster's G), ``max_servers`` [4],
   ``max_models`` [2], ``max_stages`` [2], ``max_iterations`` [20], ``max_release`` [10] s;
 * ``rar-ddls``: ``max_jobs`` [3], ``max_gpus`` [8], ``max_servers`` [3],
