@@ -36,7 +36,7 @@ from optkit.validation import check_seed
 
 from .model import PROBLEM, DdlwmpCluster
 from .readings import READINGS
-from .tensor import LlmPlacer, is_llm, tensor_parallel_of, units_free
+from .tensor import LlmPlacer, check_model, is_llm, tensor_parallel_of, units_free
 
 __all__ = ["Placement", "Placer", "most_free_servers", "least_free_servers"]
 
@@ -121,7 +121,11 @@ class Placer:
         # tensor-parallel and MoE models (tensor.py): servers in units of t GPUs, each replica's slices together
         self._llm = {name for name, job in models.items() if is_llm(job)}
         self._llm_placer = LlmPlacer(self._mc, seed, self.heavy_edge) if self._llm else None
-        for name in models:
+        for name, job in models.items():  # computed once, before the run (one-way flow, issue 36 §3)
+            try:
+                check_model(job, cluster.gpus_per_server, f"models[{name!r}]")
+            except InputError:  # a model that can never start: the policy refuses a job of it on arrival,
+                continue        # naming the field (ArrivalCheck); until then nothing needs its alpha
             self.alpha_min(name)
             self.alpha_max(name)
 
