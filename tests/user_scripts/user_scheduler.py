@@ -69,7 +69,8 @@ check_optimal(gpu_mapping_exact.run_highs(gm, objective="alpha", time_limit=30.0
 check_optimal(gpu_mapping_exact.run_brute_force(gm))
 by_metis: list[list[int]] = metis_mapping(job, gm.servers, seed=0)[0]
 by_kahip: list[list[int]] = kahip_mapping(job, gm.servers, seed=0)[0]
-by_chance: list[list[int]] = random_mapping(job, gm.servers, seed=0)
+by_chance: list[list[int]] | None = random_mapping(job, gm.servers, seed=0)  # None: no draw keeps TP slices whole
+assert by_chance is not None
 refined: list[list[int]] = heavy_edge_refine(gm, objective="alpha", seed=0)
 print("gpu-mapping", mapping, assignment, worst, cut, by_metis, by_kahip, by_chance, refined)
 
