@@ -17,12 +17,13 @@ import pytest
 from optkit.errors import InputError
 from optkit.formulations.gpu_mapping import FORMULATION, exact
 from optkit.formulations.gpu_mapping.colocation import (
-    colocation_groups, feasible_mapping, heavy_edge_mapping, pack_groups,
+    feasible_mapping, heavy_edge_mapping, pack_groups,
 )
 from optkit.formulations.gpu_mapping.heavy_edge import alpha_min_estimate, fewest_servers, heavy_edge_job
 from optkit.formulations.gpu_mapping.llm_generate import llm_instance
 from optkit.formulations.gpu_mapping.model import (
-    Cluster, GpuMappingInstance, PipelineJob, Stage, alpha_from_counts, evaluate, job_edge_kinds, routing_matrix,
+    Cluster, GpuMappingInstance, PipelineJob, Stage, alpha_from_counts, colocation_groups, evaluate, job_edge_kinds,
+    routing_matrix,
     stage_counts, vertex_servers, vertex_times,
 )
 from optkit.result import Status

@@ -20,11 +20,11 @@ from optkit.solvers import SOLVER_LIBRARIES
 from optkit.validation import check_time_limit
 
 from .heavy_edge import alpha_min_estimate, fewest_servers, heavy_edge, heavy_edge_arrays, heavy_edge_job
-from .colocation import colocation_groups, heavy_edge_mapping
+from .colocation import heavy_edge_mapping
 from .place import JobPlacement, choose_servers, place
 from . import readings as _readings
 from .model import (
-    PROBLEM, Cluster, GpuMappingInstance, PipelineJob, Stage, alpha_from_counts, alpha_max, evaluate,
+    PROBLEM, Cluster, GpuMappingInstance, PipelineJob, Stage, alpha_from_counts, alpha_max, colocation_groups, evaluate,
     job_graph, stage_times,
 )
 

@@ -37,7 +37,7 @@ from optkit.errors import InputError
 from optkit.result import Result, Status
 
 from .model import (
-    GpuMappingInstance, PipelineJob, assignment_from_vertex_servers, colocation_violations, replica_groups,
+    GpuMappingInstance, PipelineJob, assignment_from_vertex_servers, colocation_violations, colocation_groups,
     vertex_servers,
 )
 
@@ -425,7 +425,7 @@ def random_mapping(job: PipelineJob, free_gpus: Sequence[int], *, seed: int | No
     """
     caps = _check_free_gpus(job, free_gpus)
     slots = np.repeat(np.arange(len(caps)), caps)
-    groups = replica_groups(job)
+    groups = colocation_groups(job)
     if groups:
         return _random_colocated(job, caps, groups, seed)
     sv = np.random.default_rng(seed).permutation(slots)
@@ -477,7 +477,7 @@ def _kept_together(job: PipelineJob, assignment: list[list[int]], info: dict[str
     """The partitioner's mapping when it keeps every tensor-parallel replica's slices on one server
     (Sec. VI; always so for the paper's jobs), else ``no_solution`` naming the first split replica:
     METIS and KaHIP know no such constraint, and optkit does not repair their partitions."""
-    split = colocation_violations(job, vertex_servers(job, assignment)) if replica_groups(job) else []
+    split = colocation_violations(job, vertex_servers(job, assignment)) if colocation_groups(job) else []
     if split:
         return Result(Status.NO_SOLUTION, message=f"{who}'s partition splits a tensor-parallel replica: {split[0]}",
                       info={**info, "wall_time_s": time.perf_counter() - t0})

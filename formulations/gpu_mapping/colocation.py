@@ -3,7 +3,7 @@ server, and the one place job-level code calls Heavy-Edge with them.
 
 Sec. VI of the A-SRPT paper (Luo et al.): "represent tensor slices as vertices and AllReduce
 operations as weighted edges. For communication efficiency, all tensor slices of a layer must
-reside within a single server." :func:`colocation_groups` lists those groups (one per
+reside within a single server." :func:`.model.colocation_groups` lists those groups (one per
 tensor-parallel replica, its t slices); :func:`heavy_edge_mapping` hands them to Heavy-Edge's
 keyword ``colocate`` (:func:`.heavy_edge.heavy_edge_job`); jobs without them take Heavy-Edge
 exactly as before.
@@ -20,36 +20,9 @@ from typing import Sequence
 from optkit.errors import InputError
 
 from .heavy_edge import heavy_edge_job
-from .model import GpuMappingInstance, PipelineJob, colocation_violations, replica_groups, vertex_servers
+from .model import GpuMappingInstance, PipelineJob, colocation_groups, colocation_violations, vertex_servers
 
-__all__ = ["colocation_groups", "heavy_edge_mapping", "feasible_mapping", "pack_groups"]
-
-
-def colocation_groups(job: PipelineJob) -> list[list[int]]:
-    """Groups of vertex indices that must land on one server: the t slices of every replica of a
-    tensor-parallel stage (:func:`.model.replica_groups`); empty for the paper's jobs and MoE
-    stages (expert groups may be apart: their token routing is a weighted edge, not a rule).
-
-    References
-    ----------
-    Luo et al., A-SRPT paper, Sec. VI: "all tensor slices of a layer must reside within a single
-    server".
-
-    Notes
-    -----
-    Guarantee: exact (the groups ``evaluate``'s one-server rule checks).
-
-    Units: vertex indices (replica-major: vertex ``offsets[s] + r*t + j`` is slice j of replica r).
-
-    Examples
-    --------
-    >>> from optkit.formulations.gpu_mapping import PipelineJob
-    >>> job = PipelineJob.from_dict({"allreduce": "ring", "stages": [{"replicas": 2, "fwd_time": 0.01,
-    ...     "bwd_time": 0.02, "in_bytes": 0, "out_bytes": 0, "param_bytes": 1e8, "tensor_parallel": 3}]})
-    >>> colocation_groups(job)
-    [[0, 1, 2], [3, 4, 5]]
-    """
-    return replica_groups(job)
+__all__ = ["heavy_edge_mapping", "feasible_mapping", "pack_groups"]
 
 
 def heavy_edge_mapping(job: PipelineJob, free_gpus: Sequence[int], *, seed: int | None = None,

@@ -92,7 +92,7 @@ from optkit.readings import check_reading
 from optkit.validation import check_seed, checked_arguments, integer
 
 from .model import (
-    PROBLEM, Cluster, PipelineJob, alpha_from_counts, alpha_of_assignment, job_edges, replica_groups, stage_counts,
+    PROBLEM, Cluster, PipelineJob, alpha_from_counts, alpha_of_assignment, job_edges, colocation_groups, stage_counts,
 )
 from .readings import READINGS
 
@@ -918,7 +918,7 @@ def alpha_min_estimate(job: PipelineJob, cluster: Cluster, *, seed: int | None =
     """alpha~_i^min (Sec. IV-B): the job on the fewest servers (all full but the last), mapped by
     Heavy-Edge (readings ``single_gpu_weight``, ``server_start``), timed by eq. (7). A job with
     tensor-parallel or MoE stages (Sec. VI): Heavy-Edge with ``colocate`` = each tensor-parallel
-    replica's slices (:func:`.model.replica_groups`), timed by eq. (7) extended
+    replica's slices (:func:`.model.colocation_groups`), timed by eq. (7) extended
     (:func:`.model.alpha_of_assignment`).
 
     References
@@ -951,7 +951,7 @@ def alpha_min_estimate(job: PipelineJob, cluster: Cluster, *, seed: int | None =
         raise InputError("cluster", f"must be a gpu-mapping Cluster, got {type(cluster).__name__}", problem=PROBLEM)
     servers = fewest_servers(job.n_replicas, cluster.gpus_per_server)
     if not job.is_plain:  # Sec. VI: each tensor-parallel replica's slices on one server; eq. (7) extended
-        groups = replica_groups(job)
+        groups = colocation_groups(job)
         assignment = heavy_edge_job(job, servers, seed=seed, single_gpu_weight=single_gpu_weight,
                                     server_start=server_start, colocate=groups or None)
         return alpha_of_assignment(job, cluster, assignment)

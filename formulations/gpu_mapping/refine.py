@@ -99,7 +99,7 @@ from .stage_dp import DEFAULT_STAGE_NODES, MAX_STAGE_REPLICAS, stage_dfs_alpha
 from .heavy_edge import check_colocate, heavy_edge_job
 from .model import (
     PROBLEM, GpuMappingInstance, PipelineJob, alpha_from_counts, assignment_from_vertex_servers, cut_weight,
-    replica_groups, stage_times, vertex_servers, vertex_times,
+    colocation_groups, stage_times, vertex_servers, vertex_times,
 )
 
 __all__ = ["heavy_edge_refine", "refine_mapping", "run_heavy_edge_refine", "kl_cut", "alpha_kl",
@@ -577,7 +577,7 @@ def refine_mapping(instance: GpuMappingInstance, *, objective: str = "cut", seed
     keyword, :mod:`.heavy_edge`); the searches then move whole groups only (module docstring,
     "Co-location"), and the exact count searches do not run. ``None`` on a job with
     tensor-parallel stages means the job's own groups, each replica's slices
-    (:func:`.model.replica_groups`, Sec. VI's one-server rule). On ``alpha``, a job with MoE
+    (:func:`.model.colocation_groups`, Sec. VI's one-server rule). On ``alpha``, a job with MoE
     stages (whose alpha depends on which expert groups share a server, not only on the counts the
     other alpha searches see) takes :func:`vertex_alpha_descent` instead, timed by
     :func:`.model.vertex_times`; the final check times such jobs by ``vertex_times`` too.
@@ -630,7 +630,7 @@ def refine_mapping(instance: GpuMappingInstance, *, objective: str = "cut", seed
     deadline = None if time_limit is None else t0 + time_limit
     job, cluster = instance.job, instance.cluster
     if colocate is None and not job.is_plain:  # Sec. VI: each tensor-parallel replica's slices on one server
-        colocate = replica_groups(job) or None
+        colocate = colocation_groups(job) or None
     k = len(instance.servers)
     start = heavy_edge_job(job, instance.servers, seed=seed, colocate=colocate)
     sv0 = vertex_servers(job, start)
