@@ -23,7 +23,7 @@ from optkit.validation import integer
 
 from .model import PROBLEM
 
-__all__ = ["llm_instance", "KINDS", "SUITES"]
+__all__ = ["llm_instance", "KINDS", "SUITES", "SIZE_CLASS", "size_class_cases"]
 
 KINDS = ("tp", "moe", "mixed")
 """``tp``: tensor-parallel and plain stages; ``moe``: MoE and plain stages; ``mixed``: any."""
@@ -111,3 +111,20 @@ SUITES: dict[str, Suite] = {
     "llm-small": Suite("llm-small", "12 jobs of 2-8 GPUs with tensor-parallel (t = 2) and MoE (e = 2-3) stages on "
                        "servers of 4 GPUs (brute-force checkable)", _build_llm_small),
 }
+
+SIZE_CLASS = (("tp", 0), ("tp", 1), ("moe", 0), ("moe", 2), ("mixed", 1))
+"""``(kind, seed)`` of the ``llm-small`` instances in gpu-mapping's size class ``llm-small``
+(:data:`.generate.SIZE_CLASSES`), the jobs with tensor-parallel and MoE stages that
+:func:`optkit.testing.check_algorithm` runs every algorithm on by default: two tensor-parallel
+jobs (one of them with two tensor-parallel stages), three MoE jobs (one with a zipf-routed
+stage; the ``mixed`` draw of seed 1 has an MoE stage only), five of the suite's twelve so that the default battery stays within the test budget (every exact solver proves or
+refuses each in well under a second)."""
+
+
+def size_class_cases() -> list[tuple[str, dict[str, Any]]]:
+    """``(name, instance dict)`` of :data:`SIZE_CLASS`, in its order."""
+    out = []
+    for kind, seed in SIZE_CLASS:
+        d = llm_instance(seed, kind=kind)
+        out.append((d["name"], d))
+    return out
