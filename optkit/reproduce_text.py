@@ -25,7 +25,8 @@ __all__ = ["RESULTS_BEGIN", "RESULTS_END", "measurements_from_csv", "results_tex
 
 RESULTS_BEGIN = "<!-- results:begin {key} -->"
 RESULTS_END = "<!-- results:end {key} -->"
-_PAPER_TITLES = {"a-srpt": "A-SRPT", "titan": "Titan", "sjf-bco": "SJF-BCO"}
+_PAPER_TITLES = {"a-srpt": "A-SRPT", "titan": "Titan", "sjf-bco": "SJF-BCO",
+                 "llm": "LLM-era jobs (A-SRPT paper, Sec. VI)"}
 
 
 def measurements_from_csv(folder: str | Path, papers: Sequence[str] | None = None) -> Measurements:
@@ -93,6 +94,7 @@ def results_text(m: Measurements, key: str = "all", *, pages: str = "benchmarks/
         rows: list[str] = []
         counts = {"reproduce under today's defaults": 0, "reproduce only under another reading": 0,
                   "do not reproduce under any reading measured": 0, "not comparable": 0,
+                  "reported without a paper value (the paper states none)": 0,
                   "not measured under today's defaults": 0}
         changed: list[str] = []
         unmeasured_default: list[str] = []
@@ -107,7 +109,9 @@ def results_text(m: Measurements, key: str = "all", *, pages: str = "benchmarks/
             for c in exp.claims:
                 per, overall = verdicts[c.id]
                 d = per.get("default")
-                if c.incomparable:
+                if c.states_no_value:
+                    counts["reported without a paper value (the paper states none)"] += 1
+                elif c.incomparable:
                     counts["not comparable"] += 1
                 elif d is None or d.reproduces is None:
                     counts["not measured under today's defaults"] += 1
@@ -123,7 +127,8 @@ def results_text(m: Measurements, key: str = "all", *, pages: str = "benchmarks/
                     f" [{format_value(d.low)}, {format_value(d.high)}]" if d.seeds > 1 else "")
                 if d is None and has_rows:
                     ours = "not measured under today's defaults"
-                rows.append(f"| `{c.id}` | {c.where} | {format_value(c.paper_value, c.unit)} | ±{c.tolerance:.3g} | {ours} | "
+                tolerance = "-" if c.states_no_value else f"±{c.tolerance:.3g}"
+                rows.append(f"| `{c.id}` | {c.where} | {format_value(c.paper_value, c.unit)} | {tolerance} | {ours} | "
                             f"{overall.replace('|', '/')} |")
         total = sum(counts.values())
         title = _PAPER_TITLES.get(paper, paper)

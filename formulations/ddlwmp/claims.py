@@ -47,6 +47,7 @@ from typing import Any, Mapping, Sequence
 from optkit.claims import Claim, Experiment, range_claims
 
 from .generate import B_INTER
+from .llm_claims import EXPERIMENTS as LLM_EXPERIMENTS
 from .readings import READINGS, TAU_DEFAULT, TESTBED_TAU
 from .sec5 import PAPER_BASELINES, compare, instance_of, reductions, run_policy_readout
 from .workloads import sec5_workload, trace_records
@@ -401,7 +402,7 @@ MECHANISM = (
     "softens it without removing it. Each curve below reports A-SRPT's GPU-time inflation, split share and "
     "delayed starts beside every point, so a collapse shows as one.")
 
-EXPERIMENTS = {e.id: e for e in [
+EXPERIMENTS = {**{e.id: e for e in [
     Experiment(
         "a-srpt-sec5-fig6", PROBLEM, PAPER, "Fig. 6: total completion time vs number of jobs",
         f"{__name__}:measure_fig6",
@@ -554,7 +555,9 @@ EXPERIMENTS = {e.id: e for e in [
               "runs with the delay factor the paper states for it, tau = 0 (Sec. V-A-1-a: 'GPU mapping does not "
               "significantly impact our testbed experiment. Therefore, we set the delay factor to zero'): its "
               "reading is set to 0 here, not to the simulations' held-out default."),
-]}
+]}, **LLM_EXPERIMENTS}
+"""Sec. V's experiments and the testbed's (paper ``a-srpt``), and Sec. VI's A-SRPT-vs-baselines experiment
+on workloads with 3D-parallel and MoE jobs (paper ``llm``, :mod:`.llm_claims`)."""
 
 
 def measure_not_comparable(*, readings: dict[str, Any], seed: int, scale: str) -> dict[str, Any]:

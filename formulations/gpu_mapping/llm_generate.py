@@ -13,7 +13,7 @@ same seed, same dict.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -23,7 +23,7 @@ from optkit.validation import integer
 
 from .model import PROBLEM
 
-__all__ = ["llm_instance", "KINDS", "SUITES", "SIZE_CLASS", "size_class_cases"]
+__all__ = ["llm_instance", "KINDS", "SUITES", "SIZE_CLASS", "size_class_cases", "random_free_gpus"]
 
 KINDS = ("tp", "moe", "mixed")
 """``tp``: tensor-parallel and plain stages; ``moe``: MoE and plain stages; ``mixed``: any."""
@@ -81,7 +81,19 @@ def llm_instance(seed: int, *, kind: str = "mixed", max_gpus: int = 8, gpus_per_
         out = _BYTES[int(rng.integers(len(_BYTES)))]
         stages[s]["out_bytes"] = out
         stages[s + 1]["in_bytes"] = out * stages[s]["replicas"] / stages[s + 1]["replicas"]
-    # free GPUs: the loads of a random placement of the units (largest first) on servers of g GPUs
+    servers = random_free_gpus(units, g, rng)
+    return {"problem": PROBLEM,
+            "name": f"llm-{kind}-s{seed}",
+            "cluster": {"gpus_per_server": g, "inter_bandwidth": 1.25e9, "intra_bandwidth": 3e11},
+            "job": {"allreduce": allreduce or ("ring", "tree")[int(rng.integers(2))], "stages": stages},
+            "servers": servers}
+
+
+def random_free_gpus(units: Sequence[int], g: int, rng: np.random.Generator) -> list[int]:
+    """Free GPUs per server that a job of these placement ``units`` (a tensor-parallel replica:
+    t GPUs that share a server; any other vertex: 1) fills exactly: the loads of a random
+    placement of the units, largest first, each on a uniformly drawn server of ``g`` GPUs it fits
+    on or on a new one, the servers then in a random order. Every such instance is feasible."""
     loads: list[int] = []
     for size in sorted(units, reverse=True):
         fits = [m for m in range(len(loads)) if loads[m] + size <= g]
@@ -91,11 +103,7 @@ def llm_instance(seed: int, *, kind: str = "mixed", max_gpus: int = 8, gpus_per_
         else:
             loads[fits[choice]] += size
     order = rng.permutation(len(loads))
-    return {"problem": PROBLEM,
-            "name": f"llm-{kind}-s{seed}",
-            "cluster": {"gpus_per_server": g, "inter_bandwidth": 1.25e9, "intra_bandwidth": 3e11},
-            "job": {"allreduce": allreduce or ("ring", "tree")[int(rng.integers(2))], "stages": stages},
-            "servers": [loads[int(m)] for m in order]}
+    return [loads[int(m)] for m in order]
 
 
 def _build_llm_small() -> list[tuple[str, dict[str, Any]]]:
