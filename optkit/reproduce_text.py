@@ -11,9 +11,9 @@ import csv
 import json
 import re
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
-from optkit.claims import Experiment
+from optkit.claims import Experiment, Verdict
 from optkit.errors import InputError
 from optkit.formulation import Formulation
 from optkit.readings import show_value
@@ -128,8 +128,9 @@ def results_text(m: Measurements, key: str = "all", *, pages: str = "benchmarks/
                 if d is None and has_rows:
                     ours = "not measured under today's defaults"
                 tolerance = "-" if c.states_no_value else f"±{c.tolerance:.3g}"
+                said = _measured_range(per, c.unit) if c.states_no_value else overall
                 rows.append(f"| `{c.id}` | {c.where} | {format_value(c.paper_value, c.unit)} | {tolerance} | {ours} | "
-                            f"{overall.replace('|', '/')} |")
+                            f"{said.replace('|', '/')} |")
         total = sum(counts.values())
         title = _PAPER_TITLES.get(paper, paper)
         out += [f"**{title}** ([page]({pages}/{slug(paper)}.md), [CSV]({pages}/{slug(paper)}.csv)): "
@@ -144,6 +145,23 @@ def results_text(m: Measurements, key: str = "all", *, pages: str = "benchmarks/
     marks = "† marks a reading label that sets a post-hoc reading (introduced after results were seen) away from " \
             "its default."
     return "\n".join([*out, marks]).rstrip() + "\n"
+
+
+def _measured_range(per: Mapping[str, Verdict], unit: str) -> str:
+    """The verdict column of a claim the paper states no number for: what was measured instead
+    of a verdict, the lowest and the highest mean over seeds among the readings measured, each
+    with its reading label (the page has every reading's value)."""
+    means = {label: v.mean for label, v in per.items() if v.mean is not None}
+    if not means:
+        return "no paper value; not measured"
+    if len(means) == 1:
+        return "no paper value; one reading measured"
+    # ties: the default, then the label with the fewest readings away from their defaults, then text order
+    order = sorted(means, key=lambda k: (k != "default", k.count(", "), k))
+    low = min(order, key=lambda k: means[k])
+    high = max(order, key=lambda k: means[k])
+    return (f"no paper value; over the {len(means)} readings measured, means from {format_value(means[low], unit)} "
+            f"({low}) to {format_value(means[high], unit)} ({high})")
 
 
 def update_results_blocks(path: str | Path, texts: Callable[[str], str], *, check: bool = False) -> bool:
