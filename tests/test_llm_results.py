@@ -169,3 +169,28 @@ def test_a_share_reading_an_experiment_does_not_take_is_refused_not_dropped() ->
         assert err.value.field == "--readings tp_share" and "a-srpt-sec5-fig6" in err.value.message
     (line,) = plan(["llm-ddlwmp-shares"], readings={"tp_share": [0.5]}, scale="ci")
     assert (line.experiment, line.planned) == ("llm-ddlwmp-shares", 2)
+
+
+def test_the_series_put_another_algorithm_beside_heavy_edge_and_a_srpt(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The plug-in series (run for every plug-in by ``optkit reproduce``), here fed registered
+    algorithms: Heavy-Edge over itself is 1 on every case, CP-SAT's optimum at most 1 (below it
+    where Heavy-Edge misses the optimum); the
+    baseline SPJF through ``solve`` has the TCT of its run in the claims' measurement, so A-SRPT's
+    reduction against it is the claims' reduction against SPJF."""
+    monkeypatch.setitem(mapping.SIZES, "ci", (32,))
+    same = mapping.series_llm_gap("heavy-edge", readings={}, seed=0, scale="ci")
+    assert {k: v for k, v in same.items() if not k.startswith("_")} == {"tp_32_over_heavy_edge": 1.0,
+                                                                          "moe_32_over_heavy_edge": 1.0}
+    exact = mapping.series_llm_gap("cpsat", readings={}, seed=0, scale="ci")
+    assert exact["moe_32_over_heavy_edge"] <= 1.0 + 1e-9
+    assert exact["tp_32_over_heavy_edge"] < 0.99  # the 32-GPU 3D-parallel case of seed 0: Heavy-Edge misses the optimum
+    from optkit.formulations.ddlwmp.sec5 import instance_of, run_policy_readout
+
+    monkeypatch.setattr(sched, "SCALES", {"ci": {"jobs": 30, "servers": 2}})
+    got = sched.series_llm_shares("spjf", readings={"tp_share": 0.5}, seed=0, scale="ci")
+    inst = instance_of(sched.llm_workload({"tp_share": 0.5}, scale="ci", seed=0))
+    (case,) = got["_details"]["cases"]
+    tb = run_policy_readout(inst, "spjf", {}, 0)["total_completion"]
+    assert case["total_completion"] == pytest.approx(tb) and case["status"] == "feasible"
+    ta = case["a_srpt_total_completion"]
+    assert got["a_srpt_min_reduction_pct"] == got["a_srpt_max_reduction_pct"] == pytest.approx(100 * (tb - ta) / tb)

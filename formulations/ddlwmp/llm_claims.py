@@ -34,9 +34,9 @@ from optkit.claims import NO_PAPER_VALUE, Claim, Experiment
 from .generate import generate
 from .model import PROBLEM
 from .readings import READINGS
-from .sec5 import PAPER_BASELINES, compare, instance_of, reductions
+from .sec5 import PAPER_BASELINES, compare, instance_of, reductions, series_readout
 
-__all__ = ["EXPERIMENTS", "SCALES", "SINGLE_GPU_SHARE", "llm_workload", "measure_llm_shares"]
+__all__ = ["EXPERIMENTS", "SCALES", "SINGLE_GPU_SHARE", "llm_workload", "measure_llm_shares", "series_llm_shares"]
 
 PAPER = "llm"
 SCALES = {"ci": {"jobs": 150, "servers": 6}, "paper": {"jobs": 600, "servers": 6}}
@@ -85,6 +85,13 @@ def measure_llm_shares(*, readings: dict[str, Any], seed: int, scale: str) -> di
                          "delayed_starts": a["delayed_starts"]}}
 
 
+def series_llm_shares(algorithm: str, *, readings: dict[str, Any], seed: int, scale: str) -> dict[str, Any]:
+    """The workload of :func:`measure_llm_shares` for one more algorithm (a plug-in;
+    :func:`.sec5.series_readout`): its TCT and A-SRPT's reduction against it."""
+    r = _readings(readings)
+    return series_readout(algorithm, [("workload", llm_workload(r, scale=scale, seed=seed))], r, seed)
+
+
 _RED = "(TCT_b - TCT_A-SRPT) / TCT_b in percent, TCTs from evaluate"
 EXPERIMENTS = {
     "llm-ddlwmp-shares": Experiment(
@@ -103,7 +110,7 @@ EXPERIMENTS = {
         ),
         readings=_LLM_READINGS,
         sweep={"tp_share": (0.0, 0.25, 0.5), "moe_share": (0.0, 0.25, 0.5), "routing_skew": (0.0, 1.0)},
-        time_limit={"ci": 60.0, "paper": 900.0},
+        time_limit={"ci": 60.0, "paper": 900.0}, series=f"{__name__}:series_llm_shares",
         notes="The A-SRPT paper's Sec. VI says how A-SRPT schedules tensor-parallel and MoE jobs (it delays a "
               "tensor-parallel job until servers can hold each replica's slices; Heavy-Edge places both) and states "
               "no number, so nothing here has a verdict: each value is reported as measured. The synthetic Sec. V "
