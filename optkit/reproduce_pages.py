@@ -377,7 +377,11 @@ def _series_lines(m: Measurements, f: Formulation, exp: Experiment) -> list[str]
 
 def plot_experiment(exp: Experiment, claims: Sequence[Claim], vals: Mapping[str, Mapping[str, list[tuple[int, Any]]]],
                      default: str, path: Path) -> bool:
-    """One panel per claim: ours per reading (mean, min-max) against the paper's value and tolerance."""
+    """One panel per claim: ours per reading (mean, min-max) against the paper's value and tolerance.
+    A claim without a paper value (:data:`optkit.claims.NO_PAPER_VALUE`) measured under one reading
+    only has no panel (a single point and no line to compare it with; the page's table has it)."""
+    if len(vals) <= 1:
+        claims = [c for c in claims if not c.states_no_value]
     if not vals or not claims:
         return False
     import matplotlib

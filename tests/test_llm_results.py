@@ -17,6 +17,7 @@ from optkit.formulations.gpu_mapping import evaluate
 from optkit.formulations.gpu_mapping import llm_claims as mapping
 from optkit.formulations.gpu_mapping.model import GpuMappingInstance
 from optkit.reproduce import Measurements, reading_settings, results_text, write_pages
+from optkit.reproduce_pages import plot_experiment
 
 
 @pytest.mark.parametrize("kind", ["tp", "moe"])
@@ -153,6 +154,11 @@ def test_the_page_reports_values_without_a_paper_value_or_verdict(tmp_path: Any)
            "12.5% [12, 13] | no paper value; over the 2 readings measured, means from -7.5% (tp_share=0.5) to 12.5% " \
            "(default) |" in text
     assert not math.isnan(claim.tolerance)
+    assert (tmp_path / "llm_llm-ddlwmp-shares.png").exists()  # two readings: a panel per claim, no paper line
+    gap = mapping.EXPERIMENTS["llm-gpu-mapping-gap"]
+    one = {"default": {c.id: [(0, 1.0)] for c in gap.claims}}
+    assert not plot_experiment(gap, gap.claims, one, "default", tmp_path / "gap.png")  # one point each: no plot
+    assert not (tmp_path / "gap.png").exists()
 
 
 def test_a_share_reading_an_experiment_does_not_take_is_refused_not_dropped() -> None:
