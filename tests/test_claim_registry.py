@@ -73,7 +73,7 @@ REGISTERED = {
     "llm": {
         "Sec. VI, Heavy-Edge vs the exact model on tensor-parallel and MoE jobs": [
             f"llm-gpu-mapping-{kind}-{gpus}-{what}" for gpus in (8, 32, 128, 256) for kind in ("tp", "moe")
-            for what in ("gap", "he-time", "exact-time")],
+            for what in ("gap", "he-time", "exact-time", "proven")],
         "Sec. VI, A-SRPT vs the baselines with 3D-parallel and MoE jobs": [
             "llm-a-srpt-vs-best-baseline", "llm-a-srpt-vs-worst-baseline", "llm-tp-job-share", "llm-moe-job-share"],
     },

@@ -61,8 +61,8 @@ def test_gap_row_measures_heavy_edge_against_the_proven_optimum() -> None:
 
 
 def test_measure_llm_gap_returns_every_claim_at_its_sizes_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    """At a scale of one size (8 GPUs): that size's six quantities from the cases in
-    ``_details`` (the gap, Heavy-Edge's time in ms, CP-SAT's in s), ``None`` for every other
+    """At a scale of one size (8 GPUs): that size's eight quantities from the cases in
+    ``_details`` (the gap, Heavy-Edge's time in ms, CP-SAT's in s, CP-SAT's proof), ``None`` for every other
     registered size; every claim of the experiment is a key."""
     monkeypatch.setitem(mapping.SIZES, "ci", (8,))
     out = mapping.measure_llm_gap(readings={}, seed=0, scale="ci")
@@ -74,6 +74,7 @@ def test_measure_llm_gap_returns_every_claim_at_its_sizes_only(monkeypatch: pyte
         assert out[f"llm-gpu-mapping-{kind}-8-gap"] == row["gap_pct"]
         assert out[f"llm-gpu-mapping-{kind}-8-he-time"] == pytest.approx(1e3 * row["he_time_s"])
         assert out[f"llm-gpu-mapping-{kind}-8-exact-time"] == row["cpsat_time_s"]
+        assert out[f"llm-gpu-mapping-{kind}-8-proven"] == 1.0 and row["cpsat_status"] == "optimal"
     assert all(out[c.id] is None for c in exp.claims if "-8-" not in c.id)
     assert out["_diagnostics"]["cases"] == 2.0
 
@@ -200,3 +201,14 @@ def test_the_series_put_another_algorithm_beside_heavy_edge_and_a_srpt(monkeypat
     assert case["total_completion"] == pytest.approx(tb) and case["status"] == "feasible"
     ta = case["a_srpt_total_completion"]
     assert got["a_srpt_min_reduction_pct"] == got["a_srpt_max_reduction_pct"] == pytest.approx(100 * (tb - ta) / tb)
+
+
+def test_a_case_the_exact_model_does_not_prove_counts_as_unproven(monkeypatch: pytest.MonkeyPatch) -> None:
+    """CP-SAT cut short (10 ms) on the 32-GPU MoE case: ``proven`` is 0 and no gap is reported
+    without a bound (its incumbent is still a feasible mapping)."""
+    monkeypatch.setitem(mapping.SIZES, "ci", (32,))
+    monkeypatch.setitem(mapping.TIME_LIMIT, "ci", 0.01)
+    out = mapping.measure_llm_gap(readings={}, seed=0, scale="ci")
+    row = next(r for r in out["_details"]["cases"] if r["kind"] == "moe")
+    assert row["cpsat_status"] == "time_limit" and row["cpsat_alpha_s"] >= row["he_alpha_s"] * (1 - 1e-9)
+    assert out["llm-gpu-mapping-moe-32-proven"] == 0.0 and out["llm-gpu-mapping-moe-32-gap"] is None
