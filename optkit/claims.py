@@ -43,6 +43,11 @@ registered all the same, with ``incomparable`` giving the reason (``"testbed: ..
 ``"hardware: ..."``, ``"solver: ..."``, ``"private trace: ..."``, ``"unavailable trace: ..."``): its verdict is ``not
 comparable: <reason>``, and the page still shows the paper's value and ours where we measure one.
 
+A quantity the paper discusses without stating a number (the A-SRPT paper's Sec. VI extends its
+model to tensor-parallel and MoE jobs and runs no experiment on them) is registered the same way,
+``incomparable="no paper value: ..."`` with ``paper_value=None``: the page reports our value
+with the reason and no verdict, and invents no paper value to compare it with.
+
 Verdicts (:func:`verdict`)
 --------------------------
 Per reading combination, the mean over seeds is compared with the paper's value:
@@ -64,15 +69,20 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
-__all__ = ["Claim", "Experiment", "COMPARISONS", "SCALES", "REL_TOLERANCE", "INCOMPARABLE_KINDS", "rule_tolerance",
+__all__ = ["Claim", "Experiment", "COMPARISONS", "SCALES", "REL_TOLERANCE", "INCOMPARABLE_KINDS", "NO_PAPER_VALUE",
+           "rule_tolerance",
            "range_claims", "verdict", "overall_verdict", "Verdict"]
 
 COMPARISONS = ("approx", "at_most", "at_least")
 SCALES = ("ci", "paper")
 REL_TOLERANCE = 0.10
 """The relative part of the tolerance rule (module docstring)."""
-INCOMPARABLE_KINDS = ("testbed", "hardware", "solver", "private trace", "unavailable trace")
-"""What :attr:`Claim.incomparable` may start with: why the paper's number cannot be compared."""
+INCOMPARABLE_KINDS = ("testbed", "hardware", "solver", "private trace", "unavailable trace", "no paper value")
+"""What :attr:`Claim.incomparable` may start with: why the paper's number cannot be compared
+(``no paper value``: the paper states none; then, and only then, :attr:`Claim.paper_value` is
+``None``)."""
+NO_PAPER_VALUE = "no paper value"
+"""The kind of :data:`INCOMPARABLE_KINDS` of a quantity the paper states no number for."""
 
 
 def rule_tolerance(paper_value: float, comparison: str = "approx", *, precision: float = 0.0,
@@ -104,7 +114,8 @@ class Claim:
     where
         The place in the paper: ``"Table II, VGG19, Heavy-Edge PITT over optimal"``.
     paper_value
-        The paper's number, in ``unit``.
+        The paper's number, in ``unit``; ``None`` when the paper states none (``incomparable``
+        then starts with ``"no paper value:"``, module docstring).
     unit
         ``"%"``, ``"s"``, ``"ms"``, ``"slots"``, ``"ratio"``, ``"count"``...
     statistic
@@ -134,7 +145,7 @@ class Claim:
 
     id: str
     where: str
-    paper_value: float
+    paper_value: float | None
     unit: str
     statistic: str
     comparison: str = "approx"
@@ -157,11 +168,23 @@ class Claim:
         if self.incomparable and self.incomparable.split(":")[0] not in INCOMPARABLE_KINDS:
             raise ValueError(f"claim {self.id}: incomparable must start with one of {INCOMPARABLE_KINDS} and a "
                              f"colon, got {self.incomparable!r}")
+        if (self.paper_value is None) != self.states_no_value:
+            raise ValueError(f"claim {self.id}: paper_value is None exactly when incomparable starts with "
+                             f"'{NO_PAPER_VALUE}:' (the paper states no number), got paper_value "
+                             f"{self.paper_value!r} and incomparable {self.incomparable!r}")
+
+    @property
+    def states_no_value(self) -> bool:
+        """Whether the paper states no number for this quantity (``incomparable`` of kind
+        :data:`NO_PAPER_VALUE`; :attr:`paper_value` is then ``None``)."""
+        return self.incomparable.split(":")[0] == NO_PAPER_VALUE
 
     @property
     def tolerance(self) -> float:
-        """The tolerance under the rule (:func:`rule_tolerance`)."""
-        return rule_tolerance(self.paper_value, self.comparison, precision=self.precision, resolution=self.resolution)
+        """The tolerance under the rule (:func:`rule_tolerance`); with no paper value, the rule on 0
+        (nothing is compared: the verdict is "not comparable")."""
+        return rule_tolerance(0.0 if self.paper_value is None else self.paper_value, self.comparison,
+                              precision=self.precision, resolution=self.resolution)
 
 
 def range_claims(low_id: str, high_id: str, where: str, low: float, high: float, unit: str, low_statistic: str,
@@ -301,19 +324,21 @@ def verdict(claim: Claim, values: Sequence[float | None], scale: str | None = No
     if scale is not None and scale not in claim.scales:
         return Verdict(None, mean, low, high, len(got),
                        f"no verdict at scale {scale} (comparable at {', '.join(claim.scales)} only)")
+    paper = claim.paper_value
+    assert paper is not None  # a claim without a paper value is incomparable (Claim.__post_init__)
     if claim.comparison == "approx":
-        diff = mean - claim.paper_value
+        diff = mean - paper
         ok = abs(diff) <= claim.tolerance
         text = ("reproduces" if ok else "differs by") + f" {diff:+.4g}{unit}" + (
             f" (within ±{_fmt(claim.tolerance)})" if ok else f" (tolerance ±{_fmt(claim.tolerance)})")
     elif claim.comparison == "at_most":
-        ok = high <= claim.paper_value + claim.tolerance
-        text = (f"holds: max {_fmt(high)}{unit} <= {_fmt(claim.paper_value)}" if ok
-                else f"violated: max {_fmt(high)}{unit} > {_fmt(claim.paper_value)}")
+        ok = high <= paper + claim.tolerance
+        text = (f"holds: max {_fmt(high)}{unit} <= {_fmt(paper)}" if ok
+                else f"violated: max {_fmt(high)}{unit} > {_fmt(paper)}")
     else:
-        ok = low >= claim.paper_value - claim.tolerance
-        text = (f"holds: min {_fmt(low)}{unit} >= {_fmt(claim.paper_value)}" if ok
-                else f"violated: min {_fmt(low)}{unit} < {_fmt(claim.paper_value)}")
+        ok = low >= paper - claim.tolerance
+        text = (f"holds: min {_fmt(low)}{unit} >= {_fmt(paper)}" if ok
+                else f"violated: min {_fmt(low)}{unit} < {_fmt(paper)}")
     return Verdict(ok, mean, low, high, len(got), text)
 
 

@@ -71,7 +71,7 @@ __all__ = [
     "Measurements", "write_pages", "list_lines", "claim_verdicts", "post_hoc_marks", "measurements_from_csv",
     "results_text", "update_results_blocks", "RESULTS_BEGIN", "RESULTS_END", "consistent_reading",
     "ConsistentReading", "consistent_lines", "plan", "PlanLine", "Curve", "curves_of", "reproducing_band",
-    "curve_sentence", "paper_axes_series", "plot_paper_axes",
+    "curve_sentence", "paper_axes_series", "plot_paper_axes", "check_reading_names",
 ]
 
 
@@ -181,6 +181,22 @@ def reading_settings(f: Formulation, exp: Experiment, spec: str | Mapping[str, S
     return expand_sweep(values)
 
 
+def check_reading_names(selection: Sequence[tuple[Formulation, Experiment, list[str]]],
+                        spec: str | Mapping[str, Sequence[Any]]) -> None:
+    """Refuse ``--readings KEY=...`` naming a reading that no selected experiment measures: a
+    declared reading of the problem that the experiments do not pass on (ddlwmp's ``tp_share`` for
+    a Sec. V experiment, say) would otherwise be dropped without a word and the defaults measured."""
+    if not isinstance(spec, Mapping):
+        return
+    used = {name for _, exp, _ in selection for name in exp.readings}
+    for name in spec:
+        if name not in used:
+            ids = ", ".join(exp.id for _, exp, _ in selection)
+            raise InputError(f"--readings {name}", f"is not a reading of the experiments selected ({ids}): they "
+                                                   f"would measure their defaults; their readings: "
+                                                   f"{', '.join(sorted(used)) or 'none'}")
+
+
 @dataclass(frozen=True)
 class _Unit:
     """The instance record of a measurement task: which experiment at which scale."""
@@ -266,6 +282,7 @@ def reproduce(
         raise InputError("--scale", f"must be one of {', '.join(SCALES)}, got {scale!r}")
     seed_list = check_seeds(seeds, "--seeds") if seeds is not None else list(range(DEFAULT_SEEDS[scale]))
     selection = select(targets)
+    check_reading_names(selection, readings)
     memo_dir = ""
     if memo:
         folder = memo_mod.folder_for(db)
@@ -374,7 +391,9 @@ def plan(targets: Sequence[str], *, seeds: Sequence[int] | None = None,
         except sqlite3.DatabaseError as exc:
             raise InputError("--db", f"{db} is not an optkit result store (SQLite): {exc}") from None
     out = []
-    for f, exp, _ in select(targets):
+    selection = select(targets)
+    check_reading_names(selection, readings)
+    for f, exp, _ in selection:
         tasks = measurement_tasks(f, exp, reading_settings(f, exp, readings, scale), seed_list, scale,
                                   plugin_series(f, exp) if plugins else ())
         stored = [status[t.key] for t in tasks if t.key in status]

@@ -66,7 +66,8 @@ def write_pages(m: Measurements, out_dir: str | Path) -> list[Path]:
              "the paper's value (bounds: when every seed satisfies the bound); tolerances follow the one rule of "
              "optkit/claims.py. \"Does not reproduce\" is said only when no reading measured reproduces it, and "
              "lists the readings it covered; claims measured by the paper on its testbed, other hardware, another "
-             "solver or a trace we do not have are \"not comparable\". A reading label marked"
+             "solver or a trace we do not have, and quantities the paper states no number for, are \"not comparable\". "
+             "A reading label marked"
              f"{POST_HOC_MARK} sets a post-hoc reading away from its default. Readings measured: "
              + _mode_text(m.readings) + ".", "",
              "| paper | claim | where | paper | ours (default reading) | verdict over readings |",
@@ -145,10 +146,13 @@ def _paper_page(m: Measurements, paper: str, items: Sequence[tuple[Formulation, 
             if c.id not in claim_ids:
                 continue
             per, overall = verdicts[c.id]
+            paper_text = (f"Paper: **no value** (it states no number; ours: {c.statistic}). "
+                          if c.states_no_value else
+                          f"Paper: **{format_value(c.paper_value, c.unit)}** ({c.statistic}; {c.comparison}, tolerance "
+                          f"±{c.tolerance:g}{'' if c.unit in ('', 'ratio', 'count') else ' ' + c.unit} by the rule of "
+                          f"optkit/claims.py). ")
             lines += [f"### `{c.id}` — {c.where}", "",
-                      f"Paper: **{format_value(c.paper_value, c.unit)}** ({c.statistic}; {c.comparison}, tolerance "
-                      f"±{c.tolerance:g}{'' if c.unit in ('', 'ratio', 'count') else ' ' + c.unit} by the rule of "
-                      f"optkit/claims.py). **Verdict: {overall}.**" + (f" {c.note}" if c.note else ""), ""]
+                      paper_text + f"**Verdict: {overall}.**" + (f" {c.note}" if c.note else ""), ""]
             if per:
                 per_all = {x.id: verdicts[x.id][0] for x in exp.claims}
                 lines += ["| reading | ours: mean [min, max] | seeds | verdict |", "|---|---:|---:|---|"]
@@ -319,7 +323,7 @@ def _plot_curve(exp: Experiment, cv: Curve, claims: Sequence[Claim], diag: Mappi
         high = [max(pts[x]) - m_ for m_, x in zip(means, xs)]
         ax.errorbar(xs, means, yerr=[low, high], fmt="o-", capsize=3, color="tab:blue" if c else "tab:gray",
                     label="ours (mean, min-max over seeds)")
-        if c is not None:
+        if c is not None and c.paper_value is not None:
             ax.axhline(c.paper_value, color="black", lw=1, label="paper")
             if c.comparison == "approx" and c.tolerance > 0:
                 ax.axhspan(c.paper_value - c.tolerance, c.paper_value + c.tolerance, color="grey", alpha=0.2)
@@ -373,7 +377,11 @@ def _series_lines(m: Measurements, f: Formulation, exp: Experiment) -> list[str]
 
 def plot_experiment(exp: Experiment, claims: Sequence[Claim], vals: Mapping[str, Mapping[str, list[tuple[int, Any]]]],
                      default: str, path: Path) -> bool:
-    """One panel per claim: ours per reading (mean, min-max) against the paper's value and tolerance."""
+    """One panel per claim: ours per reading (mean, min-max) against the paper's value and tolerance.
+    A claim without a paper value (:data:`optkit.claims.NO_PAPER_VALUE`) measured under one reading
+    only has no panel (a single point and no line to compare it with; the page's table has it)."""
+    if len(vals) <= 1:
+        claims = [c for c in claims if not c.states_no_value]
     if not vals or not claims:
         return False
     import matplotlib
@@ -393,9 +401,10 @@ def plot_experiment(exp: Experiment, claims: Sequence[Claim], vals: Mapping[str,
             mean = statistics.fmean(got)
             ax.errorbar([i], [mean], yerr=[[max(0.0, mean - min(got))], [max(0.0, max(got) - mean)]], fmt="o", capsize=4,
                         color="tab:blue" if label != default else "tab:red")
-        ax.axhline(c.paper_value, color="black", lw=1, label="paper")
-        if c.comparison == "approx" and c.tolerance > 0:
-            ax.axhspan(c.paper_value - c.tolerance, c.paper_value + c.tolerance, color="grey", alpha=0.2)
+        if c.paper_value is not None:  # none: the paper states no number (optkit.claims.NO_PAPER_VALUE)
+            ax.axhline(c.paper_value, color="black", lw=1, label="paper")
+            if c.comparison == "approx" and c.tolerance > 0:
+                ax.axhspan(c.paper_value - c.tolerance, c.paper_value + c.tolerance, color="grey", alpha=0.2)
         ax.set_xticks(range(len(labels)), [lb.replace(", ", "\n") for lb in labels], fontsize=7)
         ax.set_title(f"{c.id} [{c.unit}]", fontsize=9)
         ax.grid(axis="y", alpha=0.3)

@@ -11,9 +11,9 @@ import csv
 import json
 import re
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
-from optkit.claims import Experiment
+from optkit.claims import Experiment, Verdict
 from optkit.errors import InputError
 from optkit.formulation import Formulation
 from optkit.readings import show_value
@@ -25,7 +25,8 @@ __all__ = ["RESULTS_BEGIN", "RESULTS_END", "measurements_from_csv", "results_tex
 
 RESULTS_BEGIN = "<!-- results:begin {key} -->"
 RESULTS_END = "<!-- results:end {key} -->"
-_PAPER_TITLES = {"a-srpt": "A-SRPT", "titan": "Titan", "sjf-bco": "SJF-BCO"}
+_PAPER_TITLES = {"a-srpt": "A-SRPT", "titan": "Titan", "sjf-bco": "SJF-BCO",
+                 "llm": "LLM-era jobs (A-SRPT paper, Sec. VI)"}
 
 
 def measurements_from_csv(folder: str | Path, papers: Sequence[str] | None = None) -> Measurements:
@@ -93,6 +94,7 @@ def results_text(m: Measurements, key: str = "all", *, pages: str = "benchmarks/
         rows: list[str] = []
         counts = {"reproduce under today's defaults": 0, "reproduce only under another reading": 0,
                   "do not reproduce under any reading measured": 0, "not comparable": 0,
+                  "reported without a paper value (the paper states none)": 0,
                   "not measured under today's defaults": 0}
         changed: list[str] = []
         unmeasured_default: list[str] = []
@@ -107,7 +109,9 @@ def results_text(m: Measurements, key: str = "all", *, pages: str = "benchmarks/
             for c in exp.claims:
                 per, overall = verdicts[c.id]
                 d = per.get("default")
-                if c.incomparable:
+                if c.states_no_value:
+                    counts["reported without a paper value (the paper states none)"] += 1
+                elif c.incomparable:
                     counts["not comparable"] += 1
                 elif d is None or d.reproduces is None:
                     counts["not measured under today's defaults"] += 1
@@ -123,8 +127,10 @@ def results_text(m: Measurements, key: str = "all", *, pages: str = "benchmarks/
                     f" [{format_value(d.low)}, {format_value(d.high)}]" if d.seeds > 1 else "")
                 if d is None and has_rows:
                     ours = "not measured under today's defaults"
-                rows.append(f"| `{c.id}` | {c.where} | {format_value(c.paper_value, c.unit)} | ±{c.tolerance:.3g} | {ours} | "
-                            f"{overall.replace('|', '/')} |")
+                tolerance = "-" if c.states_no_value else f"±{c.tolerance:.3g}"
+                said = _measured_range(per, c.unit) if c.states_no_value else overall
+                rows.append(f"| `{c.id}` | {c.where} | {format_value(c.paper_value, c.unit)} | {tolerance} | {ours} | "
+                            f"{said.replace('|', '/')} |")
         total = sum(counts.values())
         title = _PAPER_TITLES.get(paper, paper)
         out += [f"**{title}** ([page]({pages}/{slug(paper)}.md), [CSV]({pages}/{slug(paper)}.csv)): "
@@ -139,6 +145,23 @@ def results_text(m: Measurements, key: str = "all", *, pages: str = "benchmarks/
     marks = "† marks a reading label that sets a post-hoc reading (introduced after results were seen) away from " \
             "its default."
     return "\n".join([*out, marks]).rstrip() + "\n"
+
+
+def _measured_range(per: Mapping[str, Verdict], unit: str) -> str:
+    """The verdict column of a claim the paper states no number for: what was measured instead
+    of a verdict, the lowest and the highest mean over seeds among the readings measured, each
+    with its reading label (the page has every reading's value)."""
+    means = {label: v.mean for label, v in per.items() if v.mean is not None}
+    if not means:
+        return "no paper value; not measured"
+    if len(means) == 1:
+        return "no paper value; one reading measured"
+    # ties: the default, then the label with the fewest readings away from their defaults, then text order
+    order = sorted(means, key=lambda k: (k != "default", k.count(", "), k))
+    low = min(order, key=lambda k: means[k])
+    high = max(order, key=lambda k: means[k])
+    return (f"no paper value; over the {len(means)} readings measured, means from {format_value(means[low], unit)} "
+            f"({low}) to {format_value(means[high], unit)} ({high})")
 
 
 def update_results_blocks(path: str | Path, texts: Callable[[str], str], *, check: bool = False) -> bool:

@@ -52,7 +52,7 @@ import pytest
 
 from optkit import registry
 from optkit.errors import InputError
-from optkit.formulation import Formulation
+from optkit.formulation import Algorithm, Formulation
 from optkit.readings import accepted_params
 from optkit.result import Result, Status, scalar_objective
 from optkit.solve import solve
@@ -168,31 +168,53 @@ def test_check_algorithm_passes(problem: str, algorithm: str) -> None:
     assert not [r.name for r in report.results if r.skipped], str(report)  # every registered algorithm is checked
 
 
-LLM_INSTANCES = ("llm-tp-s0", "llm-tp-s1", "llm-moe-s0", "llm-moe-s2", "llm-mixed-s1")
-"""gpu-mapping jobs with tensor-parallel and MoE stages (issue 37), from the ``llm-small`` suite
-(:mod:`optkit.formulations.gpu_mapping.llm_generate`), checked for every gpu-mapping algorithm by
-:func:`test_check_algorithm_passes_on_llm_jobs` (kept out of ``default_cases``)."""
+def test_default_cases_of_gpu_mapping_hold_tensor_parallel_and_moe_jobs() -> None:
+    """Issue 37 item 2: ``check_algorithm``'s default instances of gpu-mapping (so every
+    algorithm's battery run above, and a researcher's plug-in) include the size class
+    ``llm-small``: jobs with a tensor-parallel stage (a replica's t = 2 slices on one server) and
+    jobs with an MoE stage (expert groups, uniform and zipf routing), every one of them solved to a
+    proven optimum by the exact oracle (CP-SAT or brute force; the MILP refuses MoE jobs) on both
+    objectives."""
+    cases = [(label, inst) for label, inst in _instances("gpu-mapping") if label.startswith("llm-small/")]
+    assert [label for label, _ in cases] == ["llm-small/llm-tp-s0", "llm-small/llm-tp-s1", "llm-small/llm-moe-s0",
+                                             "llm-small/llm-moe-s2", "llm-small/llm-mixed-s1"]
+    stages = [st for _, inst in cases for st in inst.job.stages]
+    assert sum(st.tensor_parallel > 1 for st in stages) >= 3 and sum(st.experts > 1 for st in stages) >= 4
+    assert {st.routing for st in stages if st.experts > 1} == {"uniform", "zipf"}
+    index = {label: i for i, (label, _) in enumerate(_instances("gpu-mapping"))}
+    for label, _ in cases:
+        for objective in ("alpha", "cut"):
+            opt, infeasible, who = _reference("gpu-mapping", index[label], objective)
+            assert opt is not None and opt > 0 and not infeasible, (label, objective, who)
 
 
-@lru_cache(maxsize=None)
-def _llm_instances() -> tuple[Any, ...]:
-    from optkit.formulations.gpu_mapping.llm_generate import SUITES as LLM_SUITES
+def first_fit_ignoring_slices(instance: Any, *, objective: str, time_limit: float | None, seed: int | None) -> Result:
+    """A plug-in that knows only pipeline jobs: every GPU-vertex of every stage (slices and expert
+    groups alike) to the first server with a free GPU left, in stage order, as if each were a
+    replica of its own (it ignores that a replica's tensor slices must share a server)."""
+    free = list(instance.servers)
+    assignment = []
+    for st in instance.job.stages:
+        row = []
+        for _ in range(st.replicas * st.tensor_parallel * st.experts):
+            m = next(i for i, left in enumerate(free) if left > 0)
+            free[m] -= 1
+            row.append(m)
+        assignment.append(row)
+    return Result(Status.FEASIBLE, solution={"assignment": assignment})
 
-    built = dict(LLM_SUITES["llm-small"].build())
-    return tuple(registry.get("gpu-mapping").instance_from_dict(built[name]) for name in LLM_INSTANCES)
 
-
-@pytest.mark.parametrize("algorithm", list(registry.get("gpu-mapping").algorithms))
-def test_check_algorithm_passes_on_llm_jobs(algorithm: str) -> None:
-    """Every check of :func:`optkit.testing.check_algorithm` on jobs with tensor-parallel and MoE
-    stages (:data:`LLM_INSTANCES`): exact algorithms prove the optimum or refuse (the MILP refuses
-    MoE jobs), heuristics and peers return a mapping that keeps each replica's slices on one
-    server or ``no_solution`` (METIS, KaHIP: they know no such constraint)."""
-    f = registry.get("gpu-mapping")
-    needs_modules(*f.algorithms[algorithm].requires)
-    report = check_algorithm("gpu-mapping", algorithm, instances=list(_llm_instances()), seeds=SEEDS,
-                             params=_params("gpu-mapping", algorithm), cache=CACHE, raise_on_failure=False)
-    assert report.passed, str(report)
+def test_a_plugin_that_splits_tensor_slices_fails_check_algorithm_by_default() -> None:
+    """The default cases alone (no ``instances`` given) catch a plug-in that splits a
+    tensor-parallel replica over servers: it passes on every pipeline job of the first three size
+    classes and fails ``solution_passes_evaluate`` on the ``llm-small`` jobs only."""
+    algo = Algorithm("first-fit-slices", first_fit_ignoring_slices, "heuristic", "first fit, slices ignored",
+                     ("alpha", "cut"))
+    report = check_algorithm("gpu-mapping", algo, seeds=(0,), hash_seeds=(), checks=["solution_passes_evaluate"],
+                             raise_on_failure=False, cache=CACHE)
+    assert report.failed == ["solution_passes_evaluate"]
+    text = str(report)
+    assert "llm-small/llm-tp-s0" in text and "replicas/" not in text, text
 
 
 EXACT_CASES = [c for c in CASES if _formulations()[c.values[0]].algorithms[c.values[1]].kind == "exact"]

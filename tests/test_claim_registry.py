@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from optkit.claims import (INCOMPARABLE_KINDS, REL_TOLERANCE, Claim, overall_verdict, range_claims, rule_tolerance,
-                           verdict)
+from optkit.claims import (INCOMPARABLE_KINDS, NO_PAPER_VALUE, REL_TOLERANCE, Claim, overall_verdict, range_claims,
+                           rule_tolerance, verdict)
 from optkit.reproduce import experiments
 
 REGISTERED = {
@@ -70,6 +70,13 @@ REGISTERED = {
             "titan-exp7-vs-elasticflow", "titan-exp7-vs-tiresias", "titan-fig12-accuracy", "titan-fig12-time-titan",
             "titan-fig12-time-elasticflow", "titan-fig12-time-tiresias", "titan-fig12-time-hived"],
     },
+    "llm": {
+        "Sec. VI, Heavy-Edge vs the exact model on tensor-parallel and MoE jobs": [
+            f"llm-gpu-mapping-{kind}-{gpus}-{what}" for gpus in (8, 32, 128, 256) for kind in ("tp", "moe")
+            for what in ("gap", "he-time", "exact-time", "proven")],
+        "Sec. VI, A-SRPT vs the baselines with 3D-parallel and MoE jobs": [
+            "llm-a-srpt-vs-best-baseline", "llm-a-srpt-vs-worst-baseline", "llm-tp-job-share", "llm-moe-job-share"],
+    },
 }
 """Every registered claim, per paper and section. A claim added or removed must be added or
 removed here too."""
@@ -93,6 +100,8 @@ def test_the_registry_holds_exactly_the_listed_claims_per_paper() -> None:
 
 def test_every_tolerance_follows_the_one_rule() -> None:
     for cid, (_, c) in _claims().items():
+        if c.paper_value is None:  # the paper states no number: nothing to be within (test below)
+            continue
         if c.comparison == "approx":
             assert c.tolerance == max(REL_TOLERANCE * abs(c.paper_value), c.precision, c.resolution), cid
             assert c.precision > 0 or c.paper_value == 0 or c.unit in ("K", "ratio"), cid
@@ -152,3 +161,25 @@ def test_the_47_9_percent_is_cited_where_the_paper_says_it() -> None:
     assert "Exp#1" in where and "highlights" in where and "abstract" not in where.lower()
     abstract = claims["titan-abstract-profit-rate"][1]
     assert abstract.paper_value == 74.9 and "Abstract" in abstract.where
+
+
+def test_quantities_the_paper_states_no_number_for_have_no_paper_value_and_no_verdict() -> None:
+    """Sec. VI (the ``llm`` page) states no number: each of its quantities has ``paper_value``
+    None and the kind ``no paper value``, its verdict is "not comparable" whatever is measured,
+    and no other claim lacks a paper value. A claim cannot have one without the other."""
+    claims = _claims()
+    no_value = {cid for cid, (_, c) in claims.items() if c.paper_value is None}
+    assert no_value == {cid for ids in REGISTERED["llm"].values() for cid in ids}
+    for cid in no_value:
+        c = claims[cid][1]
+        assert c.states_no_value and c.incomparable.startswith(NO_PAPER_VALUE + ": Sec. VI"), cid
+    c = claims["llm-a-srpt-vs-best-baseline"][1]
+    v = verdict(c, [3.0, -5.0], "paper")
+    assert (v.reproduces, v.mean, v.low, v.high) == (None, -1.0, -5.0, 3.0)
+    assert v.text == f"not comparable: {c.incomparable}"
+    assert overall_verdict({"default": v}, claim=c) == f"not comparable: {c.incomparable}"
+    assert not any(c.states_no_value for cid, (_, c) in claims.items() if cid not in no_value)
+    with pytest.raises(ValueError, match="paper_value is None exactly when"):
+        Claim("c", "w", None, "%", "s")
+    with pytest.raises(ValueError, match="paper_value is None exactly when"):
+        Claim("c", "w", 1.0, "%", "s", incomparable=f"{NO_PAPER_VALUE}: the paper states none")

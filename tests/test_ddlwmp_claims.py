@@ -19,7 +19,7 @@ def test_experiments_are_well_formed() -> None:
     assert len(ids) == len(set(ids))
     assert set(FORMULATION.experiments) == set(EXPERIMENTS)
     for e in EXPERIMENTS.values():
-        assert e.problem == "ddlwmp" and e.paper == "a-srpt"
+        assert e.problem == "ddlwmp" and e.paper == ("llm" if e.id.startswith("llm-") else "a-srpt"), e.id
         assert set(e.readings) <= names, e.id
         for key, values in e.sweep.items():
             reading = FORMULATION.reading(key)

@@ -219,7 +219,7 @@ def test_reproduce_series_tasks_follow_the_plug_ins(restore_registry: None) -> N
     series = {e.id for e in rep.experiments().values() for e in [e[1]] if e.series}
     assert series == {"a-srpt-sec5-fig6", "a-srpt-sec5-tau", "a-srpt-sec5-fig7", "a-srpt-sec5-fig8", "sjf-bco-fig4",
                       "sjf-bco-fig6", "a-srpt-table2-vgg19", "a-srpt-table2-gpt175b", "titan-fig1",
-                      "titan-approximation", "titan-replay"}
+                      "titan-approximation", "titan-replay", "llm-gpu-mapping-gap", "llm-ddlwmp-shares"}
 
 
 def _write_hived_again(folder: Path) -> None:

@@ -47,8 +47,9 @@ from typing import Any, Mapping, Sequence
 from optkit.claims import Claim, Experiment, range_claims
 
 from .generate import B_INTER
+from .llm_claims import EXPERIMENTS as LLM_EXPERIMENTS
 from .readings import READINGS, TAU_DEFAULT, TESTBED_TAU
-from .sec5 import PAPER_BASELINES, compare, instance_of, reductions, run_policy_readout
+from .sec5 import PAPER_BASELINES, compare, instance_of, reductions, run_policy_readout, series_readout
 from .workloads import sec5_workload, trace_records
 
 __all__ = ["EXPERIMENTS", "measure_fig6", "measure_fig7", "measure_fig8", "measure_fig9", "measure_tau",
@@ -300,58 +301,37 @@ def _range(low_id: str, high_id: str, where: str, low: float, high: float, low_s
 
 
 # ----------------------------------------------------------------------------- extra series (plug-ins)
-def _series(algorithm: str, cases: list[tuple[str, dict[str, Any]]], r: Mapping[str, Any], seed: int) -> dict[str, Any]:
-    """One more algorithm (a plug-in, run through ``solve``: its TCT is ``evaluate``'s) on each
-    workload of ``cases``, beside A-SRPT: its TCT and A-SRPT's reduction against it, in percent
-    (the paper's measure against each baseline), min and max over the cases."""
-    from optkit.solve import solve
-
-    reds, details = [], []
-    for label, data in cases:
-        inst = instance_of(data)
-        res = solve(PROBLEM, inst, algorithm, objective="total_completion", seed=seed)
-        ta = run_policy_readout(inst, "a-srpt", r, seed)["total_completion"]
-        tb = res.objective if res.solution is not None else None
-        red = None if tb is None or tb <= 0 else 100.0 * (tb - ta) / tb
-        details.append({"case": label, "status": res.status.value, "total_completion": tb,
-                        "a_srpt_total_completion": ta, "a_srpt_reduction_pct": red})
-        if red is not None:
-            reds.append(red)
-    return {"a_srpt_min_reduction_pct": min(reds) if reds else None,
-            "a_srpt_max_reduction_pct": max(reds) if reds else None, "_details": {"cases": details}}
-
-
 def series_fig6(algorithm: str, *, readings: dict[str, Any], seed: int, scale: str) -> dict[str, Any]:
-    """Fig. 6's workloads (every job count) for one more algorithm (:func:`_series`)."""
+    """Fig. 6's workloads (every job count) for one more algorithm (:func:`.sec5.series_readout`)."""
     r = _r(readings)
     records = None if r["workload"] == "synthetic" else trace_records(r["workload"])
     counts = fig6_jobs(r["workload"], scale, None if records is None else len(records))
-    return _series(algorithm, [(f"{n} jobs", _workload(r, jobs=n, scale=scale, seed=seed, records=records))
+    return series_readout(algorithm, [(f"{n} jobs", _workload(r, jobs=n, scale=scale, seed=seed, records=records))
                                for n in counts], r, seed)
 
 
 def series_tau(algorithm: str, *, readings: dict[str, Any], seed: int, scale: str) -> dict[str, Any]:
-    """Fig. 6's largest workload for one more algorithm (:func:`_series`)."""
+    """Fig. 6's largest workload for one more algorithm (:func:`.sec5.series_readout`)."""
     r = _r(readings)
     records = None if r["workload"] == "synthetic" else trace_records(r["workload"])
     n = _jobs(FIG6_JOBS[-1], scale)
-    return _series(algorithm, [(f"{n} jobs", _workload(r, jobs=n, scale=scale, seed=seed, records=records))], r, seed)
+    return series_readout(algorithm, [(f"{n} jobs", _workload(r, jobs=n, scale=scale, seed=seed, records=records))], r, seed)
 
 
 def series_fig7(algorithm: str, *, readings: dict[str, Any], seed: int, scale: str) -> dict[str, Any]:
     """Fig. 7's workloads (every single-GPU share, :func:`fig7_job_set`) for one more algorithm
-    (:func:`_series`)."""
+    (:func:`.sec5.series_readout`)."""
     r = dict(_r(readings), workload="synthetic")
-    return _series(algorithm, [(f"single-GPU share {share:g}",
+    return series_readout(algorithm, [(f"single-GPU share {share:g}",
                                 fig7_job_set(r, jobs=_jobs(75_000, scale), scale=scale, seed=seed, share=share))
                                for share in SHARES], r, seed)
 
 
 def series_fig8(algorithm: str, *, readings: dict[str, Any], seed: int, scale: str) -> dict[str, Any]:
-    """Fig. 8's job set at every NIC bandwidth for one more algorithm (:func:`_series`)."""
+    """Fig. 8's job set at every NIC bandwidth for one more algorithm (:func:`.sec5.series_readout`)."""
     r = dict(_r(readings), workload="synthetic")
     data = fig7_job_set(r, jobs=_jobs(int(r["fig8_jobs"]), scale), scale=scale, seed=seed, share=0.0)
-    return _series(algorithm, [(f"{gbps} Gbps", dict(data, cluster=dict(data["cluster"], inter_bandwidth=gbps * 1.25e8)))
+    return series_readout(algorithm, [(f"{gbps} Gbps", dict(data, cluster=dict(data["cluster"], inter_bandwidth=gbps * 1.25e8)))
                                for gbps in GBPS], r, seed)
 
 
@@ -401,7 +381,7 @@ MECHANISM = (
     "softens it without removing it. Each curve below reports A-SRPT's GPU-time inflation, split share and "
     "delayed starts beside every point, so a collapse shows as one.")
 
-EXPERIMENTS = {e.id: e for e in [
+EXPERIMENTS = {**{e.id: e for e in [
     Experiment(
         "a-srpt-sec5-fig6", PROBLEM, PAPER, "Fig. 6: total completion time vs number of jobs",
         f"{__name__}:measure_fig6",
@@ -554,7 +534,9 @@ EXPERIMENTS = {e.id: e for e in [
               "runs with the delay factor the paper states for it, tau = 0 (Sec. V-A-1-a: 'GPU mapping does not "
               "significantly impact our testbed experiment. Therefore, we set the delay factor to zero'): its "
               "reading is set to 0 here, not to the simulations' held-out default."),
-]}
+]}, **LLM_EXPERIMENTS}
+"""Sec. V's experiments and the testbed's (paper ``a-srpt``), and Sec. VI's A-SRPT-vs-baselines experiment
+on workloads with 3D-parallel and MoE jobs (paper ``llm``, :mod:`.llm_claims`)."""
 
 
 def measure_not_comparable(*, readings: dict[str, Any], seed: int, scale: str) -> dict[str, Any]:

@@ -36,7 +36,8 @@ from .readings import COMM_HEAVY_DEFAULT, CONSOLIDATE_DEFAULT, TAU_DEFAULT
 from .simulate import simulate_policy
 
 __all__ = ["PAPER_BASELINES", "A_SRPT_READINGS", "HEAVY_EDGE_READINGS",
-           "instance_of", "policy_readings", "policy_args", "policy_for", "run_policy_readout", "compare", "reductions"]
+           "instance_of", "policy_readings", "policy_args", "policy_for", "run_policy_readout", "compare", "reductions",
+           "series_readout"]
 
 PAPER_BASELINES = ("spjf", "spwf", "wcs-duration", "wcs-workload", "wcs-subtime")
 """The paper's five baselines (Sec. V-A-1-d)."""
@@ -153,3 +154,29 @@ def reductions(runs: Mapping[str, Mapping[str, Any]], against: Sequence[str] = P
     """A-SRPT's reduction of total completion time vs each baseline, in percent."""
     ta = runs[a]["total_completion"]
     return {b: 100.0 * (runs[b]["total_completion"] - ta) / runs[b]["total_completion"] for b in against}
+
+
+def series_readout(algorithm: str, cases: Sequence[tuple[str, Mapping[str, Any]]], readings: Mapping[str, Any],
+                   seed: int) -> dict[str, Any]:
+    """One more algorithm (a plug-in, run through ``solve``: its TCT is ``evaluate``'s) on each
+    workload of ``cases`` (``(label, workload dict)``), beside A-SRPT under ``readings``: its TCT
+    and A-SRPT's reduction against it, in percent (the paper's measure against each baseline),
+    min and max over the cases: the ``series`` of the experiments that compare A-SRPT with
+    baselines (:attr:`optkit.claims.Experiment.series`)."""
+    from optkit.solve import solve
+
+    from .model import PROBLEM
+
+    reds, details = [], []
+    for label, data in cases:
+        inst = instance_of(data)
+        res = solve(PROBLEM, inst, algorithm, objective="total_completion", seed=seed)
+        ta = run_policy_readout(inst, "a-srpt", readings, seed)["total_completion"]
+        tb = res.objective if res.solution is not None else None
+        red = None if tb is None or tb <= 0 else 100.0 * (tb - ta) / tb
+        details.append({"case": label, "status": res.status.value, "total_completion": tb,
+                        "a_srpt_total_completion": ta, "a_srpt_reduction_pct": red})
+        if red is not None:
+            reds.append(red)
+    return {"a_srpt_min_reduction_pct": min(reds) if reds else None,
+            "a_srpt_max_reduction_pct": max(reds) if reds else None, "_details": {"cases": details}}

@@ -51,6 +51,7 @@ from typing import Any, Mapping
 
 from optkit.claims import Claim, Experiment
 
+from .llm_claims import EXPERIMENTS as LLM_EXPERIMENTS
 from .readings import GPT175B_LAYOUTS, VGG19_LAYOUTS
 
 __all__ = ["CLAIMS", "EXPERIMENTS", "PAPER", "measure_vgg19", "measure_gpt175b", "measure_table2", "planner_layout",
@@ -367,4 +368,7 @@ EXPERIMENTS = {
               "(profiles.py); the gap claim can. two_replica_ring and single_gpu_weight are not swept: at seed 0 "
               "they change no GPT-175B mapping under any layout, throughput or batch (measured), and each GPT-175B "
               "measurement takes seconds."),
+    **LLM_EXPERIMENTS,
 }
+"""Table II's two experiments (paper ``a-srpt``) and Sec. VI's Heavy-Edge-vs-exact experiment on
+tensor-parallel and MoE jobs (paper ``llm``, :mod:`.llm_claims`)."""

@@ -51,7 +51,7 @@ from optkit.errors import InputError
 from optkit.formulation import Suite
 
 from .heavy_edge import fewest_servers
-from .llm_generate import SUITES as LLM_SUITES
+from .llm_generate import SUITES as LLM_SUITES, size_class_cases as llm_size_class_cases
 from .model import ALLREDUCE_KINDS, PROBLEM, TWO_REPLICA_RINGS, GpuMappingInstance
 from .profiles import GPU_THROUGHPUTS, ITERATION_BATCHES, MODELS, ModelProfile, stage_bounds, stage_dicts
 
@@ -366,10 +366,16 @@ SIZE_CLASSES: dict[str, Suite] = {
                             "it at once (measured: HiGHS needs over 5 s for the cut of several 32-replica jobs of the "
                             "medium suite, brute force over 5 s on some 16-replica Table II cases)",
                             lambda: _from_rows([_MEDIUM[8], _MEDIUM[7], ("vgg19", "table2", "ring", "mixed", 1)])),
+    "llm-small": Suite("llm-small", "5 jobs of 5-8 GPUs of the llm-small suite, two with tensor-parallel stages (t = 2) "
+                       "and three with MoE stages (e = 2-3 expert groups, uniform and zipf routing) on servers of 4 GPUs (A-SRPT paper "
+                       "Sec. VI, issue 37): llm_generate.SIZE_CLASS; CP-SAT and brute force prove each, the MILP "
+                       "proves the tensor-parallel ones and refuses the MoE ones", llm_size_class_cases),
 }
 """The size classes :func:`optkit.testing.check_algorithm` covers by default (``size_classes``
 of the formulation), each no larger than every exact solver of gpu-mapping proves (or, for brute
-force, refuses) in seconds."""
+force, refuses) in seconds. ``llm-small`` puts jobs with tensor-parallel and MoE stages among
+the defaults, so a plug-in that ignores a stage's ``tensor_parallel`` or ``experts`` fails
+``solution_passes_evaluate`` on them."""
 
 
 SUITES: dict[str, Suite] = {

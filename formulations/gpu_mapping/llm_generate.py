@@ -13,7 +13,7 @@ same seed, same dict.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -23,7 +23,7 @@ from optkit.validation import integer
 
 from .model import PROBLEM
 
-__all__ = ["llm_instance", "KINDS", "SUITES"]
+__all__ = ["llm_instance", "KINDS", "SUITES", "SIZE_CLASS", "size_class_cases", "random_free_gpus"]
 
 KINDS = ("tp", "moe", "mixed")
 """``tp``: tensor-parallel and plain stages; ``moe``: MoE and plain stages; ``mixed``: any."""
@@ -81,7 +81,19 @@ def llm_instance(seed: int, *, kind: str = "mixed", max_gpus: int = 8, gpus_per_
         out = _BYTES[int(rng.integers(len(_BYTES)))]
         stages[s]["out_bytes"] = out
         stages[s + 1]["in_bytes"] = out * stages[s]["replicas"] / stages[s + 1]["replicas"]
-    # free GPUs: the loads of a random placement of the units (largest first) on servers of g GPUs
+    servers = random_free_gpus(units, g, rng)
+    return {"problem": PROBLEM,
+            "name": f"llm-{kind}-s{seed}",
+            "cluster": {"gpus_per_server": g, "inter_bandwidth": 1.25e9, "intra_bandwidth": 3e11},
+            "job": {"allreduce": allreduce or ("ring", "tree")[int(rng.integers(2))], "stages": stages},
+            "servers": servers}
+
+
+def random_free_gpus(units: Sequence[int], g: int, rng: np.random.Generator) -> list[int]:
+    """Free GPUs per server that a job of these placement ``units`` (a tensor-parallel replica:
+    t GPUs that share a server; any other vertex: 1) fills exactly: the loads of a random
+    placement of the units, largest first, each on a uniformly drawn server of ``g`` GPUs it fits
+    on or on a new one, the servers then in a random order. Every such instance is feasible."""
     loads: list[int] = []
     for size in sorted(units, reverse=True):
         fits = [m for m in range(len(loads)) if loads[m] + size <= g]
@@ -91,11 +103,7 @@ def llm_instance(seed: int, *, kind: str = "mixed", max_gpus: int = 8, gpus_per_
         else:
             loads[fits[choice]] += size
     order = rng.permutation(len(loads))
-    return {"problem": PROBLEM,
-            "name": f"llm-{kind}-s{seed}",
-            "cluster": {"gpus_per_server": g, "inter_bandwidth": 1.25e9, "intra_bandwidth": 3e11},
-            "job": {"allreduce": allreduce or ("ring", "tree")[int(rng.integers(2))], "stages": stages},
-            "servers": [loads[int(m)] for m in order]}
+    return [loads[int(m)] for m in order]
 
 
 def _build_llm_small() -> list[tuple[str, dict[str, Any]]]:
@@ -111,3 +119,20 @@ SUITES: dict[str, Suite] = {
     "llm-small": Suite("llm-small", "12 jobs of 2-8 GPUs with tensor-parallel (t = 2) and MoE (e = 2-3) stages on "
                        "servers of 4 GPUs (brute-force checkable)", _build_llm_small),
 }
+
+SIZE_CLASS = (("tp", 0), ("tp", 1), ("moe", 0), ("moe", 2), ("mixed", 1))
+"""``(kind, seed)`` of the ``llm-small`` instances in gpu-mapping's size class ``llm-small``
+(:data:`.generate.SIZE_CLASSES`), the jobs with tensor-parallel and MoE stages that
+:func:`optkit.testing.check_algorithm` runs every algorithm on by default: two tensor-parallel
+jobs (one of them with two tensor-parallel stages), three MoE jobs (one with a zipf-routed
+stage; the ``mixed`` draw of seed 1 has an MoE stage only), five of the suite's twelve so that the default battery stays within the test budget (every exact solver proves or
+refuses each in well under a second)."""
+
+
+def size_class_cases() -> list[tuple[str, dict[str, Any]]]:
+    """``(name, instance dict)`` of :data:`SIZE_CLASS`, in its order."""
+    out = []
+    for kind, seed in SIZE_CLASS:
+        d = llm_instance(seed, kind=kind)
+        out.append((d["name"], d))
+    return out
