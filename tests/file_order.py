@@ -2,10 +2,11 @@
 
 The README's test command runs each test file on one worker (``--dist loadfile``: a file's module
 fixtures and caches run once) and hands the files out in collection order
-(``--no-loadscope-reorder``; pytest-xdist's own order is by number of tests, which put files of
-few but long tests, the Sphinx and mypy runs, last, where one of them ran alone on one worker
-while the other worker sat idle). Handing out the longest jobs first (LPT) keeps the two workers'
-finishing times close: the last file to start is one of the cheapest.
+(``--no-loadscope-reorder``; pytest-xdist's own order is by number of tests, which puts files of
+few but long tests, such as the Sphinx and mypy runs of ``test_docs.py`` and ``test_typing.py``,
+among the last handed out, so that one of them may run alone at the end). Handing out the
+longest jobs first (LPT) keeps the two workers' finishing times close: the last file to start is
+one of the cheapest.
 
 A file's cost is its CPU time (user + system, the test process's and its reaped children's, for
 setup, call and teardown of every test) measured in a full run of the suite by
