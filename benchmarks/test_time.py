@@ -1,7 +1,7 @@
 """How long the README's test command takes on a fresh clone (install excluded).
 
     python benchmarks/test_time.py [--repo PATH] [--ref REV] [--clone DIR] [--venv VENV]
-                                   [--out benchmarks/perf/test_time.md]
+                                   [--out benchmarks/perf/test_time.md] [--costs tests/file_costs.json]
 
 Clones ``--repo`` (default: this checkout; ``--ref`` default ``HEAD``, committed work only) into
 ``--clone`` (default: ``tt-clone`` beside the ``shared/`` folder that holds the real traces, e.g.
@@ -13,6 +13,9 @@ existing virtualenv to reuse (then its ``bin/python`` replaces ``.venv/bin/pytho
 goes first on ``PYTHONPATH`` so the clone's code runs, in subprocesses too), and then times its
 pytest part alone, with ``--durations=20`` added, under ``CI=true`` as CI runs it (``$OPTKIT_TRACES``
 names the trace folder this checkout finds when the clone does not sit beside ``shared/``).
+``--costs PATH`` adds the plug-in :mod:`tests.cpu_costs` to the timed run, which writes each test
+file's CPU time to ``PATH`` (``tests/file_costs.json``: the order :mod:`tests.file_order` hands the
+files to pytest-xdist's workers, the costliest first).
 ``PYTHONDONTWRITEBYTECODE`` is removed from the environment of the timed run (a shell a newcomer
 opens does not set it; with it every subprocess of the suite compiles optkit from source again);
 ``--keep-env`` keeps the environment as it is. Printed and written to ``--out``: the wall time of
@@ -109,6 +112,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--clone", help="clone into this folder (default: tt-clone beside the shared/ trace folder)")
     ap.add_argument("--keep", action="store_true", help="keep the clone (its path is printed)")
     ap.add_argument("--keep-env", action="store_true", help="keep PYTHONDONTWRITEBYTECODE if it is set")
+    ap.add_argument("--costs", help="also measure each test file's CPU time into this JSON file "
+                                    "(tests/file_costs.json, read by tests/file_order.py)")
     args = ap.parse_args(argv)
 
     traces = trace_root()
@@ -154,6 +159,8 @@ def main(argv: list[str] | None = None) -> int:
         subprocess.run(" && ".join(install), shell=True, cwd=clone, env=env, check=True)
         say(f"install: `{' && '.join(install)}` took {time.perf_counter() - t0:.0f} s wall (not counted below)")
     test_args = shlex.split(test) + ["--durations=20"]
+    if args.costs:
+        test_args += ["-p", "tests.cpu_costs", "--cpu-costs", str(Path(args.costs).resolve())]
     say(f"timed: `{' '.join(test_args)}` in the clone ({clone}), CI=true"
         + (f", {TRACES_ENV}={env[TRACES_ENV]}" if TRACES_ENV in env else ", traces found beside it (../shared/data)")
         + (f"; removed from the environment: {', '.join(dropped)}" if dropped else ""))

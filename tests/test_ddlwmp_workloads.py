@@ -105,3 +105,27 @@ def test_pai_format_when_a_copy_is_given(tmp_path) -> None:
         ("job2", "bob", "grpB", 1), ("job1", "alice", "grpA", 2)]
     assert data["meta"]["synthetic"]["model"].endswith("per group")
     assert data["meta"]["prediction"]["trained_on"] == 1
+
+
+@pytest.mark.parametrize("source", ["synthetic", "records"])
+def test_an_unchecked_workload_builds_the_checked_instance(source: str) -> None:
+    """``check=False`` (the Sec. V claims' call: the instance is built once, by ``instance_of``,
+    not also inside the generator) gives the dict as drawn, predictions filled; the instance built
+    from it equals, value for value and type for type, the one built from the checked dict, and
+    the checked dict is that instance's canonical ``to_dict`` (with ``name`` and ``meta``)."""
+    from optkit.formulations.ddlwmp.sec5 import instance_of
+    from optkit.formulations.ddlwmp.workloads import sec5_workload
+
+    def build(check: bool) -> dict[str, Any]:
+        if source == "synthetic":
+            return sec5_workload("synthetic", jobs=60, servers=2, load=0.8, seed=1, check=check)
+        return trace_workload(records(), jobs=30, servers=4, load=0.8, seed=2, check=check)
+
+    checked, unchecked = build(True), build(False)
+    assert checked["meta"] == unchecked["meta"] and checked["name"] == unchecked["name"]
+    assert "predicted_iterations" in unchecked["jobs"][0]
+    once = instance_of(unchecked)
+    assert repr(once.to_dict()) == repr(instance_of(checked).to_dict())
+    assert once == instance_of(checked) and [j.extras for j in once.jobs] == [j.extras for j in instance_of(checked).jobs]
+    assert list(checked) == [*once.to_dict(), "name", "meta"] and {**once.to_dict(), "name": checked["name"],
+                                                                   "meta": checked["meta"]} == checked

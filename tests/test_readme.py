@@ -32,8 +32,9 @@ def test_ci_runs_the_readme_test_command() -> None:
     assert "<!-- test-command -->" in ci
     command = README.split("<!-- test-command -->", 1)[1].split("```")[1].strip()
     assert command.startswith("python3 -m venv .venv") and "pytest" in command
-    # on every core, one file per worker (pytest-xdist, in the test extra the command installs)
-    assert "-n auto --dist loadfile" in command and "'.[test," in command
+    # on every core, one file per worker, the files in the order tests/file_order.py gives them
+    # (pytest-xdist, in the test extra the command installs)
+    assert "-n auto --dist loadfile --no-loadscope-reorder" in command and "'.[test," in command
     pyproject = (Path(__file__).resolve().parents[1] / "pyproject.toml").read_text()
     assert re.search(r'^test = \[[^\]]*"pytest-xdist>=', pyproject, flags=re.M | re.S)
 

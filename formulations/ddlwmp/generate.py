@@ -138,9 +138,15 @@ def group_owners(n_groups: int, rng: np.random.Generator) -> list[str]:
     return [f"u{int(o):04d}" for o in owners]
 
 
-def _finish(d: dict[str, Any], predictor: str | None, train_fraction: float, seed: int) -> dict[str, Any]:
+def _finish(d: dict[str, Any], predictor: str | None, train_fraction: float, seed: int,
+            check: bool = True) -> dict[str, Any]:
+    """The generated dict ``d`` with its predictions filled; with ``check``, validated by building
+    its instance and returned in the instance's canonical form (``to_dict``, ``name`` and ``meta``
+    added); without, returned as drawn (:data:`CHECK_NOTE`)."""
     if predictor is not None:
         fill_predictions(d, predictor, train_fraction=train_fraction, seed=seed)
+    if not check:
+        return d
     meta = d.pop("meta")
     name = d.pop("name", None)
     inst = DdlwmpInstance.from_dict(d)  # validates ...
@@ -153,6 +159,15 @@ def _finish(d: dict[str, Any], predictor: str | None, train_fraction: float, see
     return out
 
 
+CHECK_NOTE = """``check`` (default ``True``): the dict is validated by building its instance
+(:meth:`.model.DdlwmpInstance.from_dict`, an :class:`~optkit.errors.InputError` naming the field)
+and returned in the instance's canonical form (``to_dict``: every key in its order). ``False``
+returns the dict as drawn, unbuilt, for a caller that builds the instance from it next
+(:func:`.sec5.instance_of`, whose ``from_dict`` makes the same check): the instance is then built
+once on the Sec. V path (issue 36 item 3), not once here and again there. Same jobs, same values;
+only the key order of the dict differs."""
+
+
 # ----------------------------------------------------------------------------- synthetic
 def generate(*, jobs: int, servers: int, gpus_per_server: int = 8, inter_bandwidth: float = B_INTER,
              intra_bandwidth: float = B_INTRA, single_gpu_share: float = 0.8, arrival: str = "poisson",
@@ -162,8 +177,10 @@ def generate(*, jobs: int, servers: int, gpus_per_server: int = 8, inter_bandwid
              predictor: str | None = "rf", train_fraction: float = 0.8, seed: int = 0,
              name: str | None = None, single_gpu_draw: str = "per-group",
              unstated_batch_factor: float = 1.0, tp_share: float = TP_SHARE_DEFAULT,
-             moe_share: float = MOE_SHARE_DEFAULT, routing_skew: float = ROUTING_SKEW_DEFAULT) -> dict[str, Any]:
-    """A synthetic ddlwmp instance dict (see the module docstring for every rule).
+             moe_share: float = MOE_SHARE_DEFAULT, routing_skew: float = ROUTING_SKEW_DEFAULT,
+             check: bool = True) -> dict[str, Any]:
+    """A synthetic ddlwmp instance dict (see the module docstring for every rule; ``check``:
+    :data:`CHECK_NOTE`).
 
     ``single_gpu_draw`` (reading ``single_gpu_draw``, declared for the Fig. 7-8 claims, which pass
     it): ``"per-group"`` (this function's default, Sec. V-A-1-b's pairing of a job group with one
@@ -273,7 +290,7 @@ def generate(*, jobs: int, servers: int, gpus_per_server: int = 8, inter_bandwid
     d = {"problem": PROBLEM, "cluster": cluster_dict(servers, g, inter_bandwidth, intra_bandwidth), "models": models,
          "jobs": job_list, "name": name or f"synthetic_n{n}_m{servers}_sg{single_gpu_share:g}_s{seed}", "meta": meta}
     del job_list
-    return _finish(d, predictor, train_fraction, seed)
+    return _finish(d, predictor, train_fraction, seed, check)
 
 
 # ----------------------------------------------------------------------------- tiny (exact-solvable)

@@ -86,8 +86,10 @@ def trace_workload(records: Sequence[Mapping[str, Any]], *, jobs: int, servers: 
                    gpus_per_server: int = 8, inter_bandwidth: float = B_INTER, intra_bandwidth: float = B_INTRA,
                    allreduce: str = "ring", predict: bool = True, train_fraction: float = 0.8,
                    source: str = "records", unstated_batch_factor: float = 1.0, tp_share: float = TP_SHARE_DEFAULT,
-                   moe_share: float = MOE_SHARE_DEFAULT, routing_skew: float = ROUTING_SKEW_DEFAULT) -> dict[str, Any]:
-    """A ddlwmp instance dict from trace ``records`` (module docstring for every rule).
+                   moe_share: float = MOE_SHARE_DEFAULT, routing_skew: float = ROUTING_SKEW_DEFAULT,
+                   check: bool = True) -> dict[str, Any]:
+    """A ddlwmp instance dict from trace ``records`` (module docstring for every rule; ``check``:
+    :data:`.generate.CHECK_NOTE`).
 
     ``records``: dicts with ``submission_time`` (s), ``duration`` (s), ``num_gpu`` and optionally
     ``job_id``, ``user``, ``cluster`` (virtual cluster), ``group``, ``job_name``.
@@ -174,7 +176,7 @@ def trace_workload(records: Sequence[Mapping[str, Any]], *, jobs: int, servers: 
         meta["prediction"] = fill_submission_predictions(job_list, seed=seed, train_fraction=train_fraction)
     d = {"problem": PROBLEM, "cluster": cluster_dict(servers, g, inter_bandwidth, intra_bandwidth), "models": models,
          "jobs": job_list}
-    out = DdlwmpInstance.from_dict(d).to_dict()
+    out = DdlwmpInstance.from_dict(d).to_dict() if check else d
     out["name"] = f"trace_{Path(source).stem}_n{n}_m{servers}_l{load:g}_s{seed}"
     out["meta"] = meta
     return out
@@ -183,16 +185,18 @@ def trace_workload(records: Sequence[Mapping[str, Any]], *, jobs: int, servers: 
 def sec5_workload(workload: str, *, jobs: int, servers: int, load: float, seed: int,
                   single_gpu_share: float = 0.8, inter_bandwidth: float = B_INTER,
                   records: Sequence[Mapping[str, Any]] | None = None, unstated_batch_factor: float = 1.0,
-                  **kw: Any) -> dict[str, Any]:
+                  check: bool = True, **kw: Any) -> dict[str, Any]:
     """The Sec. V workload of the ``workload`` reading: ``synthetic`` (the ``paper-sim``
     generator, :func:`optkit.formulations.ddlwmp.generate.generate`, single-GPU share as given) or a
     trace (``itp``, ``philly``; ``records`` when already loaded), at offered load ``load``. ``kw``
-    goes to the builder (the synthetic generator's ``single_gpu_draw``, say)."""
+    goes to the builder (the synthetic generator's ``single_gpu_draw``, say); ``check``: as the
+    builder's (:data:`.generate.CHECK_NOTE`; the Sec. V claims pass ``False`` and build the
+    instance once, by :func:`.sec5.instance_of`)."""
     if workload not in WORKLOADS:
         raise InputError("workload", f"must be one of {', '.join(WORKLOADS)}, got {workload!r}")
     if workload == "synthetic":
         return generate(jobs=jobs, servers=servers, load=load, seed=seed, single_gpu_share=single_gpu_share,
-                        inter_bandwidth=inter_bandwidth, unstated_batch_factor=unstated_batch_factor, **kw)
+                        inter_bandwidth=inter_bandwidth, unstated_batch_factor=unstated_batch_factor, check=check, **kw)
     recs = records if records is not None else trace_records(workload)
     return trace_workload(recs, jobs=jobs, servers=servers, load=load, seed=seed, inter_bandwidth=inter_bandwidth,
-                          source=workload, unstated_batch_factor=unstated_batch_factor, **kw)
+                          source=workload, unstated_batch_factor=unstated_batch_factor, check=check, **kw)
