@@ -109,7 +109,7 @@ from optkit.readings import check_reading
 from optkit.validation import check_seed, checked_arguments, integer
 
 from .model import (
-    PROBLEM, Cluster, PipelineJob, alpha_from_counts, alpha_of_assignment, job_edges, colocation_groups, stage_counts,
+    PROBLEM, Cluster, PipelineJob, Stage, alpha_from_counts, alpha_of_assignment, job_edges, colocation_groups, stage_counts,
 )
 from .readings import READINGS
 
@@ -217,10 +217,10 @@ class _Graph:
 
 def _stage_graph(job: PipelineJob) -> _Graph:
     """The job graph of :func:`.model.job_edges` on the stage structure: the edges within each
-    stage explicitly (from :func:`.model.job_edges` on the stage alone, so every weight is the same
-    floating-point number: the ring or tree of its replicas; for a tensor-parallel or MoE stage
-    (Sec. VI) the data-parallel ring or tree of each slice / group position, each replica's
-    tensor-parallel all-reduce ring or tree, each replica's all-to-all token routing), the complete
+    stage explicitly (:func:`_stage_edges`, every weight the same floating-point number: the ring
+    or tree of its replicas; for a tensor-parallel or MoE stage (Sec. VI) the data-parallel ring or
+    tree of each slice / group position, each replica's tensor-parallel all-reduce ring or tree,
+    each replica's all-to-all token routing), the complete
     bipartite edges between consecutive stages as blocks (:func:`.model.job_edge_kinds`' ``pipeline``
     weight ``2 d^out_{s-1} / (u_{s-1} k_s u_s)``, which is the paper's ``2 d^out_{s-1} / k_s`` when
     every ``u = 1``). Edges of different kinds never join the same two vertices, so summing parallel
@@ -228,18 +228,14 @@ def _stage_graph(job: PipelineJob) -> _Graph:
     st = job.stages
     off = [int(o) for o in job.offsets]
     units = [int(x) for x in job.units]
-    us: list[int] = []
-    vs: list[int] = []
-    ws: list[float] = []
+    parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     for s, stage in enumerate(st):
-        if stage.replicas * stage.units < 2:
-            continue
-        alone = PipelineJob((replace(stage, in_bytes=0.0, out_bytes=0.0),), job.allreduce, job.two_replica_ring,
-                            job.tp_allreduce_time)
-        u, v, w = job_edges(alone)  # its explicit edges: O(vertices of the stage), in (u, v) order
-        us += (u + off[s]).tolist()
-        vs += (v + off[s]).tolist()
-        ws += w.tolist()
+        if stage.replicas * stage.units >= 2:
+            u, v, w = _stage_edges(job, stage)
+            parts.append((u + off[s], v + off[s], w))
+    us = np.concatenate([p[0] for p in parts]).tolist() if parts else []
+    vs = np.concatenate([p[1] for p in parts]).tolist() if parts else []
+    ws = np.concatenate([p[2] for p in parts]).tolist() if parts else []
     g = _Graph(job.n_replicas, us, vs, ws)
     n_st = len(st)
     g.block_w = [0.0] + [2.0 * st[s - 1].out_bytes / (units[s - 1] * st[s].replicas * units[s])
@@ -249,6 +245,32 @@ def _stage_graph(job: PipelineJob) -> _Graph:
     g.stage_of = [s for s in range(n_st) for _ in range(off[s], off[s + 1])]
     g.spans = list(zip(off[:-1], off[1:]))
     return g
+
+
+def _stage_edges(job: PipelineJob, stage: Stage) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The edges within one stage of ``job`` as :func:`.model.job_edges` lists them (stage-local
+    vertex indices, sorted by (u, v), every weight the same floating-point number), built from two
+    patterns instead of edge by edge: the data-parallel ring or tree of the k replicas (the paper's
+    stage of k replicas over ``h / u`` parameters, :func:`.model.job_edges`), repeated for each of
+    the u slice / group positions; and one replica's own edges (its tensor-parallel all-reduce or
+    all-to-all routing: the stage with one replica), repeated for each replica. The two never
+    join the same two vertices (a data-parallel edge joins two replicas, the others one replica's
+    units), so no weight is a sum of the two."""
+    k, u = stage.replicas, stage.units
+    dp_stage = Stage(k, stage.fwd_time, stage.bwd_time, 0.0, 0.0, stage.param_bytes / u)
+    a, b, w = job_edges(PipelineJob((dp_stage,), job.allreduce, job.two_replica_ring))
+    pos = np.arange(u, dtype=np.int64)
+    us, vs, ws = [(a[:, None] * u + pos).ravel()], [(b[:, None] * u + pos).ravel()], [np.repeat(w, u)]
+    if u > 1:
+        one = replace(stage, replicas=1, in_bytes=0.0, out_bytes=0.0)
+        a, b, w = job_edges(PipelineJob((one,), job.allreduce, job.two_replica_ring, job.tp_allreduce_time))
+        base = np.arange(k, dtype=np.int64)[:, None] * u
+        us.append((base + a).ravel())
+        vs.append((base + b).ravel())
+        ws.append(np.tile(w, k))
+    uu, vv, ww = np.concatenate(us), np.concatenate(vs), np.concatenate(ws)
+    order = np.lexsort((vv, uu))
+    return uu[order], vv[order], ww[order]
 
 
 _JOB_KEYS = frozenset(("allreduce", "stages", "two_replica_ring", "tp_allreduce_time"))
