@@ -99,7 +99,6 @@ import gc
 import heapq
 import math
 from contextlib import contextmanager
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Hashable, Iterator, Mapping, Sequence, TypeVar
 
 import numpy as np
@@ -109,7 +108,8 @@ from optkit.readings import check_reading
 from optkit.validation import check_seed, checked_arguments, integer
 
 from .model import (
-    PROBLEM, Cluster, PipelineJob, Stage, alpha_from_counts, alpha_of_assignment, job_edges, colocation_groups, stage_counts,
+    PROBLEM, Cluster, PipelineJob, alpha_from_counts, alpha_of_assignment, colocation_groups, pipeline_weights,
+    stage_counts, stage_edges,
 )
 from .readings import READINGS
 
@@ -217,7 +217,7 @@ class _Graph:
 
 def _stage_graph(job: PipelineJob) -> _Graph:
     """The job graph of :func:`.model.job_edges` on the stage structure: the edges within each
-    stage explicitly (:func:`_stage_edges`, every weight the same floating-point number: the ring
+    stage explicitly (:func:`.model.stage_edges`, every weight the same floating-point number: the ring
     or tree of its replicas; for a tensor-parallel or MoE stage (Sec. VI) the data-parallel ring or
     tree of each slice / group position, each replica's tensor-parallel all-reduce ring or tree,
     each replica's all-to-all token routing), the complete
@@ -227,50 +227,22 @@ def _stage_graph(job: PipelineJob) -> _Graph:
     edges (as :func:`.model.job_edges` does) changes no weight here."""
     st = job.stages
     off = [int(o) for o in job.offsets]
-    units = [int(x) for x in job.units]
     parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     for s, stage in enumerate(st):
         if stage.replicas * stage.units >= 2:
-            u, v, w = _stage_edges(job, stage)
+            u, v, w = stage_edges(job, s)
             parts.append((u + off[s], v + off[s], w))
     us = np.concatenate([p[0] for p in parts]).tolist() if parts else []
     vs = np.concatenate([p[1] for p in parts]).tolist() if parts else []
     ws = np.concatenate([p[2] for p in parts]).tolist() if parts else []
     g = _Graph(job.n_replicas, us, vs, ws)
     n_st = len(st)
-    g.block_w = [0.0] + [2.0 * st[s - 1].out_bytes / (units[s - 1] * st[s].replicas * units[s])
-                         for s in range(1, n_st)] + [0.0]
+    g.block_w = pipeline_weights(job) + [0.0]
     g.blocks = sorted((-g.block_w[s], s) for s in range(1, n_st) if g.block_w[s] > 0.0)
     g.stage_lo, g.stage_hi = off[:-1], off[1:]
     g.stage_of = [s for s in range(n_st) for _ in range(off[s], off[s + 1])]
     g.spans = list(zip(off[:-1], off[1:]))
     return g
-
-
-def _stage_edges(job: PipelineJob, stage: Stage) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The edges within one stage of ``job`` as :func:`.model.job_edges` lists them (stage-local
-    vertex indices, sorted by (u, v), every weight the same floating-point number), built from two
-    patterns instead of edge by edge: the data-parallel ring or tree of the k replicas (the paper's
-    stage of k replicas over ``h / u`` parameters, :func:`.model.job_edges`), repeated for each of
-    the u slice / group positions; and one replica's own edges (its tensor-parallel all-reduce or
-    all-to-all routing: the stage with one replica), repeated for each replica. The two never
-    join the same two vertices (a data-parallel edge joins two replicas, the others one replica's
-    units), so no weight is a sum of the two."""
-    k, u = stage.replicas, stage.units
-    dp_stage = Stage(k, stage.fwd_time, stage.bwd_time, 0.0, 0.0, stage.param_bytes / u)
-    a, b, w = job_edges(PipelineJob((dp_stage,), job.allreduce, job.two_replica_ring))
-    pos = np.arange(u, dtype=np.int64)
-    us, vs, ws = [(a[:, None] * u + pos).ravel()], [(b[:, None] * u + pos).ravel()], [np.repeat(w, u)]
-    if u > 1:
-        one = replace(stage, replicas=1, in_bytes=0.0, out_bytes=0.0)
-        a, b, w = job_edges(PipelineJob((one,), job.allreduce, job.two_replica_ring, job.tp_allreduce_time))
-        base = np.arange(k, dtype=np.int64)[:, None] * u
-        us.append((base + a).ravel())
-        vs.append((base + b).ravel())
-        ws.append(np.tile(w, k))
-    uu, vv, ww = np.concatenate(us), np.concatenate(vs), np.concatenate(ws)
-    order = np.lexsort((vv, uu))
-    return uu[order], vv[order], ww[order]
 
 
 _JOB_KEYS = frozenset(("allreduce", "stages", "two_replica_ring", "tp_allreduce_time"))
