@@ -901,7 +901,7 @@ def cut_weight(job: PipelineJob, servers_of_vertex: np.ndarray) -> float:
     V = job.vertices.astype(float)
     for s, w_s in enumerate(pipeline_weights(job)):
         if s and w_s > 0.0:
-            total += w_s * (V[s - 1] * V[s] - float(X[s - 1] @ X[s]))
+            total += w_s * float(V[s - 1] * V[s] - X[s - 1] @ X[s])
     return total
 
 
