@@ -291,42 +291,7 @@ def _direct_point(algorithm: str, n: int, repeat: int = 1, problem: str = "gpu-m
 
     import numpy as np
 
-    from optkit.formulations.gpu_mapping import FORMULATION, model
-
-    if problem in LLM_SERIES:
-        return _direct_llm_point(algorithm, n, repeat, problem)
-    data = make("gpu-mapping", n, False)
-    inst = FORMULATION.instance_from_dict(data)
-    gc.collect()
-    if algorithm == "-":
-        return {"peak_rss_mib": _maxrss_mib()}
-    run = FORMULATION.algorithms[algorithm].run
-    wall, cpu, spent = math.inf, math.inf, 0.0
-    for i in range(max(1, repeat)):  # as point(): each run on an instance built afresh, the least time kept
-        t_all = time.perf_counter()
-        if i:
-            inst = FORMULATION.instance_from_dict(data)
-        t0, c0 = time.perf_counter(), time.process_time()
-        res = run(inst, objective="alpha", time_limit=None, seed=0)
-        took, took_cpu = time.perf_counter() - t0, time.process_time() - c0
-        wall, cpu = min(wall, took), min(cpu, took_cpu)
-        spent += time.perf_counter() - t_all
-        if spent >= REPEAT_BUDGET_S:
-            break
-    x = model.stage_counts(inst.job, res.solution["assignment"], len(inst.servers))
-    ok = [int(c) for c in x.sum(axis=0)] == list(inst.servers) and all(
-        len(row) == st.replicas for row, st in zip(res.solution["assignment"], inst.job.stages))
-    return {"status": res.status.value if ok else "error", "wall_s": wall, "cpu_s": cpu, "peak_rss_mib": _maxrss_mib(),
-            "objective": model.alpha_from_counts(inst.job, inst.cluster, x) if ok else None,
-            "message": "entry timed directly; loads checked" + ("" if ok else ": loads wrong"),
-            "direct": True, "replicas_per_stage": int(np.max(inst.job.replicas)), "runs": i + 1}
-
-
-def _direct_llm_point(algorithm: str, n: int, repeat: int, problem: str) -> dict[str, Any]:
-    """:func:`_direct_point` for an LLM series (module docstring, "LLM jobs")."""
-    import gc
-
-    from optkit.formulations.gpu_mapping import FORMULATION, evaluate
+    from optkit.formulations.gpu_mapping import FORMULATION, evaluate, model
 
     data = make(problem, n, False)
     inst = FORMULATION.instance_from_dict(data)
@@ -346,12 +311,21 @@ def _direct_llm_point(algorithm: str, n: int, repeat: int, problem: str) -> dict
         spent += time.perf_counter() - t_all
         if spent >= REPEAT_BUDGET_S:
             break
-    peak = _maxrss_mib()
-    ev = evaluate(inst, res.solution)
-    return {"status": res.status.value if ev.feasible else "error", "wall_s": wall, "cpu_s": cpu, "peak_rss_mib": peak,
-            "objective": ev.objectives["alpha"] if ev.feasible else None,
-            "message": "entry timed directly; evaluate: " + ("feasible" if ev.feasible else "; ".join(ev.violations)[:150]),
-            "direct": True, "instance": data.get("name"), "runs": i + 1}
+    timed = {"wall_s": wall, "cpu_s": cpu, "peak_rss_mib": _maxrss_mib(), "direct": True, "runs": i + 1}
+    if problem in LLM_SERIES:
+        ev = evaluate(inst, res.solution)
+        return {**timed, "status": res.status.value if ev.feasible else "error",
+                "objective": ev.objectives["alpha"] if ev.feasible else None,
+                "message": "entry timed directly; evaluate: " + ("feasible" if ev.feasible else
+                                                                 "; ".join(ev.violations)[:150]),
+                "instance": data.get("name")}
+    x = model.stage_counts(inst.job, res.solution["assignment"], len(inst.servers))
+    ok = [int(c) for c in x.sum(axis=0)] == list(inst.servers) and all(
+        len(row) == st.replicas for row, st in zip(res.solution["assignment"], inst.job.stages))
+    return {**timed, "status": res.status.value if ok else "error",
+            "objective": model.alpha_from_counts(inst.job, inst.cluster, x) if ok else None,
+            "message": "entry timed directly; loads checked" + ("" if ok else ": loads wrong"),
+            "replicas_per_stage": int(np.max(inst.job.replicas))}
 
 
 def run_point(problem: str, algorithm: str, n: int, exact: bool, limit: float, cap: float,
