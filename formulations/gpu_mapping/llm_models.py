@@ -59,7 +59,7 @@ from __future__ import annotations
 import numpy as np
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from .model import PROBLEM
 
@@ -168,13 +168,15 @@ def mixtral_8x7b(free: str = "packed", replicas: int | None = None) -> dict[str,
                      "layout": {"ep": e, "pp": p, "dp": dp}}}
 
 
-LLM_INSTANCES = {"gpt3-175b_tp8-pp16-dp8": gpt3_175b,
-                 "mixtral-8x7b_ep8-pp4-dp16_packed": lambda: mixtral_8x7b("packed"),
-                 "mixtral-8x7b_ep8-pp4-dp16_mixed": lambda: mixtral_8x7b("mixed")}
+LLM_INSTANCES: dict[str, Callable[[], dict[str, Any]]] = {
+    "gpt3-175b_tp8-pp16-dp8": gpt3_175b,
+    "mixtral-8x7b_ep8-pp4-dp16_packed": lambda: mixtral_8x7b("packed"),
+    "mixtral-8x7b_ep8-pp4-dp16_mixed": lambda: mixtral_8x7b("mixed"),
+}
 """Name -> builder of the shipped LLM instances at their published sizes (1,024 and 64 GPUs)."""
 SCALE_DP = {"gpt3": 128, "mixtral_replicas": 512}
 """The data-parallel degrees of the 16,384-GPU instances (module docstring, "Scale")."""
-LLM_SCALE_INSTANCES = {
+LLM_SCALE_INSTANCES: dict[str, Callable[[], dict[str, Any]]] = {
     "gpt3-175b_tp8-pp16-dp128": lambda: gpt3_175b(SCALE_DP["gpt3"]),
     "mixtral-8x7b_ep8-pp4-dp4096_packed": lambda: mixtral_8x7b("packed", SCALE_DP["mixtral_replicas"]),
     "mixtral-8x7b_ep8-pp4-dp4096_mixed": lambda: mixtral_8x7b("mixed", SCALE_DP["mixtral_replicas"]),
