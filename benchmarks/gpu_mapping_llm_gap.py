@@ -29,8 +29,10 @@ Run: ``python benchmarks/gpu_mapping_llm_gap.py [--time-limit 60] [--only NAME,.
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import json
 import os
+import re
 import resource
 import subprocess
 import sys
@@ -67,6 +69,10 @@ def one(name: str, objective: str, algorithm: str, time_limit: float) -> None:
 
     inst = FORMULATION.instance_from_dict(builders()[name]())
     print(json.dumps({"stage": "instance built"}), flush=True)
+    from optkit.deadline import GRACE_S
+
+    # past the limit and grace, the Python stack goes to stderr: where a killed run was (run_child)
+    faulthandler.dump_traceback_later((time_limit if algorithm == "cpsat" else 0.0) + GRACE_S + 1.0, exit=False)
     params = {"workers": 1} if algorithm == "cpsat" else {}
     t0 = time.perf_counter()
     try:
@@ -92,6 +98,14 @@ def _limit_memory() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
 
 
+def _where(stack: str) -> str:
+    """The innermost optkit frames of the stack the child dumped past its limit (``one``), as
+    ``; at the limit: f (file:line) < g (file:line)``, or nothing."""
+    frames = re.findall(r'File "([^"]+)", line (\d+) in (\w+)', stack)
+    ours = [(Path(f).name, ln, fn) for f, ln, fn in frames if "/formulations/" in f or "/optkit/" in f]
+    return "" if not ours else "; at the limit: " + " < ".join(f"{fn} ({f}:{ln})" for f, ln, fn in ours[:3])
+
+
 def run_child(name: str, objective: str, algorithm: str, time_limit: float) -> dict[str, Any]:
     """One run in a child process with a hard deadline (module docstring); its last JSON line, or
     what it reached when it was killed or crashed."""
@@ -107,11 +121,14 @@ def run_child(name: str, objective: str, algorithm: str, time_limit: float) -> d
         out, err, code = proc.stdout, proc.stderr, proc.returncode
     except subprocess.TimeoutExpired as exc:
         out = exc.stdout.decode() if isinstance(exc.stdout, bytes) else (exc.stdout or "")
+        err = exc.stderr.decode() if isinstance(exc.stderr, bytes) else (exc.stderr or "")
         lines = [json.loads(ln) for ln in out.splitlines() if ln.startswith("{")]
         reached = lines[-1]["stage"] if lines else "starting"
+        if reached == "done":  # it answered (its own wall time says when), then did not exit in time
+            return {**lines[-1], "child_s": time.perf_counter() - t0}
         return {"status": "killed", "child_s": time.perf_counter() - t0,
                 "message": f"no answer within {hard:g} s (limit + {GRACE_S:g} s grace + {STARTUP_S:g} s start-up); "
-                           f"last stage printed: {reached}"}
+                           f"last stage printed: {reached}" + _where(err)}
     lines = [json.loads(ln) for ln in out.splitlines() if ln.startswith("{")]
     if code != 0 or not lines or lines[-1].get("stage") != "done":
         tail = (err.strip().splitlines() or [""])[-1][:160]
