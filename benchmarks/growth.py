@@ -470,7 +470,7 @@ def plot(rows: list[dict[str, Any]], path: Path) -> None:
                 if pts:
                     ax.loglog(*zip(*pts), marker="o", label=algorithm)
             ax.set_title(f"{problem} ({'exact' if exact else 'algorithms'})", fontsize=9)
-            ax.set_xlabel(HEURISTIC_SIZES[problem][2] if not exact else EXACT_UNIT[problem])
+            ax.set_xlabel(HEURISTIC_SIZES[problem][2] if not exact else EXACT_UNIT.get(problem, "(no exact series)"))
             ax.set_ylabel("wall time (s)")
             ax.legend(fontsize=6)
     fig.tight_layout()
@@ -555,10 +555,10 @@ def write(out: Path, stem: str, rows: list[dict[str, Any]], head: list[str]) -> 
     """``stem``.json (every point), ``stem``.png (log-log) and ``stem``.md (the table)."""
     out.mkdir(parents=True, exist_ok=True)
     (out / f"{stem}.json").write_text(json.dumps(rows, indent=1, default=str) + "\n")
-    plot(rows, out / f"{stem}.png")
     text = "\n".join(head + table(rows) + ["", f"Plot: `{stem}.png`; every point: `{stem}.json`.", ""]
                      + [n + "\n" for n in NOTES])
-    (out / f"{stem}.md").write_text(text)
+    (out / f"{stem}.md").write_text(text)  # before the plot: a plot that fails leaves the page and its run line
+    plot(rows, out / f"{stem}.png")
     print(text)
 
 
