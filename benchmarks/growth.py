@@ -1,7 +1,7 @@
 """How every algorithm's cost grows with its input: time and peak memory over a geometric range of
 sizes, and the fitted exponent b of ``cost = a * size**b`` (issue 26, item 5).
 
-    python benchmarks/growth.py [--problems ddlwmp,gpu-mapping,nimp,rar-ddls] [--quick]
+    python benchmarks/growth.py [--problems ddlwmp,gpu-mapping,nimp,rar-ddls,gpu-mapping-llm-tp,...] [--quick]
                                 [--algorithms heavy-edge,...] [--exact-limit 60] [--out benchmarks/perf]
 
 Every point runs in its own child process (``--point``), so its peak memory (``ru_maxrss``) is
@@ -23,12 +23,25 @@ Sizes (the issue's ranges; ``--quick`` keeps the three smallest of each):
   16,384 (issue 37: a job on a 16,384-GPU cluster). Heavy-Edge's points time the algorithm's
   entry directly (the ``heavy-edge`` callable that ``optkit.solve`` times), not through
   ``optkit.solve``, whose ``evaluate`` computes the cut from the job's edge list (7 (n/8)^2
-  edges: 29 million at 16,384, gigabytes in Python); the mapping is checked by its server loads
-  instead (Heavy-Edge itself never lists those edges). Above the model's ``MAX_REPLICAS`` (4,096:
-  a job's dense n x n adjacency) the point's child process raises that cap before it builds the
-  instance. These points also record the CPU time of the call (``time.process_time``: the
-  process's own CPU seconds, which a shared machine's load does not inflate as it does the wall
-  time) and the table gives its exponent beside the wall time's.
+  edges: 29 million at 16,384, gigabytes in Python) up to the model's ``EDGE_LIST_MAX``; the
+  mapping is checked by its server loads instead (Heavy-Edge itself never lists those edges).
+  These points also record the CPU time of the call (``time.process_time``: the process's own CPU
+  seconds, which a shared machine's load does not inflate as it does the wall time) and the table
+  gives its exponent beside the wall time's.
+* LLM jobs (issue 37 item 4; Sec. VI's tensor-parallel and MoE stages), the shipped layouts of
+  :mod:`optkit.formulations.gpu_mapping.llm_models` with the data-parallel degree as the scale
+  knob, on idle 8-GPU servers unless said: ``gpu-mapping-llm-tp``, GPT-3-175B's TP 8 x PP 16 at
+  DP 1, 2, ..., 128 (128 to 16,384 GPUs; every replica's 8 slices a ``colocate`` group);
+  ``gpu-mapping-llm-moe``, Mixtral-8x7B's EP 8 x PP 4 at 4, 8, ..., 512 replicas of the 8 expert
+  groups (128 to 16,384 GPUs); ``gpu-mapping-llm-moe-mixed``, the same on a shared cluster's free
+  GPUs (pattern ``mixed``, seed 0: one-GPU servers among them, Heavy-Edge's case 2). The
+  16,384-GPU points are the shipped instances ``instances/gpu-mapping/llm/*dp128*`` and
+  ``*dp4096*``. Heavy-Edge is timed directly as above, through
+  ``colocation.heavy_edge_mapping`` (the formulation's ``heavy-edge``); the mapping is checked by
+  ``evaluate`` (feasibility: server loads and each replica's slices on one server) after the
+  peak memory is read, and the point's objective is its alpha. heavy-edge-refine goes through
+  ``optkit.solve`` (objective ``alpha``), until a point overruns the cap or 4,096 GPUs (it holds
+  the job's dense n x n matrix).
 * nimp, Titan and its baselines: ``generate.cluster(0, workers=n)`` with enough racks of eight
   8-GPU machines for n workers at the generator's occupancy (at least its 64 racks);
   n = 8, 16, ..., 4,096 workers.
@@ -83,6 +96,14 @@ NOTES = [
     "docstring); the other gpu-mapping algorithms build the n x n adjacency and stop at 4,096. The nimp cluster keeps 512 machines up to 512 workers and "
     "grows with n after that; halving-doubling has about 2 log2 n phases (T). The rar-ddls workload "
     "scales servers (N grows with n) and horizon with the jobs.",
+    "**LLM jobs (issue 37).** The TP and MoE series' graphs have the same shape as the pipeline "
+    "job's: every slice or expert group of a stage joined to every one of the next stage (the edge "
+    "list grows as n^2), the data-parallel, tensor-parallel and all-to-all edges within stages O(n) "
+    "(8 slices or groups a replica). Heavy-Edge keeps each stage pair's pipeline edges as one block "
+    "there too, with each tensor-parallel replica's slices placed as one unit (heavy_edge.py, "
+    "\"Cost\" and \"Co-location\"), so its time is measured against the GPUs up to 16,384, where "
+    "the points are the shipped instances (issue 37's goals: within 1 s there, an exponent of at "
+    "most 1.3). heavy-edge-refine holds the job's dense n x n matrix and stops at 4,096 GPUs or the cap.",
     "**Against the papers' complexities.** Titan, Theorem 7, O(2 |S|^2 |N| T): with |S| fixed at 512 "
     "up to 512 workers this is n log n there and n^3 log n beyond; the fitted exponent is below both. "
     "SJF-BCO, Theorem 6, O(n_g |J| N log N log T): with |J| and N both proportional to n here, n^2 "
@@ -106,6 +127,20 @@ def ddlwmp_instance(n: int) -> dict[str, Any]:
     from optkit.formulations.ddlwmp.generate import generate
 
     return generate(jobs=n, servers=250, seed=0)
+
+
+def llm_tp_instance(n: int) -> dict[str, Any]:
+    """GPT-3-175B's TP 8 x PP 16 at DP n / 128 (:func:`.llm_models.gpt3_175b`)."""
+    from optkit.formulations.gpu_mapping.llm_models import gpt3_175b
+
+    return gpt3_175b(dp=n // 128)
+
+
+def llm_moe_instance(n: int, free: str = "packed") -> dict[str, Any]:
+    """Mixtral-8x7B's EP 8 x PP 4 at n / 32 replicas (:func:`.llm_models.mixtral_8x7b`)."""
+    from optkit.formulations.gpu_mapping.llm_models import mixtral_8x7b
+
+    return mixtral_8x7b(free, replicas=n // 32)
 
 
 def gpu_mapping_instance(n: int) -> dict[str, Any]:
@@ -154,12 +189,23 @@ def exact_instance(problem: str, n: int) -> dict[str, Any]:
     return rtiny(0, jobs=n, servers=max(2, n // 2), max_horizon=40 * n)
 
 
+LLM_SIZES = [128 * 2 ** k for k in range(8)]  # 128 .. 16384 GPUs (module docstring, "LLM jobs")
 HEURISTIC_SIZES: dict[str, tuple[list[int], Callable[[int], dict[str, Any]], str]] = {
     "ddlwmp": (DDLWMP_JOBS, ddlwmp_instance, "jobs"),
     "gpu-mapping": (GPU_SIZES, gpu_mapping_instance, "replicas"),
     "nimp": (POW2, nimp_instance, "workers"),
     "rar-ddls": (RAR_JOBS, rar_instance, "jobs"),
+    "gpu-mapping-llm-tp": (LLM_SIZES, llm_tp_instance, "GPUs (TP 8 x PP 16 x DP)"),
+    "gpu-mapping-llm-moe": (LLM_SIZES, llm_moe_instance, "GPUs (EP 8 x PP 4 x DP)"),
+    "gpu-mapping-llm-moe-mixed": (LLM_SIZES, lambda n: llm_moe_instance(n, "mixed"), "GPUs (EP 8 x PP 4 x DP)"),
 }
+LLM_SERIES = ("gpu-mapping-llm-tp", "gpu-mapping-llm-moe", "gpu-mapping-llm-moe-mixed")
+"""Series of gpu-mapping instances named apart from the problem (module docstring, "LLM jobs")."""
+
+
+def formulation_of(series: str) -> str:
+    """The problem a series' instances belong to (an LLM series is gpu-mapping)."""
+    return "gpu-mapping" if series in LLM_SERIES else series
 EXACT_UNIT = {"ddlwmp": "jobs", "gpu-mapping": "replicas", "nimp": "workers (= machines)", "rar-ddls": "jobs"}
 # Each exact series runs until a size is not proven optimal within --exact-limit, or to its end.
 EXACT_SIZES: dict[str, list[int]] = {
@@ -208,10 +254,10 @@ def point(problem: str, algorithm: str, n: int, exact: bool, limit: float, repea
     import optkit
     from optkit.registry import get
 
-    if problem == "gpu-mapping" and not exact and (algorithm in SCALE_ALGORITHMS or n > _gpu_cap()):
-        return _direct_point(algorithm, n, repeat)
+    if problem in ("gpu-mapping", *LLM_SERIES) and not exact and algorithm in SCALE_ALGORITHMS:
+        return _direct_point(algorithm, n, repeat, problem)
     data = make(problem, n, exact)
-    inst = get(problem).instance_from_dict(data)
+    inst = get(formulation_of(problem)).instance_from_dict(data)
     if repeat <= 1:
         del data
     gc.collect()
@@ -221,9 +267,10 @@ def point(problem: str, algorithm: str, n: int, exact: bool, limit: float, repea
     for i in range(max(1, repeat)):
         t0 = time.perf_counter()
         if i:
-            inst = get(problem).instance_from_dict(data)
+            inst = get(formulation_of(problem)).instance_from_dict(data)
         try:
-            res = optkit.solve(problem, inst, algorithm, time_limit=limit if exact else None, seed=0)
+            res = optkit.solve(formulation_of(problem), inst, algorithm, time_limit=limit if exact else None, seed=0,
+                               **({"objective": "alpha"} if problem in LLM_SERIES else {}))
         except optkit.InputError as exc:  # e.g. brute force refusing a size it cannot enumerate
             return {"status": "crash", "message": [str(exc)[:200]], "peak_rss_mib": _maxrss_mib()}
         best = res if best is None or res.wall_time_s < best.wall_time_s else best
@@ -235,25 +282,18 @@ def point(problem: str, algorithm: str, n: int, exact: bool, limit: float, repea
             "objective": best.objective, "message": (best.message or "")[:200], "runs": i + 1}
 
 
-def _gpu_cap() -> int:
-    from optkit.formulations.gpu_mapping import model
-
-    return int(model.MAX_REPLICAS)
-
-
-def _direct_point(algorithm: str, n: int, repeat: int = 1) -> dict[str, Any]:
-    """A gpu-mapping point of :data:`SCALE_ALGORITHMS` (module docstring): the model's
-    ``MAX_REPLICAS`` raised in this child process when n is above it, the algorithm's entry timed
-    directly (wall and CPU time), the mapping checked by its server loads (every server exactly
-    its free GPUs), alpha (eq. 7) from the stage counts."""
+def _direct_point(algorithm: str, n: int, repeat: int = 1, problem: str = "gpu-mapping") -> dict[str, Any]:
+    """A gpu-mapping point of :data:`SCALE_ALGORITHMS` (module docstring): the algorithm's entry
+    timed directly (wall and CPU time); the paper's pipeline job's mapping checked by its server
+    loads (every server exactly its free GPUs), alpha (eq. 7) from the stage counts; an LLM
+    series' mapping checked by ``evaluate`` after the peak memory is read, alpha its objective."""
     import gc
 
     import numpy as np
 
-    from optkit.formulations.gpu_mapping import FORMULATION, model
+    from optkit.formulations.gpu_mapping import FORMULATION, evaluate, model
 
-    model.MAX_REPLICAS = max(model.MAX_REPLICAS, n)
-    data = make("gpu-mapping", n, False)
+    data = make(problem, n, False)
     inst = FORMULATION.instance_from_dict(data)
     gc.collect()
     if algorithm == "-":
@@ -271,13 +311,21 @@ def _direct_point(algorithm: str, n: int, repeat: int = 1) -> dict[str, Any]:
         spent += time.perf_counter() - t_all
         if spent >= REPEAT_BUDGET_S:
             break
+    timed = {"wall_s": wall, "cpu_s": cpu, "peak_rss_mib": _maxrss_mib(), "direct": True, "runs": i + 1}
+    if problem in LLM_SERIES:
+        ev = evaluate(inst, res.solution)
+        return {**timed, "status": res.status.value if ev.feasible else "error",
+                "objective": ev.objectives["alpha"] if ev.feasible else None,
+                "message": "entry timed directly; evaluate: " + ("feasible" if ev.feasible else
+                                                                 "; ".join(ev.violations)[:150]),
+                "instance": data.get("name")}
     x = model.stage_counts(inst.job, res.solution["assignment"], len(inst.servers))
     ok = [int(c) for c in x.sum(axis=0)] == list(inst.servers) and all(
         len(row) == st.replicas for row, st in zip(res.solution["assignment"], inst.job.stages))
-    return {"status": res.status.value if ok else "error", "wall_s": wall, "cpu_s": cpu, "peak_rss_mib": _maxrss_mib(),
+    return {**timed, "status": res.status.value if ok else "error",
             "objective": model.alpha_from_counts(inst.job, inst.cluster, x) if ok else None,
             "message": "entry timed directly; loads checked" + ("" if ok else ": loads wrong"),
-            "direct": True, "replicas_per_stage": int(np.max(inst.job.replicas)), "runs": i + 1}
+            "replicas_per_stage": int(np.max(inst.job.replicas))}
 
 
 def run_point(problem: str, algorithm: str, n: int, exact: bool, limit: float, cap: float,
@@ -315,7 +363,7 @@ def fit(points: list[tuple[int, float]]) -> tuple[float, float, int] | None:
 def algorithms(problem: str, exact: bool) -> list[str]:
     from optkit.registry import get
 
-    f = get(problem)
+    f = get(formulation_of(problem))
     return [a.name for a in f.algorithms.values() if (a.kind == "exact") == exact and a.available()]
 
 
@@ -327,6 +375,8 @@ def sweep(problems: list[str], quick: bool, exact_limit: float, cap: float,
     rows: list[dict[str, Any]] = []
     for problem in problems:
         for exact in series:
+            if exact and problem not in EXACT_SIZES:
+                continue  # an LLM series: the exact solvers' growth is gpu-mapping's
             sizes = EXACT_SIZES[problem] if exact else HEURISTIC_SIZES[problem][0]
             sizes = sizes[:3] if quick else sizes
             for n in sizes:  # generate and cache every instance first, so the baseline below only loads
@@ -336,7 +386,8 @@ def sweep(problems: list[str], quick: bool, exact_limit: float, cap: float,
                 if only is not None and algorithm not in only:
                     continue
                 for n in sizes:
-                    if problem == "gpu-mapping" and not exact and n > POW2[-1] and algorithm not in SCALE_ALGORITHMS:
+                    if problem in ("gpu-mapping", *LLM_SERIES) and not exact and n > POW2[-1] \
+                            and algorithm not in SCALE_ALGORITHMS:
                         break  # the dense-adjacency algorithms' series ends at the model's cap
                     r = run_point(problem, algorithm, n, exact, exact_limit, cap, repeat)
                     r.update(problem=problem, algorithm=algorithm, size=n, exact=exact,
@@ -419,7 +470,7 @@ def plot(rows: list[dict[str, Any]], path: Path) -> None:
                 if pts:
                     ax.loglog(*zip(*pts), marker="o", label=algorithm)
             ax.set_title(f"{problem} ({'exact' if exact else 'algorithms'})", fontsize=9)
-            ax.set_xlabel(HEURISTIC_SIZES[problem][2] if not exact else EXACT_UNIT[problem])
+            ax.set_xlabel(HEURISTIC_SIZES[problem][2] if not exact else EXACT_UNIT.get(problem, "(no exact series)"))
             ax.set_ylabel("wall time (s)")
             ax.legend(fontsize=6)
     fig.tight_layout()
@@ -504,10 +555,10 @@ def write(out: Path, stem: str, rows: list[dict[str, Any]], head: list[str]) -> 
     """``stem``.json (every point), ``stem``.png (log-log) and ``stem``.md (the table)."""
     out.mkdir(parents=True, exist_ok=True)
     (out / f"{stem}.json").write_text(json.dumps(rows, indent=1, default=str) + "\n")
-    plot(rows, out / f"{stem}.png")
     text = "\n".join(head + table(rows) + ["", f"Plot: `{stem}.png`; every point: `{stem}.json`.", ""]
                      + [n + "\n" for n in NOTES])
-    (out / f"{stem}.md").write_text(text)
+    (out / f"{stem}.md").write_text(text)  # before the plot: a plot that fails leaves the page and its run line
+    plot(rows, out / f"{stem}.png")
     print(text)
 
 

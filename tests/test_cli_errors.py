@@ -85,7 +85,7 @@ def files(tmp_path: Path) -> dict[str, str]:
 CASES = [
     ("validate {binary}", "is not a UTF-8 text (JSON) file"),
     ("validate {unterminated}", "Unterminated string starting at line 1"),
-    ("solve gpu-mapping {replicas} -a heavy-edge", "job.stages[0].replicas must be <= 4096"),
+    ("solve gpu-mapping {replicas} -a heavy-edge", "job.stages[0].replicas must be <= 16384"),
     ("validate {nimp_big}", "machines lists 100000 machines"),
     ("validate {ddl_empty}", "jobs must be a non-empty list"),
     ("solve ddlwmp {ddl_servers} -a a-srpt", "cluster.servers must be <= 1000000"),

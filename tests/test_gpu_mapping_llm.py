@@ -329,6 +329,26 @@ def test_shipped_llm_layouts_follow_the_cited_facts() -> None:
     assert 46.5e9 < sum(s.param_bytes for s in mix.job.stages) / 2 < 46.9e9
 
 
+def test_scale_llm_instances_scale_only_the_data_parallel_degree() -> None:
+    """The 16,384-GPU instances: GPT-3 at DP 128 (TP 8 x PP 16, the published global batch: 12
+    sequences a replica, so a stage's activations are 12/192 of the DP 8 job's), Mixtral at 512
+    replicas of the 8 expert groups (each replica's stage exactly as in the 64-GPU job)."""
+    from optkit.formulations.gpu_mapping.llm_models import LLM_INSTANCES, LLM_SCALE_INSTANCES
+
+    gpt = GpuMappingInstance.from_dict(LLM_SCALE_INSTANCES["gpt3-175b_tp8-pp16-dp128"]())
+    small = GpuMappingInstance.from_dict(LLM_INSTANCES["gpt3-175b_tp8-pp16-dp8"]())
+    assert gpt.job.n_replicas == sum(gpt.servers) == 16_384 and len(gpt.servers) == 2048
+    assert [(s.replicas, s.tensor_parallel) for s in gpt.job.stages] == [(128, 8)] * 16
+    assert [s.param_bytes for s in gpt.job.stages] == [s.param_bytes for s in small.job.stages]
+    assert gpt.job.stages[3].out_bytes == small.job.stages[3].out_bytes * 12 / 192
+    for free in ("packed", "mixed"):
+        mix = GpuMappingInstance.from_dict(LLM_SCALE_INSTANCES[f"mixtral-8x7b_ep8-pp4-dp4096_{free}"]())
+        base = GpuMappingInstance.from_dict(LLM_INSTANCES[f"mixtral-8x7b_ep8-pp4-dp16_{free}"]())
+        assert mix.job.n_replicas == sum(mix.servers) == 16_384
+        assert [s.replicas for s in mix.job.stages] == [512] * 4
+        assert [s.to_dict() | {"replicas": 2} for s in mix.job.stages] == [s.to_dict() for s in base.job.stages]
+
+
 def test_place_takes_servers_in_replicas_of_t_and_keeps_slices_together() -> None:
     """gpu-mapping's place() on a job of t = 2 in every stage: free GPUs 3, 3 and 2 offer one, one and
     one replica of 2 GPUs; the most-free rule takes the two 3-GPU nodes, 2 GPUs each (by GPUs it would

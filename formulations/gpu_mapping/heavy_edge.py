@@ -48,6 +48,15 @@ mapping as Heavy-Edge on the job's edge list (:func:`heavy_edge_arrays` on ``job
 the last vertex (tests/test_gpu_mapping_stage_path.py); the time is O(n log n) plus case 2's
 O(n) per one-GPU server (``benchmarks/growth.py``).
 
+A job with tensor-parallel or MoE stages (Sec. VI; :func:`.model.job_edge_kinds`) has the same
+shape: its pipeline edges join every slice / expert group of stage s-1 to every one of stage s
+with one weight (a block), and its other edges (each slice position's data-parallel ring or
+tree, each replica's tensor-parallel all-reduce and all-to-all token routing) lie within a stage,
+O(n) of them for a bounded number of slices or groups per replica. So it runs on the stage
+structure too, with or without co-location (below), with the same result as the edge list
+(tests/test_gpu_mapping_llm_stage_path.py, against the edge-list implementation of commit
+1f3bf38).
+
 **Co-location** (``colocate``: groups of vertices that must each land on one server). A-SRPT
 paper, Sec. VI: "represent tensor slices as vertices and AllReduce operations as weighted
 edges. For communication efficiency, all tensor slices of a layer must reside within a single
@@ -73,7 +82,15 @@ above (a vertex outside every group is a unit of one):
   or ``colocate``.
 
 With ``colocate=None`` (or groups of one vertex) nothing changes. Under co-location
-:func:`heavy_edge_job` runs on the job's edge list.
+:func:`heavy_edge_job` runs on the stage structure when every vertex of each stage is in a group
+of one size (a vertex outside every group: size 1), as the job's own groups are (a
+tensor-parallel replica's t slices, :func:`.model.colocation_groups`): whether a unit *may go*
+to a server depends only on its size, so either every unassigned vertex of a block's stage may
+go or none may, and the block stands for its edges exactly. Other groups (a stage mixing sizes)
+run on the job's edge list. The scan for node_set's first edge passes over the edges of two
+units that may not go, so its cost can reach the number of explicit edges per server where many
+units may not go (free GPUs too few for a tensor-parallel replica); on whole free servers it is
+O(1) per server.
 """
 
 from __future__ import annotations
@@ -82,7 +99,6 @@ import gc
 import heapq
 import math
 from contextlib import contextmanager
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Hashable, Iterator, Mapping, Sequence, TypeVar
 
 import numpy as np
@@ -92,7 +108,8 @@ from optkit.readings import check_reading
 from optkit.validation import check_seed, checked_arguments, integer
 
 from .model import (
-    PROBLEM, Cluster, PipelineJob, alpha_from_counts, alpha_of_assignment, job_edges, colocation_groups, stage_counts,
+    PROBLEM, Cluster, PipelineJob, alpha_from_counts, alpha_of_assignment, colocation_groups, pipeline_weights,
+    stage_counts, stage_edges,
 )
 from .readings import READINGS
 
@@ -199,26 +216,28 @@ class _Graph:
 
 
 def _stage_graph(job: PipelineJob) -> _Graph:
-    """The job graph of :func:`.model.job_edges` on the stage structure: the ring or tree edges
-    within each stage explicitly (from :func:`.model.job_edges` on the stage alone, so every
-    weight is the same floating-point number), the complete bipartite edges between consecutive
-    stages as blocks."""
+    """The job graph of :func:`.model.job_edges` on the stage structure: the edges within each
+    stage explicitly (:func:`.model.stage_edges`, every weight the same floating-point number: the ring
+    or tree of its replicas; for a tensor-parallel or MoE stage (Sec. VI) the data-parallel ring or
+    tree of each slice / group position, each replica's tensor-parallel all-reduce ring or tree,
+    each replica's all-to-all token routing), the complete
+    bipartite edges between consecutive stages as blocks (:func:`.model.job_edge_kinds`' ``pipeline``
+    weight ``2 d^out_{s-1} / (u_{s-1} k_s u_s)``, which is the paper's ``2 d^out_{s-1} / k_s`` when
+    every ``u = 1``). Edges of different kinds never join the same two vertices, so summing parallel
+    edges (as :func:`.model.job_edges` does) changes no weight here."""
     st = job.stages
     off = [int(o) for o in job.offsets]
-    us: list[int] = []
-    vs: list[int] = []
-    ws: list[float] = []
+    parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     for s, stage in enumerate(st):
-        if stage.replicas < 2:
-            continue
-        alone = PipelineJob((replace(stage, in_bytes=0.0, out_bytes=0.0),), job.allreduce, job.two_replica_ring)
-        u, v, w = job_edges(alone)  # its ring or tree: O(k_s) edges, in (u, v) order
-        us += (u + off[s]).tolist()
-        vs += (v + off[s]).tolist()
-        ws += w.tolist()
+        if stage.replicas * stage.units >= 2:
+            u, v, w = stage_edges(job, s)
+            parts.append((u + off[s], v + off[s], w))
+    us = np.concatenate([p[0] for p in parts]).tolist() if parts else []
+    vs = np.concatenate([p[1] for p in parts]).tolist() if parts else []
+    ws = np.concatenate([p[2] for p in parts]).tolist() if parts else []
     g = _Graph(job.n_replicas, us, vs, ws)
     n_st = len(st)
-    g.block_w = [0.0] + [2.0 * st[s - 1].out_bytes / st[s].replicas for s in range(1, n_st)] + [0.0]
+    g.block_w = pipeline_weights(job) + [0.0]
     g.blocks = sorted((-g.block_w[s], s) for s in range(1, n_st) if g.block_w[s] > 0.0)
     g.stage_lo, g.stage_hi = off[:-1], off[1:]
     g.stage_of = [s for s in range(n_st) for _ in range(off[s], off[s + 1])]
@@ -226,21 +245,22 @@ def _stage_graph(job: PipelineJob) -> _Graph:
     return g
 
 
-_PLAIN_JOB_KEYS = frozenset(("allreduce", "stages", "two_replica_ring"))
-_PLAIN_STAGE_KEYS = frozenset(("replicas", "fwd_time", "bwd_time", "in_bytes", "out_bytes", "param_bytes"))
+_JOB_KEYS = frozenset(("allreduce", "stages", "two_replica_ring", "tp_allreduce_time"))
+_STAGE_KEYS = frozenset(("replicas", "fwd_time", "bwd_time", "in_bytes", "out_bytes", "param_bytes",
+                         "tensor_parallel", "tp_bytes", "experts", "expert_bytes", "routing", "routing_skew"))
 
 
 def _prepared(job: PipelineJob, *, blocks: bool = True) -> _Graph:
     """The job's graph, cached on the (immutable) job: on the stage structure (:func:`_stage_graph`)
-    when ``blocks`` and the job is a plain pipeline job of the fields :func:`_stage_graph` reads;
-    otherwise from the job's edge arrays (``job.edges``)."""
+    when ``blocks`` and the job is a :class:`.model.PipelineJob` of the fields :func:`_stage_graph`
+    reads (the paper's, and Sec. VI's tensor-parallel and MoE stages); otherwise from the job's edge
+    arrays (``job.edges``)."""
     d = job.to_dict()
-    plain = (type(job) is PipelineJob and set(d) <= _PLAIN_JOB_KEYS
-             and all(set(st) <= _PLAIN_STAGE_KEYS for st in d["stages"]))
-    name = "_heavy_edge_graph" if blocks and plain else "_heavy_edge_edge_graph"
+    known = (type(job) is PipelineJob and set(d) <= _JOB_KEYS and all(set(st) <= _STAGE_KEYS for st in d["stages"]))
+    name = "_heavy_edge_graph" if blocks and known else "_heavy_edge_edge_graph"
     cache = job.__dict__.get(name)
     if cache is None:
-        if blocks and plain:
+        if blocks and known:
             cache = _stage_graph(job)
         else:
             u, v, w = job.edges
@@ -429,7 +449,6 @@ def _heavy_edge(graph: _Graph, free_gpus: Sequence[int], rng: np.random.Generato
     if colocate is not None:
         groups, where = check_colocate(colocate, n)
         if groups:
-            assert graph.stage_of is None, "co-location runs on the edge-list graph"
             units = _Colocation(groups, where, n, caps)
     nbrs = graph.nbrs
     server_of = [-1] * n
@@ -548,10 +567,16 @@ def _heavy_edge(graph: _Graph, free_gpus: Sequence[int], rng: np.random.Generato
 
     def fill_colocated(m: int, c: int) -> None:
         """Case 2c under co-location (module docstring): node_set grows by whole units, each
-        the unit of the vertex joined by the heaviest edge whose unit may go to server m."""
-        nonlocal edge_ptr
+        the unit of the vertex joined by the heaviest edge whose unit may go to server m. On a
+        stage graph every vertex of a stage is in a unit of one size (:func:`heavy_edge_job`), so
+        a block's vertices may all go to m or none may: a block entry whose vertex may not is
+        dropped, as its edges would be, for good: a unit that may not go to m never may later
+        (were it placeable after some units join m, it was placeable beside them before), so the
+        edges to its stage that later vertices of node_set would push are passed over too."""
+        nonlocal edge_ptr, block_ptr
         assert units is not None
         heap: list[tuple[Any, ...]] = []
+        offered: set[int] = set()
 
         def put(v: int) -> None:
             group = units.unit(v)
@@ -562,6 +587,8 @@ def _heavy_edge(graph: _Graph, free_gpus: Sequence[int], rng: np.random.Generato
                 for entry in entries[u]:
                     if server_of[entry[1]] == -1:
                         heappush(heap, entry)
+                if stage_of is not None:
+                    offer(u, heap, offered)
 
         started = False
         if from_placed:
@@ -577,23 +604,34 @@ def _heavy_edge(graph: _Graph, free_gpus: Sequence[int], rng: np.random.Generato
         if not started:
             while edge_ptr < n_edges and (server_of[ends_a[edge_ptr]] != -1 or server_of[ends_b[edge_ptr]] != -1):
                 edge_ptr += 1
+            pick: tuple[Any, ...] | None = None
             for j in range(edge_ptr, n_edges):  # the heaviest edge of two unassigned ends, one of which fits
                 a, b = ends_a[j], ends_b[j]
-                if server_of[a] == -1 and server_of[b] == -1:
-                    if fits(a, m):
-                        put(a)
-                        started = True
-                    if fits(b, m):
-                        put(b)
-                        started = True
-                    if started:
+                if server_of[a] == -1 and server_of[b] == -1 and (fits(a, m) or fits(b, m)):
+                    pick = sorted_edges[j]
+                    break
+            if stage_of is not None:  # the heaviest such block, at its stages' lowest unassigned vertices
+                while block_ptr < n_blocks and (lowest(blocks[block_ptr][1] - 1) == -1
+                                                or lowest(blocks[block_ptr][1]) == -1):
+                    block_ptr += 1
+                for i in range(block_ptr, n_blocks):
+                    x, s = blocks[i]
+                    a, b = lowest(s - 1), lowest(s)
+                    if a != -1 and b != -1 and (fits(a, m) or fits(b, m)):
+                        if pick is None or (x, a, b) < pick:  # never equal: a block is no explicit edge
+                            pick = (x, a, b)
                         break
-            if not started:
+            if pick is not None:  # each end's unit, if it may go (the second judged after the first went)
+                if fits(pick[1], m):
+                    put(pick[1])
+                if fits(pick[2], m):
+                    put(pick[2])
+            else:
                 put(random_vertex(m))
         while units.cap[m] > 0:
             v = best(heap)
             while v != -1 and not fits(v, m):
-                heappop(heap)  # this edge cannot bring its vertex to server m
+                heappop(heap)  # this edge (or block) cannot bring its vertex (its stage's) to server m
                 v = best(heap)
             put(v if v != -1 else random_vertex(m))
 
@@ -879,10 +917,29 @@ def heavy_edge_job(job: PipelineJob, free_gpus: Sequence[int], *, seed: int | No
         raise InputError("job", f"must be a PipelineJob (PipelineJob.from_dict builds one), got {type(job).__name__}",
                          problem=PROBLEM)
     with _collector_paused():
-        graph = _prepared(job, blocks=colocate is None)
+        graph = _prepared(job, blocks=colocate is None or _uniform_per_stage(job, colocate))
         flat = _heavy_edge(graph, free_gpus, None, seed, single_gpu_weight, server_start, colocate)
     assert graph.spans is not None
     return [flat[a:b] for a, b in graph.spans]
+
+
+def _uniform_per_stage(job: PipelineJob, colocate: Any) -> bool:
+    """Whether every vertex of each stage of ``job`` is in a ``colocate`` group of one size (a
+    vertex outside every group: size 1), the condition under which co-location runs on the stage
+    structure (a block's vertices are then interchangeable for "may go to this server": module
+    docstring, "Cost"). The job's own groups (:func:`.model.colocation_groups`: a tensor-parallel
+    replica's t slices) always are. False for anything :func:`check_colocate` refuses, so that
+    :func:`_heavy_edge` reports it."""
+    n = job.n_replicas
+    try:
+        groups, _ = check_colocate(colocate, n)
+    except InputError:
+        return False
+    size = [1] * n
+    for g in groups:
+        for v in g:
+            size[v] = len(g)
+    return all(len(set(size[a:b])) <= 1 for a, b in zip(job.offsets[:-1].tolist(), job.offsets[1:].tolist()))
 
 
 def fewest_servers(n_gpus: int, gpus_per_server: int) -> list[int]:

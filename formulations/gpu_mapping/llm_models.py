@@ -34,6 +34,14 @@ Choices (ours, not facts; each says so in the instance's ``meta``):
 * The GPT-3 job on 128 idle servers (every replica then fills one server: t = g = 8); Mixtral on 8
   idle servers and on the free GPUs of a shared cluster (:func:`.generate.free_gpus`, pattern
   ``mixed``, seed 0).
+* **Scale** (issue 37 item 4: 16,384-GPU clusters, :data:`LLM_SCALE_INSTANCES`): the data-parallel
+  degree is the scale knob, every other layout number as above. GPT-3 at DP 128 (TP 8 x PP 16 x
+  DP 128 = 16,384 GPUs on 2,048 idle servers) keeps the published global batch of 1536 sequences,
+  so a replica processes 1536 / 128 = 12 of them per iteration. Mixtral at 512 replicas of the 8
+  expert groups (EP 8 x PP 4 x DP 4096 = 16,384 GPUs, on 2,048 idle servers and on a shared
+  cluster's free GPUs, pattern ``mixed``, seed 0) keeps each replica's 128 sequences (256 for the
+  two replicas above), so its global batch grows with DP (weak scaling: 65,536 sequences of 4096
+  tokens); 256 sequences over 512 replicas would leave half a sequence to a replica.
 
 Per-iteration quantities of one replica of stage s (:class:`.model.Stage`): ``fwd_time`` /
 ``bwd_time`` of one GPU, ``out_bytes`` the activations the replica sends on (tokens x hidden x 2
@@ -51,11 +59,12 @@ from __future__ import annotations
 import numpy as np
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from .model import PROBLEM
 
-__all__ = ["gpt3_175b", "mixtral_8x7b", "LLM_INSTANCES", "write_llm_instances", "llm_folder"]
+__all__ = ["gpt3_175b", "mixtral_8x7b", "LLM_INSTANCES", "LLM_SCALE_INSTANCES", "SCALE_DP", "write_llm_instances",
+           "llm_folder"]
 
 BYTES_16 = 2                  # fp16 / bf16
 GPU_FLOPS = 140e12            # FLOP/s per A100 (Narayanan et al., Sec. 5.1)
@@ -75,11 +84,16 @@ def _cluster() -> dict[str, Any]:
     return {"gpus_per_server": GPUS_PER_SERVER, "inter_bandwidth": B_INTER, "intra_bandwidth": B_INTRA}
 
 
-def gpt3_175b() -> dict[str, Any]:
-    """GPT-3 175B, TP 8 x PP 16 x DP 8 on 1024 GPUs (128 idle DGX A100 servers)."""
+def gpt3_175b(dp: int | None = None) -> dict[str, Any]:
+    """GPT-3 175B, TP 8 x PP 16 x DP ``dp`` on idle DGX A100 servers; ``dp=None``: the published
+    1024 GPUs (DP 8, 128 servers). The global batch (1536 sequences) stays the published one, so
+    ``dp`` must divide it (module docstring, "Scale")."""
     c = GPT3
     h, s, L, V, t, p = c["hidden"], c["seq"], c["layers"], c["vocab"], c["tp"], c["pp"]
-    dp = c["gpus"] // (t * p)
+    if dp is None:
+        dp = c["gpus"] // (t * p)
+    if c["batch"] % dp:
+        raise ValueError(f"dp must divide the global batch of {c['batch']} sequences, got {dp}")
     seqs = c["batch"] // dp                     # sequences one replica processes per iteration
     tokens = seqs * s
     layers = L // p
@@ -95,26 +109,33 @@ def gpt3_175b() -> dict[str, Any]:
                        "in_bytes": float(act) if i > 0 else 0.0, "out_bytes": float(act) if i < p - 1 else 0.0,
                        "param_bytes": float(params * BYTES_16),
                        "tensor_parallel": t, "tp_bytes": float(4 * layers * act)})
-    servers = [GPUS_PER_SERVER] * (c["gpus"] // GPUS_PER_SERVER)
-    return {"problem": PROBLEM, "name": "gpt3-175b_tp8-pp16-dp8",
+    servers = [GPUS_PER_SERVER] * (t * p * dp // GPUS_PER_SERVER)
+    return {"problem": PROBLEM, "name": f"gpt3-175b_tp8-pp16-dp{dp}",
             "cluster": _cluster(), "job": {"allreduce": "ring", "stages": stages}, "servers": servers,
             "meta": {"source": "Megatron-LM examples/gpt3/train_gpt3_175b_distributed.sh (TP 8, PP 16, 96 layers, "
                                "hidden 12288, seq 2048, global batch 1536) on 1024 GPUs (Megatron-LM README); "
                                "Narayanan et al. SC'21 eq. (3), Sec. 2.3, 5, 5.1",
-                     "choices": "140 TFLOP/s per GPU; B_intra 300 GB/s; B_inter 200 GB/s per server; 128 idle servers",
+                     "choices": "140 TFLOP/s per GPU; B_intra 300 GB/s; B_inter 200 GB/s per server; "
+                                f"{len(servers)} idle servers"
+                                + ("" if dp == c["gpus"] // (t * p) else
+                                   f"; DP {dp} (the scale knob; the published global batch, {seqs} sequences "
+                                   "per replica)"),
                      "layout": {"tp": t, "pp": p, "dp": dp}}}
 
 
-def mixtral_8x7b(free: str = "packed") -> dict[str, Any]:
-    """Mixtral 8x7B, EP 8 x PP 4 x (DP 16 = 2 replicas of the 8 expert groups): 64 GPUs, on 8 idle
-    servers (``free="packed"``) or on a shared cluster's free GPUs (``free="mixed"``: pattern
-    ``mixed`` of :func:`.generate.free_gpus`, seed 0)."""
+def mixtral_8x7b(free: str = "packed", replicas: int | None = None) -> dict[str, Any]:
+    """Mixtral 8x7B, EP 8 x PP 4 x (DP 8 x ``replicas``: data-parallel copies of the 8 expert
+    groups; None: DP 16, 2 replicas, 64 GPUs), on idle servers (``free="packed"``) or on a shared
+    cluster's free GPUs (``free="mixed"``: pattern ``mixed`` of :func:`.generate.free_gpus`, seed
+    0). A replica's batch stays that of the 64-GPU job (module docstring, "Scale")."""
     from .generate import free_gpus
 
     c, b = MIXTRAL, MIXTRAL_BATCH
     h, f, L, V, e, p = c["hidden"], c["ffn"], c["layers"], c["vocab"], c["experts"], c["pp"]
-    replicas = b["dp"] // c["ep"]               # data-parallel copies of the full set of expert groups
-    tokens = b["sequences"] * b["seq"] // replicas   # one replica's tokens per iteration
+    base = b["dp"] // c["ep"]                   # data-parallel copies of the full set of expert groups
+    tokens = b["sequences"] * b["seq"] // base   # one replica's tokens per iteration
+    replicas = base if replicas is None else replicas
+    dp = replicas * c["ep"]
     layers = L // p
     kv = c["kv_heads"] * c["head_dim"]
     attn_params = 2 * h * h + 2 * h * kv
@@ -133,20 +154,36 @@ def mixtral_8x7b(free: str = "packed") -> dict[str, Any]:
                        "experts": e, "expert_bytes": float(layers * 4 * c["top_k"] * tokens * h * BYTES_16)})
     n = p * replicas * e
     servers = free_gpus(n, GPUS_PER_SERVER, free, np.random.default_rng(0))
-    return {"problem": PROBLEM, "name": f"mixtral-8x7b_ep8-pp4-dp16_{free}",
+    return {"problem": PROBLEM, "name": f"mixtral-8x7b_ep8-pp4-dp{dp}_{free}",
             "cluster": _cluster(), "job": {"allreduce": "ring", "stages": stages}, "servers": servers,
             "meta": {"source": "Jiang et al. arXiv:2401.04088 Table 1 and mistralai/Mixtral-8x7B-v0.1 config.json "
                                "(32 layers, hidden 4096, ffn 14336, 8 kv heads of 128, vocab 32000, 8 experts, "
                                "top-2); Megatron-LM examples/mixtral/README.md (TP1 EP8 PP4 for training)",
-                     "choices": "256 sequences of 4096 tokens per iteration, DP 16; 140 TFLOP/s per GPU; "
+                     "choices": ("256 sequences of 4096 tokens per iteration, DP 16; " if dp == b["dp"] else
+                                 f"DP {dp} (the scale knob), {b['sequences'] // base} sequences of {b['seq']} tokens "
+                                 f"per replica as at DP {b['dp']} ({b['sequences'] * replicas // base} per "
+                                 "iteration); ")
+                                + "140 TFLOP/s per GPU; "
                                 f"B_intra 300 GB/s; B_inter 200 GB/s per server; free GPUs: {free} (seed 0)",
-                     "layout": {"ep": e, "pp": p, "dp": b["dp"]}}}
+                     "layout": {"ep": e, "pp": p, "dp": dp}}}
 
 
-LLM_INSTANCES = {"gpt3-175b_tp8-pp16-dp8": gpt3_175b,
-                 "mixtral-8x7b_ep8-pp4-dp16_packed": lambda: mixtral_8x7b("packed"),
-                 "mixtral-8x7b_ep8-pp4-dp16_mixed": lambda: mixtral_8x7b("mixed")}
-"""Name -> builder of every shipped LLM instance."""
+LLM_INSTANCES: dict[str, Callable[[], dict[str, Any]]] = {
+    "gpt3-175b_tp8-pp16-dp8": gpt3_175b,
+    "mixtral-8x7b_ep8-pp4-dp16_packed": lambda: mixtral_8x7b("packed"),
+    "mixtral-8x7b_ep8-pp4-dp16_mixed": lambda: mixtral_8x7b("mixed"),
+}
+"""Name -> builder of the shipped LLM instances at their published sizes (1,024 and 64 GPUs)."""
+SCALE_DP = {"gpt3": 128, "mixtral_replicas": 512}
+"""The data-parallel degrees of the 16,384-GPU instances (module docstring, "Scale")."""
+LLM_SCALE_INSTANCES: dict[str, Callable[[], dict[str, Any]]] = {
+    "gpt3-175b_tp8-pp16-dp128": lambda: gpt3_175b(SCALE_DP["gpt3"]),
+    "mixtral-8x7b_ep8-pp4-dp4096_packed": lambda: mixtral_8x7b("packed", SCALE_DP["mixtral_replicas"]),
+    "mixtral-8x7b_ep8-pp4-dp4096_mixed": lambda: mixtral_8x7b("mixed", SCALE_DP["mixtral_replicas"]),
+}
+"""Name -> builder of the shipped LLM instances on 16,384 GPUs (issue 37 item 4; the DP degree
+scaled, module docstring "Scale"). Kept apart from :data:`LLM_INSTANCES`: whatever lists the job
+graph's edges (the exact models, heavy-edge-refine) costs O(n^2) on them."""
 
 
 def llm_folder() -> Path:
@@ -157,13 +194,14 @@ def llm_folder() -> Path:
 
 
 def write_llm_instances(folder: str | Path | None = None) -> list[Path]:
-    """Write every :data:`LLM_INSTANCES` entry as ``<name>.json`` (the shipped format)."""
+    """Write every :data:`LLM_INSTANCES` and :data:`LLM_SCALE_INSTANCES` entry as ``<name>.json``
+    (the shipped format)."""
     from .generate import dumps
 
     out = Path(folder) if folder is not None else llm_folder()
     out.mkdir(parents=True, exist_ok=True)
     paths = []
-    for name, build in LLM_INSTANCES.items():
+    for name, build in {**LLM_INSTANCES, **LLM_SCALE_INSTANCES}.items():
         path = out / f"{name}.json"
         path.write_text(dumps(build()))
         paths.append(path)

@@ -21,7 +21,7 @@ fields is the paper's job and takes the paper's code paths unchanged.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
@@ -39,7 +39,8 @@ __all__ = [
     "Stage", "PipelineJob", "Cluster", "GpuMappingInstance",
     "double_binary_tree_edges", "job_edges", "job_edge_kinds", "job_graph", "stage_counts", "stage_times",
     "alpha_from_counts", "alpha_max", "cut_weight", "evaluate", "assignment_from_vertex_servers",
-    "routing_matrix", "stage_compute", "vertex_times", "alpha_of_assignment", "colocation_violations", "colocation_groups", "placement_units",
+    "routing_matrix", "stage_compute", "vertex_times", "EDGE_LIST_MAX", "pipeline_weights", "stage_edge_parts",
+    "stage_edges", "alpha_of_assignment", "colocation_violations", "colocation_groups", "placement_units",
 ]
 
 PROBLEM = "gpu-mapping"
@@ -60,9 +61,23 @@ REL_TOL = 1e-9
 
 
 # ----------------------------------------------------------------------------- instance types
-MAX_REPLICAS = 4096
-"""Most replicas (GPUs) of one job: the job graph is a dense n x n matrix (4096: 128 MiB), and
-the paper's largest clusters have 2,000 GPUs. More is bad input, not a memory error."""
+MAX_REPLICAS = 16_384
+"""Most vertices (GPUs: replicas, tensor slices, expert groups) of one job: issue 37's largest
+cluster, 16,384 GPUs; more is bad input, not a memory error. *Decision* (2026-11-27): raised from
+4,096 (:data:`EDGE_LIST_MAX`, the paper's largest clusters having 2,000 GPUs), where the job graph's
+dense n x n matrix reaches 128 MiB, because Heavy-Edge no longer lists the job graph's edges (it
+works on the stage structure, ``heavy_edge.py`` "Cost"), nor does ``evaluate`` above
+:data:`EDGE_LIST_MAX` (:func:`cut_weight`, :func:`vertex_times`). What still builds the dense
+matrix or the edge list (heavy-edge-refine, the peers, the exact models' edge sums,
+:func:`job_graph`) costs O(n^2) time and memory there: ``benchmarks/growth.py`` measures where
+each algorithm's series stops."""
+EDGE_LIST_MAX = 4096
+"""Up to this many vertices (the jobs that existed before :data:`MAX_REPLICAS` was raised),
+:func:`cut_weight` and :func:`vertex_times` go edge by edge over :func:`job_edges`, as every result
+so far was computed; above it they count each complete bipartite set of pipeline edges between
+consecutive stages per server (:func:`cut_weight`): the same sums in another order (equal to a
+relative 1e-12 on seeded jobs, tests/test_gpu_mapping_large_jobs.py), in O(n + S M) instead of
+O(n^2)."""
 _STAGE_FIELDS = ("replicas", "fwd_time", "bwd_time", "in_bytes", "out_bytes", "param_bytes")
 _LLM_FIELDS = ("tensor_parallel", "tp_bytes", "experts", "expert_bytes", "routing", "routing_skew")
 
@@ -775,15 +790,31 @@ def vertex_times(job: PipelineJob, cluster: Cluster, servers_of_vertex: Sequence
     b_inter, b_intra = cluster.inter_bandwidth, cluster.intra_bandwidth
     stage_of = job.vertex_stage
     beta = stage_compute(job, cluster)[stage_of].astype(float)
-    kinds = job.edge_kinds
-    for kind in ("pipeline", "a2a"):
-        u, v, w = kinds[kind]
-        cost = np.where(sv[u] == sv[v], w / b_intra, w * g / b_inter)
-        np.add.at(beta, u, cost)
-        np.add.at(beta, v, cost)
-    n_servers = int(sv.max()) + 1 if sv.size else 0
-    X = np.zeros((len(job.stages), n_servers))
-    np.add.at(X, (stage_of, sv), 1.0)
+    X = _vertices_per_server(job, sv)
+    if job.n_replicas <= EDGE_LIST_MAX:
+        kinds = job.edge_kinds
+        for kind in ("pipeline", "a2a"):
+            u, v, w = kinds[kind]
+            cost = np.where(sv[u] == sv[v], w / b_intra, w * g / b_inter)
+            np.add.at(beta, u, cost)
+            np.add.at(beta, v, cost)
+    else:  # EDGE_LIST_MAX: a vertex's pipeline edges counted per server, the a2a edges one by one
+        V = job.vertices.astype(float)
+        for s, w_s in enumerate(pipeline_weights(job)):
+            if not s or w_s == 0.0:
+                continue
+            for here, there in ((s, s - 1), (s - 1, s)):  # stage `here`'s vertices, their edges to `there`
+                lo, hi = int(job.offsets[here]), int(job.offsets[here + 1])
+                near = X[there, sv[lo:hi]]
+                beta[lo:hi] += near * (w_s / b_intra) + (V[there] - near) * (w_s * g / b_inter)
+        for s, stage in enumerate(job.stages):
+            if stage.experts > 1:
+                lo = int(job.offsets[s])
+                u, v, w = stage_edge_parts(job, s)[1]
+                u, v = u + lo, v + lo
+                cost = np.where(sv[u] == sv[v], w / b_intra, w * g / b_inter)
+                np.add.at(beta, u, cost)
+                np.add.at(beta, v, cost)
     for s, stage in enumerate(job.stages):
         k, us = stage.replicas, stage.units
         if k < 2:
@@ -851,10 +882,80 @@ def assignment_from_vertex_servers(job: PipelineJob, servers_of_vertex: Sequence
 
 
 def cut_weight(job: PipelineJob, servers_of_vertex: np.ndarray) -> float:
-    """Total weight (bytes per iteration) of the job-graph edges between different servers."""
-    u, v, w = job.edges
+    """Total weight (bytes per iteration) of the job-graph edges between different servers.
+
+    Above :data:`EDGE_LIST_MAX` vertices, without listing the pipeline edges: those between stages
+    s-1 and s all weigh ``w_s`` (:func:`pipeline_weights`), and ``V_{s-1} V_s - sum_m X_{s-1,m}
+    X_{s,m}`` of them join different servers (``V`` a stage's vertices, ``X`` its vertices per
+    server); the edges within stages (:func:`stage_edges`) are summed one by one."""
     sv = np.asarray(servers_of_vertex)
-    return float(w[sv[u] != sv[v]].sum())
+    if job.n_replicas <= EDGE_LIST_MAX:
+        u, v, w = job.edges
+        return float(w[sv[u] != sv[v]].sum())
+    total = 0.0
+    for s in range(len(job.stages)):
+        u, v, w = stage_edges(job, s)
+        lo = int(job.offsets[s])
+        total += float(w[sv[u + lo] != sv[v + lo]].sum())
+    X = _vertices_per_server(job, sv)
+    V = job.vertices.astype(float)
+    for s, w_s in enumerate(pipeline_weights(job)):
+        if s and w_s > 0.0:
+            total += w_s * float(V[s - 1] * V[s] - X[s - 1] @ X[s])
+    return total
+
+
+def _vertices_per_server(job: PipelineJob, sv: np.ndarray) -> np.ndarray:
+    """X[s, m]: the vertices of stage s on server m."""
+    n_servers = int(sv.max()) + 1 if sv.size else 0
+    X = np.zeros((len(job.stages), n_servers))
+    np.add.at(X, (job.vertex_stage, sv), 1.0)
+    return X
+
+
+def pipeline_weights(job: PipelineJob) -> list[float]:
+    """``w[s]`` (s >= 1): the weight of every pipeline edge between a vertex of stage s-1 and one of
+    stage s, ``2 d^out_{s-1} / (u_{s-1} k_s u_s)`` (:func:`job_edge_kinds`; the paper's
+    ``2 d^out_{s-1} / k_s`` when every ``u = 1``, :func:`job_edges`), the same floating-point number
+    as there; ``w[0] = 0``."""
+    st, u = job.stages, job.units
+    return [0.0] + [2.0 * st[s - 1].out_bytes / (int(u[s - 1]) * st[s].replicas * int(u[s]))
+                    for s in range(1, len(st))]
+
+
+def stage_edge_parts(job: PipelineJob, s: int) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray],
+                                                        tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """The edges within stage s of ``job``, stage-local vertex indices, in two parts, each as
+    :func:`job_edges` weighs them (the same floating-point numbers): ``dp``, the data-parallel ring
+    or tree of the stage's k replicas (the paper's stage over ``h / u`` parameters), repeated for
+    each of the u slice / group positions; ``own``, one replica's own edges (its tensor-parallel
+    all-reduce, or its groups' all-to-all token routing: the stage with one replica), repeated for
+    each replica. O(k u + k u^2) edges, built from the two patterns without listing the job's
+    pipeline edges."""
+    stage = job.stages[s]
+    k, u = stage.replicas, stage.units
+    dp_stage = Stage(k, stage.fwd_time, stage.bwd_time, 0.0, 0.0, stage.param_bytes / u)
+    a, b, w = job_edges(PipelineJob((dp_stage,), job.allreduce, job.two_replica_ring))
+    pos = np.arange(u, dtype=np.int64)
+    dp = ((a[:, None] * u + pos).ravel(), (b[:, None] * u + pos).ravel(), np.repeat(w, u))
+    if u == 1:
+        empty = np.zeros(0, dtype=np.int64)
+        return dp, (empty, empty, np.zeros(0))
+    one = replace(stage, replicas=1, in_bytes=0.0, out_bytes=0.0)
+    a, b, w = job_edges(PipelineJob((one,), job.allreduce, job.two_replica_ring, job.tp_allreduce_time))
+    base = np.arange(k, dtype=np.int64)[:, None] * u
+    return dp, ((base + a).ravel(), (base + b).ravel(), np.tile(w, k))
+
+
+def stage_edges(job: PipelineJob, s: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The edges within stage s (:func:`stage_edge_parts`, both parts) sorted by (u, v), as
+    :func:`job_edges` lists them among its own (stage-local indices). The parts never join the same
+    two vertices (a data-parallel edge joins two replicas, the others one replica's units), so no
+    weight is a sum of the two."""
+    (a1, b1, w1), (a2, b2, w2) = stage_edge_parts(job, s)
+    uu, vv, ww = np.concatenate((a1, a2)), np.concatenate((b1, b2)), np.concatenate((w1, w2))
+    order = np.lexsort((vv, uu))
+    return uu[order], vv[order], ww[order]
 
 
 # ----------------------------------------------------------------------------- evaluate
