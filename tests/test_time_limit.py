@@ -312,3 +312,31 @@ def test_highs_translation_stops_at_the_deadline_and_leaves_the_model_whole(monk
     assert all(c.active for c in m.c.values()) and m.obj.active
     out = milp.solve_pyomo_model(m)  # the same model solves afterwards: max independent set of a 9-path
     assert out.status is Status.OPTIMAL and out.objective == -5.0
+
+
+def test_the_moe_vertex_model_stops_within_one_unit_of_its_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
+    """gpu-mapping's CP-SAT vertex model (MoE jobs, exact_vertices.py) checks the deadline once per
+    placement unit while it creates the unit-to-server variables y: on the shipped 16,384-GPU
+    Mixtral-like job (2,048 servers) that loop alone makes 33 million variables, and it ran past
+    any limit before it checked. Here the deadline passes at the first check after the solve opens
+    (a counter clock), and the run stops in "building the vertex model" having made at most one
+    unit's row of y (one variable per server) on the shipped 64-GPU job."""
+    from ortools.sat.python import cp_model
+
+    path = ROOT / "instances" / "gpu-mapping" / "llm" / "mixtral-8x7b_ep8-pp4-dp16_packed.json"
+    data = json.loads(path.read_text())
+    servers = len(data["servers"])
+    made = {"y": 0}
+    new_bool = cp_model.CpModel.new_bool_var
+
+    def counting(self: Any, name: str) -> Any:
+        if name.startswith("y["):
+            made["y"] += 1
+        return new_bool(self, name)
+
+    monkeypatch.setattr(cp_model.CpModel, "new_bool_var", counting)
+    with within(1.0, clock=Ticks(calm=2)):
+        res = solve("gpu-mapping", data, "cpsat", params={"workers": 1})
+    assert res.status is Status.TIME_LIMIT, (res.status, res.message)
+    assert res.info["cut_while"] == "building the vertex model", res.info
+    assert servers > 1 and made["y"] <= servers, made

@@ -51,7 +51,7 @@ from typing import Any
 
 import numpy as np
 
-from optkit.deadline import check as check_deadline, offer as offer_incumbent
+from optkit.deadline import check as check_deadline, checked, offer as offer_incumbent
 from optkit.errors import InputError
 from optkit.result import Result, Status
 
@@ -90,10 +90,20 @@ def build_vertex_model(instance: GpuMappingInstance, objective: str, *, upper_bo
         return int(max(-_MAX_COEF, min(_MAX_COEF, math.floor(value / delta))))
 
     md = cp_model.CpModel()
-    y = {(p, m): md.NewBoolVar(f"y[{p},{m}]") for p in range(len(units)) for m in range(M)}
+    # every loop below checks the solve's deadline (optkit.deadline) at least once per unit or
+    # server: a 16,384-GPU job on 2,048 servers has 33 million y alone, so the construction itself
+    # must stop at the time limit
+    building = "building the vertex model"
+    y: dict[tuple[int, int], Any] = {}
     for p in range(len(units)):
+        check_deadline(building)
+        for m in range(M):
+            y[p, m] = md.NewBoolVar(f"y[{p},{m}]")
+    for p in range(len(units)):
+        check_deadline(building)
         md.AddExactlyOne([y[p, m] for m in range(M)])
     for m in range(M):
+        check_deadline(building)
         md.Add(sum(len(units[p]) * y[p, m] for p in range(len(units))) == caps[m])
     stage_of = job.vertex_stage
     V = [int(v) for v in job.vertices]
@@ -101,6 +111,7 @@ def build_vertex_model(instance: GpuMappingInstance, objective: str, *, upper_bo
     for s in range(S):
         members = sorted({int(unit_of[v]) for v in range(int(job.offsets[s]), int(job.offsets[s + 1]))})
         for m in range(M):
+            check_deadline(building)
             X[s, m] = md.NewIntVar(0, min(V[s], caps[m]), f"X[{s},{m}]")
             md.Add(X[s, m] == sum(len(units[p]) * y[p, m] for p in members))
     if symmetry:
@@ -110,6 +121,7 @@ def build_vertex_model(instance: GpuMappingInstance, objective: str, *, upper_bo
         for ms in by.values():
             for m, m2 in zip(ms, ms[1:]):
                 for p in range(len(units)):
+                    check_deadline(building)
                     md.AddBoolOr([y[p, m2].Not()] + [y[q, m] for q in range(p)])
     kinds = job.edge_kinds
     g, bi, ba = float(cl.gpus_per_server), cl.inter_bandwidth, cl.intra_bandwidth
@@ -127,7 +139,7 @@ def build_vertex_model(instance: GpuMappingInstance, objective: str, *, upper_bo
                 continue
             const += w * V[s - 1] * V[s]
             for m in range(M):
-                check_deadline("building the vertex model")
+                check_deadline(building)
                 prod = md.NewIntVar(0, min(V[s - 1], caps[m]) * min(V[s], caps[m]), f"P[{s},{m}]")
                 md.AddMultiplicationEquality(prod, [X[s - 1, m], X[s, m]])
                 terms.append(-w * prod)
@@ -142,6 +154,7 @@ def build_vertex_model(instance: GpuMappingInstance, objective: str, *, upper_bo
             e = stage.experts
             w = scaled(stage.expert_bytes / (e * e))  # half a pair's weight 2 expert_bytes / e^2
             for r in range(stage.replicas):
+                check_deadline(building)
                 members = [int(unit_of[int(job.offsets[s]) + r * e + j]) for j in range(e)]
                 uniform_pairs |= {(min(a, b), max(a, b)) for i, a in enumerate(members) for b in members[i + 1:]}
                 if w == 0:
@@ -156,13 +169,13 @@ def build_vertex_model(instance: GpuMappingInstance, objective: str, *, upper_bo
                     sq_terms.append(sq)
                 terms.append(-(w * sum(sq_terms)))
         for kind in ("dp", "tp", "a2a"):
-            for a, b, wf in zip(*(arr.tolist() for arr in kinds[kind])):
+            for a, b, wf in checked(zip(*(arr.tolist() for arr in kinds[kind])), building):
                 pa, pb = int(unit_of[a]), int(unit_of[b])
                 if pa == pb or (kind == "a2a" and (min(pa, pb), max(pa, pb)) in uniform_pairs):
                     continue  # one unit: never cut; a uniform MoE replica: counted above
                 key = (min(pa, pb), max(pa, pb))
                 acc[key] = acc.get(key, 0.0) + wf
-        for (pa, pb), wf in sorted(acc.items()):
+        for (pa, pb), wf in checked(sorted(acc.items()), building, every=64):
             w = scaled(wf)
             if w == 0:
                 continue
@@ -176,7 +189,7 @@ def build_vertex_model(instance: GpuMappingInstance, objective: str, *, upper_bo
     alpha = md.NewIntVar(0, scaled(upper_bound) + 2, "alpha")
     comp = stage_compute(job, cl)
     a2a_nbrs: dict[int, list[tuple[int, float]]] = {}
-    for a, b, wf in zip(*(arr.tolist() for arr in kinds["a2a"])):
+    for a, b, wf in checked(zip(*(arr.tolist() for arr in kinds["a2a"])), building):
         a2a_nbrs.setdefault(a, []).append((b, wf))
         a2a_nbrs.setdefault(b, []).append((a, wf))
     together: dict[tuple[int, int, int], Any] = {}
@@ -187,6 +200,7 @@ def build_vertex_model(instance: GpuMappingInstance, objective: str, *, upper_bo
         for j in range(us):
             peers = sorted({int(unit_of[int(job.offsets[s]) + r * us + j]) for r in range(k)})
             for m in range(M):
+                check_deadline(building)
                 t = md.NewBoolVar(f"T[{s},{j},{m}]")
                 for p in peers:
                     md.AddImplication(t, y[p, m])
@@ -195,6 +209,7 @@ def build_vertex_model(instance: GpuMappingInstance, objective: str, *, upper_bo
     z: dict[tuple[int, int, int], Any] = {}
     for s in range(S):
         for m in range(M):
+            check_deadline(building)
             hi = min(V[s], caps[m])
             lits = [md.NewBoolVar(f"z[{s},{m},{c}]") for c in range(hi + 1)]
             md.AddExactlyOne(lits)
@@ -203,7 +218,7 @@ def build_vertex_model(instance: GpuMappingInstance, objective: str, *, upper_bo
                 z[s, m, c] = lit
     slope = 1.0 / ba - g / bi
     for v in range(job.n_replicas):
-        check_deadline("building the vertex model")
+        check_deadline(building)
         s = int(stage_of[v])
         stage = job.stages[s]
         us, k = stage.units, stage.replicas
