@@ -121,14 +121,22 @@ def test_guarantee_readers_take_the_runs_tau_or_the_default() -> None:
         "G = 2, g_max = 2 (not met here: no bound on this instance)")
 
 
-def test_registered_guarantees() -> None:
+@pytest.mark.parametrize("again", [False, True])
+def test_registered_guarantees(again: bool) -> None:
+    """The registry as imported and as built again (the import builds it before any test runs)."""
+    registry = bounds._guarantees() if again else bounds.GUARANTEES
     inst = _instance()
-    a, p = bounds.GUARANTEES["a-srpt"], bounds.GUARANTEES["a-srpt-perfect"]
+    a, p = registry["a-srpt"], registry["a-srpt-perfect"]
+    assert a.citation == "Luo et al., A-SRPT paper, Theorem 1"
+    assert p.citation == "Luo et al., A-SRPT paper, Theorem 1 with eps = 0"
+    assert p.statement.startswith("Gamma_A / OPT_A <= (2 + tau + rho G/(G - g_max)) rho + 2 rho g_max rho_bar")
+    assert a.statement == p.statement + "; needs every job's prediction"
     assert (a.algorithm, a.objective, p.algorithm, p.objective) == ("a-srpt", "total_completion", "a-srpt-perfect",
                                                                     "total_completion")
     assert a.ratio(inst, {"tau": TAU}) == pytest.approx(THEOREM1)
     assert p.ratio(inst, {"tau": TAU}) == pytest.approx((2 + TAU + RHO * 2) * RHO)
     assert p.figures(inst, {"tau": TAU}).startswith("tau = 0.5, rho = 2.97, rho_bar = 6, eps_bar = 0,")
+    assert a.figures(inst, {"tau": TAU}).startswith("tau = 0.5, rho = 2.97, rho_bar = 6, eps_bar = 2,")
 
 
 def test_lower_bounds_hand_worked() -> None:
@@ -151,5 +159,36 @@ def test_lower_bounds_hand_worked() -> None:
     half = _instance(release_b=0.5)
     assert bounds.lower_bounds(half) == {"LB1": pytest.approx(2.26), "LB2": pytest.approx(1.5675)}
     assert bounds.lower_bounds(half, "total_flow")["LB1"] == pytest.approx(2.26 - 0.5)
-    with pytest.raises(InputError, match="objective"):
+    with pytest.raises(InputError) as info:
         bounds.lower_bounds(inst, "tardiness")
+    assert info.value.field == "objective" and str(info.value).endswith(
+        "must be one of total_completion, total_flow, makespan, got 'tardiness'")
+
+
+def _stage(**kw: object) -> dict:
+    return {"replicas": 1, "fwd_time": 0.01, "bwd_time": 0.02, "in_bytes": 0, "out_bytes": 0, "param_bytes": 0, **kw}
+
+
+def test_quick_alpha_takes_the_cheaper_byte_cost() -> None:
+    """g = 2, B_inter 1e9, B_intra 7e8: a byte to a neighbour stage costs at least min(g/B_inter,
+    1/B_intra) = min(2e-9, 1.43e-9) = 1/7e8 s; the pipeline's second stage: 0.03 + 0.01 +
+    2·1e6/7e8 s."""
+    from optkit.formulations.gpu_mapping.model import Cluster, PipelineJob
+
+    pipe = PipelineJob.from_dict({"allreduce": "ring", "stages": [
+        _stage(out_bytes=1e6), _stage(in_bytes=1e6, fwd_time=0.03, bwd_time=0.01)]})
+    assert bounds.alpha_min_lower(pipe, Cluster(2, 1e9, 7e8)) == pytest.approx(0.04 + 2e6 / 7e8)
+
+
+def test_quick_alpha_of_a_tensor_parallel_job_by_hand() -> None:
+    """Two stages of 2 replicas x 2 slices (u = 2 units per replica), tp_bytes 3e9, g = 2, B_inter
+    1.25e9, B_intra 3e11. Stage 0: compute 0.03 + the slices' all-reduce 2·1·3e9/(2·3e11) = 0.01
+    (gpu-mapping's stage_compute, 'added'); its 1e6 pipeline bytes, 2·1e6/u at min(1.6e-9,
+    1/3e11) s a byte: 1e6/3e11; its AllReduce D = 2(k-1)(h/u)/k = 5e7 B at the cheaper of
+    1/B_intra and 1/B_inter: 5e7/3e11. Stage 1 has no parameters: smaller. The bound: stage 0."""
+    from optkit.formulations.gpu_mapping.model import Cluster, PipelineJob
+
+    tp = PipelineJob.from_dict({"allreduce": "ring", "stages": [
+        _stage(replicas=2, param_bytes=1e8, tensor_parallel=2, tp_bytes=3e9, out_bytes=1e6),
+        _stage(replicas=2, in_bytes=1e6, tensor_parallel=2, tp_bytes=3e9)]})
+    assert bounds.alpha_min_lower(tp, Cluster(2, 1.25e9, 3e11)) == pytest.approx(0.04 + 1e6 / 3e11 + 5e7 / 3e11)

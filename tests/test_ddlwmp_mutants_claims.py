@@ -171,3 +171,200 @@ def test_a_sec5_range_is_two_approx_claims_at_paper_scale() -> None:
     for c in (low, high):
         assert (c.unit, c.comparison, c.scales, c.precision) == ("%", "approx", ("paper",), 0.5)
     assert low.where == "Fig. 6 (low end of the range '31% to 91%')"
+
+
+# ----------------------------------------------------------------------------- the measure functions
+BASE_TCT = {"spjf": 100.0, "spwf": 120.0, "wcs-duration": 110.0, "wcs-workload": 105.0, "wcs-subtime": 115.0}
+"""The stand-in baselines' total completion times at the smallest case; A-SRPT's is 50 s."""
+
+
+class _Sec5:
+    """Stand-ins of the workloads, ``compare``, ``run_policy_readout``, the predictors and the
+    traces, each recording its arguments. A workload of ``n`` jobs has n // 100 jobs (release
+    9 - i, iterations 10 + i); a run's total completion time is 50 s for A-SRPT and, for a
+    baseline, its :data:`BASE_TCT` plus ``bump(case)``, where a case is the workload's job count,
+    single-GPU share and NIC; A-SRPT's runs under the predictors: 110 (rf), 130 (mean), 120
+    (median), 100 (perfect)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, bump: Any = lambda case: 0.0) -> None:
+        self.workloads: list[dict[str, Any]] = []
+        self.compared: list[tuple[dict[str, Any], dict[str, Any], int]] = []
+        self.readouts: list[tuple[str, dict[str, Any], int]] = []
+        self.predicted: list[tuple[str, int]] = []
+        self.traces: list[str] = []
+        self.bump = bump
+        monkeypatch.setattr(claims, "_workload", self.workload)
+        monkeypatch.setattr(claims, "instance_of", lambda data: data)
+        monkeypatch.setattr(claims, "trace_records", self.trace)
+        monkeypatch.setattr(claims, "compare", self.compare)
+        monkeypatch.setattr(claims, "run_policy_readout", self.readout)
+        monkeypatch.setattr("optkit.predict.fill_predictions", self.fill)
+
+    def trace(self, workload: str) -> list[dict[str, Any]]:
+        self.traces.append(workload)
+        return [{}] * 10_000
+
+    def workload(self, r: dict[str, Any], *, jobs: int, scale: str, seed: int, records: Any = None,
+                 **kw: Any) -> dict[str, Any]:
+        asked = {"r": r, "jobs": jobs, "scale": scale, "seed": seed, "records": records, **kw}
+        self.workloads.append(asked)
+        return {"jobs": [{"release": float(9 - i), "iterations": 10 + i} for i in range(jobs // 100)],
+                "cluster": {"inter_bandwidth": 1.25e9}, "meta": {"prediction": {"mae": 7.5}},
+                "case": (jobs, kw.get("single_gpu_share"))}
+
+    @staticmethod
+    def run(tct: float, inflation: float, **extra: Any) -> dict[str, Any]:
+        return {"total_completion": tct, "utilisation": 0.123456789, "inflation": inflation, "inflation_max": 2.0,
+                "split_share": 0.25, "backlog_at_end": 0.0, "drain": 1.5, "delayed_starts": 1, "wall_s": 0.5,
+                "makespan": 99.0, **extra}
+
+    def compare(self, inst: dict[str, Any], r: dict[str, Any], seed: int) -> dict[str, dict[str, Any]]:
+        self.compared.append((inst, r, seed))
+        extra = self.bump((*inst["case"], inst["cluster"]["inter_bandwidth"]))
+        runs = {"a-srpt": self.run(50.0, 1.1)}
+        for i, (b, t) in enumerate(BASE_TCT.items()):
+            runs[b] = self.run(t + (extra if b == "spjf" else extra / 2), 1.0 + i)
+        return runs
+
+    def fill(self, data: dict[str, Any], pred: str, seed: int) -> float:
+        self.predicted.append((pred, seed))
+        data["predictor"] = pred
+        return {"rf": 3.0, "mean": 5.0, "median": 4.0}[pred]
+
+    def readout(self, inst: dict[str, Any], policy: str, r: dict[str, Any], seed: int) -> dict[str, Any]:
+        self.readouts.append((policy, r, seed))
+        if policy == "a-srpt-perfect":
+            return self.run(100.0, 1.0, delayed_starts=2)
+        return self.run({"rf": 110.0, "mean": 130.0, "median": 120.0, None: 140.0}[inst.get("predictor")], 1.3)
+
+
+def _red(tct: float) -> float:
+    return 100.0 * (tct - 50.0) / tct
+
+
+def test_measure_fig6_reads_every_job_count(monkeypatch: pytest.MonkeyPatch) -> None:
+    """SPJF's TCT grows by n/50 with the job count n, the others' by n/100: SPJF is the worst
+    baseline at 2,700 and 3,600 jobs (154 > 147, 172 > 156), not at 900 or 1,800 (118 < 129, 136
+    < 138): share 0.5. The smallest reduction is against WCS-Workload at 900 jobs (105 + 9), the
+    largest against SPJF at 3,600 (172)."""
+    s = _Sec5(monkeypatch, bump=lambda case: case[0] / 50)
+    out = claims.measure_fig6(readings={"load": 0.7}, seed=5, scale="ci")
+    assert [w["jobs"] for w in s.workloads] == [900, 1800, 2700, 3600]
+    assert all(w["seed"] == 5 and w["scale"] == "ci" and w["records"] is None for w in s.workloads)
+    assert all(w["r"]["load"] == 0.7 and w["r"]["workload"] == "synthetic" for w in s.workloads)
+    assert [(r["load"], seed) for _, r, seed in s.compared] == [(0.7, 5)] * 4
+    assert out["a-srpt-fig6-min-reduction"] == pytest.approx(_red(105 + 9))
+    assert out["a-srpt-fig6-max-reduction"] == pytest.approx(_red(172))
+    assert out["a-srpt-fig6-spjf-worst"] == 0.5
+    details = out["_details"]
+    assert details["readings"] == claims._r({"load": 0.7}) and details["servers"] == 6
+    cases = details["cases"]
+    assert [c["jobs"] for c in cases] == [9, 18, 27, 36] and {c["prediction_mae"] for c in cases} == {7.5}
+    assert cases[0]["reduction_pct"] == {b: pytest.approx(_red(t + (18 if b == "spjf" else 9)))
+                                         for b, t in BASE_TCT.items()}
+    assert cases[0]["runs"]["a-srpt"] == {"total_completion": 50.0, "utilisation": 0.123457, "inflation": 1.1,
+                                          "inflation_max": 2.0, "split_share": 0.25, "backlog_at_end": 0.0,
+                                          "drain": 1.5, "delayed_starts": 1, "wall_s": 0.5}
+    assert out["_diagnostics"] == {"a-srpt inflation": 1.1, "a-srpt max job inflation": 2.0,
+                                   "a-srpt split share": 0.25, "a-srpt delayed starts": 4.0, "a-srpt drain": 1.5,
+                                   "baselines' max inflation": 5.0}
+    assert out["_notes"] == ["synthetic workload at offered load 0.7; jobs [900, 1800, 2700, 3600]"]
+
+
+def test_measure_fig6_on_a_trace_and_tau(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A trace workload: its records loaded once and given to every workload; 5-20% of its 10,000
+    records. ``measure_tau`` runs the largest synthetic count only, under its own ids."""
+    s = _Sec5(monkeypatch)
+    out = claims.measure_fig6(readings={"workload": "philly"}, seed=1, scale="ci")
+    assert s.traces == ["philly"] and [w["jobs"] for w in s.workloads] == [500, 1000, 1500, 2000]
+    assert all(w["records"] == [{}] * 10_000 for w in s.workloads)
+    assert out["_notes"] == [f"philly workload at offered load {claims._r({})['load']:g}; jobs [500, 1000, 1500, 2000]"]
+    s.workloads.clear()
+    out = claims.measure_tau(readings={}, seed=2, scale="ci")
+    assert [(w["jobs"], w["seed"]) for w in s.workloads] == [(3600, 2)]
+    assert out["a-srpt-tau-min-reduction"] == pytest.approx(_red(100)) and out["a-srpt-tau-spjf-worst"] == 0.0
+    assert out["a-srpt-tau-max-reduction"] == pytest.approx(_red(120))
+
+
+def test_measure_fig7_reads_the_best_baseline_per_share(monkeypatch: pytest.MonkeyPatch) -> None:
+    """SPJF's TCT grows by 200·(1 - share), the others' by half that: the best baseline (the
+    smallest TCT) is WCS-Workload, 105 + 20 at 80% and 105 + 100 at 0%; the gain grows by the
+    difference of the two reductions."""
+    s = _Sec5(monkeypatch, bump=lambda case: 100.0 * (1.0 - case[1]) * 2)
+    out = claims.measure_fig7(readings={"workload": "itp"}, seed=3, scale="ci")
+    assert [w["single_gpu_share"] for w in s.workloads if w["single_gpu_share"] is not None][:1] == [0.8]
+    assert all(w["r"]["workload"] == "synthetic" and w["jobs"] == 1800 for w in s.workloads)
+    assert [seed for _, _, seed in s.compared] == [3] * 5
+    assert out["a-srpt-fig7-reduction-80"] == pytest.approx(_red(105 + 20))
+    assert out["a-srpt-fig7-reduction-0"] == pytest.approx(_red(105 + 100))
+    assert out["a-srpt-fig7-gain-grows"] == pytest.approx(_red(205) - _red(125))
+    cases = out["_details"]["cases"]
+    assert [c["single_gpu_share"] for c in cases] == [0.8, 0.6, 0.4, 0.2, 0.0]
+    assert cases[-1]["reduction_pct"]["spjf"] == pytest.approx(_red(300))
+    assert set(cases[0]["runs"]) == {"a-srpt", *BASE_TCT} and out["_details"]["readings"]["workload"] == "synthetic"
+    assert out["_diagnostics"]["a-srpt delayed starts"] == 5.0
+
+
+def test_measure_fig8_reads_every_nic(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fig. 7's 0% job set (``fig8_jobs`` 150,000 -> 3,600 at ci) at 1-50 Gbps; the baselines'
+    TCTs grow by 1e9 / NIC bytes/s (SPJF's by twice that): at 50 Gbps WCS-Duration's is 110 + 0.16,
+    at 1 Gbps SPWF's the largest, 120 + 8."""
+    s = _Sec5(monkeypatch, bump=lambda case: 2e9 / case[2])
+    out = claims.measure_fig8(readings={"fig8_jobs": 150_000}, seed=4, scale="ci")
+    assert [(w["jobs"], w["single_gpu_share"], w["r"]["workload"]) for w in s.workloads][0] == (3600, 0.0,
+                                                                                               "synthetic")
+    assert [inst["cluster"]["inter_bandwidth"] for inst, _, _ in s.compared] == [1.25e8, 6.25e8, 1.25e9, 3.125e9,
+                                                                                 6.25e9]
+    assert [seed for _, _, seed in s.compared] == [4] * 5
+    assert out["a-srpt-fig8-vs-wcs-duration-50g"] == pytest.approx(_red(110 + 1e9 / 6.25e9))
+    assert out["a-srpt-fig8-max-reduction-1g"] == pytest.approx(_red(120 + 8))
+    assert [c["gbps"] for c in out["_details"]["cases"]] == [1, 5, 10, 25, 50]
+    assert out["_details"]["cases"][0]["reduction_pct"]["spwf"] == pytest.approx(_red(128))
+    assert out["_diagnostics"]["a-srpt delayed starts"] == 5.0
+    assert out["_notes"] == ["job set generated at 10 Gbps (iterations and arrivals fixed), so the offered load "
+                             "exceeds the reading at lower bandwidths"]
+    assert out["_details"]["readings"]["fig8_jobs"] == 150_000
+
+
+def test_measure_fig9_reads_each_predictor(monkeypatch: pytest.MonkeyPatch) -> None:
+    """rf 110, mean 130 against perfect 100: 10% and 100·(130/110 - 1); the MAEs as the
+    predictors return them; the held-out jobs are the last 20% by release (18 jobs, releases 9 - i:
+    the last 4 are jobs 0-3, iterations 10-13)."""
+    s = _Sec5(monkeypatch)
+    out = claims.measure_fig9(readings={"tau": 3.0}, seed=6, scale="ci")
+    assert [(w["jobs"], w["seed"], w["records"]) for w in s.workloads] == [(1800, 6, None)]
+    assert s.predicted == [("rf", 6), ("mean", 6), ("median", 6)]
+    assert [(p, r["tau"], seed) for p, r, seed in s.readouts] == [("a-srpt", 3.0, 6)] * 3 + [("a-srpt-perfect", 3.0,
+                                                                                              6)]
+    assert out["a-srpt-fig9-rf-vs-perfect"] == pytest.approx(10.0)
+    assert out["a-srpt-fig9-mean-vs-rf"] == pytest.approx(100.0 * (130 / 110 - 1))
+    assert (out["a-srpt-fig9-mae-rf"], out["a-srpt-fig9-mae-median"], out["a-srpt-fig9-mae-mean"]) == (3.0, 4.0, 5.0)
+    d = out["_details"]
+    assert d["mae"] == {"rf": 3.0, "mean": 5.0, "median": 4.0} and d["held_out_mean_iterations"] == 11.5
+    assert {k: v["total_completion"] for k, v in d["runs"].items()} == {"rf": 110.0, "mean": 130.0, "median": 120.0,
+                                                                        "perfect": 100.0}
+    assert d["readings"]["tau"] == 3.0
+    assert out["_diagnostics"]["a-srpt inflation"] == 1.3 and out["_diagnostics"]["perfect inflation"] == 1.0
+    s.workloads.clear()
+    claims.measure_fig9(readings={"workload": "itp"}, seed=0, scale="ci")
+    assert s.traces == ["itp"] and [w["jobs"] for w in s.workloads] == [1000]
+    assert s.workloads[0]["records"] == [{}] * 10_000
+
+
+def test_measure_prediction_on_a_trace_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    s = _Sec5(monkeypatch)
+    out = claims.measure_prediction(readings={}, seed=0, scale="ci")
+    assert out == {"a-srpt-prediction-mae": None, "a-srpt-prediction-vs-perfect": None,
+                   "_notes": ["needs a trace workload (itp or philly)"]}
+    assert s.workloads == [] and s.traces == []
+    out = claims.measure_prediction(readings={"workload": "philly"}, seed=8, scale="ci")
+    assert s.traces == ["philly"]
+    assert [(w["jobs"], w["scale"], w["seed"], w["records"] == [{}] * 10_000) for w in s.workloads] == [
+        (1000, "ci", 8, True)]
+    assert [(p, seed) for p, _, seed in s.readouts] == [("a-srpt", 8), ("a-srpt-perfect", 8)]
+    assert out["a-srpt-prediction-mae"] == 7.5
+    assert out["a-srpt-prediction-vs-perfect"] == pytest.approx(40.0)
+    assert out["_diagnostics"]["perfect delayed starts"] == 2.0 and out["_diagnostics"]["a-srpt delayed starts"] == 1.0
+    d = out["_details"]
+    assert d["jobs"] == 10 and d["prediction"] == {"mae": 7.5} and d["readings"]["workload"] == "philly"
+    assert d["runs"]["a-srpt"]["total_completion"] == 140.0 and d["runs"]["a-srpt-perfect"]["total_completion"] == 100.0
