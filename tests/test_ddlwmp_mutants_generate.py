@@ -116,3 +116,56 @@ def test_a_tensor_parallel_variant_splits_each_stages_compute() -> None:
         times = ("fwd_time", "bwd_time", "tensor_parallel", "tp_bytes")
         assert {k: v for k, v in s.items() if k not in times} == {k: v for k, v in b.items() if k not in times}
     assert (moe_groups(12), moe_groups(6), moe_groups(16), moe_groups(3)) == (4, 2, 8, 1)
+
+
+def test_generate_defaults_bounds_and_shares() -> None:
+    """The defaults are seed 0 and 16 GPUs at most; load must be > 0 and a share may be 1 (every
+    job single-GPU); releases start at 0 and never go back."""
+    import json
+
+    from optkit.formulations.ddlwmp.generate import generate
+
+    base = generate(jobs=40, servers=2, predictor=None)
+    assert json.dumps(base) == json.dumps(generate(jobs=40, servers=2, predictor=None, seed=0, max_gpus=16))
+    releases = [j["release"] for j in base["jobs"]]
+    assert releases[0] == 0.0 and releases == sorted(releases)
+    one = generate(jobs=20, servers=1, single_gpu_share=1.0, predictor=None)
+    assert one["meta"]["single_gpu_job_share"] == 1.0
+    assert all(len(one["models"][j["model"]]["stages"]) == 1 and one["models"][j["model"]]["stages"][0]["replicas"]
+               == 1 for j in one["jobs"])
+    with pytest.raises(InputError) as info:
+        generate(jobs=20, servers=1, load=0)
+    assert info.value.field == "load" and str(info.value).endswith("must be a positive number, got 0")
+
+
+def test_generated_llm_shares_are_those_of_the_jobs() -> None:
+    """With half the distributed groups made tensor-parallel or MoE, the meta's job shares are the
+    shares of jobs whose model has t > 1 (tensor-parallel) or e > 1 expert groups (MoE)."""
+    from optkit.formulations.ddlwmp.generate import generate
+
+    d = generate(jobs=60, servers=2, single_gpu_share=0.2, tp_share=0.3, moe_share=0.3, predictor=None, seed=1)
+    tp = [any(s.get("tensor_parallel", 1) > 1 for s in d["models"][j["model"]]["stages"]) for j in d["jobs"]]
+    moe = [any(s.get("experts", 1) > 1 for s in d["models"][j["model"]]["stages"]) for j in d["jobs"]]
+    assert 0 < sum(tp) < len(tp) and 0 < sum(moe) < len(moe)
+    assert d["meta"]["tp_job_share"] == pytest.approx(sum(tp) / len(tp))
+    assert d["meta"]["moe_job_share"] == pytest.approx(sum(moe) / len(moe))
+
+
+def test_from_trace_meta_says_what_is_real_and_what_is_drawn() -> None:
+    """The trace's window start, GPU demands and the rules of the drawn parts, as the meta states
+    them; 8.0 is the default group size."""
+    import json
+
+    from optkit.formulations.ddlwmp.generate import from_trace
+
+    recs = [{"job_id": f"r{i}", "submission_time": float(10 * i), "duration": float(600 * (1 + i % 3)),
+             "num_gpu": (1, 2, 4)[i % 3]} for i in range(12)]
+    d = from_trace(recs, servers=2, jobs=6, start=3, seed=1, predictor=None)
+    meta = d["meta"]
+    assert meta["start"] == 3 and meta["jobs"] == 6 and meta["seed"] == 1
+    assert [j["trace_gpus"] for j in d["jobs"]] == [r["num_gpu"] for r in recs[3:9]]
+    assert meta["synthetic"]["model"] == "random Table I configuration of the job's GPU demand, per group"
+    assert meta["synthetic"]["iterations"] == "trace duration / alpha~_min of the model"
+    assert meta["synthetic"]["user"] == "synthetic owner per group"
+    assert json.dumps(d) == json.dumps(from_trace(recs, servers=2, jobs=6, start=3, seed=1, predictor=None,
+                                                  group_size=8.0))
