@@ -4,6 +4,9 @@ mutation score (issue 36 item 5)."""
 
 from __future__ import annotations
 
+from typing import Any
+
+import numpy as np
 import pytest
 
 from optkit.errors import InputError
@@ -178,3 +181,34 @@ def test_the_arrival_check_names_each_field() -> None:
         one_each(JobSpec("d", 0.0, "dp", 2, single_node=True))
     assert (info.value.field, info.value.problem) == ("job.single_node", "ddlwmp") and str(info.value).endswith(
         "job d needs 2 GPUs on one server but a server has 1: it could never start")
+
+
+def test_server_selection_by_hand() -> None:
+    """Most-free: servers by free GPUs descending (ties: lower index), all of each, the rest from
+    the last: free (1, 3, 0, 3), 5 GPUs -> 3 from server 1, 2 from server 3. Least-free: the
+    fullest server that fits alone (free (3, 1, 2, 4), 2 GPUs -> server 2); else the servers with
+    free GPUs in ascending order: (1, 0, 1, 1), 3 GPUs -> servers 0, 2, 3. More than is free is a
+    ValueError naming both numbers."""
+    from optkit.formulations.ddlwmp.placement import least_free_servers, most_free_servers
+
+    def pick(f: Any, free: list[int], need: int) -> tuple[list[int], list[int]]:
+        servers, counts = f(np.array(free, dtype=np.int64), need)
+        return servers.tolist(), counts.tolist()
+
+    assert pick(most_free_servers, [1, 3, 0, 3], 5) == ([1, 3], [3, 2])
+    assert pick(most_free_servers, [1, 2], 3) == ([1, 0], [2, 1])
+    assert pick(least_free_servers, [3, 1, 2, 4], 2) == ([2], [2])
+    assert pick(least_free_servers, [1, 0, 1, 1], 3) == ([0, 2, 3], [1, 1, 1])
+    with pytest.raises(ValueError, match="4 GPUs requested but only 3 are free"):
+        most_free_servers(np.array([1, 2], dtype=np.int64), 4)
+
+
+def test_alpha_min_of_a_workload_names_a_bad_model() -> None:
+    from optkit.formulations.ddlwmp.catalog import AlphaMin
+
+    alpha = AlphaMin({"ok": DP, "bad": {"allreduce": "ring", "stages": [dict(DP["stages"][0], fwd_time=-1)]}},
+                     Cluster(2, 1e9, 1e11))
+    assert alpha("ok") == pytest.approx(0.101) and alpha.cache == {"ok": pytest.approx(0.101)}
+    with pytest.raises(InputError) as info:
+        alpha("bad")
+    assert info.value.field == "models.bad.stages[0].fwd_time"
