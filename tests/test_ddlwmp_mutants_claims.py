@@ -32,17 +32,18 @@ class _Result:
 
 
 def _stub(monkeypatch: pytest.MonkeyPatch, *, plug_in: dict[int, tuple[float, bool]] | None = None,
-          a_srpt: float = 60.0) -> list[dict[str, Any]]:
+          a_srpt: float = 60.0, readouts: list[tuple[str, int, int]] | None = None) -> list[dict[str, Any]]:
     """Stand-ins: ``_workload`` returns a job set naming its arguments (``n`` jobs); the plug-in's
-    TCT is ``plug_in[n]`` (value, has a solution) or 100 + n; A-SRPT's is ``a_srpt``. Returns the
-    list of ``solve`` calls (instance, algorithm, objective, seed)."""
+    TCT is ``plug_in[n]`` (value, has a solution) or 100 + n; A-SRPT's is ``a_srpt`` (each of its
+    runs recorded in ``readouts``: policy, seed, jobs). Returns the list of ``solve`` calls
+    (instance, algorithm, objective, seed)."""
     asked: list[dict[str, Any]] = []
 
     def workload(r: dict[str, Any], *, jobs: int, scale: str, seed: int, records: Any = None,
                  **kw: Any) -> dict[str, Any]:
         share = kw.get("single_gpu_share", 0.8)
-        return {"n": jobs, "jobs": [{"release": 10.0 * share + i} for i in range(2)], "scale": scale, "seed": seed, "records": records, "workload": r["workload"],
-                "cluster": {"inter_bandwidth": 1.25e9}, "meta": {}, **kw}
+        return {"n": jobs, "jobs": [{"release": 10.0 * share + i} for i in range(2)], "scale": scale, "seed": seed,
+                "records": records, "workload": r["workload"], "cluster": {"inter_bandwidth": 1.25e9}, "meta": {}, **kw}
 
     def solve(problem: str, inst: dict[str, Any], algorithm: str, *, objective: str, seed: int) -> _Result:
         asked.append({"problem": problem, "inst": inst, "algorithm": algorithm, "objective": objective, "seed": seed})
@@ -52,8 +53,12 @@ def _stub(monkeypatch: pytest.MonkeyPatch, *, plug_in: dict[int, tuple[float, bo
     monkeypatch.setattr(claims, "_workload", workload)
     monkeypatch.setattr(claims, "instance_of", lambda data: data)
     monkeypatch.setattr(claims, "trace_records", lambda workload: [{}] * 10_000)
-    monkeypatch.setattr(claims, "run_policy_readout",
-                        lambda inst, policy, r, seed: {"total_completion": a_srpt, "policy": policy})
+    def readout(inst: dict[str, Any], policy: str, r: dict[str, Any], seed: int) -> dict[str, Any]:
+        if readouts is not None:
+            readouts.append((policy, seed, inst["n"]))
+        return {"total_completion": a_srpt}
+
+    monkeypatch.setattr(claims, "run_policy_readout", readout)
     # the module (the package optkit exports a function of the same name)
     monkeypatch.setattr(importlib.import_module("optkit.solve"), "solve", solve)
     return asked
@@ -62,9 +67,11 @@ def _stub(monkeypatch: pytest.MonkeyPatch, *, plug_in: dict[int, tuple[float, bo
 def test_series_reduction_is_the_papers_measure_against_the_plug_in(monkeypatch: pytest.MonkeyPatch) -> None:
     """A-SRPT's TCT 60 against a plug-in's 100 + n: reduction 100·(100 + n - 60)/(100 + n); a
     case without a solution or with a TCT <= 0 has no reduction and stays out of min and max."""
-    asked = _stub(monkeypatch, plug_in={1: (0.0, True), 2: (50.0, False), 3: (-5.0, True)})
+    readouts: list[tuple[str, int, int]] = []
+    asked = _stub(monkeypatch, plug_in={1: (0.0, True), 2: (50.0, False), 3: (-5.0, True)}, readouts=readouts)
     cases = [(f"c{n}", {"n": n}) for n in (1, 2, 3, 20, 140)]
     out = claims._series("my-algo", cases, claims._r({}), 7)
+    assert readouts == [("a-srpt", 7, n) for n in (1, 2, 3, 20, 140)]
     assert [a["algorithm"] for a in asked] == ["my-algo"] * 5
     assert {a["problem"] for a in asked} == {"ddlwmp"} and {a["objective"] for a in asked} == {"total_completion"}
     assert {a["seed"] for a in asked} == {7}
@@ -368,3 +375,10 @@ def test_measure_prediction_on_a_trace_only(monkeypatch: pytest.MonkeyPatch) -> 
     d = out["_details"]
     assert d["jobs"] == 10 and d["prediction"] == {"mae": 7.5} and d["readings"]["workload"] == "philly"
     assert d["runs"]["a-srpt"]["total_completion"] == 140.0 and d["runs"]["a-srpt-perfect"]["total_completion"] == 100.0
+
+
+def test_diagnostics_read_a_missing_drain_as_zero() -> None:
+    """A run with no drain (no job released after 0: ``drain`` None) counts as 0, not 1."""
+    run = {"inflation": 1.0, "inflation_max": 1.0, "split_share": 0.0, "delayed_starts": None, "drain": None}
+    assert claims.diagnostics([run])["a-srpt drain"] == 0.0
+    assert claims.diagnostics([run, dict(run, drain=0.5)])["a-srpt drain"] == 0.5
