@@ -77,7 +77,8 @@ PACKAGES: dict[str, tuple[tuple[str, ...], str]] = {
     "formulations/ddlwmp/": (("tests/test_ddlwmp_*.py", "tests/test_online.py", "tests/test_online_protocol.py",
                               "tests/test_traces.py", "tests/test_predict_features.py", "tests/test_battery.py",
                               "tests/test_readings.py"),
-                             "ddlwmp or test_online.py or test_online_protocol or test_traces or test_predict_features"),
+                             "ddlwmp or test_online.py or test_online_protocol or test_traces "
+                             "or test_predict_features"),
     "formulations/rar_ddls/": (("tests/test_rar_ddls_*.py", "tests/test_battery.py", "tests/test_readings.py"),
                                "rar_ddls or rar-ddls"),
     "formulations/nimp/": (("tests/test_nimp_*.py", "tests/test_battery.py", "tests/test_readings.py"), "nimp"),

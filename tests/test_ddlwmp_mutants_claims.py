@@ -141,7 +141,8 @@ def test_series_fig7_runs_every_single_gpu_share_synthetic(monkeypatch: pytest.M
     asked.clear()
     claims.series_fig7("algo", readings={"fig7_load": "rescaled", "single_gpu_draw": "per-group"}, seed=1, scale="ci")
     assert [[j["release"] for j in a["inst"]["jobs"]] for a in asked] == [[10 * s, 10 * s + 1] for s in claims.SHARES]
-    assert {a["inst"]["single_gpu_draw"] for a in asked} == {"per-group"} and [a["inst"]["meta"] for a in asked] == [{}] * 5
+    assert {a["inst"]["single_gpu_draw"] for a in asked} == {"per-group"}
+    assert [a["inst"]["meta"] for a in asked] == [{}] * 5
 
 
 def test_series_fig8_runs_every_nic(monkeypatch: pytest.MonkeyPatch) -> None:
