@@ -139,3 +139,42 @@ def test_a_srpts_time_tolerance_is_relative_above_one_second() -> None:
 
     assert _tol(0.0) == 1e-9 and _tol(0.5) == 1e-9
     assert _tol(2e3) == pytest.approx(2e-6) and _tol(-4e3) == pytest.approx(4e-6)
+
+
+def test_compare_memoises_each_run_under_what_it_reads(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under a memo folder each policy run is stored under namespace ``ddlwmp-policy-run-v2`` and
+    the key {policy, the readings it reads, seed, the instance's content hash}: a second
+    comparison with another tau runs A-SRPT again and reuses SPJF's run."""
+    from optkit import memo
+    from optkit.formulations.ddlwmp import sec5
+    from optkit.instances import instance_hash
+
+    runs: list[tuple[str, float | None]] = []
+
+    def readout(inst: Any, name: str, readings: Any, seed: int) -> dict[str, Any]:
+        runs.append((name, readings.get("tau")))
+        return {"total_completion": 10.0 + len(runs)}
+
+    monkeypatch.setattr(sec5, "run_policy_readout", readout)
+    inst = _two_jobs()
+    h = instance_hash(inst.to_dict())
+    with memo.using(tmp_path):
+        first = sec5.compare(inst, {"tau": 1.0, "consolidate": True}, 3, policies=("a-srpt", "spjf"))
+        second = sec5.compare(inst, {"tau": 2.0, "consolidate": True}, 3, policies=("a-srpt", "spjf"))
+    assert runs == [("a-srpt", 1.0), ("spjf", 1.0), ("a-srpt", 2.0)]
+    assert first == {"a-srpt": {"total_completion": 11.0}, "spjf": {"total_completion": 12.0}}
+    assert second == {"a-srpt": {"total_completion": 13.0}, "spjf": {"total_completion": 12.0}}
+    names = {p.name for p in (tmp_path / "ddlwmp-policy-run-v2").iterdir()}
+    want = {memo.key_hash("ddlwmp-policy-run-v2", {"policy": p, "readings": sec5.policy_readings(p, {
+        "tau": tau, "consolidate": True}), "seed": 3, "instance": h}) + ".json"
+        for p, tau in (("a-srpt", 1.0), ("spjf", 1.0), ("a-srpt", 2.0))}
+    assert names == want
+
+
+def test_a_queue_baselines_keywords_are_named() -> None:
+    inst = _two_jobs()
+    e = _named(lambda: SPJF(inst.cluster, inst.models, work_conserving="yes"))
+    assert (e.field, e.problem) == ("work_conserving", "ddlwmp")
+    assert str(e) == "ddlwmp: work_conserving must be true, false or None (the policy's own), got 'yes'"
+    e = _named(lambda: SPJF(inst.cluster, inst.models, consolidate="maybe"))
+    assert (e.field, e.problem) == ("consolidate", "ddlwmp")
