@@ -134,6 +134,7 @@ def test_series_fig7_runs_every_single_gpu_share_synthetic(monkeypatch: pytest.M
                                                                                                  0.2, 0.0)]
     assert [a["inst"]["single_gpu_share"] for a in asked] == [0.8, 0.6, 0.4, 0.2, 0.0]
     assert {a["inst"]["n"] for a in asked} == {1800} and {a["inst"]["workload"] for a in asked} == {"synthetic"}
+    assert {a["inst"]["scale"] for a in asked} == {"ci"} and {a["inst"]["seed"] for a in asked} == {1}
     assert {a["inst"]["single_gpu_draw"] for a in asked} == {"per-job"}
     assert [[j["release"] for j in a["inst"]["jobs"]] for a in asked] == [[8.0, 9.0]] * 5
     assert [a["inst"]["meta"] for a in asked] == [{}] + [
@@ -154,6 +155,7 @@ def test_series_fig8_runs_every_nic(monkeypatch: pytest.MonkeyPatch) -> None:
     assert [a["inst"]["cluster"]["inter_bandwidth"] for a in asked] == [1.25e8, 6.25e8, 1.25e9, 3.125e9, 6.25e9]
     assert {a["inst"]["n"] for a in asked} == {900} and {a["inst"]["single_gpu_share"] for a in asked} == {0.0}
     assert {a["inst"]["workload"] for a in asked} == {"synthetic"} and {a["inst"]["seed"] for a in asked} == {4}
+    assert {a["inst"]["scale"] for a in asked} == {"ci"}
 
 
 def test_testbed_claims_measure_nothing() -> None:
@@ -241,6 +243,7 @@ class _Sec5:
 
     def readout(self, inst: dict[str, Any], policy: str, r: dict[str, Any], seed: int) -> dict[str, Any]:
         self.readouts.append((policy, r, seed))
+        assert len(inst["jobs"]) > 0  # a workload's instance, not a stand-in of nothing
         if policy == "a-srpt-perfect":
             return self.run(100.0, 1.0, delayed_starts=2)
         return self.run({"rf": 110.0, "mean": 130.0, "median": 120.0, None: 140.0}[inst.get("predictor")], 1.3)
