@@ -169,3 +169,21 @@ def test_from_trace_meta_says_what_is_real_and_what_is_drawn() -> None:
     assert meta["synthetic"]["user"] == "synthetic owner per group"
     assert json.dumps(d) == json.dumps(from_trace(recs, servers=2, jobs=6, start=3, seed=1, predictor=None,
                                                   group_size=8.0))
+
+
+def test_prepare_fills_predictions_with_the_runs_seed() -> None:
+    """The formulation's preparation: the forest trained with the run's seed (None: 0), its MAE
+    reported; seeds 5 and 0 give different forests on this job set."""
+    import copy
+
+    from optkit.formulations.ddlwmp import _prepare
+    from optkit.formulations.ddlwmp.generate import generate
+    from optkit.predict import fill_predictions
+
+    d = generate(jobs=60, servers=2, predictor=None, seed=2)
+    five, zero, none, ref = (copy.deepcopy(d) for _ in range(4))
+    out = _prepare(five, predictor="rf", seed=5)
+    assert out == {"predictor": "rf", "mean_absolute_error": fill_predictions(ref, predictor="rf", seed=5)}
+    assert [j["predicted_iterations"] for j in five["jobs"]] == [j["predicted_iterations"] for j in ref["jobs"]]
+    assert _prepare(zero, predictor="rf", seed=0) == _prepare(none, predictor="rf")
+    assert zero["jobs"] == none["jobs"] and zero["jobs"] != five["jobs"]
