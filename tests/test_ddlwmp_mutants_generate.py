@@ -125,8 +125,9 @@ def test_generate_defaults_bounds_and_shares() -> None:
 
     from optkit.formulations.ddlwmp.generate import generate
 
-    base = generate(jobs=40, servers=2, predictor=None)
-    assert json.dumps(base) == json.dumps(generate(jobs=40, servers=2, predictor=None, seed=0, max_gpus=16))
+    base = generate(jobs=40, servers=3, predictor=None)  # 24 GPUs: the 16-GPU limit is the default's
+    assert json.dumps(base) == json.dumps(generate(jobs=40, servers=3, predictor=None, seed=0, max_gpus=16))
+    assert base["meta"]["params"]["max_gpus"] == 16
     releases = [j["release"] for j in base["jobs"]]
     assert releases[0] == 0.0 and releases == sorted(releases)
     one = generate(jobs=20, servers=1, single_gpu_share=1.0, predictor=None)
