@@ -212,3 +212,27 @@ def test_alpha_min_of_a_workload_names_a_bad_model() -> None:
     with pytest.raises(InputError) as info:
         alpha("bad")
     assert info.value.field == "models.bad.stages[0].fwd_time"
+
+
+def test_demand_queue_heads_follow_the_one_order_across_heaps() -> None:
+    """One order over the heaps of plain, single-node and tensor-parallel jobs: equal keys are
+    decided by the push counter (the order's last element), wherever the jobs sit; a later
+    tensor-parallel job does not pass an earlier plain one; a job that does not fit is passed
+    over (free GPUs (1, 1): the 2-GPU single-node job waits, the 1-GPU job goes)."""
+    from optkit.formulations.ddlwmp.policies import ClusterState, DemandQueue, JobSpec
+
+    q = DemandQueue()
+    q.push((1.0, 0), JobSpec("single", 0.0, "dp", 2, single_node=True))
+    q.push((1.0, 1), JobSpec("plain", 0.0, "dp", 1))
+    q.push((0.5, 2), JobSpec("tp-later", 0.0, "tp", 4, tensor_parallel=2))
+    assert len(q) == 3
+    assert q.head().id == "tp-later"  # type: ignore[union-attr]
+    state = ClusterState(np.array([1, 1], dtype=np.int64), 2)
+    assert q.head(state).id == "plain"  # type: ignore[union-attr]
+    assert q.head(pop=True).id == "tp-later" and len(q) == 2  # type: ignore[union-attr]
+    assert q.head().id == "single"  # type: ignore[union-attr]
+    late = DemandQueue()
+    late.push((1.0, 0), JobSpec("plain", 0.0, "dp", 1))
+    late.push((2.0, 1), JobSpec("tp", 0.0, "tp", 4, tensor_parallel=2))
+    assert late.head().id == "plain"  # type: ignore[union-attr]
+    assert late.head(ClusterState(np.array([0, 0], dtype=np.int64), 2)) is None
