@@ -188,3 +188,12 @@ def test_prepare_fills_predictions_with_the_runs_seed() -> None:
     assert [j["predicted_iterations"] for j in five["jobs"]] == [j["predicted_iterations"] for j in ref["jobs"]]
     assert _prepare(zero, predictor="rf", seed=0) == _prepare(none, predictor="rf")
     assert zero["jobs"] == none["jobs"] and zero["jobs"] != five["jobs"]
+
+
+def test_a_trace_window_submitted_at_one_instant_keeps_its_releases_at_zero() -> None:
+    """Every record submitted at 0 s: the span is 0, the trace's own load infinite, and the
+    releases stay 0 (factor 0) whatever the load asked."""
+    same = [dict(r, submission_time=0.0) for r in RECORDS]
+    d = trace_workload(same, jobs=10, servers=2, load=0.5, gpus_per_server=4, predict=False)
+    assert d["meta"]["trace_load"] == math.inf and d["meta"]["time_factor"] == 0.0
+    assert {j["release"] for j in d["jobs"]} == {0.0}

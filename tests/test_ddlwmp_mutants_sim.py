@@ -65,8 +65,13 @@ def test_a_model_given_as_a_dict_is_built_and_runs() -> None:
     assert w is None or isinstance(w, float)
 
 
-def test_duration_jobs_share_a_one_stage_model_of_their_gpus() -> None:
+def test_duration_jobs_share_a_one_stage_model_of_their_gpus(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Built on first use (the module's cache emptied here, whatever ran before) and shared."""
+    from optkit.formulations.ddlwmp import online
+
+    monkeypatch.setattr(online, "_DURATION_MODELS", {})
     name, model = duration_model(3)
+    assert duration_model(3)[1] is model
     assert name == "(duration job of 3 GPUs)" and model.n_replicas == 3 and len(model.stages) == 1
     st = model.stages[0]
     assert (st.fwd_time, st.bwd_time, st.in_bytes, st.out_bytes, st.param_bytes) == (0.0, 1.0, 0.0, 0.0, 0.0)
