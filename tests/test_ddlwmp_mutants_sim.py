@@ -183,3 +183,32 @@ def test_a_queue_baselines_keywords_are_named() -> None:
     assert str(e) == "ddlwmp: work_conserving must be true, false or None (the policy's own), got 'yes'"
     e = _named(lambda: SPJF(inst.cluster, inst.models, consolidate="maybe"))
     assert (e.field, e.problem) == ("consolidate", "ddlwmp")
+
+
+def test_a_srpt_behind_the_protocol_asks_to_be_woken() -> None:
+    """The class docstring's example: a 3-GPU job of 60 s on two 4-GPU nodes completes in A-SRPT's
+    virtual single machine after 3/8 x 60 = 22.5 s: no start at 0, a wake-up at 22.5 (a float),
+    the start on one node at 23."""
+    s = OnlineScheduler("a-srpt", nodes=NODES)
+    s.on_arrival(Job("train-1", release=0.0, gpus=3, duration=60.0), 0.0)
+    view = ClusterView(dict(NODES), dict(NODES))
+    assert s.decide(0.0, view) == []
+    w = s.next_wakeup(0.0)
+    assert w == 22.5 and type(w) is float
+    out = s.decide(23.0, view)
+    assert [(d.job_id, d.gpus, d.replicas, d.time_per_iteration) for d in out] == [
+        ("train-1", {"n1": 3}, [["n1", "n1", "n1"]], 60.0)]
+
+
+def test_the_schedule_states_each_jobs_alpha_and_completion() -> None:
+    """SPJF on the two jobs: alpha 0.2 s on the one server, completions 0 + 2 and 2 + 2 s."""
+    inst = _two_jobs()
+    schedule = sim.simulate(inst, SPJF(inst.cluster, inst.models))
+    assert [(e["alpha_s"], e["completion"], e["assignment"]) for e in schedule["jobs"]] == [
+        (pytest.approx(0.2), pytest.approx(2.0), [[0, 0]]), (pytest.approx(0.2), pytest.approx(4.0), [[0, 0]])]
+
+
+def test_a_bad_time_limit_is_named_for_ddlwmp() -> None:
+    inst = _two_jobs()
+    e = _named(lambda: sim.simulate(inst, SPJF(inst.cluster, inst.models), time_limit=float("nan")))
+    assert (e.field, e.problem) == ("time_limit", "ddlwmp")
