@@ -192,3 +192,6 @@ def test_quick_alpha_of_a_tensor_parallel_job_by_hand() -> None:
         _stage(replicas=2, param_bytes=1e8, tensor_parallel=2, tp_bytes=3e9, out_bytes=1e6),
         _stage(replicas=2, in_bytes=1e6, tensor_parallel=2, tp_bytes=3e9)]})
     assert bounds.alpha_min_lower(tp, Cluster(2, 1.25e9, 3e11)) == pytest.approx(0.04 + 1e6 / 3e11 + 5e7 / 3e11)
+    # a NIC faster than the servers' links (B_inter 1e12): a byte costs g/B_inter = 2e-12 s, the
+    # AllReduce 5e7/1e12 s
+    assert bounds.alpha_min_lower(tp, Cluster(2, 1e12, 3e11)) == pytest.approx(0.04 + 2e-12 * 1e6 + 5e7 / 1e12)

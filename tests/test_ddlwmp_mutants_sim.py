@@ -85,12 +85,12 @@ def _two_jobs() -> DdlwmpInstance:
                  {"id": "b", "release": 1, "model": "m", "iterations": 10}]})
 
 
-class _Greedy:
+class _Nameless:
     """A plug-in online policy that starts every job the moment it arrives on server 0, whether
-    or not the GPUs are free (``check`` off in the simulator: the simulator itself must refuse)."""
+    or not the GPUs are free (``check`` off in the simulator: the simulator itself must refuse).
+    It has no ``name``: the simulator names it by its class."""
 
     protocol = "optkit.online"
-    name = "greedy"
 
     def __init__(self) -> None:
         self.waiting: list[Job] = []
@@ -108,6 +108,10 @@ class _Greedy:
 
     def next_wakeup(self, now: float) -> float | None:
         return None
+
+
+class _Greedy(_Nameless):
+    name = "greedy"
 
 
 def test_the_simulator_refuses_an_over_committed_server() -> None:
@@ -212,3 +216,13 @@ def test_a_bad_time_limit_is_named_for_ddlwmp() -> None:
     inst = _two_jobs()
     e = _named(lambda: sim.simulate(inst, SPJF(inst.cluster, inst.models), time_limit=float("nan")))
     assert (e.field, e.problem) == ("time_limit", "ddlwmp")
+
+
+def test_a_plug_in_policy_is_named_in_the_simulators_messages() -> None:
+    """run_online_policy drives any online policy: its ``name``, else its class's name, in the
+    simulator's refusal."""
+    inst = _two_jobs()
+    with pytest.raises(RuntimeError, match=r"^policy greedy over-committed a server at t=1.0 \(job b\)$"):
+        sim.run_online_policy(inst, _Greedy())
+    with pytest.raises(RuntimeError, match=r"^policy _Nameless over-committed a server"):
+        sim.run_online_policy(inst, _Nameless())
