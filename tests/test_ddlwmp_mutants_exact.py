@@ -28,6 +28,8 @@ def test_brute_force_defaults_to_total_completion() -> None:
     assert exact.brute_force(inst, "makespan")[0] == pytest.approx(3.0)
     res = exact.run_brute_force(inst)
     assert res.objective == pytest.approx(6.0) and res.message == "enumeration"
+    assert res.solution == schedule and res.metrics["jobs"] == 3 and res.info == {}
+    assert res.metrics["mean_jct_s"] == pytest.approx(2.0) and res.problem == "ddlwmp"
 
 
 def test_an_unknown_objective_is_named_with_the_known_ones() -> None:
