@@ -49,3 +49,12 @@ def test_brute_force_refuses_more_leaves_than_its_limit() -> None:
     with pytest.raises(InputError) as info:
         exact.brute_force(_instance(8, servers=2))
     assert "10321920 (order, options) leaves" in str(info.value)
+
+
+def test_placement_options_of_a_one_gpu_model_by_hand() -> None:
+    """A 1-GPU model on two 1-GPU servers: two options, y = (1, 0) and (0, 1), each its replica on
+    that server at alpha 0.25 s; duration and slots are the job's, filled per job later (0 here)."""
+    opts = exact.placement_options(_instance(1, servers=2))["m"]
+    assert sorted(o.y for o in opts) == [(0, 1), (1, 0)]
+    assert {o.y: o.assignment for o in opts} == {(1, 0): ((0,),), (0, 1): ((1,),)}
+    assert [o.alpha for o in opts] == [pytest.approx(0.25)] * 2 and {(o.duration, o.slots) for o in opts} == {(0.0, 0)}
