@@ -226,3 +226,23 @@ def test_a_plug_in_policy_is_named_in_the_simulators_messages() -> None:
         sim.run_online_policy(inst, _Greedy())
     with pytest.raises(RuntimeError, match=r"^policy _Nameless over-committed a server"):
         sim.run_online_policy(inst, _Nameless())
+
+
+def test_simulate_policy_builds_the_policy_it_drives() -> None:
+    """SPJF built by the driver (consolidate given) on the two jobs: the same schedule as SPJF
+    built by hand, and the policy returned is an SPJF reading that keyword."""
+    inst = _two_jobs()
+    schedule, policy = sim.simulate_policy(inst, SPJF, seed=0, consolidate=True)
+    assert isinstance(policy, SPJF) and policy.consolidate is True
+    assert schedule == sim.simulate(inst, SPJF(inst.cluster, inst.models, seed=0, consolidate=True))
+
+
+def test_job_specs_carry_each_models_tensor_parallel_degree() -> None:
+    """The policy's view of each job: id, release, model, g_i, prediction (perfect: n_i), and t."""
+    base = _two_jobs().to_dict()
+    inst = DdlwmpInstance.from_dict({**base, "cluster": dict(base["cluster"], servers=2), "models": {"m": {
+        "allreduce": "ring", "stages": [dict(MODEL["stages"][0], tensor_parallel=2, tp_bytes=1e6)]}}})
+    specs = sim.job_specs(inst, perfect=True)
+    assert [(s.id, s.release, s.model, s.gpus, s.predicted_iterations, s.tensor_parallel) for s in specs] == [
+        ("a", 0.0, "m", 4, 10.0, 2), ("b", 1.0, "m", 4, 10.0, 2)]
+    assert [s.tensor_parallel for s in sim.job_specs(_two_jobs())] == [1, 1]
