@@ -58,13 +58,6 @@ def job_specs(instance: DdlwmpInstance, *, perfect: bool = False) -> list[JobSpe
                     tensor_parallel_of(instance.models[j.model])) for j in instance.jobs]
 
 
-def protocol_jobs(instance: DdlwmpInstance, *, perfect: bool = False) -> list[Job]:
-    """The jobs as the protocol delivers them (:class:`optkit.online.Job`, ``seq`` = position)."""
-    return [Job(j.id, float(j.release), instance.gpus(j), i, j.model,
-                float(j.iterations) if perfect else j.predicted_iterations, single_node=j.single_node)
-            for i, j in enumerate(instance.jobs)]
-
-
 def as_online(policy: Policy | OnlinePolicy[int], instance: DdlwmpInstance) -> OnlinePolicy[int]:
     """``policy`` behind the protocol: a ddlwmp policy object (its ``decide`` takes a
     :class:`.policies.ClusterState`) is wrapped; an :class:`~optkit.online.OnlinePolicy` is kept."""
@@ -89,7 +82,7 @@ def simulate(instance: DdlwmpInstance, policy: Policy | OnlinePolicy[int], *, pe
     slot = cl.slot_seconds
     free = np.full(cl.servers, cl.gpus_per_server, dtype=np.int64)
     size = free.copy()
-    jobs = instance.jobs  # each becomes its protocol Job when it arrives (protocol_jobs's, one at a time)
+    jobs = instance.jobs  # each becomes its protocol Job (seq = its position) when it arrives, one at a time
     gpus_of = {name: m.n_replicas for name, m in instance.models.items()}
     name = getattr(policy, "name", type(policy).__name__)
     online = as_online(policy, instance)
