@@ -411,3 +411,17 @@ def test_demand_queue_heads_are_those_of_one_list_scanned_in_order(seed: int) ->
             if got is not None:
                 ref = [e for e in ref if e[1] is not got]
     assert passed_over > 20  # the scan passed over jobs that did not fit
+
+
+@pytest.mark.parametrize("policy", ["a-srpt", "spjf", "fifo"])
+@pytest.mark.parametrize("placer", ["heavy-edge", 3])
+def test_a_placer_that_is_not_a_placer_is_refused_naming_it(policy: str, placer: object) -> None:
+    """A-SRPT and the baselines take ``placer=`` (a shared Placer) alike: anything else is an
+    InputError naming ``placer``, from the Python entry a scheduler engineer uses
+    (OnlineScheduler) as from the policy itself; A-SRPT's used to fail later with an
+    AttributeError on the string."""
+    from optkit.errors import InputError
+    from optkit.formulations.ddlwmp import OnlineScheduler
+
+    with pytest.raises(InputError, match=r"placer must be a Placer, got (str|int)"):
+        OnlineScheduler(policy, nodes={"a": 8, "b": 8}, placer=placer)

@@ -79,7 +79,7 @@ from optkit.online import slot_floor
 from optkit.readings import check_reading
 
 from .model import PROBLEM, DdlwmpCluster
-from .placement import Placement, Placer
+from .placement import Placement, Placer, check_placer
 from .policies import ArrivalCheck, ClusterState, DemandQueue, JobSpec, StartDecision
 from .readings import COMM_HEAVY_DEFAULT, READINGS, TAU_DEFAULT
 
@@ -141,6 +141,7 @@ class ASRPT:
         light_placement = check_reading(READINGS, "light_placement", light_placement, PROBLEM)
         head_of_line = check_reading(READINGS, "head_of_line", head_of_line, PROBLEM)
         delay_blocks_queue = check_reading(READINGS, "delay_blocks_queue", delay_blocks_queue, PROBLEM)
+        check_placer(placer)
         self.cluster = cluster
         self.comm_heavy = float(comm_heavy)
         self.tau = float(tau)

@@ -38,7 +38,7 @@ from .model import PROBLEM, DdlwmpCluster
 from .readings import READINGS
 from .tensor import LlmPlacer, check_model, is_llm, tensor_parallel_of, units_free
 
-__all__ = ["Placement", "Placer", "most_free_servers", "least_free_servers"]
+__all__ = ["Placement", "Placer", "check_placer", "most_free_servers", "least_free_servers"]
 
 
 def _take_in_order(free: np.ndarray, order: np.ndarray, need: int) -> tuple[np.ndarray, np.ndarray]:
@@ -203,3 +203,11 @@ class Placer:
         if model in self._llm:
             return self._place_llm(model, free, least_free_servers)
         return self.place(model, *least_free_servers(free, self.gpus(model)))
+
+
+def check_placer(placer: object) -> None:
+    """A policy's ``placer`` keyword: ``None`` (the policy builds its own) or a :class:`Placer`
+    (shared between policies on one cluster); anything else is an InputError naming ``placer``
+    (A-SRPT and the baselines alike)."""
+    if placer is not None and not isinstance(placer, Placer):
+        raise InputError("placer", f"must be a Placer, got {type(placer).__name__}", problem=PROBLEM)

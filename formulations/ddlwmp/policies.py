@@ -39,7 +39,7 @@ from optkit.formulations.gpu_mapping.model import PipelineJob
 from optkit.readings import check_reading
 
 from .model import PROBLEM, DdlwmpCluster
-from .placement import Placement, Placer
+from .placement import Placement, Placer, check_placer
 from .readings import CONSOLIDATE_DEFAULT, READINGS
 from .tensor import check_model, is_llm, tensor_parallel_of
 from .tensor import fits as tensor_fits
@@ -278,8 +278,7 @@ class QueuePolicy:
         if work_conserving is not None and not isinstance(work_conserving, bool):
             raise InputError("work_conserving", f"must be true, false or None (the policy's own), got "
                                                 f"{work_conserving!r}", problem=PROBLEM)
-        if placer is not None and not isinstance(placer, Placer):
-            raise InputError("placer", f"must be a Placer, got {type(placer).__name__}", problem=PROBLEM)
+        check_placer(placer)
         self.cluster = cluster
         self.placer = placer or Placer(cluster, models, seed=seed)
         self._check = ArrivalCheck(self.placer.models, cluster.total_gpus, cluster.gpus_per_server)
