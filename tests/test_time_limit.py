@@ -340,3 +340,20 @@ def test_the_moe_vertex_model_stops_within_one_unit_of_its_deadline(monkeypatch:
     assert res.status is Status.TIME_LIMIT, (res.status, res.message)
     assert res.info["cut_while"] == "building the vertex model", res.info
     assert servers > 1 and made["y"] <= servers, made
+
+
+def test_the_moe_vertex_model_cut_while_building_reports_alphas_lower_bound() -> None:
+    """Cut while it builds its model, the vertex model still answers with a proven bound on alpha
+    (bounds.lower_bound: the slowest stage's compute) beside Heavy-Edge's warm start, so a job too large to model (the
+    shipped 16,384-GPU Mixtral-like ones) gets a proven gap; on the cut it gives none."""
+    from optkit.formulations.gpu_mapping.bounds import lower_bound
+    from optkit.formulations.gpu_mapping.model import GpuMappingInstance
+
+    data = json.loads((ROOT / "instances" / "gpu-mapping" / "llm" / "mixtral-8x7b_ep8-pp4-dp16_packed.json").read_text())
+    want = lower_bound(GpuMappingInstance.from_dict(data), "alpha")
+    for objective, bound in (("alpha", want), ("cut", None)):
+        with within(1.0, clock=Ticks(calm=2)):
+            res = solve("gpu-mapping", data, "cpsat", objective=objective, params={"workers": 1})
+        assert res.status is Status.TIME_LIMIT and res.info["cut_while"] == "building the vertex model", res.info
+        assert res.solution is not None and res.bound == bound, (objective, res.bound, bound)
+        assert res.objective is not None and (bound is None or res.objective >= bound > 0)

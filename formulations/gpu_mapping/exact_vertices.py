@@ -55,6 +55,7 @@ from optkit.deadline import check as check_deadline, checked, offer as offer_inc
 from optkit.errors import InputError
 from optkit.result import Result, Status
 
+from .bounds import lower_bound
 from .colocation import feasible_mapping
 from .model import (
     GpuMappingInstance, alpha_of_assignment, cut_weight, placement_units, stage_compute, vertex_servers,
@@ -265,10 +266,17 @@ def solve_vertex_model(instance: GpuMappingInstance, *, objective: str = "cut", 
         raise InputError("objective", f"must be one of cut, alpha, got {objective!r}")
     start = time.perf_counter()
     warm = feasible_mapping(instance, seed=seed)
+    # a run cut while it builds the model (a 16,384-GPU MoE job's y alone are 33 million literals)
+    # still reports a proven bound on alpha: bounds.lower_bound, for a job with tensor-parallel or
+    # MoE stages the slowest stage's compute (no edge listed; checked against the optimum in
+    # tests/test_gpu_mapping_llm.py). Its cut bound there is 0, which proves nothing: none is given
+    early_bound = lower_bound(instance, "alpha") if objective == "alpha" else None
     if warm is not None:
         warm_value = _objective_of(instance, warm, objective)
-        offer_incumbent(lambda message: Result(Status.TIME_LIMIT, solution={"assignment": warm},
-                                               info={"incumbent": "heavy-edge warm start"}, message=message))
+        offer_incumbent(lambda message: Result(
+            Status.TIME_LIMIT, solution={"assignment": warm}, bound=early_bound, message=message,
+            info={"incumbent": "heavy-edge warm start",
+                  **({"bound_from": "bounds.lower_bound"} if early_bound is not None else {})}))
     else:
         warm_value = float(instance.job.edges[2].sum()) if objective == "cut" else 1.0
     md, y, delta = build_vertex_model(instance, objective, upper_bound=warm_value, symmetry=symmetry)
