@@ -87,3 +87,21 @@ def test_a_seed_reaches_heavy_edges_start() -> None:
         res = run_heavy_edge_refine(inst, objective="cut", seed=seed)
         assert res.solution["assignment"] == refine_mapping(inst, objective="cut", seed=seed)[0]
         assert res.info["objective"] == refine_mapping(inst, objective="cut", seed=seed)[1]["objective"]
+
+
+def test_tensor_parallel_jobs_move_whole_replicas_and_say_so() -> None:
+    """A tensor-parallel stage (t = 2): the searches run on units (each replica's two slices one
+    unit, every other vertex alone) and keep each replica's slices on one server (Sec. VI)."""
+    job = PipelineJob((Stage(2, 0.02, 0.04, 0.0, 1e6, 1e8, tensor_parallel=2, tp_bytes=1e7),
+                       Stage(2, 0.01, 0.02, 1e6, 0.0, 1e7)), "ring")
+    inst = GpuMappingInstance(Cluster(4, 1.25e9, 3e11), job, (4, 2))
+    for objective in ("alpha", "cut"):
+        a, info = refine_mapping(inst, objective=objective, seed=0)
+        assert info["units"] == 4  # two slice pairs, two plain replicas
+        assert a[0][0] == a[0][1] and a[0][2] == a[0][3]
+        assert info["objective"] == pytest.approx(evaluate(inst, {"assignment": a}).objectives[objective])
+        if objective == "alpha":
+            assert (info["passes"], info["exact_counts"], info["stage_search"]) == (0, False, "not run")
+            assert isinstance(info["moves"], int) and isinstance(info["polish_swaps"], int)
+        else:
+            assert isinstance(info["passes"], int) and info["passes"] >= 1 and isinstance(info["swaps"], int)
