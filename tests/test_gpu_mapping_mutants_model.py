@@ -87,12 +87,12 @@ def test_a_bad_field_is_named_with_its_problem(edit: Callable[[dict[str, Any]], 
     assert words.startswith(err.value.field + " ")
 
 
-def test_a_job_over_the_vertex_limit_is_refused_naming_the_dense_matrix() -> None:
+def test_a_job_over_the_vertex_limit_is_refused_naming_the_limit() -> None:
     d = _base()
     d["job"]["stages"][0].update(replicas=MAX_REPLICAS, out_bytes=1.0)
     d["job"]["stages"][1]["in_bytes"] = float(MAX_REPLICAS)
-    with pytest.raises(InputError, match=r"job.stages hold 4097 replicas in all; at most 4096 are supported "
-                                         r"\(the job graph is a dense n x n matrix\)"):
+    with pytest.raises(InputError, match=rf"job.stages hold {MAX_REPLICAS + 1} replicas in all; at most "
+                                         rf"{MAX_REPLICAS} are supported \(the largest cluster"):
         GpuMappingInstance.from_dict(d)
 
 

@@ -320,7 +320,8 @@ def validate_job(job: PipelineJob, path: str = "job") -> None:
     if total > MAX_REPLICAS:
         what = "replicas" if all(s.units == 1 for s in st) else "GPUs (tensor slices and expert groups one each)"
         raise InputError(f"{path}.stages", f"hold {total} {what} in all; at most {MAX_REPLICAS} are supported "
-                                           "(the job graph is a dense n x n matrix)")
+                                           "(the largest cluster optkit's mapping algorithms are measured on: "
+                                           "model.MAX_REPLICAS)")
     if st[0].in_bytes != 0:
         raise InputError(f"{path}.stages[0].in_bytes", f"must be 0 for the first stage, got {st[0].in_bytes!r}")
     if st[-1].out_bytes != 0:
