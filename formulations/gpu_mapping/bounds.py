@@ -91,8 +91,9 @@ import networkx as nx
 import numpy as np
 
 from .model import GpuMappingInstance, stage_compute, stage_times
+from .unit_bound import unit_cut_bound
 
-__all__ = ["lower_bound", "alpha_lower_bound", "cut_lower_bound", "stage_phi"]
+__all__ = ["lower_bound", "alpha_lower_bound", "cut_lower_bound", "degree_bound", "stage_phi"]
 
 ROUNDOFF = 1e-12
 
@@ -226,7 +227,7 @@ def alpha_lower_bound(instance: GpuMappingInstance) -> float:
 
 
 # ----------------------------------------------------------------------------- cut
-def _degree_bound(instance: GpuMappingInstance, w: np.ndarray | None = None) -> float:
+def degree_bound(instance: GpuMappingInstance, w: np.ndarray | None = None) -> float:
     """Bound 1 on the graph with weight matrix ``w`` (default: the whole job graph)."""
     from scipy.optimize import linear_sum_assignment
 
@@ -303,7 +304,7 @@ def _split_bound(instance: GpuMappingInstance) -> float:
     forced = max(best_a, best_b)
     if math.isinf(forced):  # cannot happen for a valid instance
         raise AssertionError("no feasible set of split stages")
-    return forced + _degree_bound(instance, inter)
+    return forced + degree_bound(instance, inter)
 
 
 def _mincut_bound(instance: GpuMappingInstance) -> float:
@@ -325,7 +326,7 @@ def cut_lower_bound(instance: GpuMappingInstance) -> float:
     """``max(degree bound, M * lambda / 2)`` (module docstring), bytes per iteration."""
     if len(instance.servers) < 2:
         return 0.0
-    return max(_degree_bound(instance), _mincut_bound(instance), _split_bound(instance)) * (1.0 - ROUNDOFF)
+    return max(degree_bound(instance), _mincut_bound(instance), _split_bound(instance)) * (1.0 - ROUNDOFF)
 
 
 def lower_bound(instance: GpuMappingInstance, objective: str) -> float | None:
@@ -334,11 +335,14 @@ def lower_bound(instance: GpuMappingInstance, objective: str) -> float | None:
 
     A job with tensor-parallel / MoE stages (Sec. VI) gets the bounds that need no count argument:
     ``alpha >= max_s comp'_s`` (every GPU of stage s computes for :func:`.model.stage_compute`;
-    comm and AllReduce are >= 0) and ``cut >= 0`` (the degree, min-cut and split bounds above
-    assume the paper's replicas and are not claimed for slices and expert groups)."""
+    comm and AllReduce are >= 0) and, for the cut, the degree bound refined by placement units and
+    computed on the stage structure (:func:`.unit_bound.unit_cut_bound`: bound 1 above, which needs
+    only that server m holds c_m vertices, with a tensor-parallel replica's slices counted together;
+    the min-cut and split bounds assume the paper's replicas and are not claimed for slices and
+    expert groups)."""
     if not instance.job.is_plain and objective in ("alpha", "cut"):
         if objective == "cut":
-            return 0.0
+            return unit_cut_bound(instance)
         return float(stage_compute(instance.job, instance.cluster).max()) * (1.0 - ROUNDOFF)
     if objective == "alpha":
         return alpha_lower_bound(instance)
@@ -349,5 +353,5 @@ def lower_bound(instance: GpuMappingInstance, objective: str) -> float | None:
 
 def _describe(instance: GpuMappingInstance) -> dict[str, Any]:  # a debugging aid
     return {"alpha": alpha_lower_bound(instance), "cut": cut_lower_bound(instance),
-            "cut_degree": _degree_bound(instance), "cut_mincut": _mincut_bound(instance),
+            "cut_degree": degree_bound(instance), "cut_mincut": _mincut_bound(instance),
             "cut_split": _split_bound(instance)}

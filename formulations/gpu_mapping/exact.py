@@ -173,6 +173,7 @@ from optkit.errors import InputError
 from optkit.result import Result, Status
 
 from .arrangements import arrangements, n_arrangements
+from .bound_proof import bound_proves, llm_bound, proven_by_bound
 from .heavy_edge import heavy_edge_job
 from .model import (
     GpuMappingInstance, alpha_from_counts, alpha_of_assignment, cut_weight, double_binary_tree_edges, placement_units,
@@ -482,8 +483,8 @@ def _warm_start(instance: GpuMappingInstance, objective: str, seed: int | None) 
 def _count_model_upper_bound(instance: GpuMappingInstance, objective: str) -> float:
     """A value no feasible mapping exceeds (the count model's scale when no start mapping is
     known): every job-graph edge cut, or every stage's largest beta term."""
-    if objective == "cut":
-        return float(instance.job.edges[2].sum()) or 1.0
+    if objective == "cut":  # every edge cut: each vertex on its own server (no pipeline edge list)
+        return cut_weight(instance.job, np.arange(instance.job.n_replicas)) or 1.0
     co = coefficients(instance)
     worst = 0.0
     for s in range(co.n_stages):
@@ -737,6 +738,9 @@ def run_cpsat(instance: GpuMappingInstance, *, objective: str = "cut", time_limi
                           f"{impossible}", info={"model": "counts", "packing": True})
     warm, warm_value = _warm_start(instance, objective, seed)
     _offer_warm_start(warm)
+    early = llm_bound(instance, objective)
+    if warm is not None and early is not None and bound_proves(warm_value, early):
+        return proven_by_bound(warm, early, {"model": "counts", "packing": True})
     column_info: dict[str, Any] = {}
     column_bound = 0.0
     if model == "auto" and objective == "cut" and instance.job.is_plain:
@@ -789,6 +793,8 @@ def run_cpsat(instance: GpuMappingInstance, *, objective: str = "cut", time_limi
     # both objectives are sums/maxima of nonnegative terms, so 0 is always a valid bound; the
     # column programme's bound (when it ran first) is valid too
     bound = max(0.0, cm.delta * out.bound, column_bound) if out.bound is not None else None
+    if early is not None and (bound is None or early > bound) and out.status != Status.INFEASIBLE:
+        bound, info["bound_from"] = early, "bounds.lower_bound"
     add_solver_points(out.trajectory, lambda v: cm.delta * v)  # rounded-down coefficients: within delta
     assignment: list[list[int]] | None = None
     if out.has_solution:
@@ -970,6 +976,9 @@ def run_highs(instance: GpuMappingInstance, *, objective: str = "cut", time_limi
                           f"{impossible}", info={"solver": solver, "packing": True})
     warm, warm_value = _warm_start(instance, objective, seed)
     _offer_warm_start(warm)
+    early = llm_bound(instance, objective)
+    if warm is not None and early is not None and bound_proves(warm_value, early):
+        return proven_by_bound(warm, early, {"solver": solver, "packing": True})
     pm = build_pyomo_model(instance, objective, symmetry=symmetry, upper_bound=warm_value)
     out = solve_pyomo_model(pm.model, solver=solver, time_limit=time_limit, seed=seed,
                             mip_rel_gap=mip_rel_gap, write=write)
@@ -982,6 +991,8 @@ def run_highs(instance: GpuMappingInstance, *, objective: str = "cut", time_limi
     if not instance.job.is_plain:
         info["packing"] = True  # tensor-parallel replicas: infeasibility is possible and proven
     bound = max(0.0, out.bound / pm.scale) if out.bound is not None else None
+    if early is not None and (bound is None or early > bound) and out.status != Status.INFEASIBLE:
+        bound, info["bound_from"] = early, "bounds.lower_bound"
     add_solver_points(out.trajectory, lambda v: v / pm.scale)
     S, M = len(instance.job.stages), len(instance.servers)
     co_upper = coefficients(instance).upper

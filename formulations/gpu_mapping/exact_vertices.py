@@ -55,7 +55,7 @@ from optkit.deadline import check as check_deadline, checked, offer as offer_inc
 from optkit.errors import InputError
 from optkit.result import Result, Status
 
-from .bounds import lower_bound
+from .bound_proof import bound_proves, llm_bound, proven_by_bound
 from .colocation import feasible_mapping
 from .model import (
     GpuMappingInstance, alpha_of_assignment, cut_weight, placement_units, stage_compute, vertex_servers,
@@ -266,19 +266,23 @@ def solve_vertex_model(instance: GpuMappingInstance, *, objective: str = "cut", 
         raise InputError("objective", f"must be one of cut, alpha, got {objective!r}")
     start = time.perf_counter()
     warm = feasible_mapping(instance, seed=seed)
-    # a run cut while it builds the model (a 16,384-GPU MoE job's y alone are 33 million literals)
-    # still reports a proven bound on alpha: bounds.lower_bound, for a job with tensor-parallel or
-    # MoE stages the slowest stage's compute (no edge listed; checked against the optimum in
-    # tests/test_gpu_mapping_llm.py). Its cut bound there is 0, which proves nothing: none is given
-    early_bound = lower_bound(instance, "alpha") if objective == "alpha" else None
+    # a proven bound before the model is built (bounds.lower_bound: for alpha the slowest stage's
+    # compute, for the cut the unit degree bound of unit_bound.py; both checked against brute force
+    # in tests/test_gpu_mapping_llm.py): a run cut while it builds the model (a 16,384-GPU MoE job's
+    # y alone are 33 million literals) still reports it, and a start mapping that meets it is optimal
+    # with no model built at all (exact.bound_proves)
+    early_bound = llm_bound(instance, objective)
     if warm is not None:
         warm_value = _objective_of(instance, warm, objective)
+        if early_bound is not None and bound_proves(warm_value, early_bound):
+            return proven_by_bound(warm, early_bound, {"model": "vertices"})
         offer_incumbent(lambda message: Result(
             Status.TIME_LIMIT, solution={"assignment": warm}, bound=early_bound, message=message,
-            info={"incumbent": "heavy-edge warm start",
-                  **({"bound_from": "bounds.lower_bound"} if early_bound is not None else {})}))
+            info={"incumbent": "heavy-edge warm start", "bound_from": "bounds.lower_bound"}))
     else:
-        warm_value = float(instance.job.edges[2].sum()) if objective == "cut" else 1.0
+        # every edge cut (cut_weight with each vertex on its own server: the stage structure, no
+        # list of the pipeline edges), or 1 s for alpha: the scale of the coefficients only
+        warm_value = (cut_weight(instance.job, np.arange(instance.job.n_replicas)) or 1.0) if objective == "cut" else 1.0
     md, y, delta = build_vertex_model(instance, objective, upper_bound=warm_value, symmetry=symmetry)
     hint: dict[Any, int] = {}
     if warm is not None:
@@ -295,6 +299,8 @@ def solve_vertex_model(instance: GpuMappingInstance, *, objective: str = "cut", 
                             "resolution": delta, "model": "vertices", "symmetry_breaking": symmetry,
                             "deterministic_time": out.raw.deterministic_time}
     bound = max(0.0, delta * out.bound) if out.bound is not None else None
+    if early_bound is not None and (bound is None or early_bound > bound):
+        bound, info["bound_from"] = early_bound, "bounds.lower_bound"
     if out.status == Status.INFEASIBLE:
         return Result(Status.INFEASIBLE, message="CP-SAT: no mapping keeps every replica's tensor slices on one "
                       "server", info=info)
