@@ -437,3 +437,19 @@ def test_place_job_limit_is_inclusive() -> None:
         p.U[0] = p.free[0] = reach - 6  # exact (Sterbenz), and so is reach - 6 + 6 = reach
         assert p.U[0] + est.first[0] == reach
         assert plan.place_job(p, est, 0, 10, plan.pick_first_fit) is placed
+
+
+def test_warm_start_skips_a_heuristic_without_a_plan(monkeypatch: pytest.MonkeyPatch) -> None:
+    """SJF-BCO finding no plan (a NoPlanError, as when every plan stalls) leaves the warm start
+    to the heuristics after it: LS's and FF's schedules, the better of which is returned."""
+    from optkit.formulations.rar_ddls import sjf_bco as sjf_module
+    from optkit.formulations.rar_ddls.baselines import run_ff
+
+    def no_plan(instance, **kw):
+        raise plan.NoPlanError("SJF-BCO: no plan")
+
+    monkeypatch.setattr(sjf_module, "sjf_bco", no_plan)
+    inst = _first_tiny()
+    got = exact.heuristic_incumbent(inst)
+    assert got is not None and got[3] in ("ls", "ff")
+    assert got[2] == min(evaluate(inst, run(inst).solution).metrics["makespan_slots"] for run in (run_ls, run_ff))
