@@ -75,7 +75,10 @@ def test_brute_force_agrees(name: str, data: dict) -> None:
     ev = evaluate(inst, sol)
     assert ev.feasible and ev.objectives["makespan"] == value
     assert cpsat_result(name, data).objective == value
-    if name not in dict(EXACT):  # the others meet HiGHS in test_cpsat_equals_highs
+    # EXACT's cases meet HiGHS in test_cpsat_equals_highs; pair-in-turn in
+    # test_pair_runs_in_turn_when_contention_is_heavy (HiGHS optimal at 16.0, this brute force's value)
+    assert name != "pair-in-turn" or value == 16.0  # the value that test asserts of HiGHS
+    if name not in dict(EXACT) and name != "pair-in-turn":
         h = exact.run_highs(inst, seed=0, time_limit=None)
         assert h.status is Status.OPTIMAL and h.objective == value
 

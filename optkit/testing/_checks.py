@@ -119,6 +119,8 @@ class RunCache:
     def __init__(self) -> None:
         self.runs: dict[tuple[Any, ...], Result] = {}
         self.references: dict[tuple[Any, ...], tuple[float | None, bool, str, list[str]]] = {}
+        self.bounds: dict[tuple[Any, ...], float | None] = {}
+        self.cases: dict[str, tuple[tuple[Any, Any], list[tuple[str, Any]]]] = {}
         self.raw: dict[tuple[Any, ...], Result | None] = {}
         self.hashed: dict[tuple[Any, ...], dict[int, list[list[list[Any]]]]] = {}
         self._workers: HashSeedWorkers | None = None
@@ -178,6 +180,19 @@ def default_cases(problem: str | Formulation) -> list[tuple[str, Any]]:
     else:
         raise InputError("instances", "must be given: the problem declares no suite", problem=f.name)
     return [(label, f.instance_from_dict(data)) for label, data in cases]
+
+
+def _cached_default_cases(f: Formulation, cache: RunCache) -> list[tuple[str, Any]]:
+    """:func:`default_cases` of ``f``, built once per cache and problem (seeded: the same every
+    time; ``solve`` hands each run a fresh copy, :mod:`optkit.pristine`). Kept beside the
+    formulation's own size classes and suites, so that another formulation of the same name (a
+    user's) gets its own cases."""
+    source = (f.size_classes, f.suites)
+    kept = cache.cases.get(f.name)
+    if kept is None or kept[0][0] is not source[0] or kept[0][1] is not source[1]:
+        kept = (source, default_cases(f))
+        cache.cases[f.name] = kept
+    return kept[1]
 
 
 def default_instances(problem: str | Formulation, n: int | None = None) -> list[Any]:
@@ -320,9 +335,15 @@ class _Context:
         return out
 
     def lower_bound(self, i: int, objective: str) -> float | None:
+        """The formulation's proven lower bound on instance ``i``, computed once per instance and
+        objective for the whole cache (a function of the instance alone; every run of every
+        algorithm on the instance is compared with it)."""
         if self.f.lower_bound is None:
             return None
-        return self.f.lower_bound(self.instances[i], objective)
+        key = (self.f.name, self.f.lower_bound, self.hashes[i], objective)
+        if key not in self.cache.bounds:
+            self.cache.bounds[key] = self.f.lower_bound(self.instances[i], objective)
+        return self.cache.bounds[key]
 
     def _raw_key(self, name: str, i: int, objective: str) -> tuple[Any, ...]:
         """The cache key of algorithm ``name``'s own result on instance ``i`` at the first seed."""
@@ -789,8 +810,10 @@ def check_algorithm(
     for o in objs:
         check_names(f, algo.name, o)
     resolve_params(f, algo.name, dict(params) if params is not None else None)  # a bad value: InputError now
+    own_cache = cache is None
+    run_cache = RunCache() if cache is None else cache
     if instances is None:
-        cases = default_cases(f)
+        cases = _cached_default_cases(f, run_cache)
         insts, labels = [inst for _, inst in cases], [label for label, _ in cases]
         first_class = sum(1 for label in labels if label.split("/")[0] == labels[0].split("/")[0])
     else:
@@ -798,8 +821,6 @@ def check_algorithm(
         labels, first_class = None, None
     if not insts:
         raise InputError("instances", "must hold at least one instance", problem=f.name)
-    own_cache = cache is None
-    run_cache = RunCache() if cache is None else cache
     ctx = _Context(f, algo, insts, seeds, objs, params, run_cache, hashes, labels, first_class)
     results = []
     try:
