@@ -171,3 +171,20 @@ def test_stage_times_is_silent_about_the_cells_it_leaves_empty() -> None:
         beta_tp = stage_times(tp.job, tp.cluster, np.array([[2, 0], [0, 2]]))
     assert np.isnan(beta[0, 1]) and np.isnan(beta[1, 0]) and np.isfinite(beta[0, 0]) and np.isfinite(beta[1, 1])
     assert np.isnan(beta_tp[1, 0]) and np.isfinite(beta_tp[1, 1])
+
+
+def test_job_graph_nodes_carry_stage_replica_and_unit() -> None:
+    """``job_graph``: node i has its stage and replica (and, for a slice of a tensor-parallel
+    replica, the slice's index ``unit``); the edge between a stage-0 replica and the stage-1
+    replica weighs eq. (5)'s ``2 d^out_0 / k_1`` = 2 x 1e6 / 1 bytes."""
+    from optkit.formulations.gpu_mapping.model import job_graph
+
+    g = job_graph(GpuMappingInstance.from_dict(_base()).job)
+    assert dict(g.nodes(data=True)) == {0: {"stage": 0, "replica": 0}, 1: {"stage": 0, "replica": 1},
+                                        2: {"stage": 1, "replica": 0}}
+    assert g.edges[0, 2]["weight"] == g.edges[1, 2]["weight"] == 2e6
+    d = _base()
+    d["job"]["stages"][1].update(tensor_parallel=2, tp_bytes=1e6)
+    d["servers"] = [2, 2]
+    g = job_graph(GpuMappingInstance.from_dict(d).job)
+    assert [g.nodes[v] for v in (2, 3)] == [{"stage": 1, "replica": 0, "unit": 0}, {"stage": 1, "replica": 0, "unit": 1}]
