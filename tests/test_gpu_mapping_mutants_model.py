@@ -60,6 +60,8 @@ BAD = [
     (_moe(experts=4, routing_skew=2.0), "job.stages[1].routing_skew is the zipf exponent: it needs routing = 'zipf'"),
     (_set("later", "job", "tp_allreduce_time"), "job.tp_allreduce_time must be one of"),
     (_set("three-edges", "job", "two_replica_ring"), "job.two_replica_ring must be one of two-edges, one-edge, got"),
+    (_drop("job", "allreduce"), "job.allreduce is required (ring or tree)"),
+    (_moe(tp_bytes=1e6), "job.stages[1].tp_bytes needs tensor_parallel >= 2 (the all-reduce among a replica's slices)"),
 ]
 
 
@@ -132,3 +134,57 @@ def test_evaluate_metrics_of_a_split_stage_by_hand() -> None:
     assert m["alpha_s"] == ev.objectives["alpha"] == pytest.approx(float(beta[s, srv]))
     assert (m["bottleneck_stage"], m["bottleneck_server"]) == (int(s), int(srv))
     assert m["cut_bytes"] == ev.objectives["cut"] > 0
+
+
+def test_evaluate_names_a_server_index_out_of_range_with_the_range() -> None:
+    """Two servers: an index must lie in 0..1; the violation names the entry and the value."""
+    inst = GpuMappingInstance.from_dict(_base())
+    ev = evaluate(inst, {"assignment": [[0, 5], [1]]})
+    assert not ev.feasible and ev.violations == ["assignment[0][1] must be a server index in 0..1, got 5"]
+
+
+def test_stage_times_refuses_counts_for_an_moe_job_naming_what_to_use() -> None:
+    d = _base()
+    _moe(experts=2)(d)
+    d["servers"] = [2, 2]
+    inst = GpuMappingInstance.from_dict(d)
+    with pytest.raises(InputError, match=r"^gpu-mapping: job has MoE stages: their time depends on which expert groups "
+                                         r"share a server, not on counts \(use vertex_times or evaluate\)$"):
+        stage_times(inst.job, inst.cluster, np.array([[2, 0], [1, 1]]))
+
+
+def test_stage_times_is_silent_about_the_cells_it_leaves_empty() -> None:
+    """A server holding none of a stage divides by its zero share of the NIC (0/0 for a stage of
+    one replica, whose all-reduce moves no bytes): those cells are masked (NaN), and no numpy
+    warning is raised for them, with tensor-parallel stages as without."""
+    import warnings
+
+    inst = GpuMappingInstance.from_dict(_base())
+    d = _base()
+    d["job"]["stages"][1].update(tensor_parallel=2, tp_bytes=1e6)
+    d["job"]["stages"][1]["in_bytes"] = 2e6
+    d["servers"] = [2, 2]
+    tp = GpuMappingInstance.from_dict(d)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        beta = stage_times(inst.job, inst.cluster, np.array([[2, 0], [0, 1]]))
+        beta_tp = stage_times(tp.job, tp.cluster, np.array([[2, 0], [0, 2]]))
+    assert np.isnan(beta[0, 1]) and np.isnan(beta[1, 0]) and np.isfinite(beta[0, 0]) and np.isfinite(beta[1, 1])
+    assert np.isnan(beta_tp[1, 0]) and np.isfinite(beta_tp[1, 1])
+
+
+def test_job_graph_nodes_carry_stage_replica_and_unit() -> None:
+    """``job_graph``: node i has its stage and replica (and, for a slice of a tensor-parallel
+    replica, the slice's index ``unit``); the edge between a stage-0 replica and the stage-1
+    replica weighs eq. (5)'s ``2 d^out_0 / k_1`` = 2 x 1e6 / 1 bytes."""
+    from optkit.formulations.gpu_mapping.model import job_graph
+
+    g = job_graph(GpuMappingInstance.from_dict(_base()).job)
+    assert dict(g.nodes(data=True)) == {0: {"stage": 0, "replica": 0}, 1: {"stage": 0, "replica": 1},
+                                        2: {"stage": 1, "replica": 0}}
+    assert g.edges[0, 2]["weight"] == g.edges[1, 2]["weight"] == 2e6
+    d = _base()
+    d["job"]["stages"][1].update(tensor_parallel=2, tp_bytes=1e6)
+    d["servers"] = [2, 2]
+    g = job_graph(GpuMappingInstance.from_dict(d).job)
+    assert [g.nodes[v] for v in (2, 3)] == [{"stage": 1, "replica": 0, "unit": 0}, {"stage": 1, "replica": 0, "unit": 1}]

@@ -39,6 +39,15 @@ def test_a_lookup_builds_the_profile_from_the_table() -> None:
 
 
 # ----------------------------------------------------------------------------- parameter counts
+@pytest.mark.parametrize("key,published", [("vgg19", 143_667_240), ("resnet152", 60_192_808)])
+def test_cnn_parameter_counts_are_torchvisions(key: str, published: int) -> None:
+    """torchvision's model table (``vgg19``: 143,667,240 parameters; ``resnet152``, the v1.5
+    layout the docstring names: 60,192,808): every unit's count adds up to the published one, and
+    VGG19's fc6 (7 x 7 x 512 -> 4096, with bias) holds the 102.8M the model's note names."""
+    assert MODELS[key].total_params == published
+    assert MODELS["vgg19"].units[16].params == 25088 * 4096 + 4096 == 102_764_544
+
+
 def test_inception_v3_is_torchvisions_without_the_auxiliary_classifier() -> None:
     """torchvision's inception_v3 has 27,161,264 parameters; its AuxLogits (1x1 768->128 and 5x5
     128->768 BasicConv2d, each with BatchNorm, then fc 768->1000) hold 3,326,696 of them."""
