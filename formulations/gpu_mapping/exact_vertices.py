@@ -270,7 +270,7 @@ def solve_vertex_model(instance: GpuMappingInstance, *, objective: str = "cut", 
     # compute, for the cut the unit degree bound of unit_bound.py; both checked against brute force
     # in tests/test_gpu_mapping_llm.py): a run cut while it builds the model (a 16,384-GPU MoE job's
     # y alone are 33 million literals) still reports it, and a start mapping that meets it is optimal
-    # with no model built at all (exact.bound_proves)
+    # with no model built at all (bound_proof.bound_proves)
     early_bound = llm_bound(instance, objective)
     if warm is not None:
         warm_value = _objective_of(instance, warm, objective)
