@@ -134,3 +134,37 @@ def test_itp_records_are_read_from_the_given_root(tmp_path: Any) -> None:
         "job_id,submission_time,duration,num_gpu\nb,20,100,2\na,10,50,1\n")
     recs = trace_records("itp", root=tmp_path)
     assert [(r["job_id"], r["cluster"]) for r in recs] == [("a", "cluster07"), ("b", "cluster07")]
+
+
+def test_suite_builders_ask_the_generators_for_their_instances(monkeypatch: pytest.MonkeyPatch,
+                                                               tmp_path: Any) -> None:
+    """The suites' builders without building (a paper-scale instance takes minutes): ``paper-sim``
+    asks for each PAPER_SIM_JOBS count on 250 servers, share 0.8, seed 0, named by the count;
+    ``ci`` for 500 jobs on 20 servers at shares 0.8, 0.5, 0 and seeds 0, 1; ``ci-trace`` for
+    500 jobs on 20 servers of the ITP file cluster02 (none without it). Each entry is named by
+    its instance's name."""
+    import optkit.traces
+    from optkit.formulations.ddlwmp import generate as gen
+
+    calls: list[dict] = []
+
+    def fake(*args: Any, **kw: Any) -> dict:
+        calls.append({"args": args, **kw})
+        return {"name": kw.get("name") or f"made-{len(calls)}"}
+
+    monkeypatch.setattr(gen, "generate", fake)
+    monkeypatch.setattr(gen, "from_trace", fake)
+    assert gen._build_paper_sim() == [(f"paper-sim_n{n}", {"name": f"paper-sim_n{n}"}) for n in gen.PAPER_SIM_JOBS]
+    assert calls == [{"args": (), "jobs": n, "servers": 250, "single_gpu_share": 0.8, "seed": 0,
+                      "name": f"paper-sim_n{n}"} for n in gen.PAPER_SIM_JOBS]
+    calls.clear()
+    assert [n for n, _ in gen._build_ci()] == [f"made-{k}" for k in range(1, 7)]
+    assert [(c["jobs"], c["servers"], c["single_gpu_share"], c["seed"]) for c in calls] == [
+        (500, 20, share, s) for share in (0.8, 0.5, 0.0) for s in range(2)]
+    calls.clear()
+    files = [tmp_path / "cluster01.csv", tmp_path / "cluster02.csv"]
+    monkeypatch.setattr(optkit.traces, "itp_files", lambda root=None: files)
+    assert gen._build_ci_trace() == [("made-1", {"name": "made-1"})]
+    assert calls == [{"args": (files[1],), "servers": 20, "jobs": 500, "seed": 0}]
+    monkeypatch.setattr(optkit.traces, "itp_files", lambda root=None: files[:1])
+    assert gen._build_ci_trace() == []
