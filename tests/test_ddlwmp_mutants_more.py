@@ -47,6 +47,10 @@ def test_refusals_name_their_field() -> None:
     assert _named(lambda: from_trace([], servers=1, seed=-1)).field == "seed"
     e = _named(lambda: trace_workload([], jobs=1, servers=1, load=0))
     assert (e.field, e.message) == ("load", "must be a positive number, got 0")
+    from optkit.formulations.ddlwmp.generate import tiny
+
+    e = _named(lambda: tiny(0, jobs=7))
+    assert (e.field, e.message) == ("jobs", "a tiny instance has at most 6 jobs, got 7")
 
 
 class _Draws:
