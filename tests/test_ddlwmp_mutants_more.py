@@ -172,3 +172,19 @@ def test_suite_builders_ask_the_generators_for_their_instances(monkeypatch: pyte
     assert calls == [{"args": (files[1],), "servers": 20, "jobs": 500, "seed": 0}]
     monkeypatch.setattr(optkit.traces, "itp_files", lambda root=None: files[:1])
     assert gen._build_ci_trace() == []
+
+
+def test_two_gpu_groups_are_converted_too() -> None:
+    """With tp_share 1 a distributed group of 2 GPUs (the smallest) becomes a 3D-parallel job of
+    t = 2 on 8-GPU servers; a 1-GPU group stays as it is."""
+    from optkit.formulations.ddlwmp.catalog import model_catalog
+    from optkit.formulations.ddlwmp.llm_workloads import convert_groups
+
+    catalog = dict(model_catalog())
+    two = next(n for n, v in sorted(catalog.items()) if v[2] == 2)
+    one = next(n for n, v in sorted(catalog.items()) if v[2] == 1)
+    names = [two, one]
+    out = convert_groups(names, catalog, tp_share=1.0, moe_share=0.0, routing_skew=0.0, gpus_per_server=8, seed=0,
+                         allreduce="ring")
+    assert names[1] == one and names[0] != two and names[0].endswith("+tp2")
+    assert list(out) == [names[0]] and catalog[names[0]] == (names[0], "tp", 2)
