@@ -188,3 +188,37 @@ def test_two_gpu_groups_are_converted_too() -> None:
                          allreduce="ring")
     assert names[1] == one and names[0] != two and names[0].endswith("+tp2")
     assert list(out) == [names[0]] and catalog[names[0]] == (names[0], "tp", 2)
+
+
+def test_exact_time_limit_fallback_is_the_greedy_schedule() -> None:
+    """Inside an exact solve, _offer_greedy registers the time-limit answer: the greedy warm
+    start's schedule, measured for the run's objective by evaluate, with the run's info and the
+    incumbent named."""
+    from optkit.deadline import current, within
+    from optkit.formulations.ddlwmp import exact
+    from optkit.formulations.ddlwmp.generate import tiny
+    from optkit.formulations.ddlwmp.model import evaluate
+
+    inst = DdlwmpInstance.from_dict(tiny(0))
+    opts = exact._job_options(inst)
+    w = exact._windows(inst, opts, "total_completion")
+    with within(60):
+        exact._offer_greedy(inst, "total_completion", opts, w, {"k": 1})
+        fallback = current().fallback
+    res = fallback("cut")
+    assert res.status == Status.TIME_LIMIT and res.info == {"k": 1, "incumbent": "greedy warm start"}
+    assert res.objective == evaluate(inst, res.solution).objectives["total_completion"]
+    assert res.objective_name == "total_completion" and res.message == "cut"
+
+
+def test_load_profile_grows_past_its_first_64_slots() -> None:
+    """A job placed at slots 100-104 grows the per-server load profile (doubling to 128 slots)
+    and counts there: 3 of 4 GPUs of server 0 taken, so 2 more do not fit then, 1 does, and 2
+    fit from slot 105."""
+    from optkit.formulations.ddlwmp.exact import _Profile
+
+    p = _Profile(2, 4)
+    p.add([3, 1], 100, 5)
+    assert p.load.shape == (2, 128)
+    assert not p.fits([2, 0], 102, 1) and p.fits([1, 3], 102, 1) and p.fits([2, 0], 105, 1)
+    assert p.earliest([2, 0], 101, 2) == 105
