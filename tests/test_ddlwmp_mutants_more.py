@@ -48,9 +48,15 @@ def test_refusals_name_their_field() -> None:
     e = _named(lambda: trace_workload([], jobs=1, servers=1, load=0))
     assert (e.field, e.message) == ("load", "must be a positive number, got 0")
     from optkit.formulations.ddlwmp.generate import tiny
+    from optkit.formulations.ddlwmp.placement import Placer
 
     e = _named(lambda: tiny(0, jobs=7))
     assert (e.field, e.message) == ("jobs", "a tiny instance has at most 6 jobs, got 7")
+    inst = _instance()
+    e = _named(lambda: Placer("cluster", inst.models))  # type: ignore[arg-type]
+    assert (e.field, e.problem) == ("cluster", "ddlwmp") and e.message == "must be a DdlwmpCluster, got str"
+    e = _named(lambda: Placer(inst.cluster, inst.models, server_start="nowhere"))
+    assert (e.field, e.problem) == ("server_start", "ddlwmp")
 
 
 class _Draws:
