@@ -228,3 +228,24 @@ def test_load_profile_grows_past_its_first_64_slots() -> None:
     assert p.load.shape == (2, 128)
     assert not p.fits([2, 0], 102, 1) and p.fits([1, 3], 102, 1) and p.fits([2, 0], 105, 1)
     assert p.earliest([2, 0], 101, 2) == 105
+
+
+def test_a_cut_while_proving_a_split_names_that_stage(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An option's best split too large to enumerate goes to gpu-mapping's CP-SAT; when that
+    run ends unproven because the deadline passed (a clock 1 s per reading, limit 0.5 s), the
+    deadline is reported as reached while proving each placement option's best split."""
+    from optkit.deadline import DeadlineReached, within
+    from optkit.formulations.ddlwmp import exact
+    from optkit.result import Result
+
+    def too_large(*args: Any, **kw: Any) -> Any:
+        raise InputError("instance", "is too large for brute force")
+
+    monkeypatch.setattr(exact.gm_exact, "brute_force", too_large)
+    monkeypatch.setattr(exact.gm_exact, "run_cpsat", lambda *args, **kw: Result(Status.TIME_LIMIT))
+    inst = _instance()
+    ticks = iter(range(1_000))
+    with pytest.raises(DeadlineReached) as cut:
+        with within(0.5, clock=lambda: float(next(ticks))):
+            exact._best_local_assignment(inst.models["m"], inst, (2,))
+    assert cut.value.stage == "proving each placement option's best split"
