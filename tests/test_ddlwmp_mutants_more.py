@@ -249,3 +249,12 @@ def test_a_cut_while_proving_a_split_names_that_stage(monkeypatch: pytest.Monkey
         with within(0.5, clock=lambda: float(next(ticks))):
             exact._best_local_assignment(inst.models["m"], inst, (2,))
     assert cut.value.stage == "proving each placement option's best split"
+
+
+def test_cluster_state_states_the_gpus_per_server() -> None:
+    """The state a policy decides on (optkit.online's view of ddlwmp's cluster) gives the free
+    GPUs per server, the GPUs per server and their total."""
+    from optkit.formulations.ddlwmp.policies import ClusterState
+
+    state = ClusterState(np.array([4, 2, 0]), 4)
+    assert state.gpus_per_server == 4 and state.total_gpus == 12 and state.free.tolist() == [4, 2, 0]
