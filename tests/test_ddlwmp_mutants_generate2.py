@@ -76,3 +76,68 @@ def test_size_classes_name_each_instance_as_tiny_does() -> None:
     cases = SIZE_CLASSES["3-6 jobs"].build()
     assert [name for name, _ in cases] == [tiny(s)["name"] for s in range(6)]
     assert all(name == d["name"] for name, d in cases)
+
+
+# ----------------------------------------------------------------------------- LLM workloads, traces, model
+def test_llm_share_refusals_name_the_reading_and_say_why() -> None:
+    from optkit.formulations.ddlwmp.llm_workloads import check_llm_shares
+
+    err = _refused(lambda: check_llm_shares(0.1, 1.5, 0.0))
+    assert err.field == "moe_share" and "must be a number in [0, 1], got 1.5" in err.message
+    err = _refused(lambda: check_llm_shares(0.1, 0.1, float("inf")))
+    assert err.field == "routing_skew" and "must be a finite number >= 0, got inf" in err.message
+
+
+def test_llm_groups_draw_from_their_own_seeded_generator() -> None:
+    """The same seed converts the same groups (convert_groups' rng [seed, 37]): two runs agree."""
+    a = generate(jobs=30, servers=4, gpus_per_server=8, tp_share=0.5, moe_share=0.3, seed=2, predictor=None)
+    b = generate(jobs=30, servers=4, gpus_per_server=8, tp_share=0.5, moe_share=0.3, seed=2, predictor=None)
+    assert a["models"] == b["models"] and [j["model"] for j in a["jobs"]] == [j["model"] for j in b["jobs"]]
+    assert any("experts" in m["stages"][0] or "tensor_parallel" in m["stages"][0] for m in a["models"].values())
+
+
+def test_moe_job_of_bert_large_by_hand() -> None:
+    """BERT-large (24 layers, d = 1024, 384 tokens, Table I's mini-batch 48) as a 16-GPU MoE job: e = 8
+    groups, k = 2 replicas; MoE layers = 24 / 2 = 12, each an FFN of 8 d^2 + 5 d = 8,393,728 parameters
+    per expert, 7 more experts than the dense model: param_bytes = (335,143,938 + 7 x 12 x 8,393,728) x 4 B
+    = 4,160,868,360; expert_bytes = 4 all-to-alls x 12 layers x (48 / 2) samples x 384 x 1024 x 2 B
+    = 905,969,664."""
+    from optkit.formulations.ddlwmp.llm_workloads import moe_model_dict
+    from optkit.formulations.gpu_mapping.profiles import get_model
+
+    st = moe_model_dict("bert-large", 16, "ring", 0.0)["stages"][0]
+    assert get_model("bert-large").total_params == 335_143_938
+    assert (st["replicas"], st["experts"]) == (2, 8)
+    assert st["param_bytes"] == (335_143_938 + 7 * 12 * (8 * 1024 ** 2 + 5 * 1024)) * 4 == 4_160_868_360
+    assert st["expert_bytes"] == 4 * 12 * 24 * 384 * 1024 * 2 == 905_969_664
+
+
+def test_trace_workload_records_the_llm_shares_by_name() -> None:
+    from optkit.formulations.ddlwmp.workloads import trace_workload
+
+    recs = [{"submission_time": 10.0 * i, "duration": 600.0 + 30 * i, "num_gpu": (1, 2, 4, 8)[i % 4]} for i in range(24)]
+    d = trace_workload(recs, jobs=24, servers=4, load=0.5, predict=False, tp_share=0.4, moe_share=0.2)
+    meta = d["meta"]
+    assert (meta["tp_share"], meta["moe_share"], meta["routing_skew"]) == (0.4, 0.2, 0.0)
+
+
+def test_trace_records_refusals_name_what_is_missing(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    import optkit.traces
+    from optkit.formulations.ddlwmp.workloads import trace_records
+
+    err = _refused(lambda: trace_records("pai"))
+    assert err.field == "pai_folder" and err.message == "the PAI 2020 job tables are not shipped: give the folder of a copy"
+    err = _refused(lambda: trace_records("itp", root=tmp_path))
+    assert err.field == str(tmp_path / "microsoft-itp") and "no clusterNN.csv" in err.message
+    assert _refused(lambda: trace_records("azure", root=tmp_path)).field == "workload"
+    monkeypatch.setattr(optkit.traces, "trace_root", lambda: None)
+    err = _refused(lambda: trace_records("itp"))
+    assert err.field == "traces" and err.message == "no trace folder found (../shared/data/traces); pass root="
+
+
+def test_cluster_refuses_more_gpus_per_server_than_a_count_holds() -> None:
+    from optkit.formulations.ddlwmp.model import DdlwmpCluster
+    from optkit.validation import MAX_COUNT
+
+    d = {"servers": 1, "gpus_per_server": MAX_COUNT + 1, "inter_bandwidth": 1.25e9, "intra_bandwidth": 3e11}
+    assert _refused(lambda: DdlwmpCluster.from_dict(d)).field == "cluster.gpus_per_server"
