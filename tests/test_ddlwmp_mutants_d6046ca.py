@@ -1,6 +1,8 @@
-"""ddlwmp's generators: facts that surviving mutants of the seed-0 sample at d6046ca broke (issue 36
-item 5): the fields refusals name, what ``meta`` records, the release's millisecond rounding,
-GPU weights below 1, the trace's order, the owners of few groups and the size classes' names."""
+"""ddlwmp facts that surviving mutants of the seed-0 sample at d6046ca broke (issue 36
+item 5), each confirmed by applying the survivor's edit and running this file: the generators' fields,
+``meta`` and rounding, the LLM workloads' readings and the MoE job by hand, the trace loaders'
+refusals, the online scheduler's, placer's and arrival check's refusals, the simulation's time
+limit message."""
 
 from __future__ import annotations
 
@@ -141,3 +143,63 @@ def test_cluster_refuses_more_gpus_per_server_than_a_count_holds() -> None:
 
     d = {"servers": 1, "gpus_per_server": MAX_COUNT + 1, "inter_bandwidth": 1.25e9, "intra_bandwidth": 3e11}
     assert _refused(lambda: DdlwmpCluster.from_dict(d)).field == "cluster.gpus_per_server"
+
+
+# ----------------------------------------------------------------------------- online scheduler, placer, policies
+def test_online_scheduler_refusals_say_why() -> None:
+    from optkit.formulations.ddlwmp.online import OnlineScheduler
+
+    err = _refused(lambda: OnlineScheduler(nodes={"a": 4, "b": 4}, inter_bandwidth=-1.0))
+    assert err.field == "inter_bandwidth" and "must be a finite number > 0" in err.message and "-1.0" in err.message
+    err = _refused(lambda: OnlineScheduler(nodes={"a": 4, "b": 8}))
+    assert err.field == "nodes" and "run one scheduler per size class" in err.message
+
+
+def test_online_scheduler_defaults_to_the_generators_cluster() -> None:
+    """The scheduler's default NVLink and NIC bandwidths are the ones ddlwmp's generators write."""
+    import inspect
+
+    from optkit.formulations.ddlwmp.generate import B_INTER, B_INTRA
+    from optkit.formulations.ddlwmp.online import OnlineScheduler
+
+    params = inspect.signature(OnlineScheduler.__init__).parameters
+    assert (params["inter_bandwidth"].default, params["intra_bandwidth"].default) == (B_INTER, B_INTRA)
+
+
+def test_placer_and_arrival_refusals_name_ddlwmp_and_the_type() -> None:
+    from optkit.formulations.ddlwmp.model import DdlwmpCluster
+    from optkit.formulations.ddlwmp.placement import Placer
+    from optkit.formulations.ddlwmp.policies import ArrivalCheck, JobSpec
+    from optkit.formulations.gpu_mapping.model import PipelineJob
+
+    cl = DdlwmpCluster.from_dict({"servers": 1, "gpus_per_server": 4, "inter_bandwidth": 1.25e9, "intra_bandwidth": 3e11})
+    err = _refused(lambda: Placer(cl, "m"))  # type: ignore[arg-type]
+    assert err.field == "models" and err.problem == "ddlwmp"
+    err = _refused(lambda: Placer(cl, {"m": 5}))  # type: ignore[dict-item]
+    assert err.field == "models['m']" and err.message.endswith("got int") and err.problem == "ddlwmp"
+    job = PipelineJob.from_dict({"allreduce": "ring", "stages": [{"replicas": 1, "fwd_time": 0.01, "bwd_time": 0.02,
+                                                                    "in_bytes": 0.0, "out_bytes": 0.0, "param_bytes": 1e6}]})
+    check = ArrivalCheck({"m": job}, total_gpus=4)
+    arriving = JobSpec(id="a", release=0.0, model="m", gpus=1, predicted_iterations=5.0)
+    check(arriving)
+    err = _refused(lambda: check(arriving))
+    assert err.field == "job.id" and "arrived twice" in err.message and err.problem == "ddlwmp"
+
+
+def test_sample_names_max_iterations() -> None:
+    from optkit.formulations.ddlwmp.sample import sample
+
+    assert _refused(lambda: sample(lambda lo, hi: lo, max_iterations=0)).field == "max_iterations"
+
+
+def test_a_simulation_past_its_limit_says_so() -> None:
+    """run_policy's time_limit result carries the simulation's own message (how many jobs had started)."""
+    from optkit.formulations.ddlwmp.a_srpt import ASRPT
+    from optkit.formulations.ddlwmp.model import DdlwmpInstance
+    from optkit.formulations.ddlwmp.simulate import run_policy
+    from optkit.result import Status
+
+    inst = DdlwmpInstance.from_dict(generate(jobs=40, servers=2, gpus_per_server=4, seed=0, predictor="mean"))
+    policy = ASRPT(inst.cluster, inst.models, seed=0)
+    res = run_policy(inst, policy, time_limit=1e-9)
+    assert res.status is Status.TIME_LIMIT and res.message.startswith("time limit of 1e-09 s reached after"), res.message
