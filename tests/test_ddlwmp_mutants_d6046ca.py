@@ -203,3 +203,32 @@ def test_a_simulation_past_its_limit_says_so() -> None:
     policy = ASRPT(inst.cluster, inst.models, seed=0)
     res = run_policy(inst, policy, time_limit=1e-9)
     assert res.status is Status.TIME_LIMIT and res.message.startswith("time limit of 1e-09 s reached after"), res.message
+
+
+def test_arrival_check_refuses_a_fractional_gpu_count() -> None:
+    from optkit.formulations.ddlwmp.policies import ArrivalCheck, JobSpec
+    from optkit.formulations.gpu_mapping.model import PipelineJob
+
+    job = PipelineJob.from_dict({"allreduce": "ring", "stages": [{"replicas": 2, "fwd_time": 0.01, "bwd_time": 0.02,
+                                                                    "in_bytes": 0.0, "out_bytes": 0.0, "param_bytes": 1e6}]})
+    check = ArrivalCheck({"m": job}, total_gpus=4)
+    err = _refused(lambda: check(JobSpec(id="a", release=0.0, model="m", gpus=2.0)))  # type: ignore[arg-type]
+    assert err.field == "job.gpus" and "must be an integer >= 1, got 2.0" in err.message
+
+
+def test_placer_takes_whole_tensor_parallel_replicas() -> None:
+    """A tensor-parallel model (t = 2) is placed on counts that are multiples of t (whole replicas);
+    a count of 3 GPUs is refused with the rule."""
+    from optkit.formulations.ddlwmp.model import DdlwmpCluster
+    from optkit.formulations.ddlwmp.placement import Placer
+    from optkit.formulations.gpu_mapping.model import PipelineJob
+
+    job = PipelineJob.from_dict({"allreduce": "ring", "stages": [{
+        "replicas": 2, "fwd_time": 0.01, "bwd_time": 0.02, "in_bytes": 0.0, "out_bytes": 0.0, "param_bytes": 1e6,
+        "tensor_parallel": 2, "tp_bytes": 1e7}]})
+    cl = DdlwmpCluster.from_dict({"servers": 2, "gpus_per_server": 4, "inter_bandwidth": 1.25e9, "intra_bandwidth": 3e11})
+    placer = Placer(cl, {"tp": job}, seed=0)
+    p = placer.place("tp", np.array([0, 1]), np.array([2, 2]))
+    assert sorted(int(c) for c in p.counts) == [2, 2] and p.alpha > 0
+    with pytest.raises(ValueError, match="takes whole replicas of 2 GPUs per server"):
+        placer.place("tp", np.array([0, 1]), np.array([3, 1]))
