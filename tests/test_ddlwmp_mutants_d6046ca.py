@@ -232,3 +232,23 @@ def test_placer_takes_whole_tensor_parallel_replicas() -> None:
     assert sorted(int(c) for c in p.counts) == [2, 2] and p.alpha > 0
     with pytest.raises(ValueError, match="takes whole replicas of 2 GPUs per server"):
         placer.place("tp", np.array([0, 1]), np.array([3, 1]))
+
+
+def test_evaluate_reads_any_mapping_entry_and_names_one_that_is_not() -> None:
+    """A schedule's job entries may be any Mapping (a read-only view judges as the dict it shows);
+    an entry that is no Mapping is a violation naming its index, not a crash."""
+    from types import MappingProxyType
+
+    from optkit.formulations.ddlwmp import evaluate
+    from optkit.formulations.ddlwmp.model import DdlwmpInstance
+    from optkit.solve import solve
+
+    data = tiny(1)
+    inst = DdlwmpInstance.from_dict(data)
+    sol = solve("ddlwmp", data, "a-srpt", seed=0).solution
+    want = evaluate(inst, sol)
+    viewed = {**sol, "jobs": [MappingProxyType(e) for e in sol["jobs"]]}
+    got = evaluate(inst, viewed)
+    assert got.feasible and got.objectives == want.objectives
+    bad = evaluate(inst, {**sol, "jobs": [5, *sol["jobs"][1:]]})
+    assert not bad.feasible and "jobs[0] must be an object with an 'id'" in bad.violations
