@@ -268,3 +268,22 @@ def test_brute_force_entry_optimises_the_objective_asked_for() -> None:
     best = evaluate(inst, r.solution).objectives["makespan"]
     assert best < by_total - 1e-9 and r.bound == pytest.approx(best)
     assert run_cpsat(inst, objective="makespan", seed=0, workers=1).bound == pytest.approx(best, rel=1e-6)
+
+
+def test_the_span_check_adds_up_the_serial_schedule() -> None:
+    """_check_span sums the jobs' n_i alpha_upper (here 3 s an iteration on one GPU): one job of
+    0.6 x 2^50 / 3 iterations fits the 2^50 slots, two such jobs in series do not, and the second is named."""
+    from optkit.formulations.ddlwmp.model import MAX_SPAN_SLOTS, DdlwmpInstance
+
+    model = {"allreduce": "ring", "stages": [{"replicas": 1, "fwd_time": 1.0, "bwd_time": 2.0, "in_bytes": 0.0,
+                                              "out_bytes": 0.0, "param_bytes": 0.0}]}
+    n = int(0.6 * MAX_SPAN_SLOTS / 3.0)
+
+    def data(count: int) -> dict[str, Any]:
+        return {"problem": "ddlwmp", "models": {"m": model}, "cluster": {
+            "servers": 1, "gpus_per_server": 1, "inter_bandwidth": 1.25e9, "intra_bandwidth": 3e11},
+            "jobs": [{"id": f"j{i}", "release": 0, "model": "m", "iterations": n} for i in range(count)]}
+
+    assert len(DdlwmpInstance.from_dict(data(1)).jobs) == 1
+    err = _refused(lambda: DdlwmpInstance.from_dict(data(2)))
+    assert err.field == "jobs[1]" and "beyond" in err.message
