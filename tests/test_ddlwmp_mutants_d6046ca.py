@@ -287,3 +287,12 @@ def test_the_span_check_adds_up_the_serial_schedule() -> None:
     assert len(DdlwmpInstance.from_dict(data(1)).jobs) == 1
     err = _refused(lambda: DdlwmpInstance.from_dict(data(2)))
     assert err.field == "jobs[1]" and "beyond" in err.message
+
+
+def test_generator_defaults_are_the_documented_ones() -> None:
+    """generate's min_recurrence defaults to 5 (the module docstring's "min_recurrence (5)") and from_trace's
+    duration bins to width 0.5 in ln (a factor e^0.5 = 1.65, its docstring): both written in meta."""
+    d = generate(jobs=10, servers=2, gpus_per_server=4, seed=0, predictor=None)
+    assert d["meta"]["params"]["min_recurrence"] == 5
+    t = from_trace(_records([0.0, 5.0, 9.0]), servers=2, gpus_per_server=4, predictor=None)
+    assert "bin of width 0.5," in t["meta"]["synthetic"]["group"]
