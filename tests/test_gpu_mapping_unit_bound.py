@@ -134,3 +134,18 @@ def test_a_start_mapping_above_the_bound_goes_to_the_solver_with_the_bound_as_a_
     assert res.status is Status.TIME_LIMIT and res.info["model"] == "vertices", res.info
     assert res.info["bound_from"] == "bounds.lower_bound" and res.bound == unit_cut_bound(inst) > 0, res.info
     assert evaluate(inst, res.solution).objectives["cut"] >= res.bound
+
+
+def test_a_vertex_model_run_without_a_solver_mapping_returns_the_start_and_says_so(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Stopped before CP-SAT finds any mapping (a work limit of 1e-9 deterministic seconds), the
+    vertex model's run returns Heavy-Edge's start as its incumbent, named so in ``info``, with CP-SAT's
+    deterministic time recorded."""
+    from optkit.solvers import cpsat
+
+    monkeypatch.setitem(cpsat.WORK_LIMITS, "max_deterministic_time", 1e-9)
+    inst = GpuMappingInstance.from_dict(_shipped("mixtral-8x7b_ep8-pp4-dp16_mixed"))
+    res = exact.run_cpsat(inst, objective="cut", seed=0, workers=1)
+    assert res.status is Status.TIME_LIMIT and res.info["incumbent"] == "heavy-edge warm start", res.info
+    assert res.info["model"] == "vertices" and res.info["deterministic_time"] >= 0.0
+    assert evaluate(inst, res.solution).feasible
