@@ -70,3 +70,20 @@ def test_a_wrong_assignment_length_names_what_a_row_lists() -> None:
     v = evaluate(tp, {"assignment": [[0, 0]]})
     assert not v.feasible and v.violations[0] == ("assignment[0] must list one server for each of the 4 tensor slices "
                                                   "(2 replicas x 2)")
+
+
+def test_write_suite_makes_missing_parent_folders(tmp_path: Any) -> None:
+    from optkit.formulations.gpu_mapping.generate import write_suite
+
+    paths = write_suite("llm-small", tmp_path / "a" / "b")
+    assert paths and all(p.parent == tmp_path / "a" / "b" and p.exists() for p in paths)
+
+
+def test_alpha_max_of_a_tensor_parallel_job_is_each_replica_alone() -> None:
+    """alpha^max (Sec. III-B) of a job with tensor-parallel stages: every replica (its t slices
+    together) on a server of its own, i.e. alpha of the assignment [[0, 0, 1, 1]] for 2 replicas of t = 2."""
+    from optkit.formulations.gpu_mapping.model import Cluster, alpha_max, alpha_of_assignment
+
+    job = PipelineJob.from_dict({"allreduce": "ring", "stages": [_stage(replicas=2, tensor_parallel=2, tp_bytes=1e8)]})
+    cl = Cluster(4, 1e9, 1e11)
+    assert alpha_max(job, cl) == alpha_of_assignment(job, cl, [[0, 0, 1, 1]]) > alpha_of_assignment(job, cl, [[0, 0, 0, 0]])
