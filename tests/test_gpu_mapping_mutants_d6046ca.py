@@ -87,3 +87,12 @@ def test_alpha_max_of_a_tensor_parallel_job_is_each_replica_alone() -> None:
     job = PipelineJob.from_dict({"allreduce": "ring", "stages": [_stage(replicas=2, tensor_parallel=2, tp_bytes=1e8)]})
     cl = Cluster(4, 1e9, 1e11)
     assert alpha_max(job, cl) == alpha_of_assignment(job, cl, [[0, 0, 1, 1]]) > alpha_of_assignment(job, cl, [[0, 0, 0, 0]])
+
+
+def test_the_llm_size_class_is_its_seeded_draws() -> None:
+    """check_algorithm's llm-small cases are llm_instance(seed, kind) for each (kind, seed) of SIZE_CLASS."""
+    from optkit.formulations.gpu_mapping.llm_generate import SIZE_CLASS, llm_instance, size_class_cases
+
+    cases = size_class_cases()
+    assert [name for name, _ in cases] == [f"llm-{kind}-s{seed}" for kind, seed in SIZE_CLASS]
+    assert [d for _, d in cases] == [llm_instance(seed, kind=kind) for kind, seed in SIZE_CLASS]
