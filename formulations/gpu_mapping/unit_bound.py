@@ -25,7 +25,8 @@ are servers of equal capacity: the minimum is a transportation problem between v
 
 Any ``beta`` (one value per capacity) gives a certified bound by weak duality:
 ``sum_i n_i min_{c >= t_i} (r_i(c) - beta_c) + sum_c c M_c beta_c`` is at most every assignment's
-``sum_v r_v(c(v))``. The ``beta`` used are HiGHS's duals of the transportation LP (and 0), and the
+``sum_v r_v(c(v))``. The ``beta`` used are HiGHS's duals of the transportation LP's capacity rows
+(0 if the LP is not solved, or with a single capacity, where every beta gives the same), and the
 bound is computed from them in floating point after the solve, so no solver tolerance can lift
 it above the minimum: it is a bound for whatever ``beta`` the LP returned.
 
@@ -142,7 +143,7 @@ def unit_cut_bound(instance: GpuMappingInstance) -> float:
     counts = counts.astype(float)
     demand = np.array([c * servers.count(c) for c in caps], dtype=float)
     C, I = len(caps), len(classes)
-    betas = [np.zeros(C)]
+    beta = np.zeros(C)  # with one capacity every beta gives the same value (sum n_i = demand)
     if C > 1:
         check_deadline(_STAGE)
         finite = np.isfinite(classes)
@@ -154,10 +155,9 @@ def unit_cut_bound(instance: GpuMappingInstance) -> float:
         for c in range(C):
             a_eq[I + c, c::C] = 1.0
         res = linprog(cost, A_eq=a_eq, b_eq=np.concatenate([counts, demand]), bounds=bounds, method="highs")
-        if res.status == 0 and getattr(res, "eqlin", None) is not None:
+        if res.status == 0:  # HiGHS's duals of the capacity rows (the objective's sensitivity to them)
             beta = np.asarray(res.eqlin.marginals[I:], dtype=float)
-            betas += [beta, -beta]
-    best = max(_dual_value(classes, counts, demand, b) for b in betas)
+    best = _dual_value(classes, counts, demand, beta)
     if not math.isfinite(best):
         return 0.0
     return max(0.0, 0.5 * best * (1.0 - 1e-12))
