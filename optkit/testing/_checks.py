@@ -120,7 +120,7 @@ class RunCache:
         self.runs: dict[tuple[Any, ...], Result] = {}
         self.references: dict[tuple[Any, ...], tuple[float | None, bool, str, list[str]]] = {}
         self.bounds: dict[tuple[Any, ...], float | None] = {}
-        self.cases: dict[str, tuple[tuple[Any, Any], list[tuple[str, Any]]]] = {}
+        self.cases: dict[str, tuple[Any, Any, list[tuple[str, Any]]]] = {}
         self.raw: dict[tuple[Any, ...], Result | None] = {}
         self.hashed: dict[tuple[Any, ...], dict[int, list[list[list[Any]]]]] = {}
         self._workers: HashSeedWorkers | None = None
@@ -187,12 +187,10 @@ def _cached_default_cases(f: Formulation, cache: RunCache) -> list[tuple[str, An
     time; ``solve`` hands each run a fresh copy, :mod:`optkit.pristine`). Kept beside the
     formulation's own size classes and suites, so that another formulation of the same name (a
     user's) gets its own cases."""
-    source = (f.size_classes, f.suites)
     kept = cache.cases.get(f.name)
-    if kept is None or kept[0][0] is not source[0] or kept[0][1] is not source[1]:
-        kept = (source, default_cases(f))
-        cache.cases[f.name] = kept
-    return kept[1]
+    if kept is None or kept[0] is not f.size_classes or kept[1] is not f.suites:
+        kept = cache.cases[f.name] = (f.size_classes, f.suites, default_cases(f))
+    return kept[2]
 
 
 def default_instances(problem: str | Formulation, n: int | None = None) -> list[Any]:
