@@ -132,7 +132,27 @@ def _dual_value(r: np.ndarray, counts: np.ndarray, demand: np.ndarray, beta: np.
 def unit_cut_bound(instance: GpuMappingInstance) -> float:
     """A proven lower bound on the cut (bytes per iteration) of any feasible mapping of
     ``instance`` (module docstring); 0 on one server. Checks the current exact solve's deadline
-    (:mod:`optkit.deadline`) between stages."""
+    (:mod:`optkit.deadline`) between stages.
+
+    References
+    ----------
+    Luo et al., Sec. IV-B (the job graph's cut) and Sec. VI (tensor slices and expert groups as
+    vertices, a replica's slices on one server); :mod:`.bounds`, bound 1, refined by units.
+
+    Examples
+    --------
+    Two replicas of t = 2 slices (tp_bytes 1e8, h = 1e9, ring) on two servers of 2 GPUs: each replica
+    fills a server, so the two data-parallel pairs (1e9 each) are cut, and the bound is that cut.
+
+    >>> from optkit.formulations.gpu_mapping import GpuMappingInstance
+    >>> st = {"replicas": 2, "fwd_time": 0.01, "bwd_time": 0.02, "in_bytes": 0.0, "out_bytes": 0.0,
+    ...       "param_bytes": 1e9, "tensor_parallel": 2, "tp_bytes": 1e8}
+    >>> inst = GpuMappingInstance.from_dict({"problem": "gpu-mapping", "cluster": {
+    ...     "gpus_per_server": 2, "inter_bandwidth": 1e9, "intra_bandwidth": 1e11},
+    ...     "job": {"allreduce": "ring", "stages": [st]}, "servers": [2, 2]})
+    >>> round(unit_cut_bound(inst))
+    2000000000
+    """
     from scipy.optimize import linprog
 
     servers = [int(c) for c in instance.servers]
