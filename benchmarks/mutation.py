@@ -73,10 +73,12 @@ import mutate  # noqa: E402
 # most of formulations/ddlwmp/online.py. Left out: tests/test_ddlwmp_flow.py, which follows a run
 # through the functions' code objects (benchmarks/flow_trace.py) and cannot under mutmut, whose
 # trampolines replace every function's code by one shared wrapper (its first full pass fails there);
-# it checks the order of the rooms a run enters, not a value a mutant could change.
+# it checks the order of the rooms a run enters, not a value a mutant could change. gpu-mapping also
+# takes tests/test_llm_results.py, the only tests of gpu_mapping/llm_claims.py (the LLM gap page).
 PACKAGES: dict[str, tuple[tuple[str, ...], str]] = {
-    "formulations/gpu_mapping/": (("tests/test_gpu_mapping_*.py", "tests/test_solvers.py", "tests/test_battery.py",
-                                   "tests/test_readings.py"), "gpu_mapping or gpu-mapping or test_solvers"),
+    "formulations/gpu_mapping/": (("tests/test_gpu_mapping_*.py", "tests/test_solvers.py", "tests/test_llm_results.py",
+                                   "tests/test_battery.py", "tests/test_readings.py"),
+                                  "gpu_mapping or gpu-mapping or test_solvers or test_llm_results"),
     "formulations/ddlwmp/": (("tests/test_ddlwmp_*.py", "tests/test_online.py", "tests/test_online_protocol.py",
                               "tests/test_traces.py", "tests/test_predict_features.py", "tests/test_battery.py",
                               "tests/test_readings.py"),
