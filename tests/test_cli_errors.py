@@ -54,10 +54,12 @@ def _shipped(folder: str, edit: Any) -> dict[str, Any]:
     return d
 
 
-@pytest.fixture
-def files(tmp_path: Path) -> dict[str, str]:
-    """Every file a case names, by placeholder."""
-    out: dict[str, str] = {"tmp": str(tmp_path), "readme": str(REPO / "README.md")}
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """Every input file a case names, by placeholder; written once per module (the 100,000-machine
+    nimp instance alone is a few megabytes of JSON), read by the cases, never written by them."""
+    tmp_path = tmp_path_factory.mktemp("cli_inputs")
+    out: dict[str, str] = {"readme": str(REPO / "README.md")}
     for name, data in {
         "fig2": FIG2, "bw": _tiny_bandwidth(), "slow": _slow_stages(),
         "replicas": _huge_replicas(), "nimp_big": _nimp(100_000), "ddl_empty": _shipped("ddlwmp/tiny", lambda d: d.update(jobs=[])),
@@ -79,6 +81,13 @@ def files(tmp_path: Path) -> dict[str, str]:
     (tmp_path / "unterminated.json").write_text('{"problem": "gpu-mapping", "name": "oops}')
     out["unterminated"] = str(tmp_path / "unterminated.json")
     return out
+
+
+@pytest.fixture
+def files(inputs: dict[str, str], tmp_path: Path) -> dict[str, str]:
+    """Every file a case names, by placeholder: the module's inputs and ``{tmp}``, a fresh folder
+    of this test's for what a command writes."""
+    return {**inputs, "tmp": str(tmp_path)}
 
 
 # (command line, text the one stderr line contains)
