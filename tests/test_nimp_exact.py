@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -252,3 +253,18 @@ def test_cpsat_without_bound_shortcut_solves_the_model(optima: dict) -> None:
         assert full.status.value == "optimal" and tuple(full.objective) == tuple(optima[name][1]), name
         checked += 1
     assert checked >= 5
+
+
+@pytest.mark.parametrize("algorithm,params", [("cpsat", {"bound_shortcut": False}), ("highs", {})])
+def test_a_param_bytes_whose_phase_volumes_underflow_is_refused_by_name(algorithm: str, params: dict[str, Any]) -> None:
+    """K = 5e-324 B (the smallest positive float) over 2 halving-doubling workers: K/2 rounds to
+    0 B, the exact models' byte unit; both refuse the job with its field named instead of dividing
+    by zero."""
+    from optkit.errors import InputError
+
+    inst = NimpInstance.from_dict({"problem": "nimp", "machines": [{"gpus": 8, "idle_gpus": 8}] * 2,
+                                   "pair_capacity_bytes": 1e8,
+                                   "job": {"workers": 2, "collective": "halving-doubling", "param_bytes": 5e-324}})
+    with pytest.raises(InputError, match=r"nimp: job\.param_bytes is too small for the exact models: 5e-324 B split "
+                                         r"into the collective's phases gives phase volumes of 0 B"):
+        solve("nimp", inst, algorithm, params=params)

@@ -232,3 +232,47 @@ def test_bad_input_names_the_field(data: dict, field: str, text: str) -> None:
         NimpInstance.from_dict(data)
     assert exc.value.field == field
     assert text in str(exc.value)
+
+
+
+def _typed_with_zero_diagonal(pair: float, other: float | None = None) -> NimpInstance:
+    """Three machines of 4 GPUs with 2 idle each, one capacity ``pair`` for every pair (``other``
+    on pair (1, 2) when given), zero diagonal, capacity_is_scalar: an instance built in Python."""
+    import numpy as np
+
+    from optkit.formulations.nimp.model import Job, Machine
+
+    cap = np.full((3, 3), pair)
+    np.fill_diagonal(cap, 0.0)
+    if other is not None:
+        cap[1, 2] = cap[2, 1] = other
+    cap.flags.writeable = False
+    return NimpInstance((Machine(4, 2), Machine(4, 2), Machine(4, 2)), cap, True, Job(4, "ring", K, None, None))
+
+
+def test_every_algorithm_reads_a_scalar_capacity_off_a_pair_not_the_diagonal() -> None:
+    """P's diagonal is ignored (``_capacity``'s docstring), so a typed instance with one pair
+    capacity and a zero diagonal is the instance its file states. Ring of 4 workers at K = 1e8 B
+    on machines with 2 idle GPUs each: the job must split 2 + 2 over two machines, and then two
+    ring pairs cross in each phase, 2 x K/4 = 5e7 B. With P = 5e7 B that fits: the optimum uses
+    no idle machine and 2 machines, for Titan, both exact models and the brute force, on the
+    typed instance as on its JSON round trip. Read off the diagonal, P would be 0 B and no
+    placement would exist."""
+    from optkit.solve import solve
+
+    typed = _typed_with_zero_diagonal(5e7)
+    assert typed.scalar_capacity == 5e7
+    back = NimpInstance.from_dict(typed.to_dict())
+    assert back.scalar_capacity == 5e7 and back.capacity[0, 0] == 5e7
+    for algo in ("titan", "cpsat", "highs", "brute-force"):
+        got, want = solve("nimp", typed, algo, seed=0), solve("nimp", back, algo, seed=0)
+        assert got.status == want.status and got.objective == want.objective == [0, 2], (algo, got.message)
+
+
+def test_a_scalar_flag_with_pairs_of_different_capacity_is_refused() -> None:
+    """``capacity_is_scalar`` says one capacity holds for every pair; a matrix whose pairs differ
+    would be written as pair (0, 1)'s number alone, so the instance is refused, naming the field."""
+    with pytest.raises(InputError, match=r"nimp: pair_capacity_bytes differs between pairs while capacity_is_scalar "
+                                         r"is set \(pair \(0, 1\): 50000000.0, largest 50000000.0, "
+                                         r"smallest 30000000.0\)"):
+        _typed_with_zero_diagonal(5e7, 3e7)

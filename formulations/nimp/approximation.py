@@ -170,7 +170,7 @@ def trials(count: int, seed: int, **titan_readings: Any) -> dict[str, Any]:
     from .bounds import resource_relaxation
     from .exact import brute_force
     from .readings import TITAN_ALGORITHM
-    from .titan import alg3_deployment, titan
+    from .titan import alg3_deployment, capacity_argument, titan
 
     as_written = titan_readings.get("titan_algorithm", TITAN_ALGORITHM.default) == "pseudo-code"
     out: dict[str, Any] = {"tried": 0, "compared": 0, "titan_placed": 0, "titan_found_none": 0, "titan_optimal": 0,
@@ -200,7 +200,7 @@ def trials(count: int, seed: int, **titan_readings: Any) -> dict[str, Any]:
         kind["compared"] += 1
         opt = (int(best[1][0]), int(best[1][1]))  # (idle used, used) of the lexicographic optimum
         gpus, idle = [x.gpus for x in inst.machines], [x.idle_gpus for x in inst.machines]
-        cap = float(inst.capacity[0, 0]) if inst.capacity_is_scalar else inst.capacity
+        cap = capacity_argument(inst)
         m = titan(gpus, idle, cap, inst.phases(), workers=inst.N, **titan_readings)
         heur = _lex(inst, m)
         r = ratios(inst, heur, opt)

@@ -126,6 +126,9 @@ def _data(instance: NimpInstance) -> ModelData:
         deg = np.bincount(np.asarray(pairs).ravel(), minlength=instance.N).max()
         phases.append((pairs, v, int(deg)))
     unit = min((ph.volume for ph in instance.phases()), default=1.0)
+    if not unit > 0:  # K/N or K/2^j underflowed: the model's byte unit would be 0
+        raise InputError("job.param_bytes", f"is too small for the exact models: {instance.job.param_bytes!r} B split "
+                                            "into the collective's phases gives phase volumes of 0 B", problem="nimp")
     cross_w = {p: int(round(b / unit)) for p, b in total.items()}
     if any(abs(cross_w[p] * unit - b) > 1e-9 * b for p, b in total.items()):  # pragma: no cover
         raise InputError("job", "pair volumes are not integer multiples of the smallest phase volume")

@@ -269,7 +269,19 @@ class NimpInstance:
     def __post_init__(self) -> None:
         """A typed instance gets the file path's checks and messages (an asymmetric or
         wrongly-sized pair matrix, idle GPUs above a machine's GPUs, an unknown collective)."""
-        check_typed(lambda: NimpInstance.from_dict(self.to_dict()), PROBLEM)
+        check_typed(self._rebuilt, PROBLEM)
+
+    def _rebuilt(self) -> "NimpInstance":
+        """The instance through its file form (:func:`optkit.validation.check_typed`). A scalar P
+        is written as pair (0, 1)'s number, so ``capacity_is_scalar`` must hold for every pair."""
+        if self.capacity_is_scalar and self.M > 1:
+            off = ~np.eye(self.M, dtype=bool)
+            if not np.all(self.capacity[off] == self.capacity[0, 1]):
+                raise InputError("pair_capacity_bytes", "differs between pairs while capacity_is_scalar is set "
+                                                        f"(pair (0, 1): {float(self.capacity[0, 1])!r}, "
+                                                        f"largest {float(self.capacity[off].max())!r}, "
+                                                        f"smallest {float(self.capacity[off].min())!r})")
+        return NimpInstance.from_dict(self.to_dict())
 
     @property
     def M(self) -> int:
@@ -281,6 +293,18 @@ class NimpInstance:
 
     def phases(self) -> list[Phase]:
         return phases(self.job)
+
+    @property
+    def scalar_capacity(self) -> float | None:
+        """The one pair capacity when ``capacity_is_scalar`` (bytes per phase), else ``None``.
+
+        Read off a pair, entry (0, 1) (a one-machine instance has no pair: its entry (0, 0)),
+        never off the diagonal, which P ignores (a machine's traffic with itself does not cross
+        the network): an instance built in Python may hold anything there, and every algorithm
+        and ``to_dict`` must see the same number the file states."""
+        if not self.capacity_is_scalar:
+            return None
+        return float(self.capacity[0, 1]) if self.M > 1 else float(self.capacity[0, 0])
 
     def max_cross_bytes(self) -> float:
         """X: cross bytes when every pair of every phase is split."""
@@ -307,8 +331,7 @@ class NimpInstance:
             return cls(tuple(machines), cap, scalar, job, name)
 
     def to_dict(self) -> dict[str, Any]:
-        cap: Any = float(self.capacity[0, 1]) if self.capacity_is_scalar and self.M > 1 else (
-            float(self.capacity[0, 0]) if self.capacity_is_scalar else self.capacity.tolist())
+        cap: Any = self.scalar_capacity if self.capacity_is_scalar else self.capacity.tolist()
         d: dict[str, Any] = {"problem": PROBLEM}
         if self.name:
             d["name"] = self.name

@@ -747,7 +747,7 @@ def run_policy(instance: NimpInstance, policy: Any, *, time_limit: float | None 
     # P as the view gives it: the number when one positive number holds for every pair, else the
     # M x M array (a scalar 0, "no cross traffic", too: so plug-ins see what they saw before a
     # view's number could be 0)
-    scalar = float(instance.capacity[0, 0]) if instance.capacity_is_scalar else 0.0
+    scalar = instance.scalar_capacity or 0.0
     cap: float | np.ndarray = scalar if scalar > 0 else instance.capacity
     name = str(getattr(policy, "name", type(policy).__name__))
     job = Job("job", 0.0, N, 0, instance.job.model, param_bytes=float(instance.job.param_bytes),

@@ -24,7 +24,7 @@ from optkit.errors import InputError
 from optkit.validation import checked_arguments, distinct_keys
 
 from .model import Job, Machine, NimpInstance, criteria
-from .titan import titan
+from .titan import capacity_argument, titan
 
 __all__ = ["WorkerPlacement", "place"]
 
@@ -181,7 +181,7 @@ def place(job: Job, machines: Mapping[N, Machine], capacity: float | Mapping[tup
     if idle < inst.N:
         return WorkerPlacement(False, reason="too-few-idle-gpus",
                                detail=f"the job has {inst.N} workers, the machines have {idle} idle GPUs")
-    cap = float(inst.capacity[0, 0]) if inst.capacity_is_scalar else inst.capacity
+    cap = capacity_argument(inst)
     m_of = titan([m.gpus for m in inst.machines], [m.idle_gpus for m in inst.machines], cap, inst.phases(),
                  workers=inst.N, titan_algorithm=titan_algorithm, titan_step2=titan_step2,
                  titan_tie_break=titan_tie_break, max_attempts=max_attempts)

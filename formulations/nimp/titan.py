@@ -973,8 +973,5 @@ def run_titan(instance: NimpInstance, *, objective: str = "lex", time_limit: flo
 def capacity_argument(instance: NimpInstance) -> float | np.ndarray:
     """P as Titan's placement functions take it: the one number when every pair has the same
     capacity, else the M x M array."""
-    if instance.capacity_is_scalar:
-        # Every pair has this one capacity, so any entry gives it: mutants reading [1, 0] or
-        # [0, 1] instead of [0, 0] are equivalent edits (mutmut reports them as survivors).
-        return float(instance.capacity[0, 0])
-    return instance.capacity
+    scalar = instance.scalar_capacity
+    return instance.capacity if scalar is None else scalar
