@@ -405,9 +405,8 @@ def balanced_cuts(flops: list[float] | tuple[float, ...], replicas: tuple[int, .
     ``max_s sum(flops in s) / k_s`` (a compute-only pipeline planner). Exact dynamic programme
     over prefix sums; ties go to the earliest cut. Returns the first unit of stages 2..S.
 
-    The programme takes O(S n^2) steps (about 20 ms for a 150-unit model in 8 stages) and every
-    instance generated from a profile asks it again, so its answers are kept per
-    ``(flops, replicas)`` (a pure function of them)."""
+    The programme takes O(S n^2) steps and every instance generated from a profile asks it
+    again, so its answers are kept per ``(flops, replicas)`` (a pure function of them)."""
     key = (tuple(flops), tuple(replicas))
     cuts = _CUTS.get(key)
     if cuts is None:
