@@ -403,25 +403,7 @@ def _gpt(key: str) -> tuple[Unit, ...]:
 def balanced_cuts(flops: list[float] | tuple[float, ...], replicas: tuple[int, ...]) -> tuple[int, ...]:
     """Contiguous partition of the units into ``len(replicas)`` non-empty stages minimising
     ``max_s sum(flops in s) / k_s`` (a compute-only pipeline planner). Exact dynamic programme
-    over prefix sums; ties go to the earliest cut. Returns the first unit of stages 2..S.
-
-    The programme takes O(S n^2) steps and every instance generated from a profile asks it
-    again, so its answers are kept per ``(flops, replicas)`` (a pure function of them)."""
-    key = (tuple(flops), tuple(replicas))
-    cuts = _CUTS.get(key)
-    if cuts is None:
-        if len(_CUTS) >= 4096:
-            _CUTS.clear()
-        cuts = _CUTS[key] = _plan_cuts(*key)
-    return cuts
-
-
-_CUTS: dict[tuple[tuple[float, ...], tuple[int, ...]], tuple[int, ...]] = {}
-""":func:`balanced_cuts`'s answers by argument."""
-
-
-def _plan_cuts(flops: tuple[float, ...], replicas: tuple[int, ...]) -> tuple[int, ...]:
-    """The dynamic programme of :func:`balanced_cuts`."""
+    over prefix sums; ties go to the earliest cut. Returns the first unit of stages 2..S."""
     n, S = len(flops), len(replicas)
     if not 1 <= S <= n:
         raise ValueError(f"cannot split {n} units into {S} non-empty stages")
