@@ -32,6 +32,15 @@ Decisions, written down because the issue is silent on them:
   name and that very edit (a code change that renumbers mutants leaves stale entries unused).
   The page and the README give the score with and without them: killed / (killed + survived -
   equivalent).
+* *A re-score of the same sample is biased.* Tests written for the survivors of one sample, then
+  scored on that sample (same code, same seed: the same mutants), give a number above the
+  package's: the sample no longer represents the code. A fresh draw (the code changed, or another
+  ``--seed`` into another ``--store``) is the estimate to trust; the page says so.
+* *Answers cached at module level hide mutants.* mutmut forks each mutant's test process from its
+  own process after the clean test pass (its default ``process_isolation = "fork"``), so a cache
+  filled during that pass (nimp's ``network._PATTERNS``, ``titan._COLLECTIVES``, ...) answers with
+  the unmutated result and the mutant survives tests that would kill it in a fresh process. Those
+  survivors make the score lower than the tests deserve, never higher.
 * *Modules mutmut cannot activate* (:data:`NOT_ACTIVATED`): code that runs when the module is
   imported, during pytest's collection and before mutmut picks a mutant, keeps the original
   behaviour under every mutant, so its mutants survive whatever the tests check. The page gives
@@ -242,7 +251,11 @@ def write_page(path: Path, data: dict[str, Any], command: str) -> None:
              "score, modules mutmut cannot activate): `benchmarks/mutation.py`. *Equivalent*: survivors whose "
              "edit cannot change behaviour, each listed with its edit and the argument in "
              "`benchmarks/perf/mutation_equivalent.json`; the last score leaves them out: killed / (killed + "
-             "survived - equivalent).", ""]
+             "survived - equivalent).", "",
+             "A score measured on a fresh draw (the code changed since the package's last run, so its mutants and "
+             "the seeded sample are new) estimates the whole package. A re-score of the *same* sample after tests "
+             "were written for that sample's survivors does not: the sample then over-states the package. The "
+             "commit column says which code each row measured.", ""]
     lines += ["| package | mutants generated | sampled | killed | survived | reached by no selected test | score "
               "[95% interval] | equivalent | score of the non-equivalent [95% interval] | wall time | code (commit) | "
               "measured | load before -> after |",
