@@ -1,0 +1,130 @@
+"""Facts of nimp's contract that the mutation protocol's fresh draw at e0a7770 (sample of 500,
+seed 0) found unchecked: every field, message and problem of the argument checks of Titan's
+placement functions, of the online driver's pair capacity and of a replay workload; what
+``place_with_and_without_capacity`` returns when no placement exists. Each test pins a whole
+check (all its branches), not one edit. Tiny hand-made inputs only."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from optkit.errors import InputError
+from optkit.formulations.nimp.model import ring_phases
+from optkit.formulations.nimp.online import OnlineScheduler
+from optkit.formulations.nimp.replay import simulate_cli, workload_from_dict
+from optkit.formulations.nimp.titan import (check_machines, check_max_attempts, check_readings,
+                                              place_with_and_without_capacity)
+from optkit.online import ClusterView, Job
+
+
+# ----------------------------------------------------------------------------- titan.py
+@pytest.mark.parametrize("gpus,idle,workers,field,message", [
+    ([], [0], 1, "gpus", "must list the GPUs of at least one machine, got []"),
+    ([2], [], 1, "idle_gpus", "must list the GPUs of at least one machine, got []"),
+    ("ab", [0], 1, "gpus", "must list a GPU count per machine, got str"),
+    ([2, 1.5], [0, 0], 1, "gpus[1]", "must be an integer >= 1, got 1.5"),
+    ([2, 2], [0, -1], 1, "idle_gpus[1]", "must be an integer >= 0, got -1"),
+    ([2, 2], [1], 1, "idle_gpus", "must list one R_s per machine (2), got 1"),
+    ([2, 2], [1, 3], 1, "idle_gpus[1]", "must be <= gpus (2), got 3"),
+    ([2, 2], [1, 1], 0, "workers", "must be an integer >= 1, got 0"),
+    ([2, 2], [1, 1], True, "workers", "must be an integer >= 1, got True"),
+])
+def test_check_machines_names_each_field_and_problem(gpus: Any, idle: Any, workers: Any, field: str,
+                                                     message: str) -> None:
+    """Every refusal of :func:`titan.check_machines`: its field, its whole message, problem nimp."""
+    with pytest.raises(InputError) as err:
+        check_machines(gpus, idle, workers)
+    assert (err.value.field, err.value.message, err.value.problem) == (field, message, "nimp")
+
+
+def test_check_machines_returns_int64_arrays() -> None:
+    K, R = check_machines([4, 2.0], [1, 2], 3)
+    assert K is not None and K.dtype == np.int64 and K.tolist() == [4, 2]
+    assert R.dtype == np.int64 and R.tolist() == [1, 2]
+    K, R = check_machines(None, [0, 5], np.int64(1))
+    assert K is None and R.tolist() == [0, 5]
+
+
+def test_check_max_attempts_and_readings_name_their_field() -> None:
+    """``max_attempts``: None or an integer >= 1; the three readings, each with its field, its
+    list of values and problem nimp."""
+    assert check_max_attempts(None) is None and check_max_attempts(3) == 3 and check_max_attempts(1) == 1
+    with pytest.raises(InputError) as err:
+        check_max_attempts(0)
+    assert (err.value.field, err.value.problem) == ("max_attempts", "nimp")
+    ok = ("repaired", "fix-idle-count", "least-traffic")
+    rows = [(0, "titan_algorithm", "must be repaired, pseudo-code or pair-grouping, got 'x'"),
+            (1, "titan_step2", "must be fix-idle-count or pool-prefix, got 'x'"),
+            (2, "titan_tie_break", "must be least-traffic, best-fit or worst-fit, got 'x'")]
+    for i, field, message in rows:
+        args = list(ok)
+        args[i] = "x"
+        with pytest.raises(InputError) as err:
+            check_readings(*args)
+        assert (err.value.field, err.value.message, err.value.problem) == (field, message, "nimp")
+    check_readings("pseudo-code", "pool-prefix", "worst-fit")
+
+
+@pytest.mark.parametrize("algorithm", ["repaired", "pseudo-code", "pair-grouping"])
+def test_place_with_and_without_capacity_without_enough_idle_gpus(algorithm: str) -> None:
+    """Three workers, two machines with one idle GPU each: no placement with or without P, under
+    every algorithm: (None, None)."""
+    Ka, Ra = np.array([2, 2], dtype=np.int64), np.array([1, 1], dtype=np.int64)
+    got = place_with_and_without_capacity(Ka, Ra, 1e30, ring_phases(3, 3.0e8), workers=3, titan_algorithm=algorithm)
+    assert got == (None, None)
+
+
+# ----------------------------------------------------------------------------- online.py
+def _titan_decide(cap: Any) -> None:
+    s = OnlineScheduler("titan", nodes={"a": 2, "b": 2})
+    s.on_arrival(Job("x", 0.0, 3, param_bytes=1e8), 0.0)
+    s.decide(0.0, ClusterView({"a": 2, "b": 2}, {"a": 2, "b": 2}, pair_capacity=cap))
+
+
+@pytest.mark.parametrize("cap,field,message", [
+    (math.inf, "cluster.pair_capacity", "must be a finite number >= 0 (bytes per phase), got inf"),
+    (-1.0, "cluster.pair_capacity", "must be a finite number >= 0 (bytes per phase), got -1.0"),
+    ({("a", "b"): math.inf}, "cluster.pair_capacity[('a', 'b')]",
+     "must be a finite number >= 0 (bytes per phase), got inf"),
+    ("wide", "cluster.pair_capacity", "must be a number, a pair mapping or an array, got 'wide'"),
+])
+def test_online_pair_capacity_refusals(cap: Any, field: str, message: str) -> None:
+    """The online driver's P: a finite number >= 0 (a scalar or each value of a pair mapping),
+    else an InputError with the field, the whole message and problem nimp."""
+    with pytest.raises(InputError) as err:
+        _titan_decide(cap)
+    assert (err.value.field, err.value.message, err.value.problem) == (field, message, "nimp")
+
+
+# ----------------------------------------------------------------------------- replay.py
+def _workload(**job: Any) -> dict[str, Any]:
+    jd = {"id": "a", "submit": 0.0, "duration": 10.0, "workers": 1, **job}
+    return {"problem": "nimp", "kind": "replay",
+            "cluster": {"racks": 1, "machines_per_rack": 2, "gpus_per_machine": 2}, "jobs": [jd]}
+
+
+@pytest.mark.parametrize("job,field,message", [
+    ({"workers": 0}, "jobs[0].workers", "must be an integer >= 1, got 0"),
+    ({"workers": 1.0}, "jobs[0].workers", "must be an integer >= 1, got 1.0"),
+    ({"workers": 5}, "jobs[0].workers", "(5) exceeds the cluster's 4 GPUs"),
+    ({"model": ""}, "jobs[0].model", "must be a non-empty string, got ''"),
+    ({"model": 5}, "jobs[0].model", "must be a non-empty string, got 5"),
+])
+def test_workload_job_refusals(job: dict[str, Any], field: str, message: str) -> None:
+    with pytest.raises(InputError) as err:
+        workload_from_dict(_workload(**job))
+    assert (err.value.field, err.value.message) == (field, message)
+
+
+def test_simulate_cli_limit_is_checked(tmp_path: Path) -> None:
+    path = tmp_path / "w.json"
+    path.write_text(json.dumps(_workload()))
+    with pytest.raises(InputError) as err:
+        simulate_cli(str(path), policy="titan", params={"limit": 0})
+    assert (err.value.field, err.value.message) == ("--param limit", "must be an integer >= 1, got 0")
