@@ -128,3 +128,77 @@ def test_simulate_cli_limit_is_checked(tmp_path: Path) -> None:
     with pytest.raises(InputError) as err:
         simulate_cli(str(path), policy="titan", params={"limit": 0})
     assert (err.value.field, err.value.message) == ("--param limit", "must be an integer >= 1, got 0")
+
+
+# ----------------------------------------------------------------------------- online.py: the one-job driver
+def _nimp(idle: list[int], n: int) -> Any:
+    from optkit.formulations.nimp.model import NimpInstance
+    return NimpInstance.from_dict({"problem": "nimp", "pair_capacity_bytes": 1e30,
+                                   "machines": [{"gpus": 4, "idle_gpus": r} for r in idle],
+                                   "job": {"workers": n, "collective": "ring", "param_bytes": 1e8}})
+
+
+class _Fixed:
+    """An online policy that starts the job with one fixed decision (or nothing, no wake-up)."""
+
+    name = "stub"
+
+    def __init__(self, **decision: Any) -> None:
+        self.decision = decision
+
+    def on_arrival(self, job: Any, now: float) -> None:
+        self.job = job
+
+    def on_completion(self, job_id: str, now: float) -> None:
+        pass
+
+    def decide(self, now: float, cluster: Any) -> list[Any]:
+        from optkit.online import Decision
+        return [Decision(self.job.id, **self.decision)] if self.decision else []
+
+    def next_wakeup(self, now: float) -> None:
+        return None
+
+
+@pytest.mark.parametrize("decision,message", [
+    ({"gpus": {5: 1}}, "must name machines of the view, 0..1 (policy stub, job job), got 5"),
+    ({"gpus": {0: -1, 1: 3}}, "must give a number of workers >= 0 per machine (policy stub, job job), got -1 on "
+                              "machine 0"),
+    ({"gpus": {0: 1}}, "must place the job's 2 workers (policy stub, job job), got 1"),
+])
+def test_run_policy_names_the_policy_and_job_in_a_bad_decision(decision: dict[str, Any], message: str) -> None:
+    """A decision that is not one of the view's machines per worker (2 machines, 2 workers):
+    field ``decision.gpus``, the whole message naming the policy and the job, problem nimp."""
+    from optkit.formulations.nimp.online import run_policy
+    with pytest.raises(InputError) as err:
+        run_policy(_nimp([2, 2], 2), _Fixed(**decision))
+    assert (err.value.field, err.value.message, err.value.problem) == ("decision.gpus", message, "nimp")
+
+
+def test_run_policy_result_of_a_good_decision_and_of_none() -> None:
+    """A machine given 0 workers is allowed (``{0: 2, 1: 0}`` is both workers on machine 0); a
+    policy that starts nothing and asks for no wake-up: no_solution with its message."""
+    from optkit.formulations.nimp.online import run_policy
+    from optkit.result import Status
+    res = run_policy(_nimp([2, 2], 2), _Fixed(gpus={0: 2, 1: 0}))
+    assert res.status == Status.FEASIBLE and res.solution == {"machine_of_worker": [0, 0]}
+    assert res.info == {"start_s": 0.0, "policy": "stub"}
+    res = run_policy(_nimp([2, 2], 2), _Fixed())
+    assert res.status == Status.NO_SOLUTION
+    assert res.message == "policy stub did not start the job (and asked for no wake-up)"
+
+
+def test_titan_policy_max_attempts_and_a_single_node_job_as_large_as_the_largest_node() -> None:
+    """``max_attempts`` 1 is the smallest cap TitanPolicy takes (0 refused, naming it); a
+    single-node job of exactly the largest node's GPUs can start, one more cannot."""
+    from optkit.formulations.nimp.online import TitanPolicy
+    assert TitanPolicy(max_attempts=1) is not None
+    with pytest.raises(InputError) as err:
+        TitanPolicy(max_attempts=0)
+    assert err.value.field == "max_attempts" and err.value.message == "must be an integer >= 1 or None, got 0"
+    s = OnlineScheduler("titan", nodes={"a": 2, "b": 4})
+    s.on_arrival(Job("x", 0.0, 4, param_bytes=1e8, single_node=True), 0.0)
+    with pytest.raises(InputError) as err:
+        s.on_arrival(Job("y", 0.0, 5, param_bytes=1e8, single_node=True), 0.0)
+    assert err.value.field == "job.single_node"
+    assert err.value.message == "job y needs 5 GPUs on one node but the largest node has 4: it could never start"
