@@ -202,3 +202,28 @@ def test_titan_policy_max_attempts_and_a_single_node_job_as_large_as_the_largest
         s.on_arrival(Job("y", 0.0, 5, param_bytes=1e8, single_node=True), 0.0)
     assert err.value.field == "job.single_node"
     assert err.value.message == "job y needs 5 GPUs on one node but the largest node has 4: it could never start"
+
+
+# ----------------------------------------------------------------------------- replay.py: policies
+def test_plugin_policy_passes_its_seed_and_replay_policy_its_time_limit() -> None:
+    """An algorithm behind AlgorithmPolicy gets the replay's seed; ``replay_policy`` hands its
+    time limit to ``replay``, which refuses one that is not > 0 (field ``time_limit``)."""
+    from optkit.formulations.nimp.online import AlgorithmPolicy
+    from optkit.formulations.nimp.replay import FatTree, ReplayConfig, ReplayJob, plugin_policy, replay_policy
+    p = plugin_policy("titan", [], FatTree(), ReplayConfig(), seed=7, params={})
+    assert isinstance(p, AlgorithmPolicy) and p.seed == 7 and p.name == "titan"
+    jobs = [ReplayJob("a", 0.0, 10.0, 2, "custom", 1e8, "ring")]
+    with pytest.raises(InputError) as err:
+        replay_policy(jobs, "titan", time_limit=-1.0)
+    assert (err.value.field, err.value.problem) == ("time_limit", "nimp")
+
+
+# ----------------------------------------------------------------------------- exact.py
+def test_cpsat_proves_too_few_idle_gpus_infeasible_by_the_relaxation() -> None:
+    """Two idle GPUs for three workers: infeasible, with the message and the proof's name."""
+    from optkit.formulations.nimp.exact import run_cpsat
+    from optkit.result import Status
+    res = run_cpsat(_nimp([1, 1], 3))
+    assert res.status == Status.INFEASIBLE and res.solution is None
+    assert res.message == "fewer idle GPUs than workers (resource constraint)"
+    assert res.info == {"proof": "resource relaxation"}
