@@ -227,3 +227,27 @@ def test_cpsat_proves_too_few_idle_gpus_infeasible_by_the_relaxation() -> None:
     assert res.status == Status.INFEASIBLE and res.solution is None
     assert res.message == "fewer idle GPUs than workers (resource constraint)"
     assert res.info == {"proof": "resource relaxation"}
+
+
+# ----------------------------------------------------------------------------- baselines.py, generate.py
+@pytest.mark.parametrize("name", ["elasticflow", "tiresias"])
+def test_a_baseline_placement_that_breaks_p_is_no_solution_naming_the_baseline(name: str) -> None:
+    """Four workers on two machines with two idle GPUs each must cross machines; P = 1 B per
+    phase cannot carry ring traffic of K = 1e8 B, so the baseline's placement (which ignores P) is
+    refused: no_solution, the message naming the baseline, the placement and the violation."""
+    from optkit.formulations.nimp.baselines import run_elasticflow, run_tiresias
+    from optkit.formulations.nimp.model import NimpInstance
+    from optkit.result import Status
+    inst = NimpInstance.from_dict({"problem": "nimp", "pair_capacity_bytes": 1.0,
+                                   "machines": [{"gpus": 4, "idle_gpus": 2}, {"gpus": 4, "idle_gpus": 2}],
+                                   "job": {"workers": 4, "collective": "ring", "param_bytes": 1e8}})
+    res = {"elasticflow": run_elasticflow, "tiresias": run_tiresias}[name](inst)
+    assert res.status == Status.NO_SOLUTION and res.info["found"] is False
+    assert res.message.startswith(f"{name} found no feasible placement (not a proof that none exists): its "
+                                  "placement [") and " violates " in res.message
+
+
+def test_replay_workload_default_is_200_jobs() -> None:
+    from optkit.formulations.nimp.generate import replay_workload
+    d = replay_workload(3)
+    assert len(d["jobs"]) == 200 and d == replay_workload(3, jobs=200)
