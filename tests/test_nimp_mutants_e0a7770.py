@@ -251,3 +251,25 @@ def test_replay_workload_default_is_200_jobs() -> None:
     from optkit.formulations.nimp.generate import replay_workload
     d = replay_workload(3)
     assert len(d["jobs"]) == 200 and d == replay_workload(3, jobs=200)
+
+
+# ----------------------------------------------------------------------------- network.py
+def test_traffic_of_ring_and_halving_doubling_built_afresh(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The phase patterns are cached per (N, collective, K) at module level (``network._PATTERNS``);
+    under mutmut every mutant's tests run in a process forked after the clean pass, whose cache
+    already holds every pattern the tests use, so this test empties the cache (restored after)
+    to build the pattern with the code under test. Four workers, two on machine 0 and two on
+    machine 1, K = 4e8 B. Ring: 6 phases of pairs {0,1}, {1,2}, {2,3}, {0,3} at K/4 = 1e8 B, of
+    which {1,2} and {0,3} cross: 6 x 2 x 1e8 = 1.2e9 B, each NIC 2e8 B per phase.
+    Halving-doubling: phases j = 1, 2, 2, 1; j = 1 pairs {0,2}, {1,3} at K/2 = 2e8 (both cross),
+    j = 2 pairs {0,1}, {2,3} (neither): 2 x 2 x 2e8 = 8e8 B, each NIC 4e8 B per phase."""
+    from optkit.formulations.nimp import network
+    from optkit.formulations.nimp.network import traffic
+    from optkit.formulations.nimp.replay import ReplayJob
+    m, rack = np.array([0, 0, 1, 1]), np.array([0, 0, 0, 0])
+    for coll, cross_bytes, count, nic in (("ring", 1.2e9, 6, 2e8), ("halving-doubling", 8e8, 2, 4e8)):
+        monkeypatch.setattr(network, "_PATTERNS", {})
+        cross, per = traffic(ReplayJob("t", 0.0, 1.0, 4, "custom", 4e8, coll), m, rack, 4, 1)
+        assert cross == pytest.approx(cross_bytes), coll
+        assert len(per) == 1 and per[0][2] == count and per[0][1] is None, coll
+        assert per[0][0].tolist() == pytest.approx([nic, nic, 0.0, 0.0]), coll
