@@ -273,3 +273,25 @@ def test_traffic_of_ring_and_halving_doubling_built_afresh(monkeypatch: pytest.M
         assert cross == pytest.approx(cross_bytes), coll
         assert len(per) == 1 and per[0][2] == count and per[0][1] is None, coll
         assert per[0][0].tolist() == pytest.approx([nic, nic, 0.0, 0.0]), coll
+
+
+def test_reserve_adds_the_rates_of_every_distinct_phase() -> None:
+    """Two racks of two machines (2 GPUs each), B = 8 Gbps = 1e9 B/s, uplinks 2e9 B/s,
+    iteration 1 s. A halving-doubling job of 4 workers, K = 4e8 B, workers on machines 0, 2, 3, 1
+    (racks 0, 1, 1, 0): both distinct phases cross the racks. j = 1 (x2): pairs (m0, m3), (m2, m1)
+    at K/2 = 2e8 B: each NIC 2e8, each uplink 4e8, 0.2 s. j = 2 (x2): pairs (m0, m2), (m3, m1) at
+    K/4 = 1e8: each NIC 1e8, each uplink 2e8, 0.1 s. comm = 2 x 0.2 + 2 x 0.1 = 0.6 s per
+    synchronisation, period 1.6 s: NIC rate 6e8 / 1.6 = 3.75e8 B/s, uplink rate 1.2e9 / 1.6 =
+    7.5e8 B/s, in the start and in the state's loads."""
+    from optkit.formulations.nimp.network import ClusterState
+    from optkit.formulations.nimp.replay import FatTree, ReplayConfig, ReplayJob
+    from optkit.online import Decision
+    job = ReplayJob("j", 0.0, 10.0, 4, "custom", 4e8, "halving-doubling")
+    st = ClusterState(FatTree(2, 2, 2, 8.0), ReplayConfig(1.0, 0.5), [job], policy="p")
+    st.reserve(Decision("j", {}, replicas=[[0, 2, 3, 1]]))
+    (s,) = st.take_started()
+    assert s.comm == pytest.approx(0.6) and s.cross == pytest.approx(2 * 2 * 2e8 + 2 * 2 * 1e8)
+    assert s.nic_rate is not None and s.nic_rate.tolist() == pytest.approx([3.75e8] * 4)
+    assert s.up_rate is not None and s.up_rate.tolist() == pytest.approx([7.5e8] * 2)
+    assert st.up_load.tolist() == pytest.approx([7.5e8] * 2) and st.nic_load.tolist() == pytest.approx([3.75e8] * 4)
+    assert s.syncs == 10 and s.duration == pytest.approx(16.0) and s.idle_opened == 4
