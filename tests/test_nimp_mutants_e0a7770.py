@@ -295,3 +295,28 @@ def test_reserve_adds_the_rates_of_every_distinct_phase() -> None:
     assert s.up_rate is not None and s.up_rate.tolist() == pytest.approx([7.5e8] * 2)
     assert st.up_load.tolist() == pytest.approx([7.5e8] * 2) and st.nic_load.tolist() == pytest.approx([3.75e8] * 4)
     assert s.syncs == 10 and s.duration == pytest.approx(16.0) and s.idle_opened == 4
+
+
+# ----------------------------------------------------------------------------- model.py, online.py: typed inputs
+def test_evaluate_takes_machine_indices_of_any_integer_type() -> None:
+    """``machine_of_worker`` may mix numpy integers and Python ints (evaluate's check allows any
+    ``np.integer``): [np.uint64(0), 1] is evaluated as [0, 1] (numpy alone would make that list a
+    float array). Two machines of 4 GPUs with 1 idle each, 2 workers, ring, K = 1e8 B: no idle
+    machine used, 2 machines, cross bytes 2(N-1) x K/N x 1 crossing pair = 1e8."""
+    from optkit.formulations.nimp.model import evaluate
+    inst = _nimp([1, 1], 2)
+    ev = evaluate(inst, {"machine_of_worker": [np.uint64(0), 1]})
+    assert ev == evaluate(inst, {"machine_of_worker": [0, 1]})
+    assert ev.feasible and ev.objectives == {"lex": [0, 2], "lex-cross": [0, 2, 1e8]}
+
+
+def test_pair_capacity_of_checks_an_array_by_default() -> None:
+    """``pair_capacity_of(view)`` validates an array P unless told to trust it."""
+    from optkit.formulations.nimp.online import pair_capacity_of
+    view = ClusterView({"a": 2, "b": 2}, {"a": 2, "b": 2}, pair_capacity=np.ones((3, 3)))
+    with pytest.raises(InputError) as err:
+        pair_capacity_of(view)
+    assert err.value.field == "cluster.pair_capacity"
+    assert err.value.message == ("must be a number, a pair mapping or a 2 x 2 array of numbers, got an array of "
+                                 "shape (3, 3) and float64")
+    assert pair_capacity_of(view, check_array=False).shape == (3, 3)
