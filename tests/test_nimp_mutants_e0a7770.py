@@ -320,3 +320,19 @@ def test_pair_capacity_of_checks_an_array_by_default() -> None:
     assert err.value.message == ("must be a number, a pair mapping or a 2 x 2 array of numbers, got an array of "
                                  "shape (3, 3) and float64")
     assert pair_capacity_of(view, check_array=False).shape == (3, 3)
+
+
+# ----------------------------------------------------------------------------- replay.py: summarize
+def test_summary_of_busy_samples_spanning_no_time_is_zero_not_nan() -> None:
+    """Two samples at one instant with one machine in use (2 of its 2 GPUs busy): every average
+    over the time a machine is in use (fragmentation, occupancy, profit rate) is 0.0, an empty
+    average, not NaN; the horizon and machine hours are 0."""
+    from optkit.formulations.nimp.replay import FatTree, ReplayConfig, ReplayResult, summarize
+    one = np.array([5.0, 5.0])
+    series = {"t": one, "used": np.ones(2), "busy": 2 * np.ones(2), "cross": np.zeros(2), "running": np.ones(2),
+              "price": np.ones(2), "dur_h": np.ones(2), "waiting": np.zeros(2), "arrival": np.zeros(2)}
+    s = summarize(ReplayResult([], series, FatTree(1, 1, 2), ReplayConfig(), "p", 0.0))
+    got = {k: s[k] for k in ("fragmentation_rate_avg", "occupancy_rate_avg", "profit_rate_avg", "horizon_h",
+                             "machine_hours", "used_machines_max")}
+    assert got == {"fragmentation_rate_avg": 0.0, "occupancy_rate_avg": 0.0, "profit_rate_avg": 0.0,
+                   "horizon_h": 0.0, "machine_hours": 0.0, "used_machines_max": 1}
