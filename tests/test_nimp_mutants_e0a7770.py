@@ -336,3 +336,18 @@ def test_summary_of_busy_samples_spanning_no_time_is_zero_not_nan() -> None:
                              "machine_hours", "used_machines_max")}
     assert got == {"fragmentation_rate_avg": 0.0, "occupancy_rate_avg": 0.0, "profit_rate_avg": 0.0,
                    "horizon_h": 0.0, "machine_hours": 0.0, "used_machines_max": 1}
+
+
+def test_brute_force_uses_the_phase_volume_even_below_one_byte() -> None:
+    """K = 1 B, 2 workers, ring: one distinct phase, pair {0, 1} at K/N = 0.5 B. Two non-idle
+    machines with one idle GPU each and P = 0.6 B: the pair fits once (0.5 <= 0.6), so the only
+    placement [0, 1] is feasible, (0 idle, 2 used); with P = 0.4 B nothing is."""
+    from optkit.formulations.nimp.exact import brute_force
+    from optkit.formulations.nimp.model import NimpInstance
+
+    def inst(cap: float) -> NimpInstance:
+        return NimpInstance.from_dict({"problem": "nimp", "pair_capacity_bytes": cap,
+                                       "machines": [{"gpus": 2, "idle_gpus": 1}, {"gpus": 2, "idle_gpus": 1}],
+                                       "job": {"workers": 2, "collective": "ring", "param_bytes": 1.0}})
+    assert brute_force(inst(0.6)) == ([0, 1], (0, 2))
+    assert brute_force(inst(0.4)) is None
