@@ -351,3 +351,22 @@ def test_brute_force_uses_the_phase_volume_even_below_one_byte() -> None:
                                        "job": {"workers": 2, "collective": "ring", "param_bytes": 1.0}})
     assert brute_force(inst(0.6)) == ([0, 1], (0, 2))
     assert brute_force(inst(0.4)) is None
+
+
+# ----------------------------------------------------------------------------- online.py: AlgorithmPolicy
+def test_algorithm_policy_instance_and_relaxed_counter() -> None:
+    """The instance AlgorithmPolicy builds from an array P keeps the matrix (negatives as 0);
+    Titan behind it with P = 1 B cannot place a 4-worker job of K = 1e8 B over two machines of 2
+    idle GPUs, so each such job is placed with P relaxed: two jobs, ``relaxed`` = 2."""
+    from optkit.formulations.nimp.online import AlgorithmPolicy
+    p = AlgorithmPolicy("titan", seed=0)
+    idle, gpus = np.array([2, 2], dtype=np.int64), np.array([2, 4], dtype=np.int64)
+    job = Job("x", 0.0, 4, param_bytes=1e8)
+    inst = p.instance(job, idle, gpus, np.array([[0.0, 5.0], [5.0, -1.0]]))
+    assert inst.capacity.tolist() == [[0.0, 5.0], [5.0, 0.0]] and not inst.capacity_is_scalar
+    assert [(m.gpus, m.idle_gpus) for m in inst.machines] == [(2, 2), (4, 2)] and inst.N == 4
+    view = ClusterView({0: 2, 1: 2}, {0: 2, 1: 4}, pair_capacity=1.0)
+    for name in ("a", "b"):
+        m = p.place(Job(name, 0.0, 4, param_bytes=1e8), idle, gpus, view)
+        assert sorted(m) == [0, 0, 1, 1]
+    assert p.relaxed == 2
