@@ -370,3 +370,18 @@ def test_algorithm_policy_instance_and_relaxed_counter() -> None:
         m = p.place(Job(name, 0.0, 4, param_bytes=1e8), idle, gpus, view)
         assert sorted(m) == [0, 0, 1, 1]
     assert p.relaxed == 2
+
+
+# ----------------------------------------------------------------------------- claims.py
+def test_total_profit_sums_the_profit_rate_at_arrivals() -> None:
+    """Samples at t = 0, 1, 2, 3 (arrivals at 0, 1 and 3; ``until`` = 2 drops t = 3). t = 0: one
+    running job on one used machine, price 3, 2 GPU-hours: T = 2/1, rate 3 / (1 x 2) = 1.5.
+    t = 1: two jobs on two machines, price 8, 4 GPU-hours: T = 4/2 = 2, rate 8 / (2 x 2) = 2.
+    t = 2 is no arrival. Total 3.5."""
+    from optkit.formulations.nimp import claims
+    from optkit.formulations.nimp.replay import FatTree, ReplayConfig, ReplayResult
+    series = {"t": np.array([0.0, 1.0, 2.0, 3.0]), "arrival": np.array([1.0, 1.0, 0.0, 1.0]),
+              "used": np.array([1.0, 2.0, 2.0, 2.0]), "running": np.array([1.0, 2.0, 2.0, 2.0]),
+              "dur_h": np.array([2.0, 4.0, 4.0, 4.0]), "price": np.array([3.0, 8.0, 8.0, 100.0])}
+    res = ReplayResult([], series, FatTree(1, 2, 2), ReplayConfig(), "p", 0.0)
+    assert claims._total_profit(res, 2.0) == pytest.approx(3.5)
