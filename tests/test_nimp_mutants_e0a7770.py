@@ -385,3 +385,28 @@ def test_total_profit_sums_the_profit_rate_at_arrivals() -> None:
               "dur_h": np.array([2.0, 4.0, 4.0, 4.0]), "price": np.array([3.0, 8.0, 8.0, 100.0])}
     res = ReplayResult([], series, FatTree(1, 2, 2), ReplayConfig(), "p", 0.0)
     assert claims._total_profit(res, 2.0) == pytest.approx(3.5)
+
+
+# ----------------------------------------------------------------------------- titan.py: repaired vs pair-grouping
+@pytest.mark.parametrize("gpus,idle", [([3, 4, 4], [1, 3, 2]), ([2, 3, 2], [2, 3, 2])])
+def test_repaired_titan_is_the_default_and_finds_what_pair_grouping_misses(gpus: list[int], idle: list[int]) -> None:
+    """Five workers, ring, K = 1 B (K/N = 0.2 B per pair and phase), P = 0.25 B: a machine pair
+    carries at most one worker pair. Ring pairs {0,1}, {1,2}, {2,3}, {3,4}, {0,4}; three workers
+    on one machine and one on each of two others cut three ring pairs, one per machine pair, so
+    a placement exists (here on a non-idle cluster and on an all-idle one). Titan as repaired
+    (checking each worker as it joins, Alg. 1) finds one that evaluate accepts; pair-grouping
+    (checking only whole placements) finds none; ``place_unchecked`` without
+    ``titan_algorithm`` is the repaired reading (the documented default)."""
+    from optkit.formulations.nimp.model import NimpInstance, evaluate
+    from optkit.formulations.nimp.titan import place_unchecked
+    Ka, Ra = np.array(gpus, dtype=np.int64), np.array(idle, dtype=np.int64)
+
+    def run(**kw: Any) -> list[int] | None:
+        return place_unchecked(Ka, Ra, 0.25, ring_phases(5, 1.0), workers=5, **kw)
+    m = run(titan_algorithm="repaired")
+    inst = NimpInstance.from_dict({"problem": "nimp", "pair_capacity_bytes": 0.25,
+                                   "machines": [{"gpus": g, "idle_gpus": r} for g, r in zip(gpus, idle)],
+                                   "job": {"workers": 5, "collective": "ring", "param_bytes": 1.0}})
+    assert m is not None and evaluate(inst, {"machine_of_worker": m}).feasible
+    assert run() == m
+    assert run(titan_algorithm="pair-grouping") is None
