@@ -410,3 +410,18 @@ def test_repaired_titan_is_the_default_and_finds_what_pair_grouping_misses(gpus:
     assert m is not None and evaluate(inst, {"machine_of_worker": m}).feasible
     assert run() == m
     assert run(titan_algorithm="pair-grouping") is None
+
+
+def test_titan_merges_worker_sets_heaviest_pair_first_and_deploys_the_largest_first() -> None:
+    """Alg. 2's merged sets on hand-made phases (no bandwidth limit). (a) Pairs {0,3} 3 B,
+    {1,2} 2 B, {2,3} 1 B, one machine of 4 idle GPUs: {0,3} and {1,2} merge, then {2,3} joins
+    the two sets (its first worker's set has the larger root, the union keeps the smaller):
+    all four workers on machine 0. (b) One pair {1,2} of 5 B, three workers, idle machines of 2
+    and 1 GPUs (cmax = 2): sets {1,2} and {0}; the larger set goes first, to the machine with
+    the most idle GPUs (machine 0), {0} to machine 1: [1, 0, 0], no cross bytes (deploying {0}
+    first would split the pair)."""
+    from optkit.formulations.nimp.model import Phase
+    from optkit.formulations.nimp.titan import titan
+    ph = [Phase(((0, 3),), 3.0), Phase(((1, 2),), 2.0), Phase(((2, 3),), 1.0)]
+    assert titan([4], [4], math.inf, ph, workers=4) == [0, 0, 0, 0]
+    assert titan([2, 1], [2, 1], math.inf, [Phase(((1, 2),), 5.0)], workers=3) == [1, 0, 0]
