@@ -425,3 +425,53 @@ def test_titan_merges_worker_sets_heaviest_pair_first_and_deploys_the_largest_fi
     ph = [Phase(((0, 3),), 3.0), Phase(((1, 2),), 2.0), Phase(((2, 3),), 1.0)]
     assert titan([4], [4], math.inf, ph, workers=4) == [0, 0, 0, 0]
     assert titan([2, 1], [2, 1], math.inf, [Phase(((1, 2),), 5.0)], workers=3) == [1, 0, 0]
+
+
+# ----------------------------------------------------------------------------- replay.py: loads of ended jobs
+class _Placed:
+    """An online policy that starts each job as it arrives on the workers' machines given."""
+
+    name = "placed"
+
+    def __init__(self, where: dict[str, list[int]]) -> None:
+        self.where, self.waiting_ids = where, []
+
+    def on_arrival(self, job: Any, now: float) -> None:
+        self.waiting_ids.append(job.id)
+
+    def on_completion(self, job_id: str, now: float) -> None:
+        pass
+
+    def decide(self, now: float, cluster: Any) -> list[Any]:
+        from optkit.online import Decision
+        out = []
+        for j in self.waiting_ids:
+            mw = self.where[j]
+            d = Decision(j, {s: mw.count(s) for s in sorted(set(mw))}, replicas=[mw])
+            cluster.reserve(d)
+            out.append(d)
+        self.waiting_ids = []
+        return out
+
+    def next_wakeup(self, now: float) -> None:
+        return None
+
+
+def test_an_ended_job_gives_back_exactly_its_nic_load() -> None:
+    """One rack of two machines of 2 GPUs, B = 1e9 B/s, iteration 1 s; ring jobs of 2 workers,
+    K = 4e8 B: one distinct phase (pair {0,1}, K/2 = 2e8 B) twice per synchronisation, each on
+    machines [0, 1]. A (t = 0, 1 s): comm 2 x 2e8/1e9 = 0.4 s, NIC rate rA = 4e8/1.4 B/s, ends at
+    1.4 s. B (t = 0, 100 s) on the residual 1e9 - rA: comm cB = 4e8/(1e9 - rA), rate rB = 4e8/(1 +
+    cB). C (t = 2 s) sees only B's load: comm 4e8/(1e9 - rB)."""
+    from optkit.formulations.nimp.replay import FatTree, ReplayConfig, ReplayJob, replay
+    jobs = [ReplayJob("A", 0.0, 1.0, 2, "custom", 4e8, "ring"), ReplayJob("B", 0.0, 100.0, 2, "custom", 4e8, "ring"),
+            ReplayJob("C", 2.0, 1.0, 2, "custom", 4e8, "ring")]
+    res = replay(jobs, _Placed({"A": [0, 1], "B": [0, 1], "C": [0, 1]}), topo=FatTree(1, 2, 2, 8.0),
+                 config=ReplayConfig(1.0, 0.05))
+    got = {j["id"]: j for j in res.jobs}
+    rA = 4e8 / 1.4
+    cB = 4e8 / (1e9 - rA)
+    rB = 4e8 / (1.0 + cB)
+    assert got["A"]["comm_s_per_sync"] == pytest.approx(0.4) and got["A"]["end"] == pytest.approx(1.4)
+    assert got["B"]["comm_s_per_sync"] == pytest.approx(cB)
+    assert got["C"]["start"] == 2.0 and got["C"]["comm_s_per_sync"] == pytest.approx(4e8 / (1e9 - rB))
