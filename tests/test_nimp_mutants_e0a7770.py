@@ -434,7 +434,8 @@ class _Placed:
     name = "placed"
 
     def __init__(self, where: dict[str, list[int]]) -> None:
-        self.where, self.waiting_ids = where, []
+        self.where = where
+        self.waiting_ids: list[str] = []
 
     def on_arrival(self, job: Any, now: float) -> None:
         self.waiting_ids.append(job.id)
