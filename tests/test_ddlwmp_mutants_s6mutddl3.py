@@ -374,3 +374,148 @@ def test_online_scheduler_refuses_an_empty_model_name() -> None:
         OnlineScheduler(nodes={0: 4}, models=[PLAIN])  # type: ignore[arg-type]
     assert _err(exc) == ("models", "ddlwmp", "must map model names to models, got list")
 
+
+
+# ----------------------------------------------------------------------------- a_srpt.ASRPT._comm_heavy
+ZERO = {"allreduce": "ring", "stages": [{"replicas": 2, "fwd_time": 0.0, "bwd_time": 0.0, "in_bytes": 0.0,
+                                         "out_bytes": 0.0, "param_bytes": 0.0}]}
+
+
+@pytest.mark.parametrize("threshold, test, heavy", [(1.0, "ge", True), (1.0, "gt", False), (1.5, "ge", False)])
+def test_comm_heavy_of_a_model_with_zero_alphas_reads_the_ratio_as_one(threshold: float, test: str,
+                                                                        heavy: bool) -> None:
+    """alpha~min = alpha_max = 0 (no compute, no bytes): Alg. 1's ratio alpha_max/alpha~min is read
+    as 1 (a_srpt.py), so the job is heavy only under ratio >= 1.0."""
+    inst = DdlwmpInstance.from_dict(_inst(models={"z": ZERO},
+                                          jobs=[{"id": "a", "release": 0.0, "model": "z", "iterations": 1}]))
+    pol = ASRPT(inst.cluster, inst.models, comm_heavy=threshold, comm_heavy_test=test)
+    assert (pol.placer.alpha_min("z"), pol.placer.alpha_max("z")) == (0.0, 0.0)
+    assert pol._comm_heavy("z") is heavy
+
+
+@pytest.mark.parametrize("test", ["ge", "gt"])
+def test_comm_heavy_compares_the_ratio_with_the_threshold_on_both_sides(test: str) -> None:
+    inst = DdlwmpInstance.from_dict(_inst())  # k = 2: on one 4-GPU server, or over two
+    probe = ASRPT(inst.cluster, inst.models)
+    ratio = probe.placer.alpha_max("m") / probe.placer.alpha_min("m")
+    assert ratio > 1.0
+    for threshold, heavy in [(max(1.0, ratio * (1 - 1e-9)), True), (ratio, test == "ge"),
+                             (ratio * (1 + 1e-9), False)]:
+        pol = ASRPT(inst.cluster, inst.models, comm_heavy=threshold, comm_heavy_test=test)
+        assert pol._comm_heavy("m") is heavy, (threshold, test)
+
+
+# ----------------------------------------------------------------------------- exact.greedy_schedule
+def test_greedy_schedule_names_its_stage_when_the_deadline_passes() -> None:
+    from optkit import deadline
+    from optkit.formulations.ddlwmp.exact import _job_options, greedy_schedule
+
+    inst = DdlwmpInstance.from_dict(_inst())
+    opts = _job_options(inst)
+    ticks = iter([0.0] + [100.0] * 1000)   # the deadline opens at 0 s; every later reading is 100 s
+    with deadline.within(1.0, clock=lambda: next(ticks)):
+        with pytest.raises(deadline.DeadlineReached) as exc:
+            greedy_schedule(inst, opts)
+    assert exc.value.stage == "building the greedy warm start"
+    assert str(exc.value) == "time limit of 1 s reached while building the greedy warm start"
+
+
+# ----------------------------------------------------------------------------- baselines._document
+def test_every_baseline_docstring_has_its_reference_and_example() -> None:
+    from optkit.formulations.ddlwmp.baselines import BASELINES
+
+    for name, cls in BASELINES.items():
+        doc = cls.__doc__ or ""
+        ref = "optkit's own reference point (arrival order)" if name == "fifo" else \
+            "Luo et al., A-SRPT paper, Sec. V-A-1-d (the baselines)"
+        assert f"References\n    ----------\n    {ref}." in doc, name
+        assert f"schedule = simulate(inst, {cls.__name__}(inst.cluster, inst.models, seed=0))" in doc, name
+        assert "Guarantee: none proven." in doc
+
+
+# ----------------------------------------------------------------------------- bounds.lower_bounds
+def test_lower_bounds_use_the_exact_alpha_min_by_default() -> None:
+    """Two one-replica stages with 1e7 B between them on two 1-GPU servers: the stages sit on two
+    servers, so alpha~min pays g/B_inter per byte while alpha^lo (quick) takes the cheaper 1/B_intra;
+    the default (quick=False) is the exact one."""
+    from optkit.formulations.ddlwmp.bounds import lower_bounds
+
+    st = {"replicas": 1, "fwd_time": 0.01, "bwd_time": 0.02, "param_bytes": 0.0}
+    model = {"allreduce": "ring", "stages": [dict(st, in_bytes=0.0, out_bytes=1e7), dict(st, in_bytes=1e7, out_bytes=0.0)]}
+    inst = DdlwmpInstance.from_dict(_inst(cluster=_cluster(servers=2, g=1), models={"p": model},
+                                          jobs=[{"id": "a", "release": 0.0, "model": "p", "iterations": 2}]))
+    full, quick = lower_bounds(inst, quick=False), lower_bounds(inst, quick=True)
+    assert full["LB1"] > quick["LB1"]
+    assert lower_bounds(inst) == full and lower_bounds(inst, "total_completion") == full
+
+
+# ----------------------------------------------------------------------------- catalog.model_dict
+def test_model_dict_splits_the_name_at_the_first_colon_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``<model>:<config>``: everything after the first colon is the configuration."""
+    from optkit.formulations.ddlwmp import catalog
+
+    seen = []
+    key = next(iter(catalog.MODELS))
+
+    class Prof:
+        batch_size = 1
+
+        def config(self, c: str) -> str:
+            seen.append(c)
+            return c
+
+    monkeypatch.setattr(catalog, "MODELS", {key: Prof()})
+    monkeypatch.setattr(catalog, "stage_dicts", lambda prof, cfg: [cfg])
+    assert catalog.model_dict(f"{key}:a:b", "tree") == {"allreduce": "tree", "stages": ["a:b"]}
+    assert seen == ["a:b"]
+
+
+# ----------------------------------------------------------------------------- claims wiring
+def test_measure_fig8_replays_the_job_set_at_each_nic_bandwidth(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fig. 8: the same job set on NICs of 1-50 Gbps (1 Gbps = 1.25e8 B/s), the rest of the cluster
+    kept."""
+    from optkit.formulations.ddlwmp import claims
+
+    data = _inst(cluster=_cluster(servers=3, g=2, slot_seconds=2.0))
+    seen: list[Any] = []
+
+    class Stop(Exception):
+        pass
+
+    def compare(inst: DdlwmpInstance, r: Any, seed: int) -> Any:
+        seen.append(inst.cluster)
+        raise Stop
+
+    monkeypatch.setattr(claims, "fig7_job_set", lambda r, **kw: data)
+    monkeypatch.setattr(claims, "compare", compare)
+    with pytest.raises(Stop):
+        claims.measure_fig8(readings={}, seed=0, scale="ci")
+    (cl,) = seen
+    assert (cl.servers, cl.gpus_per_server, cl.intra_bandwidth, cl.slot_seconds) == (3, 2, B_INTRA, 2.0)
+    assert cl.inter_bandwidth == 1 * 1.25e8
+
+
+def test_series_fig6_runs_the_named_algorithm_on_every_job_count(monkeypatch: pytest.MonkeyPatch) -> None:
+    from optkit.formulations.ddlwmp import claims
+
+    calls: list[Any] = []
+    monkeypatch.setattr(claims, "_workload", lambda r, *, jobs, **kw: {"jobs": jobs})
+    monkeypatch.setattr(claims, "series_readout", lambda alg, cases, r, seed: calls.append((alg, cases, seed)) or "ok")
+    assert claims.series_fig6("fifo", readings={}, seed=4, scale="ci") == "ok"
+    (alg, cases, seed), = calls
+    counts = claims.fig6_jobs("synthetic", "ci")
+    assert alg == "fifo" and seed == 4 and cases == [(f"{n} jobs", {"jobs": n}) for n in counts]
+
+
+@pytest.mark.parametrize("run, name", [("run_a_srpt", "a-srpt"), ("run_a_srpt_perfect", "a-srpt-perfect")])
+def test_a_srpt_runs_name_their_policy_in_the_engine_messages(run: str, name: str,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """A policy that starts nothing: the engine's RuntimeError names the policy by its run's name."""
+    from optkit.formulations.ddlwmp import algorithms
+
+    monkeypatch.setattr(ASRPT, "decide", lambda self, now, state: [])
+    monkeypatch.setattr(ASRPT, "next_wakeup", lambda self, now: None)
+    inst = DdlwmpInstance.from_dict(_inst())
+    with pytest.raises(RuntimeError) as exc:
+        getattr(algorithms, run)(inst, seed=0)
+    assert str(exc.value) == f"policy {name} never started 1 jobs: a"
