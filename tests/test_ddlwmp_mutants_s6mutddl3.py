@@ -11,11 +11,13 @@ from typing import Any
 import numpy as np
 import pytest
 
+from optkit import deadline
 from optkit.errors import InputError
 from optkit.formulations.ddlwmp import generate as gen_mod
 from optkit.formulations.ddlwmp.a_srpt import ASRPT
 from optkit.formulations.ddlwmp.catalog import check_int, model_catalog
 from optkit.formulations.ddlwmp.claims import fig6_jobs
+from optkit.formulations.ddlwmp.exact import _job_options, greedy_schedule  # (imported once, at collection)
 from optkit.formulations.ddlwmp.generate import from_trace, generate, group_sizes
 from optkit.formulations.ddlwmp.llm_workloads import convert_groups
 from optkit.formulations.ddlwmp.model import DdlwmpInstance
@@ -278,10 +280,13 @@ def test_check_model_names_a_second_tensor_parallel_degree() -> None:
                          "is 1 but stage 0's is 2: ddlwmp takes one tensor-parallel degree per job (data x pipeline "
                          "x tensor parallelism with one t; an MoE job has t = 1 in every stage), so that a replica is "
                          "a unit of t GPUs and whether the job fits is exact (formulations/ddlwmp/tensor.py)")
-    with pytest.raises(InputError) as exc:
-        check_model(_tp_job(), 3, "models.m")
-    assert exc.value.field == "models.m.stages[0].tensor_parallel" and exc.value.message.startswith(
-        "is 2, which does not divide the servers' 3 GPUs")
+    for t, g, head in [(2, 3, "is 2, which does not divide the servers' 3 GPUs"),
+                       (4, 6, "is 4, which does not divide the servers' 6 GPUs"),
+                       (2, 1, "is 2, larger than any server (1 GPUs)")]:
+        with pytest.raises(InputError) as exc:
+            check_model(_tp_job(t, t), g, "models.m")
+        assert exc.value.field == "models.m.stages[0].tensor_parallel" and exc.value.message.startswith(head)
+    check_model(_tp_job(4, 4), 4, "models.m")  # t = g passes
 
 
 @pytest.mark.parametrize("free, gpus, t, ok", [
@@ -407,9 +412,6 @@ def test_comm_heavy_compares_the_ratio_with_the_threshold_on_both_sides(test: st
 
 # ----------------------------------------------------------------------------- exact.greedy_schedule
 def test_greedy_schedule_names_its_stage_when_the_deadline_passes() -> None:
-    from optkit import deadline
-    from optkit.formulations.ddlwmp.exact import _job_options, greedy_schedule
-
     inst = DdlwmpInstance.from_dict(_inst())
     opts = _job_options(inst)
     ticks = iter([0.0] + [100.0] * 1000)   # the deadline opens at 0 s; every later reading is 100 s
