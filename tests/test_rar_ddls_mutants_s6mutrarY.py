@@ -418,3 +418,100 @@ def test_sample_accepts_each_limit_at_its_ends(name) -> None:
 def test_last_of_class_by_hand(classes, n_g, want) -> None:
     """Each class ends one below the next class; the last ends at max(its kappa, n_g)."""
     assert _last_of_class(classes, n_g) == want
+
+
+# ----------------------------------------------------------------------------- neighbours: bounds, generate
+def test_theorem5_by_hand_without_contention() -> None:
+    """:func:`_checked`: 1-GPU jobs on one server, nothing can contend (p_max = 1 = 1 + no job of
+    >= 2 GPUs): n_g = 1, phi = 1, l = 1, ratio = u."""
+    inst = _checked()
+    want = {"n_g": 1, "phi": 1.0, "u": 1.0, "l": 1.0, "ratio": 1.0, "p_max": 1, "proven": True}
+    assert bounds.theorem5(inst) == want
+    assert bounds.theorem5(inst, u=2.5) == dict(want, u=2.5, ratio=2.5)
+    assert [bounds.contention_cap(inst, j) for j in range(2)] == [1, 1]
+
+
+def test_theorem5_by_hand_with_contention() -> None:
+    """Three 2-GPU jobs of F = 5 on servers of 1, 1, 2 GPUs (phi of
+    :func:`test_rate_table_with_a_gradient_by_hand`: 3 on one server; 2, 2, 1, 0 at p = 0..3 on
+    two). p_j^max: N - 2 = 2 GPUs hold one other 2-GPU job, so min(max O_s = 2, 1 + 1) = 2.
+    Feasible n = 1 (the 2-GPU server), 2. rho_min = ceil(5/3) = 2 (n = 1); worst: n = 1 ->
+    ceil(5/3) = 2, n = 2 -> ceil(5/1) = 5, so phi = 5/2; l = min(2/2, ceil(5/2)/5 = 3/5) = 0.6;
+    ratio = 2·2.5·1/0.6."""
+    inst = RarInstance.from_dict(_hand([1, 1, 2], [5, 5, 5], bwd=0.246875, grad=3.125e8, gpus=2))
+    assert [bounds.contention_cap(inst, j) for j in range(3)] == [2, 2, 2]
+    assert list(bounds.feasible_server_counts(inst, inst.jobs[0])) == [1, 2]
+    assert bounds.rho_min(inst, inst.jobs[0]) == 2
+    got = bounds.theorem5(inst)
+    assert got == {"n_g": 2, "phi": 2.5, "u": 1.0, "l": pytest.approx(0.6, rel=1e-15), "ratio": pytest.approx(
+        2 * 2.5 / 0.6, rel=1e-15), "p_max": 2, "proven": True}
+
+
+def test_contention_cap_counts_the_smallest_other_split_jobs() -> None:
+    """N = 8 (two 4-GPU servers), jobs of 2, 2, 1, 3 GPUs. j0: room 6 takes 2 (j1) and 3 (j3): q =
+    2, cap min(4, 3) = 3; j1 the same; j2: room 7 takes 2, 2, 3: q = 3, cap 4; j3: room 5 takes
+    2, 2: cap 3. On two 2-GPU servers (N = 4): j0, j1: room 2 takes one 2 -> 2; j2: room 3 takes
+    one 2 -> 2; j3: room 1 takes none -> 1."""
+    for servers, want in (([4, 4], [3, 3, 4, 3]), ([2, 2], [2, 2, 2, 1])):
+        d = _hand(servers, [5, 5, 5, 5])
+        for job, g in zip(d["jobs"], (2, 2, 1, 3)):
+            job["gpus"] = g
+        inst = RarInstance.from_dict(d)
+        assert [bounds.contention_cap(inst, j) for j in range(4)] == want
+
+
+@pytest.mark.parametrize("u", [0.5, 0.999, True, float("inf"), float("nan"), "1", None])
+def test_theorem5_refuses_a_bad_u(u) -> None:
+    err = _raises(bounds.theorem5, _checked(), u=u)
+    assert (err.field, err.problem, err.message) == (
+        "u", "rar-ddls", f"must be a finite number >= 1 (rho-hat <= u·rho), got {u!r}")
+
+
+def test_bounds_with_busy_gpus_by_hand() -> None:
+    """Servers of 2, 2 GPUs; server 0's GPUs busy until 3 and 1: r sorted = 0, 0, 1, 3. Jobs of
+    1, 2, 3, 4 GPUs start no earlier than r_(G) = 0, 0, 1, 3 (Lemma 1). tau = 0.25 s, phi 4,
+    F = 4 each: rho_min = 1 slot. total_completion: 4 + 4 = 8 slots. Makespan: LB_job =
+    max(r + 1) = 4; work = 1 + 2 + 3 + 4 = 10 GPU-slots: f(M) = sum max(0, M - r) is 2 + 2 + 1
+    + 0 = 5 at M = 2, 3 + 3 + 2 + 0 = 8 at M = 3, 4 + 4 + 3 + 1 = 12 at M = 4: LB_area = 4;
+    the 4-, 3- and 2-GPU jobs pairwise conflict (G + G' > 4; 3 + 1 and 2 + 1 do not): LB_conflict
+    = their least r, r_(2) = 0, + 3 slots = 3 ({4, 3}: r_(3) = 1 + 2 = 3 too)."""
+    d = _hand([2, 2], [4, 4, 4, 4])
+    for job, g in zip(d["jobs"], (1, 2, 3, 4)):
+        job["gpus"] = g
+    d["busy_until"] = [[3, 1], [0, 0]]
+    inst = RarInstance.from_dict(d)
+    assert bounds.earliest_starts(inst) == [0, 0, 1, 3]
+    assert bounds.lower_bounds(inst, "total_completion") == {"LB_sum": 8.0}
+    assert bounds.lower_bounds(inst) == {"LB_job": 4.0, "LB_area": 4.0, "LB_conflict": 3.0}
+    assert bounds.theorem5(inst)["proven"] is False
+
+
+@pytest.mark.parametrize("kw, field, message", [
+    ({"kind": "huge"}, "kind", "must be 'paper-sec7' or 'tiny', got 'huge'"),
+    ({"seed": -1}, "seed", "must be an integer >= 0, got -1"),
+    ({"servers": 0}, "servers", "must be an integer >= 1, got 0"),
+    ({"horizon": 0}, "horizon", "must be an integer >= 1, got 0"),
+    ({"servers": 1, "mix": {64: 1}}, "servers", None),
+])
+def test_generate_refusals_name_their_field(kw, field, message) -> None:
+    err = _raises(generate.generate, **kw)
+    assert err.field == field
+    if message is not None:
+        assert err.message == message
+    else:  # one server of at most 32 GPUs cannot hold a 64-GPU job
+        assert err.message.endswith("GPUs cannot hold a 64-GPU job") and err.message.startswith("1 servers with ")
+
+
+def test_conflict_bound_with_every_gpu_busy_by_hand() -> None:
+    """Servers of 2, 2 GPUs, all busy until slot 2: every job starts at >= 2. Jobs of 3, 2, 2
+    GPUs, F = 4 (1 slot each). LB_job = 2 + 1 = 3; total_completion 3·(2 + 1) = 9 slots;
+    LB_area: 4·(M - 2) >= 3 + 2 + 2 = 7 -> M = 4. Conflicts: 3 + 2 > 4 but 2 + 2 = 4 is not a
+    conflict, so the largest K is {3-GPU, one 2-GPU}: 2 + 1 + 1 = 4."""
+    d = _hand([2, 2], [4, 4, 4])
+    for job, g in zip(d["jobs"], (3, 2, 2)):
+        job["gpus"] = g
+    d["busy_until"] = [[2, 2], [2, 2]]
+    inst = RarInstance.from_dict(d)
+    assert bounds.earliest_starts(inst) == [2, 2, 2]
+    assert bounds.lower_bounds(inst, "total_completion") == {"LB_sum": 9.0}
+    assert bounds.lower_bounds(inst) == {"LB_job": 3.0, "LB_area": 4.0, "LB_conflict": 4.0}
