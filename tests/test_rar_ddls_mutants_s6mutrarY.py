@@ -515,3 +515,60 @@ def test_conflict_bound_with_every_gpu_busy_by_hand() -> None:
     assert bounds.earliest_starts(inst) == [2, 2, 2]
     assert bounds.lower_bounds(inst, "total_completion") == {"LB_sum": 9.0}
     assert bounds.lower_bounds(inst) == {"LB_job": 3.0, "LB_area": 4.0, "LB_conflict": 4.0}
+
+
+# ----------------------------------------------------------------------------- neighbours: batch, sjf_bco, plan
+@pytest.mark.parametrize("field, want", [
+    ("servers[1]", "servers['b']"), ("servers[0].x", "servers['a'].x"), ("busy_until[0][3]", "busy_until[('a', 3)]"),
+    ("busy_until[1]", "busy_until['b']"), ("busy_until[1][0] y", "busy_until[('b', 0)] y"),
+    ("servers[2]", "servers[2]"), ("busy_until[2][0]", "busy_until[2][0]"), ("jobs[0].gpus", "jobs[0].gpus"),
+    ("servers", "servers"),
+])
+def test_rename_names_a_server_by_its_node(field, want) -> None:
+    from optkit.formulations.rar_ddls.batch import _rename
+
+    got = _rename(InputError(field, "is wrong"), ["a", "b"])
+    assert (got.field, got.message, got.problem) == (want, "is wrong", "rar-ddls")
+
+
+def test_sjf_bco_helpers_by_hand() -> None:
+    """Jobs of 4, 1, 2, 1, 4 GPUs: order by size, instance order on ties: 1, 3, 2, 0, 4; kappa
+    classes 1, 2, 4 (1 is always one)."""
+    from optkit.formulations.rar_ddls.sjf_bco import _check_lam, kappa_better, kappa_classes, sjf_bco_order
+
+    d = _hand([4, 4], [5] * 5)
+    for job, g in zip(d["jobs"], (4, 1, 2, 1, 4)):
+        job["gpus"] = g
+    inst = RarInstance.from_dict(d)
+    assert sjf_bco_order(inst) == [1, 3, 2, 0, 4]
+    assert kappa_classes(inst) == [1, 2, 4]
+    d["jobs"] = [dict(d["jobs"][0], gpus=3)]
+    assert kappa_classes(RarInstance.from_dict(d)) == [1, 3]
+    first, last = kappa_better("first"), kappa_better("last")
+    assert [first(1.0, 2.0), first(2.0, 2.0), first(3.0, 2.0)] == [True, False, False]
+    assert [last(1.0, 2.0), last(2.0, 2.0), last(3.0, 2.0)] == [True, True, False]
+    err = _raises(kappa_better, "middle")
+    assert (err.field, err.problem) == ("kappa_tie", "rar-ddls")
+    assert (_check_lam(1), _check_lam(2.5)) == (1.0, 2.5) and type(_check_lam(1)) is float
+
+
+@pytest.mark.parametrize("lam", [0.999, 0, True, float("inf"), float("nan"), "2", None])
+def test_check_lam_refusal(lam) -> None:
+    from optkit.formulations.rar_ddls.sjf_bco import _check_lam
+
+    err = _raises(_check_lam, lam)
+    assert (err.field, err.problem, err.message) == ("lam", "rar-ddls",
+                                                      f"must be a number >= 1 (lambda_j >= 1, Alg. 3), got {lam!r}")
+
+
+@pytest.mark.parametrize("cap, steps, horizon, theta", [(100.0, 11, 16, 10), (4.0, 11, 16, 10), (3.9, 7, 8, None),
+                                                         (1.0, 3, 4, None)])
+def test_search_theta_doubles_the_horizon_by_hand(cap, steps, horizon, theta) -> None:
+    """Trials accept theta >= 10 only. [1, 4]: 2, 3, 4 rejected (3 steps); [1, 8]: 4, 6, 7, 8
+    (4 steps); [1, 16]: 8 no, 12 yes, 10 yes, 9 no (4 steps): theta 10 after 11 steps. The search
+    stops with nothing once H > 2·cap: cap 3.9 -> after H = 8, cap 1 -> after H = 4; cap 4
+    (2·cap = 8 = H) goes on to 16."""
+    trial, seen = _trial(10)
+    got = plan.search_theta(4, trial, cap=cap, feasibility=True)
+    assert (got.steps, got.search_horizon, got.theta, got.timed_out) == (steps, horizon, theta, False)
+    assert len(seen) == steps and (got.plan is None) == (theta is None)
