@@ -572,3 +572,66 @@ def test_search_theta_doubles_the_horizon_by_hand(cap, steps, horizon, theta) ->
     got = plan.search_theta(4, trial, cap=cap, feasibility=True)
     assert (got.steps, got.search_horizon, got.theta, got.timed_out) == (steps, horizon, theta, False)
     assert len(seen) == steps and (got.plan is None) == (theta is None)
+
+
+# ----------------------------------------------------------------------------- neighbours: model, claims
+@pytest.mark.parametrize("servers, gpus, want", [([2, 4, 3], 1, 1), ([2, 4, 3], 4, 1), ([2, 4, 3], 5, 2),
+                                                 ([2, 4, 3], 7, 2), ([2, 4, 3], 8, 3), ([2, 4, 3], 9, 3)])
+def test_min_servers_largest_first(servers, gpus, want) -> None:
+    assert model.min_servers(servers, gpus) == want == model.fastest_servers(servers, gpus)
+
+
+def test_min_servers_refuses_too_many_gpus() -> None:
+    with pytest.raises(ValueError, match=r"^10 GPUs do not fit on servers \[2, 4, 3\]$"):
+        model.min_servers([2, 4, 3], 10)
+
+
+def test_fastest_servers_with_a_slow_intra_link_by_hand() -> None:
+    """A 2-GPU job, m = 1e9 B (share 5e8), on servers of 2, 2: one server pays 2·5e8/b^i, two pay
+    2·5e8/b^e + 2·xi2 (the rest is the same). With b^i = 1e9 < b^e = 1.25e9 and xi2 = 0: 1.0 s
+    against 0.8 s, two servers win; with xi2 = 0.25 s per server 1.25 s against 1.3 s, one wins;
+    with b^i = 3e11 one server wins."""
+    d = _hand([2, 2], [5], grad=1e9, gpus=2)
+    job = RarInstance.from_dict(d).jobs[0]
+    for intra, xi2, want in ((1e9, 0.0, 2), (1e9, 0.25, 1), (3e11, 0.0, 1)):
+        net = model.Network.from_dict(dict(NET0, intra_bandwidth=intra, xi2=xi2))
+        assert model.fastest_servers([2, 2], 2, job, net) == want
+
+
+@pytest.mark.parametrize("row, want", [([[0, 0], [0]], ()), ([[3, 0], []], ((3,), ())), ([[0, 2], [0]], ((0, 2), ())),
+                                       ([[], [5]], ((), (5,))), (((1, 0), (0,)), ((1,), ()))])
+def test_busy_rows_normal_form(row, want) -> None:
+    assert model._busy_rows(row, (2, 1)) == want
+
+
+@pytest.mark.parametrize("value, field, message", [
+    ([[0]], "busy_until", "must be a list with one list per server (2): the slot until which each of the server's "
+                          "GPUs is busy, got 1 entries"),
+    ({"a": 1}, "busy_until", "must be a list with one list per server (2): the slot until which each of the "
+                             "server's GPUs is busy, got dict"),
+    ([[0], 3], "busy_until[1]", "must be a list of slots (one per GPU of server 1), got int"),
+    ([[0], [0, 0]], "busy_until[1]", "lists 2 GPUs, server 1 has O_s = 1 (GPUs 0..0)"),
+    ([[0, -1], [0]], "busy_until[0][1]", "must be >= 0, got -1"),
+    ([[0, model.MAX_BUSY_SLOT + 1], [0]], "busy_until[0][1]",
+     f"must be <= {model.MAX_BUSY_SLOT}, got {model.MAX_BUSY_SLOT + 1}"),
+])
+def test_busy_rows_refusals(value, field, message) -> None:
+    err = _raises(model._busy_rows, value, (2, 1))
+    assert (err.field, err.message) == (field, message)
+    assert model._busy_rows([[0, model.MAX_BUSY_SLOT], [1]], (2, 1)) == ((0, model.MAX_BUSY_SLOT), (1,))
+
+
+@pytest.mark.parametrize("values, turns, shape", [
+    ([10, 8, 9, 7], 2, True), ([10, 8, 8, 9, 9, 7], 2, True), ([10, 8, 9], 1, False), ([9, 10, 8, 9, 7], 3, False),
+    ([10, 8, 9, 10, 7, 6], 2, True), ([10, 8, 7], 0, False), ([], 0, False), ([5, 5, 5], 0, False),
+    ([10, 8, 9, 7, 8], 3, False),
+])
+def test_curve_shape_statistics_by_hand(values, turns, shape) -> None:
+    assert claims.turning_points(values) == turns
+    assert claims._drop_rise_drop(values) is shape
+
+
+@pytest.mark.parametrize("a, b, want", [(3.0, 2.0, 1.5), (None, 2.0, None), (3.0, None, None), (3.0, 0.0, None),
+                                        (3.0, -1.0, None), (0.0, 4.0, 0.0)])
+def test_claims_ratio(a, b, want) -> None:
+    assert claims._ratio(a, b) == want
