@@ -635,3 +635,68 @@ def test_curve_shape_statistics_by_hand(values, turns, shape) -> None:
                                         (3.0, -1.0, None), (0.0, 4.0, 0.0)])
 def test_claims_ratio(a, b, want) -> None:
     assert claims._ratio(a, b) == want
+
+
+# ----------------------------------------------------------------------------- neighbours: the pick rules
+U1 = [3.0, 1.0, 0.0, 2.0, 0.0, 1.0, 1.0]  # servers of 2, 3, 2 GPUs: loads 4/2 = 2, 2/3, 2/2 = 1
+U3 = [0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0]  # only server 1 occupied
+
+
+def _picking(U: list[float]) -> plan.Plan:
+    p = plan.Plan.empty(plan.ClusterIndex.of([2, 3, 2]), np.random.default_rng(0))
+    p.U[:] = U
+    return p
+
+
+ALL = np.arange(7)
+
+
+@pytest.mark.parametrize("rule, G, want", [
+    (plan.pick_first_fit, 3, [0, 1, 2]), (plan.pick_first_fit, 7, list(range(7))), (plan.pick_first_fit, 8, None),
+    # least U, ties by flat index: U = 0 at 2, 4; 1 at 1, 5, 6; 2 at 3; 3 at 0
+    (plan.pick_least_busy, 1, [2]), (plan.pick_least_busy, 3, [2, 4, 1]), (plan.pick_least_busy, 8, None),
+    # least U, ties by the server's load (s2 = 1 before s0 = 2), then index
+    (plan.pick_list, 3, [2, 4, 5]), (plan.pick_list, 5, [2, 4, 5, 6, 1]), (plan.pick_list, 8, None),
+    # one server fits G = 2 (all occupied: the first, s0, its least-U first) / only s1 fits 3
+    (plan.pick_packing, 2, [1, 0]), (plan.pick_packing, 3, [2, 4, 3]),
+    # none holds 4: s1 (3 eligible) then s0 before s2 (index)
+    (plan.pick_packing, 4, [2, 4, 3, 1]), (plan.pick_packing, 8, None),
+    # LBSGF, lambda 1: loads order s1, s2, s0; G = 3 fits s1; G = 4 takes s1, s2, by U stable
+    (plan.pick_lbsgf(1.0), 3, [2, 4, 3]), (plan.pick_lbsgf(1.0), 4, [2, 4, 5, 6]), (plan.pick_lbsgf(2.0), 2, [2, 4]),
+])
+def test_pick_rules_by_hand(rule, G, want) -> None:
+    got = rule(_picking(U1), 0, G, ALL)
+    assert (None if got is None else got.tolist()) == want
+
+
+def test_pick_packing_occupied_servers_first() -> None:
+    """Only server 1 is occupied: G = 2 goes there (its U-0 GPUs 3, 4) though server 0 comes
+    first; G = 4: s1's 3 (3, 4, then 2) and then empty s0 before empty s2 (index). Without
+    server 1 eligible, server 0."""
+    p = _picking(U3)
+    assert plan.pick_packing(p, 0, 2, ALL).tolist() == [3, 4]
+    assert plan.pick_packing(p, 0, 4, ALL).tolist() == [3, 4, 2, 0]
+    assert plan.pick_packing(p, 0, 2, np.array([0, 1, 5, 6])).tolist() == [0, 1]
+
+
+@pytest.mark.parametrize("G, lam, want", [(3, 1.0, [1]), (4, 1.0, [1, 2]), (5, 1.0, [1, 2]), (6, 1.0, [1, 2, 0]),
+                                          (8, 1.0, [1, 2, 0]), (2, 2.0, [1, 2]), (1, 1.5, [1])])
+def test_lbsgf_servers_by_hand(G, lam, want) -> None:
+    """Loads 2, 2/3, 1: order s1 (3 GPUs), s2 (2), s0 (2); cumulated 3, 5, 7 against lam·G."""
+    p = _picking(U1)
+    assert plan.lbsgf_servers(p.server_load(), p.cluster.capacity, G, lam).tolist() == want
+
+
+def test_pick_random_is_the_seeded_server_then_gpu_order() -> None:
+    """A twin generator: servers in permutation order, inside each server GPUs by a uniform key;
+    no rng means default_rng(0)."""
+    twin = np.random.default_rng(0)
+    srank = twin.permutation(3)
+    within = twin.random(7)
+    server_of = np.array([0, 0, 1, 1, 1, 2, 2])
+    order = sorted(range(7), key=lambda g: (srank[server_of[g]], within[g]))
+    assert plan.pick_random(_picking(U1), 0, 4, ALL).tolist() == order[:4]
+    p = _picking(U1)
+    p.rng = None
+    assert plan.pick_random(p, 0, 4, ALL).tolist() == order[:4]
+    assert plan.pick_random(p, 0, 8, ALL) is None
