@@ -237,3 +237,98 @@ def test_brute_force_node_budget_is_inclusive(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setattr(exact, "BRUTE_FORCE_MAX_NODES", 1)
     with pytest.raises(InputError, match="more than 1 partial"):
         exact.brute_force(inst)
+
+
+# --------------------------------------------------------------------------------------------- small model helpers
+def test_vectors_enumerate_every_placement_in_decreasing_order() -> None:
+    # sum 4 over caps (3, 3, 3): C(6, 2) = 15 compositions minus the three with a 4 = 12, by hand
+    assert list(exact._vectors(4, [3, 3, 3])) == [
+        (3, 1, 0), (3, 0, 1), (2, 2, 0), (2, 1, 1), (2, 0, 2), (1, 3, 0), (1, 2, 1), (1, 1, 2), (1, 0, 3),
+        (0, 3, 1), (0, 2, 2), (0, 1, 3)]
+    assert list(exact._vectors(2, [2, 0])) == [(2, 0)]
+    assert list(exact._vectors(3, [1, 1])) == []
+    assert list(exact._vectors(0, [])) == [()] and list(exact._vectors(1, [])) == []
+
+
+@pytest.mark.parametrize("n_jobs, base, limit, weights", [
+    (3, 4, 10**4, [16, 4, 1]),  # every job fits under the limit
+    (5, 10, 1000, [1000, 100, 10, 1]),  # 10^3 <= 1000: four jobs
+    (5, 10, 999, [100, 10, 1]),  # 10^3 > 999: three
+    (1, 10, 5, [1]),
+])
+def test_lex_weights(n_jobs: int, base: int, limit: int, weights: list[int]) -> None:
+    assert exact._lex_weights(n_jobs, base, limit) == weights
+
+
+def _mixed(gpus: tuple[int, ...] = (4, 4, 1)) -> RarInstance:
+    d = pair_case(0.2)
+    d["servers"] = [3, 2, 3, 3]
+    d["busy_until"] = [[], [], [2], []]  # one GPU of server 2 busy in slots 0 and 1
+    d["jobs"] = [dict(d["jobs"][0], id=f"j{k}", gpus=g) for k, g in enumerate(gpus)]
+    return RarInstance.from_dict(d)
+
+
+def test_server_classes_pairs_and_busy_counts() -> None:
+    inst = _mixed()
+    # keys (O_s, busy slots): (2, 0 0) -> [1]; (3, 0 0 0) -> [0, 3]; (3, 0 0 2) -> [2]
+    assert exact._server_classes(inst) == [[1], [0, 3], [2]]
+    assert exact._symmetric_pairs(inst) == [(0, 3)]
+    assert [exact._busy_count(inst, 2, t) for t in (0, 1, 2)] == [1, 1, 0]
+    assert [exact._busy_count(inst, None, t) for t in (0, 1, 2)] == [1, 1, 0]
+    assert exact._busy_count(inst, 0, 0) == 0
+
+
+@pytest.mark.parametrize("gpus, contention", [
+    ((4, 4, 1), [2, 2, 2, 2]),  # the 1-GPU job never splits
+    ((4, 4, 3), [3, 2, 3, 3]),  # three may split; server 1 holds 2 GPUs
+])
+def test_max_contention_counts_the_jobs_that_can_split_on_a_server(gpus, contention) -> None:
+    inst = _mixed(gpus)
+    assert exact._max_contention(inst, exact.placement_options(inst)) == contention
+
+
+def test_identical_job_groups_ignore_the_id_only() -> None:
+    d = pair_case(0.2)
+    d["jobs"] = [dict(d["jobs"][0], id=f"j{k}", gpus=g) for k, g in enumerate((4, 1, 4, 4, 1, 2))]
+    for field in ("iterations", "grad_bytes", "batch", "fwd_time_per_sample", "bwd_time"):
+        d["jobs"].append(dict(d["jobs"][0], id=f"d-{field}"))
+        d["jobs"][-1][field] = d["jobs"][0][field] * 2  # differs from j0 in this field only
+    inst = RarInstance.from_dict(d)
+    assert exact.identical_job_groups(inst) == [[0, 2, 3], [1, 4]]
+
+
+def test_horizon_and_objective_check() -> None:
+    inst = _pair()  # horizon 20
+    assert (exact._horizon(inst, 10, True), exact._horizon(inst, 25, True), exact._horizon(inst, 10, False)) == (
+        10, 20, 20)
+    assert exact._check_objective("makespan") is None
+    with pytest.raises(InputError) as err:
+        exact._check_objective("mean_jct")
+    assert (err.value.field, err.value.message) == (
+        "objective", "the exact rar-ddls solvers minimise 'makespan' only, got 'mean_jct'")
+
+
+def test_infeasible_answer_depends_on_the_greedy_schedule_fitting() -> None:
+    inst = _pair()
+    r = exact._infeasible(inst, 10, 10, {"k": 1}, "highs")
+    assert (r.status, r.objective, r.solution, r.problem, r.objective_name, r.info) == (
+        Status.ERROR, None, None, "rar-ddls", "makespan", {"k": 1})
+    assert r.message == ("highs reported the model infeasible, but the greedy schedule (makespan 10 slots) "
+                         "satisfies it")
+    r = exact._infeasible(inst, 11, 10, {"k": 2}, "cp-sat")
+    assert (r.status, r.objective, r.bound, r.solution, r.problem, r.objective_name, r.info) == (
+        Status.INFEASIBLE, None, None, None, "rar-ddls", "makespan", {"k": 2})
+    assert r.message == "no schedule completes within the horizon of 10 slots (cp-sat: infeasible)"
+
+
+@pytest.mark.parametrize("ub", [20, 21])  # the instance's horizon is 20 slots
+def test_greedy_or_nothing_at_the_horizon(ub: int) -> None:
+    inst = _pair()
+    out = types.SimpleNamespace(status=Status.TIME_LIMIT, solver_status="time limit")
+    y = np.array([[3, 1, 0], [0, 2, 2]])  # both at once: 10 slots (the stated ub only gates)
+    r = exact._greedy_or_nothing(inst, out, ([0, 0], y, ub), 8.0, {"k": 1})
+    assert (r.status, r.bound, r.message, r.problem) == (Status.TIME_LIMIT, 8.0, "time limit", "rar-ddls")
+    if ub <= 20:
+        assert (r.objective, r.gap, r.info) == (10.0, 0.2, {"k": 1, "incumbent": "greedy warm start"})
+    else:
+        assert (r.objective, r.solution, r.info) == (None, None, {"k": 1})
