@@ -332,3 +332,18 @@ def test_greedy_or_nothing_at_the_horizon(ub: int) -> None:
         assert (r.objective, r.gap, r.info) == (10.0, 0.2, {"k": 1, "incumbent": "greedy warm start"})
     else:
         assert (r.objective, r.solution, r.info) == (None, None, {"k": 1})
+
+
+@pytest.mark.parametrize("case", ["pair", "contention12"])
+def test_heuristic_incumbent_until_an_instant(case: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.rar_ddls_cases import contention_case
+
+    # contention_case(12): each of three runs improves on the one before (the best is the last found)
+    inst = _pair() if case == "pair" else RarInstance.from_dict(contention_case(12))
+    free = exact.heuristic_incumbent(inst)
+    if case == "pair":
+        assert free[2] == 10  # both at once, 10 slots (the optimum, brute force)
+    monkeypatch.setattr(exact.time, "perf_counter", lambda: 50.0)
+    assert exact.heuristic_incumbent(inst, until=50.0) is None  # no time left: nothing run
+    got = exact.heuristic_incumbent(inst, until=50.5)  # a frozen clock never reaches it: all four run
+    assert (got[0], got[1].tolist(), got[2], got[3]) == (free[0], free[1].tolist(), free[2], free[3])
