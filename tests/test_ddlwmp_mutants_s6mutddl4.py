@@ -1,0 +1,215 @@
+"""ddlwmp: whole-behaviour tests of the functions where the seed-3 training draw's survivors live
+(issue 36 item 5, second round). Each test pins one function's observable behaviour on tiny
+inputs: each error's field, problem and exact message, both sides of a comparison, the readings a
+runner hands on. Expected values come from the documented rule or a hand computation (in the
+comments), or from a second exact route, never from the code under test."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from optkit import deadline
+from optkit.errors import InputError
+from optkit.formulations.ddlwmp.catalog import pick_model
+from optkit.formulations.ddlwmp.exact import Option, placement_options, schedule_objective
+from optkit.formulations.ddlwmp.generate import generate
+from optkit.formulations.ddlwmp.model import DdlwmpInstance
+from optkit.formulations.ddlwmp.placement import Placement, Placer
+from optkit.formulations.ddlwmp.policies import ArrivalCheck, ClusterState, JobSpec
+from optkit.formulations.ddlwmp.workloads import trace_workload
+
+B_INTER, B_INTRA = 1.25e9, 3e11
+PLAIN = {"allreduce": "ring", "stages": [{"replicas": 2, "fwd_time": 0.01, "bwd_time": 0.02, "in_bytes": 0.0,
+                                          "out_bytes": 0.0, "param_bytes": 1e6}]}
+ZERO = {"allreduce": "ring", "stages": [{"replicas": 2, "fwd_time": 0.0, "bwd_time": 0.0, "in_bytes": 0.0,
+                                         "out_bytes": 0.0, "param_bytes": 0.0}]}
+
+
+def _inst(models: dict[str, Any] | None = None, slot: float = 1.0, **kw: Any) -> DdlwmpInstance:
+    m = models or {"m": PLAIN}
+    name = next(iter(m))
+    d = {"problem": "ddlwmp", "cluster": {"servers": 2, "gpus_per_server": 4, "inter_bandwidth": B_INTER,
+                                          "intra_bandwidth": B_INTRA, "slot_seconds": slot},
+         "models": m, "jobs": [{"id": "a", "release": 0.0, "model": name, "iterations": 3}]}
+    d.update(kw)
+    return DdlwmpInstance.from_dict(d)
+
+
+class Stop(Exception):
+    pass
+
+
+# ----------------------------------------------------------------------------- catalog.pick_model
+def test_pick_model_takes_exact_size_else_largest_smaller_else_names_gpus() -> None:
+    cat = {"a2": ("a", "x", 2), "b2": ("b", "x", 2), "c4": ("c", "x", 4)}
+    cache: dict[int, list[str]] = {}
+    # no 3-GPU configuration: the largest smaller size (2), both of its names the candidates
+    assert pick_model(3, cat, np.random.default_rng(0), cache) in ("a2", "b2")
+    assert cache == {3: ["a2", "b2"]}
+    assert pick_model(4, cat, np.random.default_rng(0)) == "c4"
+    with pytest.raises(InputError) as exc:
+        pick_model(1, cat, np.random.default_rng(0))
+    assert (exc.value.field, exc.value.message) == ("gpus", "no model configuration has at most 1 GPUs")
+
+
+# ----------------------------------------------------------------------------- generate.generate
+def test_generate_names_its_share_and_draw_readings_and_records_a_batch_factor() -> None:
+    for kw, field, msg in [
+        ({"recurring_share": 1.5}, "recurring_share", "must be a number in [0, 1], got 1.5"),
+        ({"single_gpu_draw": "per-user"}, "single_gpu_draw", "must be 'per-group' or 'per-job', got 'per-user'"),
+    ]:
+        with pytest.raises(InputError) as exc:
+            generate(jobs=1, servers=1, predictor=None, seed=0, **kw)
+        assert (exc.value.field, exc.value.message) == (field, msg), kw
+    # unstated_batch_factor is recorded in meta.params only when it is not the default 1.0
+    for factor, shown in [(1.0, False), (2.0, True), (0.5, True)]:
+        p = generate(jobs=1, servers=1, predictor=None, seed=0, unstated_batch_factor=factor)["meta"]["params"]
+        assert ("unstated_batch_factor" in p) is shown and p.get("unstated_batch_factor", factor) == factor
+
+
+# ----------------------------------------------------------------------------- workloads.trace_workload
+def test_trace_workload_names_gpus_per_server() -> None:
+    rec = [{"submission_time": 0.0, "duration": 100.0, "num_gpu": 1}]
+    with pytest.raises(InputError) as exc:
+        trace_workload(rec, jobs=1, servers=1, load=0.5, predict=False, gpus_per_server=0)
+    assert (exc.value.field, exc.value.message) == ("gpus_per_server", "must be an integer >= 1, got 0")
+
+
+# ----------------------------------------------------------------------------- policies.ArrivalCheck / ClusterState
+def test_arrival_check_lists_no_known_model_as_none() -> None:
+    with pytest.raises(InputError) as exc:
+        ArrivalCheck({}, 8)(JobSpec("j", 0.0, "m", 2))
+    assert (exc.value.field, exc.value.problem, exc.value.message) == (
+        "job.model", "ddlwmp", "job j: unknown model 'm' (known: none)")
+
+
+def test_cluster_state_take_refuses_more_than_free_on_one_or_more_servers() -> None:
+    msg = "placement takes more GPUs than a server has free"
+    for servers, counts in [((0,), (3,)), ((0, 1), (2, 3))]:
+        s = ClusterState(np.array([2, 2]), 4)
+        with pytest.raises(ValueError) as exc:
+            s.take(Placement([], 0.0, servers, counts))
+        assert str(exc.value) == msg and list(s.free) == [2, 2]   # nothing taken
+    s = ClusterState(np.array([2, 2]), 4)
+    s.take(Placement([], 0.0, (0,), (2,)))                              # exactly what is free: taken
+    s.take(Placement([], 0.0, (1,), (1,)))
+    assert list(s.free) == [0, 1]
+
+
+# ----------------------------------------------------------------------------- exact.placement_options / schedule_objective
+def test_placement_options_names_its_stage_when_the_deadline_passes() -> None:
+    inst = _inst()
+    ticks = iter([0.0] + [100.0] * 1000)   # the deadline opens at 0 s; every later reading is 100 s
+    with deadline.within(1.0, clock=lambda: next(ticks)):
+        with pytest.raises(deadline.DeadlineReached) as exc:
+            placement_options(inst)
+    assert exc.value.stage == "enumerating placement options"
+
+
+def test_schedule_objective_by_hand_with_two_second_slots() -> None:
+    """C_i = start slot * slot_seconds + duration: slot 2 s; job a starts at slot 3 with d = 0.5,
+    job b at slot 1 with d = 4 -> C = (6.5, 6); releases 0 and 1."""
+    inst = _inst(slot=2.0, jobs=[{"id": "a", "release": 0.0, "model": "m", "iterations": 3},
+                                 {"id": "b", "release": 1.0, "model": "m", "iterations": 3}])
+    o = [[Option((2, 0), ((0, 0),), 0.1, 9.0, 5), Option((2, 0), ((0, 0),), 0.1, 0.5, 1)],
+         [Option((2, 0), ((0, 0),), 0.1, 4.0, 2)]]
+    assert schedule_objective(inst, o, [3, 1], [1, 0], "total_completion") == 12.5
+    assert schedule_objective(inst, o, [3, 1], [1, 0], "total_flow") == 11.5
+    assert schedule_objective(inst, o, [3, 1], [1, 0], "makespan") == 6.5
+    assert schedule_objective(inst, o, [3, 1], [0, 0], "makespan") == 15.0
+
+
+# ----------------------------------------------------------------------------- exact._best_local_assignment
+def test_best_local_assignment_cpsat_route_minimises_alpha_like_brute_force(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past brute force's size the CP-SAT route must minimise alpha (gpu-mapping's run_cpsat
+    defaults to the cut objective): forced onto it, its assignment's alpha is brute force's."""
+    from optkit.formulations.ddlwmp import exact
+    from optkit.formulations.gpu_mapping import exact as gm_exact
+    from optkit.formulations.gpu_mapping.model import GpuMappingInstance, alpha_of_assignment
+
+    two = {"allreduce": "ring", "stages": [
+        {"replicas": 2, "fwd_time": 0.01, "bwd_time": 0.02, "in_bytes": 0.0, "out_bytes": 4e8, "param_bytes": 1e6},
+        {"replicas": 2, "fwd_time": 0.01, "bwd_time": 0.02, "in_bytes": 4e8, "out_bytes": 0.0, "param_bytes": 1e9}]}
+    inst = _inst({"t": two})
+    job, caps = inst.models["t"], (2, 2)
+    best, _ = gm_exact.brute_force(GpuMappingInstance(inst.cluster.mapping_cluster, job, caps), "alpha")
+    seen: list[dict[str, Any]] = []
+    real = gm_exact.run_cpsat
+
+    def no_brute(*a: Any, **k: Any) -> Any:
+        raise InputError("instance", "too large")
+
+    def spy(gm: Any, **kw: Any) -> Any:
+        seen.append(kw)
+        return real(gm, **kw)
+
+    monkeypatch.setattr(gm_exact, "brute_force", no_brute)
+    monkeypatch.setattr(gm_exact, "run_cpsat", spy)
+    got = exact._best_local_assignment(job, inst, caps)
+    assert seen and seen[0]["objective"] == "alpha"
+    assert alpha_of_assignment(job, inst.cluster.mapping_cluster, got) == pytest.approx(best, rel=1e-12)
+
+
+# ----------------------------------------------------------------------------- wiring of the readings
+def test_run_a_srpt_perfect_hands_on_its_seed_and_every_reading(monkeypatch: pytest.MonkeyPatch) -> None:
+    from optkit.formulations.ddlwmp import algorithms
+
+    calls: list[tuple[Any, ...]] = []
+    monkeypatch.setattr(algorithms, "_run", lambda *a, **kw: calls.append((a, kw)) or "ok")
+    inst = _inst()
+    assert algorithms.run_a_srpt_perfect(inst, seed=5, time_limit=2.0, tau=0.5, comm_heavy=1.5,
+                                         comm_heavy_test="gt", delay_blocks_queue=False,
+                                         light_placement="most-free", head_of_line="skip") == "ok"
+    (a, kw), = calls
+    assert a == (inst, "a-srpt-perfect", True, 2.0, 5)
+    assert kw == {"tau": 0.5, "comm_heavy": 1.5, "comm_heavy_test": "gt", "delay_blocks_queue": False,
+                  "light_placement": "most-free", "head_of_line": "skip"}
+
+
+def test_placer_hands_its_seed_and_heavy_edge_readings_to_heavy_edge(monkeypatch: pytest.MonkeyPatch) -> None:
+    from optkit.formulations.ddlwmp import placement
+
+    seen: list[dict[str, Any]] = []
+    real = placement.heavy_edge_job
+    monkeypatch.setattr(placement, "heavy_edge_job", lambda job, cnt, **kw: seen.append(kw) or real(job, cnt, **kw))
+    inst = _inst()
+    he = {"server_start": "from-placed", "single_gpu_weight": "total"}
+    p = Placer(inst.cluster, inst.models, seed=7, **he)
+    seen.clear()
+    p.place("m", np.array([0, 1]), np.array([1, 1]))
+    assert seen == [{"seed": 7, **he}]
+
+
+def test_policy_for_builds_the_placer_with_the_heavy_edge_readings() -> None:
+    from optkit.formulations.ddlwmp.sec5 import policy_for
+
+    he = {"server_start": "from-placed", "single_gpu_weight": "total"}
+    pol = policy_for(_inst(), "a-srpt", he, seed=4)
+    assert pol.placer.heavy_edge == he and pol.placer.seed == 4
+
+
+def test_run_policy_readout_simulates_with_seed_and_perfect(monkeypatch: pytest.MonkeyPatch) -> None:
+    from optkit.formulations.ddlwmp import sec5
+
+    seen: list[dict[str, Any]] = []
+
+    def sim(inst: Any, cls: Any, **kw: Any) -> Any:
+        seen.append(kw)
+        raise Stop
+
+    monkeypatch.setattr(sec5, "simulate_policy", sim)
+    for name, perfect in [("a-srpt", False), ("a-srpt-perfect", True)]:
+        with pytest.raises(Stop):
+            sec5.run_policy_readout(_inst(), name, {}, seed=6)
+        assert seen[-1]["seed"] == 6 and seen[-1]["perfect"] is perfect
+
+
+def test_run_policy_readout_inflation_is_one_when_alpha_min_is_zero() -> None:
+    """A model with no compute and no bytes: alpha = alpha~min = 0, used = ideal = 0; inflation
+    (used / ideal) is read as 1.0, the ratio of a placement no worse than the best."""
+    from optkit.formulations.ddlwmp.sec5 import run_policy_readout
+
+    assert run_policy_readout(_inst({"z": ZERO}), "a-srpt", {}, seed=0)["inflation"] == 1.0
