@@ -13,6 +13,7 @@ import pytest
 
 from optkit import deadline
 from optkit.errors import InputError
+from optkit.formulations.ddlwmp.a_srpt import ASRPT
 from optkit.formulations.ddlwmp.catalog import pick_model
 from optkit.formulations.ddlwmp.exact import Option, placement_options, schedule_objective
 from optkit.formulations.ddlwmp.generate import generate
@@ -213,3 +214,59 @@ def test_run_policy_readout_inflation_is_one_when_alpha_min_is_zero() -> None:
     from optkit.formulations.ddlwmp.sec5 import run_policy_readout
 
     assert run_policy_readout(_inst({"z": ZERO}), "a-srpt", {}, seed=0)["inflation"] == 1.0
+
+
+# ----------------------------------------------------------------------------- a_srpt.ASRPT.decide / next_wakeup
+def _stage(r: int) -> dict[str, Any]:
+    return {"replicas": r, "fwd_time": 0.01, "bwd_time": 0.02, "in_bytes": 0.0, "out_bytes": 0.0, "param_bytes": 1e6}
+
+
+def _asrpt(servers: int, **kw: Any) -> ASRPT:
+    """m: 2 replicas (comm-heavy under comm_heavy = 1: split over two servers its alpha exceeds
+    alpha~min, both on one server); s: 1 replica. Jobs a, c of m (size 1 iteration), b of s
+    (1000 iterations): Ã1 completes a, c, b in that order, all before 100 s."""
+    d = {"problem": "ddlwmp", "cluster": {"servers": servers, "gpus_per_server": 4, "inter_bandwidth": B_INTER,
+                                          "intra_bandwidth": B_INTRA},
+         "models": {"m": {"allreduce": "ring", "stages": [_stage(2)]},
+                    "s": {"allreduce": "ring", "stages": [_stage(1)]}},
+         "jobs": [{"id": "a", "release": 0.0, "model": "m", "iterations": 3}]}
+    inst = DdlwmpInstance.from_dict(d)
+    return ASRPT(inst.cluster, inst.models, comm_heavy=1.0, **kw)
+
+
+def test_a_srpt_starts_a_heavy_job_at_an_empty_delay_loop_and_scans_on() -> None:
+    """tau = 0: line 20's loop is empty (last slot = now), so the split heavy job a starts at once
+    and the scan goes on to b (free GPUs 1, 1, 1: a takes servers 0 and 1, b server 2)."""
+    pol = _asrpt(3, tau=0.0)
+    for j in (JobSpec("a", 0.0, "m", 2, predicted_iterations=1), JobSpec("b", 0.0, "s", 1, predicted_iterations=1000)):
+        pol.on_arrival(j, 0.0)
+    out = pol.decide(100.0, ClusterState(np.array([1, 1, 1]), 4))
+    assert out[0].placement.alpha > pol.placer.alpha_min("m")       # heavy and split: line 12 fails
+    assert [(o.job_id, o.placement.servers) for o in out] == [("a", (0, 1)), ("b", (2,))] and pol.delayed == 0
+
+
+@pytest.mark.parametrize("blocks", [True, False])
+def test_a_srpt_one_delayed_job_at_a_time_the_next_heavy_one_starts(blocks: bool) -> None:
+    """tau = 1000: a is delayed (deadline slot_floor(100 + 1000·size) = 103 s, size 0.00375); with
+    delay_blocks_queue the scan stops there; without it c (heavy, split, but a already waits)
+    starts as line 20 and the scan goes on to b."""
+    pol = _asrpt(4, tau=1000.0, delay_blocks_queue=blocks)
+    for j in (JobSpec("a", 0.0, "m", 2, predicted_iterations=1), JobSpec("c", 0.0, "m", 2, predicted_iterations=1),
+              JobSpec("b", 0.0, "s", 1, predicted_iterations=1000)):
+        pol.on_arrival(j, 0.0)
+    out = pol.decide(100.0, ClusterState(np.array([1, 1, 1, 1]), 4))
+    assert [(o.job_id, o.placement.servers) for o in out] == ([] if blocks else [("c", (0, 1)), ("b", (2,))])
+    assert pol.delayed == 1
+    # next wakeup: the delayed job's deadline while it lies strictly after now + 1e-9·max(1, now)
+    assert pol.next_wakeup(100.0) == 103.0
+    edge = 103.0 / (1 + 1e-9)
+    assert edge + 1e-9 * edge == 103.0                              # now + tolerance is the deadline
+    assert pol.next_wakeup(edge) is None
+    assert pol.next_wakeup(float(np.nextafter(edge, 0.0))) == 103.0
+
+
+def test_a_srpt_next_wakeup_is_the_next_release() -> None:
+    pol = _asrpt(2)
+    assert pol.next_wakeup(0.0) is None
+    pol.on_arrival(JobSpec("a", 5.0, "m", 2, predicted_iterations=1), 0.0)
+    assert pol.next_wakeup(0.0) == 5.0                               # released at 5 s (not yet in Ã1)
