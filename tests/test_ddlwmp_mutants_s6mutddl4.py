@@ -17,7 +17,7 @@ from optkit.formulations.ddlwmp.a_srpt import ASRPT
 from optkit.formulations.ddlwmp.catalog import pick_model
 from optkit.formulations.ddlwmp.exact import Option, placement_options, schedule_objective
 from optkit.formulations.ddlwmp.generate import generate
-from optkit.formulations.ddlwmp.model import DdlwmpInstance
+from optkit.formulations.ddlwmp.model import DdlwmpInstance, evaluate
 from optkit.formulations.ddlwmp.placement import Placement, Placer
 from optkit.formulations.ddlwmp.policies import ArrivalCheck, ClusterState, JobSpec
 from optkit.formulations.ddlwmp.workloads import trace_workload
@@ -270,3 +270,42 @@ def test_a_srpt_next_wakeup_is_the_next_release() -> None:
     assert pol.next_wakeup(0.0) is None
     pol.on_arrival(JobSpec("a", 5.0, "m", 2, predicted_iterations=1), 0.0)
     assert pol.next_wakeup(0.0) == 5.0                               # released at 5 s (not yet in Ã1)
+
+
+# ----------------------------------------------------------------------------- model.evaluate / DdlwmpInstance.gpus
+TP = {"allreduce": "ring", "stages": [{"replicas": 2, "fwd_time": 0.01, "bwd_time": 0.02, "in_bytes": 0.0,
+                                       "out_bytes": 0.0, "param_bytes": 1e6, "tensor_parallel": 2, "tp_bytes": 1e7}]}
+
+
+def _two() -> DdlwmpInstance:
+    """Job a of the plain model m (2 GPUs), job b of the tensor-parallel model t (2 replicas of
+    t = 2 slices: 4 GPUs)."""
+    return _inst({"m": PLAIN, "t": TP}, jobs=[{"id": "a", "release": 0.0, "model": "m", "iterations": 3},
+                                             {"id": "b", "release": 0.0, "model": "t", "iterations": 3}])
+
+
+def test_evaluate_slot_boundary_tolerance_is_relative_to_the_slot_index() -> None:
+    """A start on a slot boundary within SLOT_TOL·max(1, q) = 1e-9·1000 = 1e-6 slots at slot index
+    q = 1000 (slot 1 s): 1e-7 s off is on the boundary, 1e-5 s off is not."""
+    inst = _two()
+    for start, ok in [(1000.0, True), (1000.0 + 1e-7, True), (1000.0 + 1e-5, False)]:
+        e = evaluate(inst, {"jobs": [{"id": "a", "start": start, "assignment": [[0, 0]]},
+                                     {"id": "b", "start": 0.0, "assignment": [[0, 0, 1, 1]]}]})
+        assert e.violations == ([] if ok else [f"job a starts at {start}, not on a slot boundary (slot 1.0 s)"])
+        assert e.feasible is ok
+
+
+def test_evaluate_names_a_tensor_replica_split_over_servers() -> None:
+    e = evaluate(_two(), {"jobs": [{"id": "a", "start": 0.0, "assignment": [[0, 0]]},
+                                   {"id": "b", "start": 0.0, "assignment": [[0, 1, 1, 1]]}]})
+    assert not e.feasible and e.violations == [
+        "job b: replica 0 of stage 0 has its 2 tensor slices on servers [0, 1]: they must share one server (Sec. VI)"]
+
+
+def test_instance_gpus_counts_every_slice_and_refuses_an_unknown_model() -> None:
+    import dataclasses
+
+    inst = _two()
+    assert [inst.gpus(j) for j in inst.jobs] == [2, 4]           # 2 replicas; 2 replicas x t = 2
+    with pytest.raises(KeyError):
+        inst.gpus(dataclasses.replace(inst.jobs[0], model="zz"))
