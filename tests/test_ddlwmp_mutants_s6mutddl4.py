@@ -309,3 +309,45 @@ def test_instance_gpus_counts_every_slice_and_refuses_an_unknown_model() -> None
     assert [inst.gpus(j) for j in inst.jobs] == [2, 4]           # 2 replicas; 2 replicas x t = 2
     with pytest.raises(KeyError):
         inst.gpus(dataclasses.replace(inst.jobs[0], model="zz"))
+
+
+# ----------------------------------------------------------------------------- claims.fig7_job_set / measure_fig8
+@pytest.mark.parametrize("load, share", [("fixed-arrivals", 0.4), ("fixed-arrivals", 0.8), ("rescaled", 0.4)])
+def test_fig7_job_set_draws_each_share_its_way_and_fixes_arrivals_to_the_80_percent_set(
+        load: str, share: float, monkeypatch: pytest.MonkeyPatch) -> None:
+    from optkit.formulations.ddlwmp import claims
+
+    calls: list[dict[str, Any]] = []
+
+    def workload(r: Any, **kw: Any) -> dict[str, Any]:
+        calls.append(kw)
+        t = 10.0 * kw["single_gpu_share"]       # each share its own arrivals: 8 s for 80%, 4 s for 40%
+        return {"jobs": [{"id": "a", "release": t}, {"id": "b", "release": 2 * t}], "meta": {"seed": kw["seed"]}}
+
+    monkeypatch.setattr(claims, "_workload", workload)
+    r = {"single_gpu_draw": "per-job", "fig7_load": load}
+    data = claims.fig7_job_set(r, jobs=2, scale="ci", seed=3, share=share)
+    base = {"jobs": 2, "scale": "ci", "seed": 3, "single_gpu_draw": "per-job"}
+    fixed = load == "fixed-arrivals" and share != 0.8
+    assert calls == [dict(base, single_gpu_share=share)] + ([dict(base, single_gpu_share=0.8)] if fixed else [])
+    want = [8.0, 16.0] if fixed else [10.0 * share, 20.0 * share]
+    assert [j["release"] for j in data["jobs"]] == want
+    assert data["meta"] == ({"seed": 3, "fig7_load": "fixed-arrivals: release times of the 80% share's job set"}
+                            if fixed else {"seed": 3})
+
+
+def test_measure_fig8_builds_the_zero_share_job_set_at_its_scale(monkeypatch: pytest.MonkeyPatch) -> None:
+    from optkit.formulations.ddlwmp import claims
+
+    seen: list[dict[str, Any]] = []
+
+    def job_set(r: Any, **kw: Any) -> Any:
+        seen.append(dict(kw, workload=r["workload"]))
+        raise Stop
+
+    monkeypatch.setattr(claims, "fig7_job_set", job_set)
+    with pytest.raises(Stop):
+        claims.measure_fig8(readings={"fig8_jobs": 1000}, seed=2, scale="ci")
+    # ci: 1000 paper-scale jobs times the ci cluster's share of the paper's servers, 6 of 250: 24
+    assert seen == [{"jobs": 24, "scale": "ci", "seed": 2, "share": 0.0,
+                     "workload": "synthetic"}]
