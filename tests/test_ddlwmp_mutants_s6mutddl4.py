@@ -29,10 +29,10 @@ ZERO = {"allreduce": "ring", "stages": [{"replicas": 2, "fwd_time": 0.0, "bwd_ti
                                          "out_bytes": 0.0, "param_bytes": 0.0}]}
 
 
-def _inst(models: dict[str, Any] | None = None, slot: float = 1.0, **kw: Any) -> DdlwmpInstance:
+def _inst(models: dict[str, Any] | None = None, slot: float = 1.0, servers: int = 2, **kw: Any) -> DdlwmpInstance:
     m = models or {"m": PLAIN}
     name = next(iter(m))
-    d = {"problem": "ddlwmp", "cluster": {"servers": 2, "gpus_per_server": 4, "inter_bandwidth": B_INTER,
+    d = {"problem": "ddlwmp", "cluster": {"servers": servers, "gpus_per_server": 4, "inter_bandwidth": B_INTER,
                                           "intra_bandwidth": B_INTRA, "slot_seconds": slot},
          "models": m, "jobs": [{"id": "a", "release": 0.0, "model": name, "iterations": 3}]}
     d.update(kw)
@@ -351,3 +351,21 @@ def test_measure_fig8_builds_the_zero_share_job_set_at_its_scale(monkeypatch: py
     # ci: 1000 paper-scale jobs times the ci cluster's share of the paper's servers, 6 of 250: 24
     assert seen == [{"jobs": 24, "scale": "ci", "seed": 2, "share": 0.0,
                      "workload": "synthetic"}]
+
+
+# ----------------------------------------------------------------------------- placement.Placer.place / tensor.LlmPlacer.place
+def test_placer_lists_servers_by_descending_count_then_index_for_plain_and_tensor_models() -> None:
+    """Both paths list the servers a placement takes in Heavy-Edge's local order: most GPUs first,
+    ties by server index (1 with 4 GPUs, then 0 and 2 with 2 each), whatever order they come in;
+    each server holds as many of the assignment's entries (GPUs; a tensor replica's slices one each)
+    as its count."""
+    four = {"allreduce": "ring", "stages": [_stage(4)]}
+    tp4 = {"allreduce": "ring", "stages": [dict(TP["stages"][0], replicas=4)]}
+    inst = _inst({"p": four, "t": tp4}, servers=3)
+    pl = Placer(inst.cluster, inst.models, seed=0)
+    for model, gpus, want_counts in (("p", {0: 1, 1: 2, 2: 1}, (2, 1, 1)), ("t", {0: 2, 1: 4, 2: 2}, (4, 2, 2))):
+        for servers in ([0, 1, 2], [2, 0, 1]):
+            p = pl.place(model, np.array(servers), np.array([gpus[m] for m in servers]))
+            assert (p.servers, p.counts) == ((1, 0, 2), want_counts), (model, servers)
+            flat = [s for row in p.assignment for s in row]
+            assert {m: flat.count(m) for m in (1, 0, 2)} == dict(zip((1, 0, 2), want_counts))  # one GPU per entry
