@@ -369,3 +369,10 @@ def test_placer_lists_servers_by_descending_count_then_index_for_plain_and_tenso
             assert (p.servers, p.counts) == ((1, 0, 2), want_counts), (model, servers)
             flat = [s for row in p.assignment for s in row]
             assert {m: flat.count(m) for m in (1, 0, 2)} == dict(zip((1, 0, 2), want_counts))  # one GPU per entry
+
+
+def test_evaluate_names_the_first_five_unscheduled_jobs() -> None:
+    """Seven jobs, only j0 scheduled: the violation counts six and lists the first five ids."""
+    inst = _inst(jobs=[{"id": f"j{i}", "release": 0.0, "model": "m", "iterations": 3} for i in range(7)])
+    e = evaluate(inst, {"jobs": [{"id": "j0", "start": 0.0, "assignment": [[0, 0]]}]})
+    assert not e.feasible and e.violations == ["6 jobs are not scheduled: j1, j2, j3, j4, j5"]
