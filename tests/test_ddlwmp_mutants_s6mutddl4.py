@@ -124,34 +124,40 @@ def test_schedule_objective_by_hand_with_two_second_slots() -> None:
 
 
 # ----------------------------------------------------------------------------- exact._best_local_assignment
-def test_best_local_assignment_cpsat_route_minimises_alpha_like_brute_force(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_best_local_assignment_past_brute_force_asks_cpsat_for_min_alpha(monkeypatch: pytest.MonkeyPatch) -> None:
     """Past brute force's size the CP-SAT route must minimise alpha (gpu-mapping's run_cpsat
-    defaults to the cut objective): forced onto it, its assignment's alpha is brute force's."""
+    defaults to the cut objective), seeded, on one worker, without a limit of its own; its proven
+    assignment is returned as is; one it did not prove stops at the call's deadline, naming the stage.
+    (A stand-in solver: a cold CP-SAT start costs far more than the quarter second a test may take.)"""
+    from types import SimpleNamespace
+
     from optkit.formulations.ddlwmp import exact
     from optkit.formulations.gpu_mapping import exact as gm_exact
-    from optkit.formulations.gpu_mapping.model import GpuMappingInstance, alpha_of_assignment
+    from optkit.result import Status
 
-    two = {"allreduce": "ring", "stages": [
-        {"replicas": 2, "fwd_time": 0.01, "bwd_time": 0.02, "in_bytes": 0.0, "out_bytes": 4e8, "param_bytes": 1e6},
-        {"replicas": 2, "fwd_time": 0.01, "bwd_time": 0.02, "in_bytes": 4e8, "out_bytes": 0.0, "param_bytes": 1e9}]}
-    inst = _inst({"t": two})
-    job, caps = inst.models["t"], (2, 2)
-    best, _ = gm_exact.brute_force(GpuMappingInstance(inst.cluster.mapping_cluster, job, caps), "alpha")
+    inst = _inst()
     seen: list[dict[str, Any]] = []
-    real = gm_exact.run_cpsat
+    answer = SimpleNamespace(status=Status.OPTIMAL, solution={"assignment": [[1, 0]]})
 
     def no_brute(*a: Any, **k: Any) -> Any:
         raise InputError("instance", "too large")
 
-    def spy(gm: Any, **kw: Any) -> Any:
+    def solver(gm: Any, **kw: Any) -> Any:
         seen.append(kw)
-        return real(gm, **kw)
+        return answer
 
     monkeypatch.setattr(gm_exact, "brute_force", no_brute)
-    monkeypatch.setattr(gm_exact, "run_cpsat", spy)
-    got = exact._best_local_assignment(job, inst, caps)
-    assert seen and seen[0]["objective"] == "alpha"
-    assert alpha_of_assignment(job, inst.cluster.mapping_cluster, got) == pytest.approx(best, rel=1e-12)
+    monkeypatch.setattr(gm_exact, "run_cpsat", solver)
+    assert exact._best_local_assignment(inst.models["m"], inst, (1, 1)) == [[1, 0]]
+    (kw,) = seen                                    # no time limit of its own: None, run_cpsat's default
+    assert {k: kw[k] for k in ("objective", "seed", "workers")} == {"objective": "alpha", "seed": 0, "workers": 1}
+    assert kw.get("time_limit") is None
+    answer.status = Status.FEASIBLE
+    ticks = iter([0.0] + [100.0] * 10)
+    with deadline.within(1.0, clock=lambda: next(ticks)):
+        with pytest.raises(deadline.DeadlineReached) as exc:
+            exact._best_local_assignment(inst.models["m"], inst, (1, 1))
+    assert exc.value.stage == "proving each placement option's best split"
 
 
 # ----------------------------------------------------------------------------- wiring of the readings
