@@ -269,13 +269,29 @@ def test_a_srpt_one_delayed_job_at_a_time_the_next_heavy_one_starts(blocks: bool
     assert edge + 1e-9 * edge == 103.0                              # now + tolerance is the deadline
     assert pol.next_wakeup(edge) is None
     assert pol.next_wakeup(float(np.nextafter(edge, 0.0))) == 103.0
+    pol.on_arrival(JobSpec("d", 101.0, "s", 1, predicted_iterations=1), 100.0)
+    assert pol.next_wakeup(100.0) == 101.0                          # a release before the deadline
 
 
-def test_a_srpt_next_wakeup_is_the_next_release() -> None:
+def test_a_srpt_next_wakeup_is_the_next_release_or_the_next_completion_in_a1() -> None:
     pol = _asrpt(2)
     assert pol.next_wakeup(0.0) is None
-    pol.on_arrival(JobSpec("a", 5.0, "m", 2, predicted_iterations=1), 0.0)
+    a = JobSpec("a", 5.0, "m", 2, predicted_iterations=1)
+    pol.on_arrival(a, 0.0)
     assert pol.next_wakeup(0.0) == 5.0                               # released at 5 s (not yet in Ã1)
+    pol.on_arrival(JobSpec("b", 9.0, "m", 2, predicted_iterations=1), 0.0)
+    assert pol.decide(5.0, ClusterState(np.array([4, 4]), 4)) == []  # a runs in Ã1 from 5 s, not done
+    assert pol.next_wakeup(5.0) == 5.0 + pol.size(a)                # Ã1 completes a alone after its size
+
+
+def test_a_srpt_starts_a_job_placed_at_alpha_min_and_scans_on() -> None:
+    """Line 12: b (1 GPU, ratio 1 >= comm_heavy 1: heavy) placed at its alpha~min starts, and the
+    scan goes on to a (Ã1 completes b first: size 1/12·1·alpha~min(s) < a's 2/12·1·alpha~min(m))."""
+    pol = _asrpt(3, tau=0.0)
+    for j in (JobSpec("a", 0.0, "m", 2, predicted_iterations=1), JobSpec("b", 0.0, "s", 1, predicted_iterations=1)):
+        pol.on_arrival(j, 0.0)
+    out = pol.decide(100.0, ClusterState(np.array([1, 1, 1]), 4))
+    assert [(o.job_id, o.placement.servers) for o in out] == [("b", (0,)), ("a", (1, 2))]
 
 
 # ----------------------------------------------------------------------------- model.evaluate / DdlwmpInstance.gpus
