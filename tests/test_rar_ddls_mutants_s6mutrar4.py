@@ -101,6 +101,41 @@ def test_milp_cut_while_solving_returns_the_offered_greedy_schedule(monkeypatch:
     assert [e["start"] for e in r.solution["jobs"]] == [0, 0]
 
 
+@pytest.mark.parametrize("second, status, objective, message", [
+    # the retry without presolve solves it: the optimum, 10 slots (brute force)
+    (None, Status.OPTIMAL, 10.0, None),
+    # the retry says infeasible too, but the greedy schedule (10 slots) fits the horizon: a fault
+    (Status.INFEASIBLE, Status.ERROR, None,
+     "highs reported the model infeasible, but the greedy schedule (makespan 10 slots) satisfies it"),
+])
+def test_milp_retries_an_infeasible_answer_without_presolve(second, status, objective, message,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """HiGHS issue #3090: an "infeasible" from the first solve is retried with presolve off,
+    within what is left of the time limit, and the retry's answer is the one kept."""
+    import optkit.solvers.milp as milp
+    from optkit.solvers import SolverOutcome
+
+    real, calls = milp.solve_pyomo_model, []
+
+    def solve(m, **kw):
+        calls.append(kw)
+        if len(calls) == 1 or second is not None:
+            return SolverOutcome(Status.INFEASIBLE, solver_status="infeasible")
+        return real(m, **kw)
+
+    monkeypatch.setattr(milp, "solve_pyomo_model", solve)
+    r = exact.run_highs(RarInstance.from_dict(pair_case(0.2)), time_limit=30, seed=3)
+    assert (r.status, r.objective) == (status, objective)
+    if message is not None:
+        assert r.message == message
+    assert r.info["presolve_off_retry"] is True and r.info["solver_status"] == (
+        "infeasible" if second is not None else r.message)
+    assert [kw.get("options") for kw in calls] == [None, {"presolve": "off"}]
+    assert [(kw["solver"], kw["seed"]) for kw in calls] == [("highs", 3), ("highs", 3)]
+    assert all(25.0 < kw["time_limit"] <= 30.0 for kw in calls)  # the rest of the 30 s
+    assert calls[1]["time_limit"] <= calls[0]["time_limit"]
+
+
 def test_milp_build_stops_at_the_calls_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
     """The call's deadline (a `within` block on its own clock) passes once the model's inputs are
     prepared, while the run's own time limit (real clock) is far: the build stops at its first
