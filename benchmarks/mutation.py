@@ -50,7 +50,10 @@ Decisions, written down because the issue is silent on them:
 * *Modules mutmut cannot activate* (:data:`NOT_ACTIVATED`): code that runs when the module is
   imported, during pytest's collection and before mutmut picks a mutant, keeps the original
   behaviour under every mutant, so its mutants survive whatever the tests check. The page gives
-  the package's score with and without them, and says why.
+  the package's score with and without them, and says why. The same holds for a function called
+  only at import (:data:`NOT_ACTIVATED_FUNCTIONS`, such as a factory building run functions at
+  module level): its survivors are counted as *never activated* and left out of the score of the
+  non-equivalent beside the equivalent ones, listed apart on the page.
 
 Usage::
 
@@ -108,6 +111,25 @@ NOT_ACTIVATED: dict[str, str] = {}
 """Module -> why mutmut cannot activate its mutants. Empty since ``gpu_mapping/profiles.py`` builds
 its model tables when they are looked up rather than when it is imported (issue 36)."""
 
+NOT_ACTIVATED_FUNCTIONS: dict[str, str] = {
+    "optkit.formulations.ddlwmp.algorithms.x__runner":
+        "`algorithms._runner` is called only at module level (`run_spjf = _runner(SPJF)`, ...), when the "
+        "module is imported, before mutmut picks a mutant: every mutant of it, and of the `run` function it "
+        "defines, keeps the original behaviour",
+    "optkit.formulations.ddlwmp.baselines.x__document":
+        "`baselines._document` is called only at module level (the loop completing each baseline's "
+        "docstring), when the module is imported, before mutmut picks a mutant",
+}
+"""Function (mutmut's name prefix of its mutants) -> why mutmut cannot activate its mutants: a
+function called only while its module is imported (the function-level case of
+:data:`NOT_ACTIVATED`). Its survivors are *never activated*, not equivalent: like the equivalent
+ones they are left out of the score of the non-equivalent, and the page lists them apart."""
+
+
+def never_activated(name: str) -> bool:
+    """Whether mutant ``name`` lies in a function of :data:`NOT_ACTIVATED_FUNCTIONS`."""
+    return any(name.startswith(prefix + "__mutmut_") for prefix in NOT_ACTIVATED_FUNCTIONS)
+
 STORE = ROOT / "benchmarks" / "perf" / "mutation.json"
 EQUIVALENT = ROOT / "benchmarks" / "perf" / "mutation_equivalent.json"
 PAGE = ROOT / "benchmarks" / "perf" / "mutation.md"
@@ -163,11 +185,12 @@ def module_of(mutant: str) -> str:
 
 def equivalent_counts(record: dict[str, Any], equivalent: dict[str, dict[str, str]]) -> dict[str, int]:
     """Per module, the record's survivors listed in ``equivalent`` with the very edit measured
-    (``record["survivor_diffs"]``); a record without the edits has none."""
+    (``record["survivor_diffs"]``; a record without the edits has none), and those never activated
+    (:func:`never_activated`): the survivors the score of the non-equivalent leaves out."""
     diffs = record.get("survivor_diffs", {})
     out: dict[str, int] = {}
     for name in record["survivors"]:
-        if name in equivalent and name in diffs and diffs[name] == equivalent[name]["diff"]:
+        if never_activated(name) or (name in equivalent and name in diffs and diffs[name] == equivalent[name]["diff"]):
             out[module_of(name)] = out.get(module_of(name), 0) + 1
     return out
 
@@ -204,7 +227,8 @@ def _scored_both(t: dict[str, Any]) -> str:
     """:func:`_scored`, and the score of the non-equivalent mutants when some are listed."""
     if not t["equivalent"]:
         return _scored(t)
-    return f"{_scored(t)}; {_scored(t, ne=True)} of the non-equivalent ({t['equivalent']} equivalent)"
+    return (f"{_scored(t)}; {_scored(t, ne=True)} of the non-equivalent ({t['equivalent']} equivalent or "
+            "never activated)")
 
 
 def _table_rows(data: dict[str, Any], columns: int,
@@ -323,8 +347,19 @@ def equivalent_lines(data: dict[str, Any], equivalent: dict[str, dict[str, str]]
         lines = ["", "## Equivalent mutants", "", "The survivors left out of the score of the non-equivalent: each "
                  "edit, as measured, and why it cannot change what the code computes (listed in "
                  "`benchmarks/perf/mutation_equivalent.json`)."] + lines
-        while lines[-1] == "":
-            lines.pop()
+    inactive = [n for package in PACKAGES for n in (data["packages"].get(package) or {}).get("survivors", [])
+                if never_activated(n)]
+    if inactive:
+        lines += ["", "## Never activated", "", "Survivors in a function called only while its module is imported "
+                  "(`NOT_ACTIVATED_FUNCTIONS` in `benchmarks/mutation.py`): mutmut cannot activate them, whatever "
+                  "the tests check; left out of the score of the non-equivalent like the equivalent ones (the "
+                  "*equivalent* column counts both).", ""]
+        for prefix, why in NOT_ACTIVATED_FUNCTIONS.items():
+            names = [f"`{n.rsplit('.', 1)[1]}`" for n in inactive if n.startswith(prefix + "__mutmut_")]
+            if names:
+                lines.append(f"* {', '.join(names)}: {why}.")
+    while lines and lines[-1] == "":
+        lines.pop()
     return lines
 
 

@@ -159,7 +159,7 @@ def test_listed_equivalent_mutants_leave_the_score_of_the_non_equivalent(tmp_pat
     assert mutation.totals(r["modules"], ("formulations/gpu_mapping/heavy_edge.py",),
                            {"formulations/gpu_mapping/heavy_edge.py": 2})["equivalent"] == 0
     row = next(line for line in mutation.readme_block(data).splitlines() if "gpu_mapping" in line)
-    assert "of the non-equivalent (2 equivalent)" in row
+    assert "of the non-equivalent (2 equivalent or never activated)" in row
     out = tmp_path / "mutation.md"
     mutation.write_page(out, data, "python benchmarks/mutation.py --page-only")
     text = out.read_text()
@@ -171,3 +171,26 @@ def test_listed_equivalent_mutants_leave_the_score_of_the_non_equivalent(tmp_pat
     r.pop("survivor_diffs")  # measured before the edits were stored: nothing counts
     assert mutation.equivalent_counts(r, listed) == {}
     assert mutation.equivalent_lines(data, listed) == []
+
+
+def test_survivors_of_a_function_called_only_at_import_are_never_activated(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """A survivor in a function of NOT_ACTIVATED_FUNCTIONS is left out of the score of the
+    non-equivalent (whatever its edit, listed or not), and listed apart on the page; a function
+    whose name only begins like a listed one is not."""
+    runner = "optkit.formulations.ddlwmp.algorithms.x__runner__mutmut_"
+    other = "optkit.formulations.ddlwmp.algorithms.x__runner_b__mutmut_1"
+    data = _store()
+    r = data["packages"]["formulations/ddlwmp/"] = _record("formulations/ddlwmp/", {
+        "formulations/ddlwmp/algorithms.py": (90, 10, 7, 3, 0)}, survivors=[runner + "2", runner + "14", other])
+    r["survivor_diffs"] = {n: "-    a = 1\n+    a = 2" for n in r["survivors"]}
+    store = tmp_path / "equivalent.json"
+    store.write_text(json.dumps({"mutants": {}}))
+    monkeypatch.setattr(mutation, "EQUIVALENT", store)
+    assert mutation.never_activated(runner + "2") and not mutation.never_activated(other)
+    assert mutation.equivalent_counts(r, {}) == {"formulations/ddlwmp/algorithms.py": 2}
+    t = mutation.totals(r["modules"], (), mutation.equivalent_counts(r, {}))
+    assert t["score_ne"] == pytest.approx(7 / 8)
+    section = "\n".join(mutation.equivalent_lines(data, {}))
+    assert section.startswith("\n## Never activated") and "`x__runner__mutmut_2`, `x__runner__mutmut_14`: " in section
+    assert "x__runner_b" not in section
