@@ -51,8 +51,7 @@ def _journal_hashes(out: Path) -> list[str]:
 @pytest.fixture(scope="module")
 def gpu_search(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
     """``(folder, summary)`` of one finished gpu-mapping/heavy-edge search (16 evaluations, one
-    worker, seed 0), made once for the tests that only read it (the determinism and shrink
-    tests made the same search each)."""
+    worker, seed 0), made once for the tests that only read it."""
     out = tmp_path_factory.mktemp("gpu-search") / "a"
     return out, _run(out, "gpu-mapping", "heavy-edge", jobs=1)
 

@@ -116,9 +116,8 @@ def group_sizes(n: int, recurring_share: float, min_rec: int, rng: np.random.Gen
 
 def _single_groups(sizes: Sequence[int], share: float, rng: np.random.Generator) -> list[bool]:
     """Which groups are single-GPU: groups taken in a random order (``rng.permutation``), each
-    while its jobs keep the count at or below ``round(share * sum(sizes))``. (A second pass over
-    the groups by size, largest first, used to follow; it could never add a group: every group
-    left out was refused at a count no larger than the final one. Removed, same results.)"""
+    while its jobs keep the count at or below ``round(share * sum(sizes))``. One pass is enough:
+    the count only grows, so a group refused once would be refused again."""
     target = int(round(share * sum(sizes)))
     single = [False] * len(sizes)
     count = 0
