@@ -85,7 +85,6 @@ instances (:func:`.generate.random_small`) 331 and 242 of 400.
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import networkx as nx
 import numpy as np
@@ -349,9 +348,3 @@ def lower_bound(instance: GpuMappingInstance, objective: str) -> float | None:
     if objective == "cut":
         return cut_lower_bound(instance)
     return None
-
-
-def _describe(instance: GpuMappingInstance) -> dict[str, Any]:  # a debugging aid
-    return {"alpha": alpha_lower_bound(instance), "cut": cut_lower_bound(instance),
-            "cut_degree": degree_bound(instance), "cut_mincut": _mincut_bound(instance),
-            "cut_split": _split_bound(instance)}
