@@ -34,6 +34,7 @@ from __future__ import annotations
 import csv
 import math
 import os
+import re
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Iterator, Sequence
@@ -179,6 +180,23 @@ def load_itp(path: str | Path, *, limit: int | None = None) -> list[dict[str, An
 
 
 # ----------------------------------------------------------------------------- Philly (derived)
+_PHILLY_TIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}")
+"""The zero-padded form of :data:`PHILLY_TIME_FORMAT`, every timestamp of the published file."""
+
+
+def _philly_time(text: str) -> datetime:
+    """``datetime.strptime(text, PHILLY_TIME_FORMAT)``, the same value or the same ``ValueError``:
+    a zero-padded ``YYYY-MM-DD HH:MM:SS`` is read by slicing (a third of strptime's time, which
+    dominated reading the 82,247 rows), anything else (or an impossible date) goes to strptime."""
+    if _PHILLY_TIME.fullmatch(text):
+        try:
+            return datetime(int(text[:4]), int(text[5:7]), int(text[8:10]),
+                            int(text[11:13]), int(text[14:16]), int(text[17:19]))
+        except ValueError:
+            pass
+    return datetime.strptime(text, PHILLY_TIME_FORMAT)
+
+
 def load_philly(path: str | Path, *, clusters: Sequence[str] | None = None, limit: int | None = None,
                 gpu_time_rtol: float = 1e-6) -> list[dict[str, Any]]:
     """Records of the Philly-derived per-job table (``timestamp,duration,num_gpus,gpu_time,cluster``;
@@ -201,7 +219,7 @@ def load_philly(path: str | Path, *, clusters: Sequence[str] | None = None, limi
     for line, f in _headed_rows(path, PHILLY_COLUMNS):
         text = f[0].strip()
         try:
-            when = datetime.strptime(text, PHILLY_TIME_FORMAT)
+            when = _philly_time(text)
         except ValueError:
             raise InputError(_where(path, line, "timestamp"), f"must be YYYY-MM-DD HH:MM:SS, got {f[0]!r}") from None
         duration = _float(f[1], path, line, "duration", low=0.0, strict_low=True)

@@ -335,6 +335,7 @@ class ColumnProblem:
     partitions: dict[int, set[tuple[int, ...]]] = field(default_factory=dict)   # s: the LP's partition columns
     _tree_arrays: dict[int, tuple[list[tuple[int, ...]], np.ndarray, np.ndarray, dict[tuple[int, ...], float]]] = field(
         default_factory=dict, repr=False)
+    _values: dict[tuple[int, ...], float] = field(default_factory=dict, repr=False)   # F per column, once
 
     def tree_partition_arrays(self, s: int) -> tuple[list[tuple[int, ...]], np.ndarray, np.ndarray,
                                                        dict[tuple[int, ...], float]]:
@@ -379,7 +380,14 @@ class ColumnProblem:
         return max(0.0, w0 * table[q][0] - float(sum(self.tree[s, v] for v in q)))
 
     def value(self, col: tuple[int, ...]) -> float:
-        """F(col)."""
+        """F(col), computed once per column (the master LP prices every column at each of its
+        solves; the stage data do not change once the programme is built)."""
+        got = self._values.get(col)
+        if got is None:
+            got = self._values[col] = self._value(col)
+        return got
+
+    def _value(self, col: tuple[int, ...]) -> float:
         k, W, w = self.k, self.ring, self.pair
         out = 0.0
         prev = 0
@@ -444,16 +452,22 @@ def _completion(cp: ColumnProblem, pi: np.ndarray, sigma: np.ndarray, c: int,
     last = np.full((V, V), np.inf)
     last[:, 0] = 0.0
     h[S - 1] = last
+    # tail[xn, r] = h[s+1][xn, r - xn] for r >= xn, else inf: the GPUs left after x_{s+1} = xn
+    shift = np.arange(V)[None, :] - np.arange(V)[:, None]
+    behind = shift < 0
+    shift[behind] = 0
     for s in range(S - 2, -1, -1):
         nxt = h[s + 1]
-        cur = np.full((V, V), np.inf)
-        for xn in range(V):
-            if not np.isfinite(u[s + 1, xn]):
-                continue
-            # (x, r) with r >= xn: u[s+1, xn] - w_{s+1} x xn + h[s+1][xn, r - xn]
-            tail = np.concatenate([np.full(xn, np.inf), nxt[xn, :V - xn]])
-            cur = np.minimum(cur, u[s + 1, xn] - cp.pair[s + 1] * vals[:, None] * xn + tail[None, :])
-        h[s] = cur
+        xs = np.flatnonzero(np.isfinite(u[s + 1]))
+        if len(xs) == 0:
+            h[s] = np.full((V, V), np.inf)
+            continue
+        tail = np.where(behind[xs], np.inf, nxt[xs[:, None], shift[xs]])
+        # (x, r) with r >= xn: u[s+1, xn] - w_{s+1} x xn + h[s+1][xn, r - xn], least over xn; the
+        # same floating-point operations per entry as one xn at a time, and a minimum is exact
+        cand = (u[s + 1, xs][:, None, None] - (cp.pair[s + 1] * vals[:, None])[None, :, :] * xs[:, None, None]
+                + tail[:, None, :])
+        h[s] = np.minimum(np.full((V, V), np.inf), cand.min(axis=0))
     return u, h
 
 

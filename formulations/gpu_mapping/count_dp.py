@@ -52,7 +52,10 @@ def _columns(tables: dict, job: PipelineJob, cluster: Cluster, c: int) -> tuple[
         digits = tables["digits"]
         idx = np.flatnonzero(tables["sums"] == c)
         beta = stage_times(job, cluster, digits[idx].T)  # (S, columns), nan where the column holds none
-        fits = np.all(digits[:, None, :] >= digits[idx][None, :, :], axis=2)
+        cols = digits[idx]
+        fits = np.ones((len(digits), len(idx)), dtype=bool)
+        for s in range(digits.shape[1]):   # componentwise, a stage at a time (no states x columns x stages array)
+            fits &= digits[:, s, None] >= cols[None, :, s]
         hit = tables["columns"][c] = (idx, np.nanmax(beta, axis=0), fits)
     return hit
 

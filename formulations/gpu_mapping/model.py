@@ -255,6 +255,17 @@ class PipelineJob:
         """Vertices (GPUs) of stage s: ``k_s * u_s`` (= ``replicas`` for the paper's jobs)."""
         return self.replicas * self.units
 
+    @cached_property
+    def stage_columns(self) -> tuple[np.ndarray, ...]:
+        """Per stage, as (S, 1) columns for eqs. (4)-(6) (:func:`stage_times`, a hot path): k_s
+        (float), p^f + p^b, h, d^in and d^out; read-only (shared by every call)."""
+        cols = (self.replicas.astype(float), np.array([s.fwd_time + s.bwd_time for s in self.stages]),
+                np.array([s.param_bytes for s in self.stages]), np.array([s.in_bytes for s in self.stages]),
+                np.array([s.out_bytes for s in self.stages]))
+        for c in cols:
+            c.setflags(write=False)
+        return tuple(c[:, None] for c in cols)
+
     @property
     def is_plain(self) -> bool:
         """The paper's job: no tensor-parallel and no MoE stage (every ``u_s = 1``)."""
@@ -680,9 +691,7 @@ def stage_times(job: PipelineJob, cluster: Cluster, counts: np.ndarray) -> np.nd
                                                          f" with the entry {x.min():g}"), problem=PROBLEM)
     g = float(cluster.gpus_per_server)
     b_inter, b_intra = cluster.inter_bandwidth, cluster.intra_bandwidth
-    k = job.replicas.astype(float)[:, None]
-    comp = np.array([s.fwd_time + s.bwd_time for s in job.stages])[:, None]
-    h = np.array([s.param_bytes for s in job.stages])[:, None]
+    k, comp, h, _, _ = job.stage_columns
     inter, intra = _pipeline_bytes(job, x, k)
     comm = g * inter / b_inter + intra / b_intra
     ar_data = 2.0 * (k - 1.0) * h / k
@@ -696,8 +705,7 @@ def stage_times(job: PipelineJob, cluster: Cluster, counts: np.ndarray) -> np.nd
 def _pipeline_bytes(job: PipelineJob, x: np.ndarray, k: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Eq. (5)'s data of one replica of stage s on server m (replica counts x, k as columns): to
     and from the neighbouring stages' replicas on other servers (``inter``) and on m (``intra``)."""
-    d_in = np.array([s.in_bytes for s in job.stages])[:, None]
-    d_out = np.array([s.out_bytes for s in job.stages])[:, None]
+    d_in, d_out = job.stage_columns[3:]
     inter = np.zeros_like(x)
     intra = np.zeros_like(x)
     if len(job.stages) > 1:

@@ -16,12 +16,13 @@ command that regenerates it (``regenerate``):
   optimality by :func:`exact_partition_cost` (CP-SAT; :func:`partition_costs_by_cpsat`, ``python
   -m optkit.formulations.gpu_mapping.tree_tables 16 8 --cpsat
   formulations/gpu_mapping/tree_table_k16.json``, about 230 s on a loaded 2-core machine,
-  2026-11-25); :func:`partition_costs_by_dp` gives the same 186 values in 0.13 s (a test checks it).
+  2026-11-25); :func:`partition_costs_by_dp` gives the same 186 values in 0.1 s (a test checks it).
 * k = 32, parts up to 8 (3,319 partitions, ``tree_table_k32.json``): by the exact dynamic
   programme along the ranks :func:`partition_costs_by_dp` (``python -m
   optkit.formulations.gpu_mapping.tree_tables 32 8 formulations/gpu_mapping/tree_table_k32.json``
-  regenerates it: 51 s and 0.9 GB on a loaded 2-core machine, 2026-11-25, under a 30-minute
-  limit). CP-SAT's model proves no single k = 32 partition within 30 s.
+  regenerates it, under a 30-minute limit: 35 CPU s, 2026-11-27; 51 s and 0.9 GB on a loaded
+  2-core machine, 2026-11-25, before the steps were shared per open part, which gives the same
+  file byte for byte). CP-SAT's model proves no single k = 32 partition within 30 s.
 
 ``tests/test_gpu_mapping_columns.py`` re-checks every shipped arrangement's cut, the dynamic
 programme against enumeration (k <= 10) and the CP-SAT table (k = 16), k = 32 entries against
@@ -141,8 +142,11 @@ def partition_costs_by_dp(k: int, largest: int, *, time_limit: float = 600.0
     pointers, its pieces packed into P's blocks (a depth-first search, blocks in P's order).
 
     Checked against enumeration for k <= 10 and against the CP-SAT table for k = 16
-    (``tests/test_gpu_mapping_columns.py``). Cost: k = 16 in 0.13 s; k = 32 (3,319 partitions,
-    up to ~10^6 states a rank) 51 s and 0.9 GB, once, for the shipped table.
+    (``tests/test_gpu_mapping_columns.py``). Cost: k = 16 in 0.1 s; k = 32 (3,319 partitions,
+    up to ~10^6 states a rank) 35 CPU s, once, for the shipped table. A state's
+    steps depend only on its open part (labels and sizes), not on its closed multiset, so they
+    are computed once per open part and rank (:func:`_moves`) and applied to every state sharing
+    it, in the same order: the same states, costs and back pointers as stepping each state.
 
     References
     ----------
@@ -180,28 +184,19 @@ def partition_costs_by_dp(k: int, largest: int, *, time_limit: float = 600.0
             raise TimeoutError(f"partition_costs_by_dp({k}, {largest}): over {time_limit} s")
         pos = {u: i for i, u in enumerate(opened)}
         stays = [last[u] > v for u in opened + [v]]
+        low = [(pos[u], w) for u, w in lower[v]]
         nxt: dict[tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]], tuple[int, int]] = {}
         prev_ids = array("i")
         labels = array("b")
+        moves: dict[tuple[tuple[int, ...], tuple[int, ...]], list[tuple[int, int, tuple[int, ...], tuple[int, ...],
+                                                                    tuple[int, ...]]]] = {}
         for (lab, size, closed), (cost0, sid) in layer.items():
-            n_open = len(size)
-            for piece in range(n_open + 1):
-                if piece < n_open and size[piece] >= largest:
-                    continue
-                cost = cost0 + sum(w for u, w in lower[v] if lab[pos[u]] != piece)
-                grown = list(size) + [0] if piece == n_open else list(size)
-                grown[piece] += 1
-                full = lab + (piece,)
-                remap: dict[int, int] = {}
-                for x, keep in zip(full, stays):
-                    if keep and x not in remap:
-                        remap[x] = len(remap)
-                new_lab = tuple(remap[x] for x, keep in zip(full, stays) if keep)
-                new_size = [0] * len(remap)
-                for x, y in remap.items():
-                    new_size[y] = grown[x]
-                now_closed = closed + tuple(grown[x] for x in range(len(grown)) if x not in remap)
-                key = (new_lab, tuple(new_size), tuple(sorted(now_closed, reverse=True)))
+            todo = moves.get((lab, size))
+            if todo is None:
+                todo = moves[lab, size] = _moves(lab, size, largest, low, stays)
+            for piece, extra, new_lab, new_size, ended in todo:
+                cost = cost0 + extra
+                key = (new_lab, new_size, tuple(sorted(closed + ended, reverse=True)) if ended else closed)
                 old = nxt.get(key)
                 if old is None:
                     nxt[key] = (cost, len(prev_ids))
@@ -255,6 +250,37 @@ def partition_costs_by_dp(k: int, largest: int, *, time_limit: float = 600.0
         inside = sum(w for (a, b), w in mult.items() if arrangement[a] == arrangement[b])
         assert 2 * (k - 1) - inside == cost, (q, cost)
         out[q] = (cost, arrangement)
+    return out
+
+
+def _moves(lab: tuple[int, ...], size: tuple[int, ...], largest: int, low: list[tuple[int, int]],
+           stays: list[bool]) -> list[tuple[int, int, tuple[int, ...], tuple[int, ...], tuple[int, ...]]]:
+    """The steps of :func:`partition_costs_by_dp` from every state with the open ranks' pieces
+    ``lab`` and the open pieces' sizes ``size``, for the rank placed now: per piece it may join
+    (each open piece with room, in order, then a new one), ``(piece, added cost, new lab, new
+    sizes, sizes of the pieces it closes)``. They do not depend on the state's closed multiset,
+    so the programme computes them once per (lab, size) and rank. ``low``: (position in ``lab``,
+    units) of the edges to the rank's lower neighbours; ``stays``: whether each open rank, then
+    the rank placed, stays open."""
+    out = []
+    n_open = len(size)
+    for piece in range(n_open + 1):
+        if piece < n_open and size[piece] >= largest:
+            continue
+        extra = sum(w for i, w in low if lab[i] != piece)
+        grown = list(size) + [0] if piece == n_open else list(size)
+        grown[piece] += 1
+        full = lab + (piece,)
+        remap: dict[int, int] = {}
+        for x, keep in zip(full, stays):
+            if keep and x not in remap:
+                remap[x] = len(remap)
+        new_lab = tuple(remap[x] for x, keep in zip(full, stays) if keep)
+        new_size = [0] * len(remap)
+        for x, y in remap.items():
+            new_size[y] = grown[x]
+        ended = tuple(grown[x] for x in range(len(grown)) if x not in remap)
+        out.append((piece, extra, new_lab, tuple(new_size), ended))
     return out
 
 

@@ -525,6 +525,7 @@ def brute_force(instance: NimpInstance, *, objective: str = "lex") -> tuple[list
         for a, b in pairs:
             partners[b].append((t, a))
     counts: dict[tuple[int, int, int], int] = {}
+    limits: dict[tuple[int, int, int], int] = {}   # pair_limit per (t, s, s'), read once
     load = {s: 0 for s in U}
     m = [-1] * N
     best: list[Any] = [None, None]
@@ -565,7 +566,10 @@ def brute_force(instance: NimpInstance, *, objective: str = "lex") -> tuple[list
                 k = (t, min(s, sa), max(s, sa))
                 counts[k] = counts.get(k, 0) + 1
                 bumped.append(k)
-                if counts[k] > pair_limit(float(instance.capacity[k[1], k[2]]), vols[t]):
+                lim = limits.get(k)
+                if lim is None:
+                    lim = limits[k] = pair_limit(float(instance.capacity[k[1], k[2]]), vols[t])
+                if counts[k] > lim:
                     ok = False
                     break
             if ok:

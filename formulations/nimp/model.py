@@ -26,6 +26,7 @@ both keys order placements exactly as the lists do (``used <= M``, ``cross <= X`
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
@@ -160,6 +161,14 @@ def halving_doubling_phases(workers: int, param_bytes: float, *,
             raise InputError("hd_non_power_of_two", f"must be binary-blocks or reject, got {hd_non_power_of_two!r}")
         raise InputError("job.workers", f"must be a power of two for collective 'halving-doubling' "
                                         f"(reading hd_non_power_of_two='reject'), got {n}; use collective 'ring'")
+    return list(_hd_phases(n, param_bytes))
+
+
+@functools.lru_cache(maxsize=256, typed=True)
+def _hd_phases(n: int, param_bytes: float) -> tuple[Phase, ...]:
+    """The phases of :func:`halving_doubling_phases` (arguments checked there), computed once per
+    (N, K) and kept: Titan, the brute force and the engine ask for the same job's phases at every
+    call, and a :class:`Phase` is frozen (each call gets its own list)."""
     blocks = binary_blocks(n)
     p = blocks[0][1].bit_length() - 1
     rs = []
@@ -171,7 +180,7 @@ def halving_doubling_phases(workers: int, param_bytes: float, *,
         ratio = b_l // b_s
         pairs = tuple(sorted((base_l + r * ratio + q, base_s + r) for r in range(b_s) for q in range(ratio)))
         links.append(Phase(pairs, param_bytes / b_l))
-    return rs + links[::-1] + links + rs[::-1]
+    return tuple(rs + links[::-1] + links + rs[::-1])
 
 
 def ring_phases(workers: int, param_bytes: float) -> list[Phase]:

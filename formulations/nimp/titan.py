@@ -826,19 +826,29 @@ def titan(gpus: Sequence[int], idle_gpus: Sequence[int], capacity: float | np.nd
 
 
 _COLLECTIVES: dict[tuple[int, int], tuple[Sequence[Phase], Collective]] = {}
+_COLLECTIVES_BY_PHASES: dict[tuple[int, tuple[Phase, ...]], Collective] = {}
 
 
 def _collective(workers: int, phases: Sequence[Phase]) -> Collective:
     """``Collective(workers, phases)``, kept while the caller passes the same phase list (the
-    replay caches one list per (N, collective, K), so each job of a trace reuses it)."""
+    replay caches one list per (N, collective, K), so each job of a trace reuses it), and for
+    equal phases in a new list (a caller that builds the phases for each call, as
+    ``run_titan`` through ``instance.phases()``): a Collective is a function of ``workers`` and
+    the phases' values (frozen :class:`.model.Phase`), and nothing changes it once built."""
     key = (workers, id(phases))
     hit = _COLLECTIVES.get(key)
     if hit is not None and hit[0] is phases:
         return hit[1]
     if len(_COLLECTIVES) > 1024:
         _COLLECTIVES.clear()
-    col = _COLLECTIVES[key] = (phases, Collective(workers, phases))
-    return col[1]
+    if len(_COLLECTIVES_BY_PHASES) > 1024:
+        _COLLECTIVES_BY_PHASES.clear()
+    by_value = (workers, tuple(phases))
+    col = _COLLECTIVES_BY_PHASES.get(by_value)
+    if col is None:
+        col = _COLLECTIVES_BY_PHASES[by_value] = Collective(workers, phases)
+    _COLLECTIVES[key] = (phases, col)
+    return col
 
 
 def place_unchecked(Ka: np.ndarray, Ra: np.ndarray, cap: float | np.ndarray, phases: Sequence[Phase], *,

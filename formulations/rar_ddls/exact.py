@@ -1090,6 +1090,7 @@ def brute_force(instance: RarInstance, objective: str = "makespan") -> tuple[flo
     visited = [0]
     y = np.zeros((J, S), dtype=np.int64)
     starts = [0] * J
+    rates: dict[tuple[int, int], np.ndarray] = {}   # simulate's rate tables, kept across schedules
 
     def rec(j: int, zero: bool) -> None:
         visited[0] += 1
@@ -1099,7 +1100,7 @@ def brute_force(instance: RarInstance, objective: str = "makespan") -> tuple[flo
         if j == J:
             if not zero and not instance.busy_until:
                 return  # pruning (a), only valid with no busy GPU
-            sol = schedule_dict(instance, y, simulate(instance, y, starts=starts))
+            sol = schedule_dict(instance, y, simulate(instance, y, starts=starts, rate_cache=rates))
             ev = evaluate(instance, sol)
             if ev.feasible and ev.metrics["makespan_slots"] < best[0]:
                 best[0], best[1] = int(ev.metrics["makespan_slots"]), sol

@@ -398,16 +398,20 @@ def simulate(instance: RarInstance, y: np.ndarray, *, starts: Sequence[int] | No
         if key not in cache:
             cache[key] = rate_table(instance, job, int(nsrv[j]))
         rates[j] = cache[key]
-    need = np.array([job.iterations for job in instance.jobs], dtype=np.int64)
-    done = np.zeros(n, dtype=np.int64)
-    start = np.full(n, -1, dtype=np.int64)
-    completion = np.full(n, -1, dtype=np.int64)
-    max_p = np.zeros(n, dtype=np.int64)
-    active = np.zeros(n, dtype=bool)
-    split_used = used & split[:, None]
+    # The event loop runs on Python ints and lists (a handful of jobs: numpy's per-call cost
+    # dominated it); the arithmetic is the same integer arithmetic as on int64 arrays.
+    rate = rates.tolist()
+    need = [int(job.iterations) for job in instance.jobs]
+    done = [0] * n
+    start = [-1] * n
+    completion = [-1] * n
+    max_p = [0] * n
+    active = [False] * n
+    split_servers = [np.flatnonzero(used[j]).tolist() if split[j] else [] for j in range(n)]
+    never = int(np.iinfo(np.int64).max)   # a job with phi = 0 never completes
     if starts is not None:
-        fixed = np.asarray(starts, dtype=np.int64)
-        pending = sorted(range(n), key=lambda j: fixed[j])
+        fixed: list[int] | None = np.asarray(starts, dtype=np.int64).tolist()
+        pending = sorted(range(n), key=lambda j: fixed[j])  # type: ignore[index]
         waiting: list[int] = []
         blockers = None
     else:
@@ -415,10 +419,15 @@ def simulate(instance: RarInstance, y: np.ndarray, *, starts: Sequence[int] | No
         pending = []
         blockers = [set(p) for p in predecessors]  # type: ignore[union-attr]
         waiting = list(range(n))
-        rel = np.zeros(n, dtype=np.int64) if release is None else np.asarray(release, dtype=np.int64)
+        rel = [0] * n if release is None else np.asarray(release, dtype=np.int64).tolist()
     t = 0
     pi = 0
     finished = 0
+
+    def outcome(stuck: list[str]) -> SimOutcome:
+        return SimOutcome(np.array(start, dtype=np.int64), np.array(completion, dtype=np.int64),
+                          np.array(max_p, dtype=np.int64), stuck)
+
     while finished < n:
         # Starts at slot t.
         if fixed is not None:
@@ -437,45 +446,53 @@ def simulate(instance: RarInstance, y: np.ndarray, *, starts: Sequence[int] | No
                     still.append(j)
             waiting = still
         # the releases still ahead of jobs whose predecessors are done (none without ``release``)
-        ready = [int(rel[j]) for j in waiting if not blockers[j]] if release is not None else []  # type: ignore[index]
-        act = np.flatnonzero(active)
-        if len(act) == 0:
+        ready = [rel[j] for j in waiting if not blockers[j]] if release is not None else []  # type: ignore[index]
+        act = [j for j in range(n) if active[j]]
+        if not act:
             if fixed is not None and pi < n:
-                t = int(fixed[pending[pi]])
+                t = fixed[pending[pi]]
                 continue
             if ready:
                 t = min(ready)
                 continue
             break  # nothing active and nothing can start: blocked predecessors (a cycle)
         # eq. (6): split jobs per server among the active ones, then the max over own servers.
-        per_server = split_used[act].sum(axis=0)
-        p = np.where(split_used[act], per_server[None, :], 0).max(axis=1)
-        max_p[act] = np.maximum(max_p[act], p)
-        phi = rates[act, p]
-        remaining = need[act] - done[act]
-        with np.errstate(divide="ignore"):
-            dur = np.where(phi > 0, -(-remaining // np.maximum(phi, 1)), np.iinfo(np.int64).max)
-        next_done = int(dur.min())
-        next_start = int(fixed[pending[pi]]) - t if fixed is not None and pi < n else None
+        per_server: dict[int, int] = {}
+        for j in act:
+            for srv in split_servers[j]:
+                per_server[srv] = per_server.get(srv, 0) + 1
+        phi = []
+        next_done = never
+        for j in act:
+            p = max([per_server[srv] for srv in split_servers[j]], default=0)
+            if p > max_p[j]:
+                max_p[j] = p
+            f = rate[j][p]
+            phi.append(f)
+            if f > 0:
+                next_done = min(next_done, -(-(need[j] - done[j]) // f))
+        next_start = fixed[pending[pi]] - t if fixed is not None and pi < n else None
         if ready:
             next_start = min(ready) - t
-        if next_done == np.iinfo(np.int64).max and next_start is None:
-            stuck = [instance.jobs[j].id for j in act]
-            return SimOutcome(start, completion, max_p, stuck)
+        if next_done == never and next_start is None:
+            return outcome([instance.jobs[j].id for j in act])
         step = next_done if next_start is None else min(next_done, next_start)
-        done[act] += phi * step
         t += step
-        ended = act[done[act] >= need[act]]
-        if len(ended):
-            completion[ended] = t
-            active[ended] = False
+        ended = []
+        for j, f in zip(act, phi):
+            done[j] += f * step
+            if done[j] >= need[j]:
+                ended.append(j)
+        if ended:
+            for j in ended:
+                completion[j] = t
+                active[j] = False
             finished += len(ended)
             if blockers is not None:
-                gone = set(int(e) for e in ended)
+                gone = set(ended)
                 for j in waiting:
                     blockers[j] -= gone
-    stuck = [instance.jobs[j].id for j in range(n) if completion[j] < 0]
-    return SimOutcome(start, completion, max_p, stuck)
+    return outcome([instance.jobs[j].id for j in range(n) if completion[j] < 0])
 
 
 def schedule_dict(instance: RarInstance, y: np.ndarray, outcome: SimOutcome) -> dict[str, Any]:
