@@ -138,7 +138,7 @@ def test_the_environment_variable_registers_unpackaged_code(tmp_path: Path) -> N
     assert got["ls-again"] == got["ls"] == 3
 
 
-@pytest.mark.parametrize("source,needle", [
+BAD_PLUG_INS = [
     ("ALGORITHM = Algorithm('ls', run, 'heuristic', 'clash', ('makespan',), problem='rar-ddls')",
      "rar-ddls: algorithm 'ls' of the plug-in OPTKIT_ALGORITHMS bad:ALGORITHM clashes with an algorithm of "
      "rar-ddls of the same name; rename the plug-in"),
@@ -148,14 +148,49 @@ def test_the_environment_variable_registers_unpackaged_code(tmp_path: Path) -> N
      "is for the unknown problem 'tsp'"),
     ("ALGORITHM = 42", "OPTKIT_ALGORITHMS bad:ALGORITHM is of type int, not an optkit Algorithm"),
     ("OTHER = 1", "OPTKIT_ALGORITHMS names 'bad:ALGORITHM', which cannot be loaded: AttributeError"),
-])
-def test_bad_plug_ins_are_one_line_exit_2(tmp_path: Path, source: str, needle: str) -> None:
-    (tmp_path / "bad.py").write_text("from optkit import Algorithm\n"
-                                     "def run(instance, *, objective, time_limit, seed): pass\n" + source + "\n")
+]
+
+
+def _write_bad(folder: Path, source: str) -> None:
+    (folder / "bad.py").write_text("from optkit import Algorithm\n"
+                                   "def run(instance, *, objective, time_limit, seed): pass\n" + source + "\n")
+
+
+def test_a_bad_plug_in_is_one_line_exit_2_from_the_command_line(tmp_path: Path) -> None:
+    """The process's exit status and its one line on stderr, as a user's shell sees them (the
+    other bad plug-ins: :func:`test_bad_plug_ins_are_one_line_exit_2`, through the same
+    ``optkit.cli.main`` in this process)."""
+    source, needle = BAD_PLUG_INS[0]
+    _write_bad(tmp_path, source)
     out = _run(["list"], tmp_path, None, OPTKIT_ALGORITHMS="bad:ALGORITHM",
                PYTHONPATH=os.pathsep.join([str(REPO), str(tmp_path)]))
     assert out.returncode == 2 and out.stdout == ""
     assert out.stderr.count("\n") == 1 and needle in out.stderr, out.stderr
+
+
+@pytest.mark.parametrize("source,needle", BAD_PLUG_INS)
+def test_bad_plug_ins_are_one_line_exit_2(tmp_path: Path, source: str, needle: str, monkeypatch: pytest.MonkeyPatch,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """``optkit list`` with ``OPTKIT_ALGORITHMS=bad:ALGORITHM``: :func:`optkit.cli.main` in this
+    process, its registry loaded afresh from that environment as a new process loads it (the
+    entry points, then the variable's targets), and restored after the test."""
+    _write_bad(tmp_path, source)
+    monkeypatch.setenv("OPTKIT_ALGORITHMS", "bad:ALGORITHM")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(registry, "_registered", {})
+    monkeypatch.setattr(registry, "_plugins", {})
+    monkeypatch.setattr(registry, "_loaded", False)
+    monkeypatch.setattr(registry, "_load_error", None)
+    from optkit.cli import main
+
+    assert "bad" not in sys.modules
+    try:
+        assert main(["list"]) == 2
+    finally:
+        sys.modules.pop("bad", None)  # the next case's bad.py is another module
+    out = capsys.readouterr()
+    assert out.out == ""
+    assert out.err.count("\n") == 1 and needle in out.err, out.err
 
 
 def test_register_algorithm_in_process(restore_registry: None) -> None:
