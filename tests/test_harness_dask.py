@@ -44,16 +44,25 @@ GRACE = 0.5
 POLL_S = 0.05
 
 
+@pytest.fixture(autouse=True, scope="module")
+def _one_task_server() -> Iterator[None]:
+    """This process's task server, once a test of this module started it, serves the module's
+    later tests too (every test sets the same environment, :func:`_sleepy_registered`, which the
+    server carries); a test that kills or stops it gets a new one (:func:`server_mod.task_server`).
+    It is closed after the module's last test, so no other module meets a server carrying this
+    module's environment."""
+    yield
+    if server_mod._server is not None:
+        server_mod._server.close()
+        server_mod._server = None
+
+
 @pytest.fixture(autouse=True)
-def _sleepy_registered(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def _sleepy_registered(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPTKIT_FORMULATIONS", SLEEPY_TARGET)
     monkeypatch.setenv("OPTKIT_HARNESS_PRELOAD", "")
     registry.all_formulations()
     monkeypatch.setitem(registry._registered, "sleepy", sleepy.FORMULATION)
-    yield
-    if server_mod._server is not None:  # a server started here carries this test's environment
-        server_mod._server.close()
-        server_mod._server = None
 
 
 def _env() -> dict[str, str]:
