@@ -20,6 +20,7 @@ from __future__ import annotations
 import doctest
 import importlib
 import io
+import json
 import re
 import subprocess
 import sys
@@ -33,28 +34,49 @@ ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 
 
+_BUILDS = """
+import contextlib, io, json, sys
+from pathlib import Path
+from sphinx.cmd.build import build_main
+
+docs, out = sys.argv[1], Path(sys.argv[2])
+result = {}
+for builder in ("html", "doctest"):
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        code = build_main(["-W", "--keep-going", "-q", "-b", builder, "-d", str(out / "doctrees"), docs,
+                           str(out / builder)])
+    result[builder] = [code, err.getvalue()]
+(out / "result.json").write_text(json.dumps(result))
+"""
+
+
 @pytest.fixture(scope="module")
-def doctrees(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One doctree folder (Sphinx's pickled environment) for both builds of this module: the
-    second build reuses the sources the first one read (and autodoc imported) instead of reading
-    them again. Each build still fails on any warning (``-W``): a warning met while reading the
-    sources fails whichever build reads them (the first); cross-references are resolved, and
-    their warnings raised, by each builder as it writes."""
-    return tmp_path_factory.mktemp("doctrees")
-
-
-def _sphinx(builder: str, out: Path, doctrees: Path) -> subprocess.CompletedProcess[str]:
+def builds(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, tuple[int, str]]]:
+    """``(folder, {builder: (exit status, stderr)})`` of both builds of this module, the HTML
+    one then the doctest one, as ``python -m sphinx -W --keep-going -q -b BUILDER -d DOCTREES
+    docs folder/BUILDER`` runs each (Sphinx's ``build_main`` with those arguments, what ``python -m
+    sphinx`` calls), in one Python process of their own: one interpreter start and one import of
+    Sphinx for both. They share one doctree folder (Sphinx's pickled environment): the second
+    build reuses the sources the first one read (and autodoc imported) instead of reading them
+    again. Each build still fails on any warning (``-W``): a warning met while reading the
+    sources fails the first build (the HTML one); cross-references are resolved, and their
+    warnings raised, by each builder as it writes."""
     needs_modules("sphinx")
-    return subprocess.run([sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", builder,
-                           "-d", str(doctrees), str(DOCS), str(out / builder)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    out = tmp_path_factory.mktemp("sphinx")
+    done = subprocess.run([sys.executable, "-c", _BUILDS, str(DOCS), str(out)], cwd=ROOT, capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0 and (out / "result.json").is_file(), done.stderr
+    result = json.loads((out / "result.json").read_text())
+    return out, {builder: (int(code), str(err)) for builder, (code, err) in result.items()}
 
 
-def test_html_builds_without_a_warning(tmp_path: Path, doctrees: Path) -> None:
-    out = _sphinx("html", tmp_path, doctrees)
-    assert out.returncode == 0, out.stderr
-    assert out.stderr == ""
-    html = tmp_path / "html"
+def test_html_builds_without_a_warning(builds: tuple[Path, dict[str, tuple[int, str]]]) -> None:
+    folder, result = builds
+    code, stderr = result["html"]
+    assert code == 0, stderr
+    assert stderr == ""
+    html = folder / "html"
     for page in ("index", "howto/index", "api/index", "api/gpu_mapping", "api/ddlwmp", "api/rar_ddls",
                  "api/nimp", "api/result", "api/harness"):
         assert (html / f"{page}.html").is_file(), page
@@ -69,10 +91,11 @@ def test_html_builds_without_a_warning(tmp_path: Path, doctrees: Path) -> None:
         assert 'id="instance-and-solution-format"' in page, problem
 
 
-def test_every_page_example_runs(tmp_path: Path, doctrees: Path) -> None:
-    out = _sphinx("doctest", tmp_path, doctrees)
-    report = (tmp_path / "doctest" / "output.txt").read_text() if (tmp_path / "doctest" / "output.txt").exists() else ""
-    assert out.returncode == 0, out.stderr + report
+def test_every_page_example_runs(builds: tuple[Path, dict[str, tuple[int, str]]]) -> None:
+    folder, result = builds
+    code, stderr = result["doctest"]
+    report = (folder / "doctest" / "output.txt").read_text() if (folder / "doctest" / "output.txt").exists() else ""
+    assert code == 0, stderr + report
     totals = re.search(r"^Doctest summary\n=+\n\s*(\d+) tests?\n\s*0 failures in tests\n"
                        r"\s*0 failures in setup code\n\s*0 failures in cleanup code", report, flags=re.M)
     assert totals is not None, report

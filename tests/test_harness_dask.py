@@ -44,16 +44,25 @@ GRACE = 0.5
 POLL_S = 0.05
 
 
+@pytest.fixture(autouse=True, scope="module")
+def _one_task_server() -> Iterator[None]:
+    """This process's task server, once a test of this module started it, serves the module's
+    later tests too (every test sets the same environment, :func:`_sleepy_registered`, which the
+    server carries); a test that kills or stops it gets a new one (:func:`server_mod.task_server`).
+    It is closed after the module's last test, so no other module meets a server carrying this
+    module's environment."""
+    yield
+    if server_mod._server is not None:
+        server_mod._server.close()
+        server_mod._server = None
+
+
 @pytest.fixture(autouse=True)
-def _sleepy_registered(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def _sleepy_registered(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPTKIT_FORMULATIONS", SLEEPY_TARGET)
     monkeypatch.setenv("OPTKIT_HARNESS_PRELOAD", "")
     registry.all_formulations()
     monkeypatch.setitem(registry._registered, "sleepy", sleepy.FORMULATION)
-    yield
-    if server_mod._server is not None:  # a server started here carries this test's environment
-        server_mod._server.close()
-        server_mod._server = None
 
 
 def _env() -> dict[str, str]:
@@ -262,10 +271,16 @@ def test_cluster_workers_run_crashes_and_hangs_as_the_local_pool(cluster: Cluste
 
 
 @pytest.mark.slow
-def test_cluster_sweeps_survive_a_killed_worker_and_resume(cluster: Cluster, tmp_path: Path) -> None:
+def test_cluster_sweeps_survive_a_killed_worker_and_resume(cluster: Cluster, tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
     """``compare`` and ``reproduce`` through two workers; one worker is SIGKILLed half-way each
     time. Every run's row arrives exactly once, none is an error, and a re-run (the command line,
-    as a user resumes) adds nothing."""
+    as a user resumes: :func:`optkit.cli.main` in this process, the path ``optkit`` takes; the
+    command line as a process of its own with ``--scheduler``:
+    :func:`test_unreachable_scheduler_is_one_line_for_compare_and_reproduce`) adds nothing.
+    ``reproduce`` measures one seed of ``titan-approximation`` (5 readings): the kill after the
+    first row leaves four measurements to finish elsewhere, as the ten of two seeds did."""
+    from optkit.cli import main
     from optkit.harness import DaskExecutor
     from optkit.reproduce import reproduce
 
@@ -302,11 +317,11 @@ def test_cluster_sweeps_survive_a_killed_worker_and_resume(cluster: Cluster, tmp
     folder.mkdir()
     for name, data in instances:
         (folder / f"{name}.json").write_text(json.dumps(data))
-    again = subprocess.run([sys.executable, "-m", "optkit", "compare", str(folder), "--algorithms", "nap",
-                            "--time-limit", "30", "--db", str(db), "--scheduler", cluster.address, "--no-progress"],
-                           capture_output=True, text=True, env=_env(), cwd=tmp_path)
-    assert again.returncode == 0, again.stderr
-    assert "8 runs, 8 already in" in again.stderr and "0 to run" in again.stderr
+    capsys.readouterr()
+    assert main(["compare", str(folder), "--algorithms", "nap", "--time-limit", "30", "--db", str(db),
+                 "--scheduler", cluster.address, "--no-progress"]) == 0
+    again = capsys.readouterr().err
+    assert "8 runs, 8 already in" in again and "0 to run" in again, again
     with ResultStore(db) as store:
         assert store.rows() == stored  # not a row added or rewritten
 
@@ -320,17 +335,17 @@ def test_cluster_sweeps_survive_a_killed_worker_and_resume(cluster: Cluster, tmp
         if len(seen) == 1:
             cluster.kill("w0")
 
-    m = reproduce(["titan-approximation"], scale="ci", db=rdb, scheduler=cluster.address, progress=False,
-                  on_row=on_row)
-    assert len(m.rows) == len(seen) >= 10 and set(seen.values()) == {1}  # 5 readings x 2 seeds, + any series
+    m = reproduce(["titan-approximation"], scale="ci", seeds=[0], db=rdb, scheduler=cluster.address,
+                  progress=False, on_row=on_row)
+    assert len(m.rows) == len(seen) >= 5 and set(seen.values()) == {1}  # 5 readings x 1 seed, + any series
     assert {r["status"] for r in m.rows} == {"feasible"}, m.failures
-    out = subprocess.run([sys.executable, "-m", "optkit", "reproduce", "titan-approximation", "--out",
-                          str(tmp_path / "pages"), "--db", str(rdb), "--scheduler", cluster.address, "--no-progress"],
-                         capture_output=True, text=True, env=_env(), cwd=tmp_path)
-    assert out.returncode == 0, out.stderr
+    capsys.readouterr()
+    assert main(["reproduce", "titan-approximation", "--seeds", "1", "--out", str(tmp_path / "pages"), "--db",
+                 str(rdb), "--scheduler", cluster.address, "--no-progress"]) == 0
+    out = capsys.readouterr().err
     n = len(m.rows)
-    assert f"reproduce: {n} measurements (1 experiments x readings x seeds), {n} already in" in out.stderr
-    assert "0 to run" in out.stderr
+    assert f"reproduce: {n} measurements (1 experiments x readings x seeds), {n} already in" in out, out
+    assert "0 to run" in out
     with ResultStore(rdb) as store:
         assert store.rows() == m.rows
 
@@ -341,20 +356,30 @@ def _plan(instances: list[tuple[str, dict[str, Any]]]) -> list[Task]:
     return plan("sleepy", instances, ["nap"], "cost", [0], 30.0)
 
 
-def test_unreachable_scheduler_is_one_line_for_compare_and_reproduce(tmp_path: Path) -> None:
+def test_unreachable_scheduler_is_one_line_for_compare_and_reproduce(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
     """Nothing listens on the port: exit 2 with one line naming --scheduler, for both commands;
-    the store is not even created."""
+    the store is not even created. ``compare`` runs as a process of its own (its exit status and
+    stderr as a shell sees them, the timeout read from its environment); ``reproduce`` through
+    :func:`optkit.cli.main` in this process, the same path to the same executor."""
     needs_modules("distributed", extra="distributed")
+    from optkit.cli import main
+
     address = f"tcp://127.0.0.1:{_free_port()}"
     inst = tmp_path / "a.json"
     inst.write_text(json.dumps(_instance(2)))
     env = {**_env(), "OPTKIT_FORMULATIONS": SLEEPY_TARGET, "OPTKIT_SCHEDULER_TIMEOUT": "1.5"}
-    for argv in (["compare", str(inst), "--db", str(tmp_path / "c.sqlite")],
-                 ["reproduce", "titan-fig1", "--out", str(tmp_path / "pages"), "--db", str(tmp_path / "r.sqlite")]):
-        p = subprocess.run([sys.executable, "-m", "optkit", *argv, "--scheduler", address], capture_output=True,
-                           text=True, env=env, cwd=tmp_path)
-        assert p.returncode == 2 and p.stdout == ""
-        assert p.stderr == f"optkit: error: --scheduler cannot connect to '{address}': no scheduler answered within 1.5 s\n"
+    line = f"optkit: error: --scheduler cannot connect to '{address}': no scheduler answered within 1.5 s\n"
+    p = subprocess.run([sys.executable, "-m", "optkit", "compare", str(inst), "--db", str(tmp_path / "c.sqlite"),
+                        "--scheduler", address], capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert p.returncode == 2 and p.stdout == ""
+    assert p.stderr == line
+    monkeypatch.setenv("OPTKIT_SCHEDULER_TIMEOUT", "1.5")
+    capsys.readouterr()
+    assert main(["reproduce", "titan-fig1", "--out", str(tmp_path / "pages"), "--db", str(tmp_path / "r.sqlite"),
+                 "--scheduler", address]) == 2
+    out = capsys.readouterr()
+    assert out.out == "" and out.err == line
     assert not (tmp_path / "c.sqlite").exists() and not (tmp_path / "r.sqlite").exists()
 
 

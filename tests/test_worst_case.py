@@ -8,6 +8,8 @@ large and never reached).
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import math
 import os
@@ -49,11 +51,18 @@ def _journal_hashes(out: Path) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def gpu_search(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
-    """``(folder, summary)`` of one finished gpu-mapping/heavy-edge search (16 evaluations, one
-    worker, seed 0), made once for the tests that only read it."""
+def gpu_search(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any], str]:
+    """``(folder, summary, printed)`` of one finished gpu-mapping/heavy-edge search (16
+    evaluations, one worker, seed 0, at most :data:`GPU`) made by ``optkit worst-case`` through
+    :func:`optkit.cli.main` (``printed``: what it printed; ``summary``: its ``summary.json``),
+    made once for the tests that only read it."""
     out = tmp_path_factory.mktemp("gpu-search") / "a"
-    return out, _run(out, "gpu-mapping", "heavy-edge", jobs=1)
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(io.StringIO()):
+        assert main(["worst-case", "gpu-mapping", "--algorithm", "heavy-edge", "--max-evals", "16", "--budget", "600",
+                     "--seed", "0", *(a for k, v in GPU.items() for a in ("--max-size", f"{k}={v}")), "-j", "1",
+                     "--out", str(out)]) == 0
+    return out, json.loads((out / "summary.json").read_text()), printed.getvalue()
 
 
 @pytest.fixture(scope="module")
@@ -163,8 +172,8 @@ def test_another_search_in_the_same_folder_is_refused(tmp_path: Path, nimp_searc
 
 # ----------------------------------------------------------------------------- shrink
 def test_the_shrunk_instance_keeps_the_ratio_and_no_single_reduction_keeps_it(
-        gpu_search: tuple[Path, dict[str, Any]]) -> None:
-    folder, s = gpu_search
+        gpu_search: tuple[Path, dict[str, Any], str]) -> None:
+    folder, s, _ = gpu_search
     assert s["phase"] == "done" and s["stopped"] == "complete"
     assert s["ratio"] >= s["found_ratio"] > 1.0
     assert sum(s["size"].values()) <= sum(s["found_size"].values())
@@ -202,13 +211,11 @@ def test_reductions_remove_elements_lower_integers_and_round_reals() -> None:
 
 
 # ----------------------------------------------------------------------------- replay
-def test_the_written_instance_replays_through_optkit_solve(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    out = tmp_path / "r"
-    assert main(["worst-case", "gpu-mapping", "--algorithm", "heavy-edge", "--max-evals", "8", "--budget", "600",
-                 "--max-size", "replicas=5", "--max-size", "stages=3", "--max-size", "servers=3", "-j", "1",
-                 "--out", str(out)]) == 0
-    printed = capsys.readouterr().out
-    s = json.loads((out / "summary.json").read_text())
+def test_the_written_instance_replays_through_optkit_solve(gpu_search: tuple[Path, dict[str, Any], str],
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """The files ``optkit worst-case`` wrote (the search of :func:`gpu_search`) replay through
+    ``optkit solve`` and ``optkit validate`` to the ratio it printed."""
+    out, s, printed = gpu_search
     assert f"worst ratio {s['ratio']:.6g}" in printed and "paper: none stated" in printed
     assert main(["solve", "gpu-mapping", str(out / "instance.json"), "-a", "heavy-edge", "--seed",
                  str(s["algorithm_seed"]), "--json"]) == 0
