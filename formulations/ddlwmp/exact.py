@@ -289,16 +289,33 @@ class _Profile:
         return True
 
     def earliest(self, y: Sequence[int], t0: int, p: int) -> int:
-        t = t0
-        while not self.fits(y, t, p):
-            t += 1
-        return t
+        """The first slot t >= t0 at which :meth:`fits` holds. A slot u is *blocked* when some
+        server m of ``y`` has ``load[m, u] + y[m] > cap``; t fits iff no blocked slot lies in
+        [t, t + p), so the first fit is t0 or the slot after a blocked one, the first whose
+        window reaches the next blocked slot no earlier than p slots on (slots past the profile
+        hold no load: never blocked). One array pass instead of a :meth:`fits` call per slot;
+        the slot-by-slot search remains where a demand exceeds the capacity or p < 1."""
+        ms = [m for m, c in enumerate(y) if c]
+        need = np.array([y[m] for m in ms], dtype=np.int64)
+        if p < 1 or (len(need) and int(need.max()) > self.cap):
+            t = t0
+            while not self.fits(y, t, p):
+                t += 1
+            return t
+        if not ms or t0 >= self.load.shape[1]:
+            return t0
+        blocked = np.flatnonzero((self.load[ms, t0:] + need[:, None] > self.cap).any(axis=0))
+        if not len(blocked):
+            return t0
+        starts = np.concatenate(([0], blocked + 1))
+        ahead = np.concatenate((blocked, [np.iinfo(np.int64).max]))
+        return t0 + int(starts[int(np.argmax(ahead - starts >= p))])
 
     def add(self, y: Sequence[int], t: int, p: int, sign: int = 1) -> None:
         self._ensure(t + p)
-        for m, c in enumerate(y):
-            if c:
-                self.load[m, t:t + p] += sign * c
+        ms = [m for m, c in enumerate(y) if c]
+        if ms:
+            self.load[ms, t:t + p] += sign * np.array([y[m] for m in ms], dtype=np.int64)[:, None]
 
 
 def greedy_schedule(instance: DdlwmpInstance, opts: list[list[Option]] | None = None
