@@ -388,25 +388,28 @@ def simulate(instance: RarInstance, y: np.ndarray, *, starts: Sequence[int] | No
     for name, seq in (("starts", starts), ("predecessors", predecessors), ("release", release)):
         if seq is not None and len(seq) != n:
             raise InputError(name, f"must give one entry per job ({n}), got {len(seq)}", problem=PROBLEM)
-    used = y > 0
-    nsrv = used.sum(axis=1)
-    split = nsrv > 1
-    rates = np.zeros((n, n + 1), dtype=np.int64)
+    # The event loop runs on Python integers: a handful of jobs per call, where numpy's per-call
+    # cost outweighs its arithmetic; the numbers are those of eqs. (6)-(9) all the same.
+    nsrv = (y > 0).sum(axis=1).tolist()
     cache: dict[tuple[int, int], np.ndarray] = {} if rate_cache is None else rate_cache
+    rates: list[list[int]] = []
     for j, job in enumerate(instance.jobs):
-        key = (j, int(nsrv[j]))
+        key = (j, nsrv[j])
         if key not in cache:
-            cache[key] = rate_table(instance, job, int(nsrv[j]))
-        rates[j] = cache[key]
-    need = np.array([job.iterations for job in instance.jobs], dtype=np.int64)
-    done = np.zeros(n, dtype=np.int64)
-    start = np.full(n, -1, dtype=np.int64)
-    completion = np.full(n, -1, dtype=np.int64)
-    max_p = np.zeros(n, dtype=np.int64)
-    active = np.zeros(n, dtype=bool)
-    split_used = used & split[:, None]
+            cache[key] = rate_table(instance, job, nsrv[j])
+        rates.append(cache[key].tolist())
+    # the servers of each split job (eq. 6 counts split jobs only)
+    own = [[s for s, v in enumerate(row) if v > 0] if nsrv[j] > 1 else [] for j, row in enumerate(y.tolist())]
+    S = len(instance.servers)
+    need = [job.iterations for job in instance.jobs]
+    done = [0] * n
+    start = [-1] * n
+    completion = [-1] * n
+    max_p = [0] * n
+    active = [False] * n
+    never = np.iinfo(np.int64).max  # a job making no progress: no completion ahead
     if starts is not None:
-        fixed = np.asarray(starts, dtype=np.int64)
+        fixed = np.asarray(starts, dtype=np.int64).tolist()
         pending = sorted(range(n), key=lambda j: fixed[j])
         waiting: list[int] = []
         blockers = None
@@ -415,7 +418,7 @@ def simulate(instance: RarInstance, y: np.ndarray, *, starts: Sequence[int] | No
         pending = []
         blockers = [set(p) for p in predecessors]  # type: ignore[union-attr]
         waiting = list(range(n))
-        rel = np.zeros(n, dtype=np.int64) if release is None else np.asarray(release, dtype=np.int64)
+        rel = [0] * n if release is None else np.asarray(release, dtype=np.int64).tolist()
     t = 0
     pi = 0
     finished = 0
@@ -437,45 +440,57 @@ def simulate(instance: RarInstance, y: np.ndarray, *, starts: Sequence[int] | No
                     still.append(j)
             waiting = still
         # the releases still ahead of jobs whose predecessors are done (none without ``release``)
-        ready = [int(rel[j]) for j in waiting if not blockers[j]] if release is not None else []  # type: ignore[index]
-        act = np.flatnonzero(active)
-        if len(act) == 0:
+        ready = [rel[j] for j in waiting if not blockers[j]] if release is not None else []  # type: ignore[index]
+        act = [j for j in range(n) if active[j]]
+        if not act:
             if fixed is not None and pi < n:
-                t = int(fixed[pending[pi]])
+                t = fixed[pending[pi]]
                 continue
             if ready:
                 t = min(ready)
                 continue
             break  # nothing active and nothing can start: blocked predecessors (a cycle)
         # eq. (6): split jobs per server among the active ones, then the max over own servers.
-        per_server = split_used[act].sum(axis=0)
-        p = np.where(split_used[act], per_server[None, :], 0).max(axis=1)
-        max_p[act] = np.maximum(max_p[act], p)
-        phi = rates[act, p]
-        remaining = need[act] - done[act]
-        with np.errstate(divide="ignore"):
-            dur = np.where(phi > 0, -(-remaining // np.maximum(phi, 1)), np.iinfo(np.int64).max)
-        next_done = int(dur.min())
-        next_start = int(fixed[pending[pi]]) - t if fixed is not None and pi < n else None
+        per_server = [0] * S
+        for j in act:
+            for s in own[j]:
+                per_server[s] += 1
+        phi = []
+        next_done = never
+        for j in act:
+            p = max([per_server[s] for s in own[j]], default=0)
+            if p > max_p[j]:
+                max_p[j] = p
+            f = rates[j][p]
+            phi.append(f)
+            if f > 0:
+                next_done = min(next_done, -(-(need[j] - done[j]) // f))
+        next_start = fixed[pending[pi]] - t if fixed is not None and pi < n else None
         if ready:
             next_start = min(ready) - t
-        if next_done == np.iinfo(np.int64).max and next_start is None:
+        if next_done == never and next_start is None:
             stuck = [instance.jobs[j].id for j in act]
-            return SimOutcome(start, completion, max_p, stuck)
+            return SimOutcome(np.array(start, dtype=np.int64), np.array(completion, dtype=np.int64),
+                              np.array(max_p, dtype=np.int64), stuck)
         step = next_done if next_start is None else min(next_done, next_start)
-        done[act] += phi * step
         t += step
-        ended = act[done[act] >= need[act]]
-        if len(ended):
-            completion[ended] = t
-            active[ended] = False
+        ended = []
+        for j, f in zip(act, phi):
+            done[j] += f * step
+            if done[j] >= need[j]:
+                ended.append(j)
+        if ended:
+            for j in ended:
+                completion[j] = t
+                active[j] = False
             finished += len(ended)
             if blockers is not None:
-                gone = set(int(e) for e in ended)
+                gone = set(ended)
                 for j in waiting:
                     blockers[j] -= gone
     stuck = [instance.jobs[j].id for j in range(n) if completion[j] < 0]
-    return SimOutcome(start, completion, max_p, stuck)
+    return SimOutcome(np.array(start, dtype=np.int64), np.array(completion, dtype=np.int64),
+                      np.array(max_p, dtype=np.int64), stuck)
 
 
 def schedule_dict(instance: RarInstance, y: np.ndarray, outcome: SimOutcome) -> dict[str, Any]:
