@@ -104,6 +104,28 @@ def _legacy_conditions() -> dict[Any, str]:
     return {getattr(status, k): str(legacy_termination_condition_map[v]) for k, v in new.items() if hasattr(status, k)}
 
 
+def _bounded(con: Any) -> tuple[Any, Any, Any]:
+    """``(lower, body, upper)`` of a constraint as ``con.lower``, ``con.body`` and ``con.upper``
+    give them, a bound ``None`` where ``con.has_lb()`` (``has_ub()``) is false (no bound, or an
+    infinite one), from one ``to_bounded_expression`` call (each of the five properties makes
+    its own, and builds ``lhs - rhs`` anew when both sides hold variables)."""
+    from pyomo.core.expr.numvalue import as_numeric, native_numeric_types, native_types
+
+    inf = float("inf")
+    try:
+        lower, body, upper = con.to_bounded_expression()
+    except ValueError:  # a ranged constraint with a variable bound: the properties' own handling
+        return (con.lower if con.has_lb() else None), con.body, (con.upper if con.has_ub() else None)
+    if body.__class__ in native_types and body is not None:
+        body = as_numeric(body)
+    # a finite number is a bound; anything else as has_lb / has_ub judge it
+    if lower is not None and not (lower.__class__ in native_numeric_types and -inf < lower < inf) and con.lb is None:
+        lower = None
+    if upper is not None and not (upper.__class__ in native_numeric_types and -inf < upper < inf) and con.ub is None:
+        upper = None
+    return lower, body, upper
+
+
 class DirectHighs:
     """Pyomo model -> ``highspy.Highs`` -> solution (module docstring). The methods a caller of
     Pyomo's persistent ``highs`` interface uses: :meth:`available`, :meth:`set_instance`,
@@ -198,7 +220,8 @@ class DirectHighs:
         lbs, ubs, starts, var_indices, coef_values = [], [], [], [], []
         columns = self._columns
         for con in cons:
-            repn = generate_standard_repn(con.body, quadratic=False, compute_values=False)
+            lower, body, upper = _bounded(con)
+            repn = generate_standard_repn(body, quadratic=False, compute_values=False)
             if repn.nonlinear_expr is not None:
                 raise InputError("model", f"constraint {con.name} is not linear (degree {repn.polynomial_degree()}); "
                                           "HiGHS takes linear constraints")
@@ -209,8 +232,8 @@ class DirectHighs:
                     continue
                 var_indices.append(columns[id(v)])
                 coef_values.append(coef_val)
-            lbs.append(value(con.lower - repn.constant) if con.has_lb() else -inf)
-            ubs.append(value(con.upper - repn.constant) if con.has_ub() else inf)
+            lbs.append(value(lower - repn.constant) if lower is not None else -inf)
+            ubs.append(value(upper - repn.constant) if upper is not None else inf)
         self._solver_model.addRows(len(lbs), np.array(lbs, dtype=np.double), np.array(ubs, dtype=np.double),
                                    len(coef_values), np.array(starts), np.array(var_indices),
                                    np.array(coef_values, dtype=np.double))
