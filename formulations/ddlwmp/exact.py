@@ -270,52 +270,59 @@ def schedule_objective(instance: DdlwmpInstance, opts: list[list[Option]], start
 
 
 class _Profile:
-    """Per-server GPU load per slot, growing on demand."""
+    """Per-server GPU load per slot (a Python list per server: a few servers and slots per
+    call, where numpy's per-call cost outweighs its arithmetic), growing on demand."""
 
     def __init__(self, servers: int, cap: int) -> None:
-        self.load = np.zeros((servers, 64), dtype=np.int64)
+        self.load = [[0] * 64 for _ in range(servers)]
         self.cap = cap
 
     def _ensure(self, end: int) -> None:
-        if end > self.load.shape[1]:
-            extra = max(end, 2 * self.load.shape[1]) - self.load.shape[1]
-            self.load = np.concatenate([self.load, np.zeros((self.load.shape[0], extra), dtype=np.int64)], axis=1)
+        size = len(self.load[0]) if self.load else 0
+        if end > size:
+            extra = max(end, 2 * size) - size
+            for row in self.load:
+                row.extend([0] * extra)
 
     def fits(self, y: Sequence[int], t: int, p: int) -> bool:
         self._ensure(t + p)
         for m, c in enumerate(y):
-            if c and self.load[m, t:t + p].max(initial=0) + c > self.cap:
+            if c and max(self.load[m][t:t + p], default=0) + c > self.cap:
                 return False
         return True
 
     def earliest(self, y: Sequence[int], t0: int, p: int) -> int:
         """The first slot t >= t0 at which :meth:`fits` holds. A slot u is *blocked* when some
-        server m of ``y`` has ``load[m, u] + y[m] > cap``; t fits iff no blocked slot lies in
-        [t, t + p), so the first fit is t0 or the slot after a blocked one, the first whose
-        window reaches the next blocked slot no earlier than p slots on (slots past the profile
-        hold no load: never blocked). One array pass instead of a :meth:`fits` call per slot;
-        the slot-by-slot search remains where a demand exceeds the capacity or p < 1."""
-        ms = [m for m, c in enumerate(y) if c]
-        need = np.array([y[m] for m in ms], dtype=np.int64)
-        if p < 1 or (len(need) and int(need.max()) > self.cap):
+        server m of ``y`` has ``load[m][u] + y[m] > cap``; t fits iff no blocked slot lies in
+        [t, t + p), and every t' up to the last blocked slot u of that window holds u too, so
+        the search goes on at u + 1 (the slot-by-slot search's answer, with fewer windows
+        read). The slot-by-slot search remains where a demand exceeds the capacity or p < 1."""
+        rows = [(self.load[m], self.cap - c) for m, c in enumerate(y) if c]
+        if p < 1 or any(room < 0 for _, room in rows):
             t = t0
             while not self.fits(y, t, p):
                 t += 1
             return t
-        if not ms or t0 >= self.load.shape[1]:
-            return t0
-        blocked = np.flatnonzero((self.load[ms, t0:] + need[:, None] > self.cap).any(axis=0))
-        if not len(blocked):
-            return t0
-        starts = np.concatenate(([0], blocked + 1))
-        ahead = np.concatenate((blocked, [np.iinfo(np.int64).max]))
-        return t0 + int(starts[int(np.argmax(ahead - starts >= p))])
+        t = t0
+        while True:
+            self._ensure(t + p)  # extends the rows in place
+            last = -1
+            for row, room in rows:
+                for u in range(t + p - 1, max(t, last + 1) - 1, -1):
+                    if row[u] > room:
+                        last = u
+                        break
+            if last < 0:
+                return t
+            t = last + 1
 
     def add(self, y: Sequence[int], t: int, p: int, sign: int = 1) -> None:
         self._ensure(t + p)
-        ms = [m for m, c in enumerate(y) if c]
-        if ms:
-            self.load[ms, t:t + p] += sign * np.array([y[m] for m in ms], dtype=np.int64)[:, None]
+        for m, c in enumerate(y):
+            if c:
+                row = self.load[m]
+                for u in range(t, t + p):
+                    row[u] += sign * c
 
 
 def greedy_schedule(instance: DdlwmpInstance, opts: list[list[Option]] | None = None
