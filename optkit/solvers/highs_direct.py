@@ -49,6 +49,7 @@ constraints. ``solver="appsi_highs"`` still reaches HiGHS through Pyomo.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from optkit.errors import InputError
@@ -62,27 +63,27 @@ def _highspy() -> Any:
     return highspy
 
 
+@dataclass
 class DirectHighsResults:
     """What a solve of :class:`DirectHighs` returns: ``termination_condition`` (the legacy Pyomo
     name, e.g. ``"optimal"``, ``"maxIterations"``), ``has_solution``, ``incumbent`` (the
     objective of the incumbent) and ``bound`` (HiGHS' proven bound), both in the objective's
-    units with its constant, ``None`` when absent."""
+    units with its constant, ``None`` when absent; ``variables`` (one per column) and
+    ``col_value`` (the incumbent's value of each, empty without one)."""
 
-    def __init__(self, termination_condition: str, has_solution: bool, incumbent: float | None,
-                 bound: float | None, variables: list[Any], col_value: list[float]) -> None:
-        self.termination_condition = termination_condition
-        self.has_solution = has_solution
-        self.incumbent = incumbent
-        self.bound = bound
-        self._variables = variables
-        self._col_value = col_value
+    termination_condition: str
+    has_solution: bool
+    incumbent: float | None
+    bound: float | None
+    variables: list[Any] = field(repr=False)
+    col_value: list[float] = field(repr=False)
 
     def load(self) -> None:
         """Write the incumbent into the model's variables (fixed ones keep their value)."""
         from pyomo.core.staleflag import StaleFlagManager
 
         StaleFlagManager.mark_all_as_stale()
-        for v, val in zip(self._variables, self._col_value):
+        for v, val in zip(self.variables, self.col_value):
             if not v.fixed:
                 v.set_value(val, skip_validation=True)
 

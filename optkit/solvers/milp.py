@@ -216,8 +216,10 @@ def solve_pyomo_model(
     direct = isinstance(results, DirectHighsResults)
     condition = results.termination_condition if direct else str(results.solver.termination_condition)
     has_solution = results.has_solution if direct else len(results.solution) > 0
-    if has_solution:
-        results.load() if direct else _load(model, results)
+    if has_solution and direct:
+        results.load()
+    elif has_solution:
+        _load(model, results)
 
     if condition == "optimal" and has_solution:
         status = Status.OPTIMAL
