@@ -270,24 +270,29 @@ def schedule_objective(instance: DdlwmpInstance, opts: list[list[Option]], start
 
 
 class _Profile:
-    """Per-server GPU load per slot (a Python list per server: a few servers and slots per
-    call, where numpy's per-call cost outweighs its arithmetic), growing on demand."""
+    """Per-server GPU load per slot (a Python list per server, ``rows``: a few servers and slots
+    per call, where numpy's per-call cost outweighs its arithmetic), growing on demand (doubling)."""
 
     def __init__(self, servers: int, cap: int) -> None:
-        self.load = [[0] * 64 for _ in range(servers)]
+        self.rows = [[0] * 64 for _ in range(servers)]
         self.cap = cap
 
+    @property
+    def load(self) -> np.ndarray:
+        """The profile as a servers x slots array (a copy)."""
+        return np.array(self.rows, dtype=np.int64)
+
     def _ensure(self, end: int) -> None:
-        size = len(self.load[0]) if self.load else 0
+        size = len(self.rows[0]) if self.rows else 0
         if end > size:
             extra = max(end, 2 * size) - size
-            for row in self.load:
+            for row in self.rows:
                 row.extend([0] * extra)
 
     def fits(self, y: Sequence[int], t: int, p: int) -> bool:
         self._ensure(t + p)
         for m, c in enumerate(y):
-            if c and max(self.load[m][t:t + p], default=0) + c > self.cap:
+            if c and max(self.rows[m][t:t + p], default=0) + c > self.cap:
                 return False
         return True
 
@@ -297,7 +302,7 @@ class _Profile:
         [t, t + p), and every t' up to the last blocked slot u of that window holds u too, so
         the search goes on at u + 1 (the slot-by-slot search's answer, with fewer windows
         read). The slot-by-slot search remains where a demand exceeds the capacity or p < 1."""
-        rows = [(self.load[m], self.cap - c) for m, c in enumerate(y) if c]
+        rows = [(self.rows[m], self.cap - c) for m, c in enumerate(y) if c]
         if p < 1 or any(room < 0 for _, room in rows):
             t = t0
             while not self.fits(y, t, p):
@@ -305,22 +310,28 @@ class _Profile:
             return t
         t = t0
         while True:
-            self._ensure(t + p)  # extends the rows in place
             last = -1
-            for row, room in rows:
-                for u in range(t + p - 1, max(t, last + 1) - 1, -1):
+            for row, room in rows:  # slots past a row's end hold no load: never blocked
+                for u in range(min(t + p, len(row)) - 1, max(t, last + 1) - 1, -1):
                     if row[u] > room:
                         last = u
                         break
             if last < 0:
-                return t
+                break
             t = last + 1
+        # grow the profile as the slot-by-slot search's fits(t') calls do, _ensure(t' + p) for
+        # t' = t0..t (a call at or below the size changes nothing)
+        end = t0 + p
+        while end <= t + p:
+            self._ensure(end)
+            end = (max(end, len(self.rows[0])) if self.rows else t + p) + 1
+        return t
 
     def add(self, y: Sequence[int], t: int, p: int, sign: int = 1) -> None:
         self._ensure(t + p)
         for m, c in enumerate(y):
             if c:
-                row = self.load[m]
+                row = self.rows[m]
                 for u in range(t, t + p):
                     row[u] += sign * c
 
