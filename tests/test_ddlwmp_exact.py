@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 import numpy as np
 import pytest
 
 from optkit.formulations.ddlwmp import bounds, exact
 from optkit.formulations.ddlwmp.model import DdlwmpInstance, evaluate
-from optkit.result import Status
+from optkit.result import Result, Status
 from tests.ddlwmp_cases import _model, random_instance, random_instance_dict
 from tests.deterministic import stop_at_first_solution
 
@@ -43,11 +44,23 @@ def _hard_instance(seed: int, n_jobs: int = 6) -> DdlwmpInstance:
     return DdlwmpInstance.from_dict(d)
 
 
+@lru_cache(maxsize=None)
+def _solved(seed: int, objective: str, solver: str) -> Result:
+    """``run_cpsat`` or ``run_highs`` (seed 0, no time limit) on ``random_instance(seed)``, solved
+    once per test process: ``test_cpsat_equals_highs`` and ``test_brute_force_agrees`` ask the
+    same solves of the same instances (the brute-force seeds are among 0-29, total completion
+    time); each test checks its own facts on the result."""
+    inst = random_instance(seed)
+    if solver == "cpsat":
+        return exact.run_cpsat(inst, objective=objective, time_limit=None, seed=0, workers=WORKERS)
+    return exact.run_highs(inst, objective=objective, time_limit=None, seed=0)
+
+
 @pytest.mark.parametrize("seed", range(30))
 def test_cpsat_equals_highs(seed: int) -> None:
     inst = random_instance(seed)
-    a = exact.run_cpsat(inst, objective="total_completion", time_limit=None, seed=0, workers=WORKERS)
-    b = exact.run_highs(inst, objective="total_completion", time_limit=None, seed=0)
+    a = _solved(seed, "total_completion", "cpsat")
+    b = _solved(seed, "total_completion", "highs")
     assert a.status == Status.OPTIMAL and b.status == Status.OPTIMAL
     va, vb = _check(inst, a, "total_completion"), _check(inst, b, "total_completion")
     assert va == pytest.approx(vb, abs=_tol(inst, va))
@@ -75,8 +88,8 @@ def test_brute_force_agrees(seed: int, objective: str) -> None:
     bf_value, bf_solution = exact.brute_force(inst, objective)
     ev = evaluate(inst, bf_solution)
     assert ev.feasible and ev.objectives[objective] == pytest.approx(bf_value, rel=1e-12)
-    a = exact.run_cpsat(inst, objective=objective, time_limit=None, seed=0, workers=WORKERS)
-    b = exact.run_highs(inst, objective=objective, time_limit=None, seed=0)
+    a = _solved(seed, objective, "cpsat")
+    b = _solved(seed, objective, "highs")
     assert a.status == Status.OPTIMAL and b.status == Status.OPTIMAL
     for res in (a, b):
         assert _check(inst, res, objective) == pytest.approx(bf_value, abs=_tol(inst, bf_value))

@@ -270,35 +270,70 @@ def schedule_objective(instance: DdlwmpInstance, opts: list[list[Option]], start
 
 
 class _Profile:
-    """Per-server GPU load per slot, growing on demand."""
+    """Per-server GPU load per slot (a Python list per server, ``rows``: a few servers and slots
+    per call, where numpy's per-call cost outweighs its arithmetic), growing on demand (doubling)."""
 
     def __init__(self, servers: int, cap: int) -> None:
-        self.load = np.zeros((servers, 64), dtype=np.int64)
+        self.rows = [[0] * 64 for _ in range(servers)]
         self.cap = cap
 
+    @property
+    def load(self) -> np.ndarray:
+        """The profile as a servers x slots array (a copy)."""
+        return np.array(self.rows, dtype=np.int64)
+
     def _ensure(self, end: int) -> None:
-        if end > self.load.shape[1]:
-            extra = max(end, 2 * self.load.shape[1]) - self.load.shape[1]
-            self.load = np.concatenate([self.load, np.zeros((self.load.shape[0], extra), dtype=np.int64)], axis=1)
+        size = len(self.rows[0]) if self.rows else 0
+        if end > size:
+            extra = max(end, 2 * size) - size
+            for row in self.rows:
+                row.extend([0] * extra)
 
     def fits(self, y: Sequence[int], t: int, p: int) -> bool:
         self._ensure(t + p)
         for m, c in enumerate(y):
-            if c and self.load[m, t:t + p].max(initial=0) + c > self.cap:
+            if c and max(self.rows[m][t:t + p], default=0) + c > self.cap:
                 return False
         return True
 
     def earliest(self, y: Sequence[int], t0: int, p: int) -> int:
+        """The first slot t >= t0 at which :meth:`fits` holds. A slot u is *blocked* when some
+        server m of ``y`` has ``load[m][u] + y[m] > cap``; t fits iff no blocked slot lies in
+        [t, t + p), and every t' up to the last blocked slot u of that window holds u too, so
+        the search goes on at u + 1 (the slot-by-slot search's answer, with fewer windows
+        read). The slot-by-slot search remains where a demand exceeds the capacity or p < 1."""
+        rows = [(self.rows[m], self.cap - c) for m, c in enumerate(y) if c]
+        if p < 1 or any(room < 0 for _, room in rows):
+            t = t0
+            while not self.fits(y, t, p):
+                t += 1
+            return t
         t = t0
-        while not self.fits(y, t, p):
-            t += 1
+        while True:
+            last = -1
+            for row, room in rows:  # slots past a row's end hold no load: never blocked
+                for u in range(min(t + p, len(row)) - 1, max(t, last + 1) - 1, -1):
+                    if row[u] > room:
+                        last = u
+                        break
+            if last < 0:
+                break
+            t = last + 1
+        # grow the profile as the slot-by-slot search's fits(t') calls do, _ensure(t' + p) for
+        # t' = t0..t (a call at or below the size changes nothing)
+        end = t0 + p
+        while end <= t + p:
+            self._ensure(end)
+            end = (max(end, len(self.rows[0])) if self.rows else t + p) + 1
         return t
 
     def add(self, y: Sequence[int], t: int, p: int, sign: int = 1) -> None:
         self._ensure(t + p)
         for m, c in enumerate(y):
             if c:
-                self.load[m, t:t + p] += sign * c
+                row = self.rows[m]
+                for u in range(t, t + p):
+                    row[u] += sign * c
 
 
 def greedy_schedule(instance: DdlwmpInstance, opts: list[list[Option]] | None = None

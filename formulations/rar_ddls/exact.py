@@ -1090,7 +1090,6 @@ def brute_force(instance: RarInstance, objective: str = "makespan") -> tuple[flo
     visited = [0]
     y = np.zeros((J, S), dtype=np.int64)
     starts = [0] * J
-    rates: dict[tuple[int, int], np.ndarray] = {}   # simulate's rate tables, kept across schedules
 
     def rec(j: int, zero: bool) -> None:
         visited[0] += 1
@@ -1100,10 +1099,12 @@ def brute_force(instance: RarInstance, objective: str = "makespan") -> tuple[flo
         if j == J:
             if not zero and not instance.busy_until:
                 return  # pruning (a), only valid with no busy GPU
-            sol = schedule_dict(instance, y, simulate(instance, y, starts=starts, rate_cache=rates))
-            ev = evaluate(instance, sol)
+            # evaluate re-simulates the schedule itself; the completions are written into the
+            # best schedule only (the simulator's, as evaluate checks them)
+            ev = evaluate(instance, {"jobs": [{"id": job.id, "start": starts[k], "gpus_per_server": [int(v) for v in y[k]]}
+                                              for k, job in enumerate(instance.jobs)]})
             if ev.feasible and ev.metrics["makespan_slots"] < best[0]:
-                best[0], best[1] = int(ev.metrics["makespan_slots"]), sol
+                best[0], best[1] = int(ev.metrics["makespan_slots"]), (y.copy(), list(starts))
             return
         for o, a in choices[j]:
             if a + o.solo >= best[0]:
@@ -1115,7 +1116,8 @@ def brute_force(instance: RarInstance, objective: str = "makespan") -> tuple[flo
     rec(0, False)
     if best[1] is None:
         return None
-    return best[0] * instance.slot_seconds, best[1]
+    y_best, starts_best = best[1]
+    return best[0] * instance.slot_seconds, schedule_dict(instance, y_best, simulate(instance, y_best, starts=starts_best))
 
 
 def run_brute_force(instance: RarInstance, *, objective: str = "makespan", time_limit: float | None = None,

@@ -3,7 +3,8 @@
 * :mod:`optkit.solvers.cpsat`: :func:`~optkit.solvers.cpsat.solve_cp_model` runs an OR-Tools
   CP-SAT ``CpModel``.
 * :mod:`optkit.solvers.milp`: :func:`~optkit.solvers.milp.solve_pyomo_model` runs a Pyomo model
-  with HiGHS (or any installed Pyomo solver).
+  with HiGHS (or any installed Pyomo solver); HiGHS gets the model through
+  :mod:`optkit.solvers.highs_direct` (highspy, the model Pyomo's own HiGHS interface would build).
 
 Both return a :class:`SolverOutcome` whose ``status`` is an :class:`optkit.result.Status`, so a
 formulation maps a solver's verdict the same way whichever solver ran. Neither module is imported

@@ -2,11 +2,13 @@
 
 Solver choice
 -------------
-``solver="highs"`` is Pyomo's ``highs`` interface (``pyomo.contrib.solver``, in-process through
-``highspy``; with Pyomo 6.10 and highspy 1.14 both ``highs`` and ``appsi_highs`` work, ``highs``
-is the maintained one). Any other name goes to ``pyomo.environ.SolverFactory``; a name Pyomo
-does not know, or a solver that is not installed, raises
-:class:`optkit.errors.InputError` (field ``solver``).
+``solver="highs"`` (the default) hands the model to HiGHS in-process through ``highspy``,
+:class:`optkit.solvers.highs_direct.DirectHighs`: the very HiGHS model Pyomo's ``highs``
+interface (``pyomo.contrib.solver``) builds, call for call, without its bookkeeping for
+updating a model in place, which cost two thirds of a small MILP's solve (that module's
+docstring). ``solver="appsi_highs"`` is Pyomo's own HiGHS interface. Any other name goes to
+``pyomo.environ.SolverFactory``; a name Pyomo does not know, or a solver that is not installed,
+raises :class:`optkit.errors.InputError` (field ``solver``).
 
 Tolerances
 ----------
@@ -33,19 +35,21 @@ reports such a stop as ``maxIterations``, hence ``time_limit``: a test of "cut s
 stops at the same point on any machine instead of racing a wall-clock limit.
 
 The bound is the solver's proven bound (``results.problem.lower_bound`` when minimising, the
-MIP dual bound for HiGHS), ``None`` when the solver reports none (``±inf``).
+MIP dual bound for HiGHS), ``None`` when the solver reports none (``±inf``). ``raw`` of the
+outcome is Pyomo's results object, or :class:`~optkit.solvers.highs_direct.DirectHighsResults`
+for ``highs``.
 
 Anytime evidence
 ----------------
-With ``highs`` and ``appsi_highs`` the adapter calls the Pyomo interface's ``set_instance``
-itself before ``solve`` (which then only updates the instance it already holds), so the
-``highspy.Highs`` object Pyomo solves with (its ``_solver_model``) exists before the solve
+With ``highs`` and ``appsi_highs`` the adapter calls the interface's ``set_instance``
+itself before ``solve`` (which then solves the instance it already holds), so the
+``highspy.Highs`` object it solves with (its ``_solver_model``) exists before the solve
 starts, and subscribes two highspy callbacks to it: ``cbMipImprovingSolution``
 (``kCallbackMipImprovingSolution``: the new incumbent's ``objective_function_value`` and the
 ``mip_dual_bound`` at that moment) and ``cbMipLogging`` (``kCallbackMipLogging``, at each line
-of HiGHS' MIP log: ``mip_primal_bound`` and ``mip_dual_bound``). Pyomo hands HiGHS the
+of HiGHS' MIP log: ``mip_primal_bound`` and ``mip_dual_bound``). Both interfaces hand HiGHS the
 objective's constant as HiGHS' objective offset, so these values are in the Pyomo objective's
-units. The callbacks reach HiGHS through Pyomo, so no log is parsed. Options (time limit, seed,
+units. The callbacks are highspy's, so no log is parsed. Options (time limit, seed,
 gaps) are passed exactly as without them. Other solvers (through ``SolverFactory``, in a
 separate process) record only the final point. ``trajectory`` ends with the final objective
 and bound.
@@ -65,6 +69,7 @@ from optkit.deadline import DeadlineReached, solver_limit
 from optkit.errors import InputError
 from optkit.result import Status
 from optkit.solvers import SolverOutcome
+from optkit.solvers.highs_direct import DirectHighsResults
 from optkit.validation import check_time_limit
 
 __all__ = ["solve_pyomo_model", "solver_available", "WORK_LIMITS"]
@@ -111,6 +116,12 @@ def solver_available(solver: str) -> bool:
 
 
 def _factory(solver: str) -> Any:
+    """The solver object: :class:`~optkit.solvers.highs_direct.DirectHighs` for ``highs``,
+    Pyomo's ``SolverFactory`` for any other name."""
+    if solver == "highs":
+        from optkit.solvers.highs_direct import DirectHighs
+
+        return DirectHighs()
     import pyomo.environ as pyo
 
     return pyo.SolverFactory(solver)
@@ -151,7 +162,8 @@ def solve_pyomo_model(
     -------
     SolverOutcome
         When ``has_solution`` the incumbent is loaded into the model's variables. ``raw`` is
-        Pyomo's results object.
+        Pyomo's results object (:class:`~optkit.solvers.highs_direct.DirectHighsResults` for
+        ``highs``).
     """
     time_limit = check_time_limit(time_limit)
     if not mip_rel_gap >= 0:
@@ -201,9 +213,12 @@ def solve_pyomo_model(
     results = opt.solve(model, **kwargs)
     wall = time.perf_counter() - start
 
-    condition = str(results.solver.termination_condition)
-    has_solution = len(results.solution) > 0
-    if has_solution:
+    direct = isinstance(results, DirectHighsResults)
+    condition = results.termination_condition if direct else str(results.solver.termination_condition)
+    has_solution = results.has_solution if direct else len(results.solution) > 0
+    if has_solution and direct:
+        results.load()
+    elif has_solution:
         _load(model, results)
 
     if condition == "optimal" and has_solution:
@@ -218,10 +233,13 @@ def solve_pyomo_model(
         status = Status.ERROR
 
     minimise = _is_minimise(model)
-    objective = _finite(results.problem.upper_bound if minimise else results.problem.lower_bound) if has_solution else None
+    if direct:
+        objective, bound = _finite(results.incumbent) if has_solution else None, _finite(results.bound)
+    else:
+        objective = _finite(results.problem.upper_bound if minimise else results.problem.lower_bound) if has_solution else None
+        bound = _finite(results.problem.lower_bound if minimise else results.problem.upper_bound)
     if has_solution and objective is None:
         objective = _objective_value(model)
-    bound = _finite(results.problem.lower_bound if minimise else results.problem.upper_bound)
     if status == Status.INFEASIBLE:
         bound = None
     trajectory.append((start + wall, objective, bound))
@@ -238,7 +256,7 @@ TRANSLATION_CHUNK = 2000
 def _set_instance(opt: Any, model: Any) -> None:
     """``opt.set_instance(model)``; inside an exact solve with a deadline
     (:mod:`optkit.deadline`) the constraints are handed over :data:`TRANSLATION_CHUNK` at a time
-    through the persistent interface's ``add_constraints`` (in the model's order, so HiGHS sees
+    through the interface's ``add_constraints`` (in the model's order, so HiGHS sees
     the same rows and columns in the same order), then the objective, with a deadline check
     between chunks: a model too large to translate in the time left stops there. The model is
     left as it was (the same components active) either way."""
