@@ -12,6 +12,7 @@ import pytest
 from optkit import registry
 from optkit.formulations.ddlwmp import llm_claims as sched
 from optkit.formulations.ddlwmp.generate import generate
+from optkit.formulations.ddlwmp.readings import READINGS
 from optkit.formulations.ddlwmp.sec5 import PAPER_BASELINES
 from optkit.formulations.gpu_mapping import evaluate
 from optkit.formulations.gpu_mapping import llm_claims as mapping
@@ -119,6 +120,25 @@ def test_measure_llm_shares_reads_its_values_off_the_runs(monkeypatch: pytest.Mo
     meta = sched.llm_workload({"tp_share": 0.5}, scale="ci", seed=0)["meta"]
     assert out["llm-tp-job-share"] == meta["tp_job_share"] > 0 and out["llm-moe-job-share"] == 0.0
     assert out["_diagnostics"]["a-srpt delayed starts"] == out["_details"]["delayed_starts"]
+
+
+def test_measure_llm_shares_at_the_reference_mix_reports_zero_shares_and_its_readings(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """At the default readings (``tp_share`` = ``moe_share`` = 0, the paper's Sec. V mix: the
+    generator then writes no LLM shares into the workload's ``meta``) both job shares are 0.0,
+    and the details record the readings the measurement ran under: the three LLM readings, the
+    load and tau, each at its default or as given. The runs are stand-ins (``compare`` is the
+    Sec. V comparison, tested in tests/test_ddlwmp_claims.py): this checks what the measurement
+    reads off the workload and the readings."""
+    monkeypatch.setattr(sched, "SCALES", {"ci": {"jobs": 4, "servers": 1}})
+    runs = {p: {"total_completion": 100.0 + i, "delayed_starts": 0, "inflation": 1.0, "split_share": 0.0}
+            for i, p in enumerate(("a-srpt", *PAPER_BASELINES))}
+    monkeypatch.setattr(sched, "compare", lambda instance, readings, seed: runs)
+    out = sched.measure_llm_shares(readings={"routing_skew": 1.0}, seed=0, scale="ci")
+    assert out["llm-tp-job-share"] == 0.0 and out["llm-moe-job-share"] == 0.0
+    defaults = {x.name: x.default for x in READINGS}
+    assert out["_details"]["readings"] == {"tp_share": 0.0, "moe_share": 0.0, "routing_skew": 1.0,
+                                           "load": defaults["load"], "tau": defaults["tau"]}
 
 
 def _rows(exp: Any, values: dict[str, float], seeds: tuple[int, ...] = (0, 1), tp_share: float = 0.0) -> list[dict[str, Any]]:
