@@ -16,3 +16,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     same way, as xdist requires. A run without xdist keeps the collected order."""
     if os.environ.get("PYTEST_XDIST_WORKER"):
         items[:] = costliest_first(items, load_costs())
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``-n auto`` (the README's test command) starts one worker more than the CPUs this process
+    may run on. Some tests wait on processes they start (CLI runs, a Dask cluster, the harness's
+    workers and forkserver): with a worker per CPU, a CPU sits idle while its worker waits; the
+    extra worker fills it. Measured on 2 cores (benchmarks/perf/test_time.md)."""
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return cpus + 1
