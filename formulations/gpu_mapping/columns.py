@@ -467,7 +467,7 @@ def _completion(cp: ColumnProblem, pi: np.ndarray, sigma: np.ndarray, c: int,
         # same floating-point operations per entry as one xn at a time, and a minimum is exact
         cand = (u[s + 1, xs][:, None, None] - (cp.pair[s + 1] * vals[:, None])[None, :, :] * xs[:, None, None]
                 + tail[:, None, :])
-        h[s] = np.minimum(np.full((V, V), np.inf), cand.min(axis=0))
+        h[s] = cand.min(axis=0)
     return u, h
 
 

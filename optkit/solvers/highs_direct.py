@@ -277,8 +277,7 @@ class DirectHighs:
         the incumbent into the model."""
         if model is not self._model:
             self.set_instance(model)
-        h = self._solver_model
-        h.setOptionValue("log_to_console", False)
+        h = self._solver_model  # console log off since set_instance
         if timelimit is not None:
             h.setOptionValue("time_limit", float(timelimit))
         for key, option in (options or {}).items():
