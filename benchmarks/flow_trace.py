@@ -98,7 +98,7 @@ _NIMP_WORKLOAD = {f: "workload" for f in ("load_workload", "jobs_from_trace", "w
                                            "_collective", "_model_names", "_num", "_int")}
 _NIMP_INSTANCE = {f: "instance" for f in ("FatTree", "ReplayConfig", "ReplayJob", "cluster_instance")}
 _NIMP_EQUATIONS: dict[str, str | None] = {f: None for f in (
-    "_hd_block", "binary_blocks", "halving_doubling_phases", "ring_phases", "phases", "pair_limit",
+    "_hd_block", "_hd_phases", "binary_blocks", "halving_doubling_phases", "ring_phases", "phases", "pair_limit",
     "is_placement_sensitive", "placement_sensitive")}
 NIMP_ROOMS: dict[str, Any] = {
     "replay": ("driver", {**_NIMP_WORKLOAD, **_NIMP_INSTANCE, "ReplayResult": "schedule", "summarize": "evaluate",

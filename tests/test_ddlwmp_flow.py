@@ -75,8 +75,17 @@ def test_a_nimp_replay_enters_driver_policy_placement_evaluate_once() -> None:
     """nimp's replay (the same rules): the driver builds the policy (``replay_policy``), the policy
     reserves its starts in the view, whose network state (``network.ClusterState``) takes the GPUs
     and the bandwidth, and the driver records them after ``decide``: no call from the policy back
-    into the driver, none into the instance (the fat tree's sizes are values)."""
+    into the driver, none into the instance (the fat tree's sizes are values).
+
+    The phase and collective caches are emptied first, so the walk is the same whichever test ran
+    before on this worker (a cold ``model._hd_phases`` is an equation: transparent, not the instance)."""
+    import importlib
+
+    from optkit.formulations.nimp import model
     from optkit.formulations.nimp.replay import generate_workload, replay_policy, summarize, workload_from_dict
+
+    model._hd_phases.cache_clear()
+    importlib.import_module("optkit.formulations.nimp.titan")._COLLECTIVES_BY_PHASES.clear()
 
     ft = _flow_trace()
     jobs, topo, cfg = workload_from_dict(generate_workload(1, jobs=60, racks=2, machines_per_rack=2))
