@@ -94,6 +94,28 @@ def test_mutmut_runs_with_the_checkouts_trace_folder(monkeypatch: pytest.MonkeyP
     assert TRACES_ENV not in mutate.mutmut_env()
 
 
+def test_mutmuts_tests_start_each_test_with_the_module_caches_empty() -> None:
+    """mutmut runs with ``$OPTKIT_FRESH_CACHES`` set (tests/conftest.py then empties the caches
+    before each test); the emptying reaches an ``lru_cache`` found by type (nimp's
+    ``model._hd_phases``) and the named dictionaries (Titan's collectives, rar-ddls' rate caches),
+    and every named dictionary exists under its name."""
+    import importlib
+
+    from tests import fresh_caches
+
+    assert mutate.mutmut_env()[fresh_caches.ENV] == "1"
+    model = importlib.import_module("optkit.formulations.nimp.model")
+    titan = importlib.import_module("optkit.formulations.nimp.titan")
+    for name, attrs in fresh_caches.CACHE_DICTS.items():
+        mod = importlib.import_module(name)
+        assert all(isinstance(getattr(mod, a), dict) for a in attrs), name
+    model.halving_doubling_phases(8, 1e6)
+    titan._COLLECTIVES_BY_PHASES[(0, ())] = None  # type: ignore[assignment]
+    assert model._hd_phases.cache_info().currsize > 0
+    assert fresh_caches.empty_module_caches() >= 1 + sum(map(len, fresh_caches.CACHE_DICTS.values()))
+    assert model._hd_phases.cache_info().currsize == 0 and titan._COLLECTIVES_BY_PHASES == {}
+
+
 def test_a_mutants_edit_is_its_changed_lines() -> None:
     """``mutmut show``'s diff without headers and context: the edit, wherever it sits in the file."""
     shown = ("# m.x_f__mutmut_3: survived\n--- optkit/a.py\n+++ optkit/a.py\n@@ -2,7 +2,7 @@\n"

@@ -92,12 +92,15 @@ def prepare(workdir: Path, module: str, pytest_args: list[str]) -> None:
 
 def mutmut_env() -> dict[str, str]:
     """The environment of mutmut's runs: this one, with ``$OPTKIT_TRACES`` naming the trace folder
-    the checkout finds (:func:`optkit.traces.trace_root`) when it is not set and one is found."""
+    the checkout finds (:func:`optkit.traces.trace_root`) when it is not set and one is found, and
+    ``$OPTKIT_FRESH_CACHES`` set, so the tests empty the formulations' module caches before each
+    test (``tests/fresh_caches.py``: a cache filled before mutmut forks would hide mutants)."""
     if str(REPO) not in sys.path:
         sys.path.insert(0, str(REPO))
     from optkit.traces import TRACES_ENV, trace_root
 
     env = dict(os.environ)
+    env["OPTKIT_FRESH_CACHES"] = "1"
     root = trace_root()
     if root is not None:
         env[TRACES_ENV] = str(root)
