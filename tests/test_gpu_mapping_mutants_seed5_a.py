@@ -9,6 +9,7 @@ stages, instances and free-GPU maps (model.py, place.py), eq. (5) on jobs above 
 from __future__ import annotations
 
 import itertools
+import json
 import math
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -133,3 +134,148 @@ def test_partition_bounds_table_is_the_least_partition_cost_for_every_entry() ->
         for j in range(k + 1):
             want = min((sum(lam[v] for v in q) for q in parts(j, m)), default=math.inf)
             assert best[m, j] == want, (m, j)
+
+
+def _plain_stage(**extra: Any) -> dict[str, Any]:
+    return {"replicas": 2, "fwd_time": 0.01, "bwd_time": 0.02, "in_bytes": 0.0, "out_bytes": 0.0,
+            "param_bytes": 1e8, **extra}
+
+
+# ----------------------------------------------------------------------------- input errors
+def test_a_stage_built_directly_names_its_fields_under_stage() -> None:
+    """A Stage built in code is checked by Stage.from_dict with the default path ``stage``: a
+    replica count of 0 is named ``stage.replicas`` (as an instance file's field would be named
+    ``job.stages[0].replicas``)."""
+    with pytest.raises(InputError) as err:
+        Stage(0, 0.01, 0.02, 0.0, 0.0, 1e8)
+    assert err.value.field == "stage.replicas"
+    with pytest.raises(InputError) as err:
+        Stage.from_dict(_plain_stage(replicas=0))
+    assert err.value.field == "stage.replicas"
+
+
+@pytest.mark.parametrize("key, value", [("routing", "zipf"), ("routing", "uniform"), ("routing_skew", 1.5),
+                                        ("expert_bytes", 1e6)])
+def test_routing_fields_need_an_expert_parallel_stage(key: str, value: Any) -> None:
+    """Token routing (routing, routing_skew, expert_bytes) is among a replica's expert groups: a
+    stage without experts (e = 1) that gives any of them is bad input naming that field."""
+    with pytest.raises(InputError) as err:
+        Stage.from_dict(_plain_stage(**{key: value}))
+    assert err.value.field == f"stage.{key}"
+    assert "needs experts >= 2" in err.value.message
+
+
+def test_a_typed_stage_with_routing_but_no_experts_is_rejected() -> None:
+    """Stage(..., routing='zipf') with one expert group (skew at its default 1.0) is inconsistent:
+    its round trip through to_dict must write the routing fields so that from_dict rejects them."""
+    with pytest.raises(InputError) as err:
+        Stage(2, 0.01, 0.02, 0.0, 0.0, 1e8, routing="zipf")
+    assert err.value.field in ("stage.expert_bytes", "stage.routing")
+    assert "needs experts >= 2" in err.value.message
+
+
+def test_experts_above_the_vertex_limit_are_rejected() -> None:
+    """experts is capped by MAX_REPLICAS (the most GPUs of one job): one more is bad input named
+    ``stage.experts``; MAX_REPLICAS itself is accepted for a one-replica stage."""
+    with pytest.raises(InputError) as err:
+        Stage.from_dict(_plain_stage(replicas=1, experts=MAX_REPLICAS + 1))
+    assert err.value.field == "stage.experts"
+    assert str(MAX_REPLICAS) in err.value.message
+    assert Stage.from_dict(_plain_stage(replicas=1, experts=MAX_REPLICAS)).experts == MAX_REPLICAS
+
+
+def test_a_server_above_gpus_per_server_is_named_with_the_limit() -> None:
+    """servers[m] must be in 1..g: a 5-GPU server on 4-GPU servers names servers[1] and the range."""
+    job = PipelineJob((Stage(3, 0.01, 0.02, 0.0, 0.0, 1e8), Stage(3, 0.01, 0.02, 0.0, 0.0, 1e8)), "ring")
+    with pytest.raises(InputError) as err:
+        GpuMappingInstance(Cluster(4, 1e9, 3e11), job, (1, 5))
+    assert err.value.field == "servers[1]"
+    assert err.value.message == "must be an integer in 1..4 (gpus_per_server), got 5"
+
+
+class _TwiceListed(Mapping[str, int]):
+    """A mapping whose iteration lists node ``a`` twice (a user's own Mapping over pairs)."""
+
+    def __getitem__(self, key: str) -> int:
+        return {"a": 2, "b": 2}[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(["a", "b", "a"])
+
+    def __len__(self) -> int:
+        return 3
+
+
+def test_a_node_listed_twice_in_the_free_map_is_a_gpu_mapping_input_error() -> None:
+    """choose_servers reads the free GPUs per node once each: a node listed twice is an input error
+    of the gpu-mapping problem naming ``free['a']``."""
+    from optkit.formulations.gpu_mapping.place import choose_servers
+
+    with pytest.raises(InputError) as err:
+        choose_servers(_TwiceListed(), 2)
+    assert err.value.field == "free['a']"
+    assert err.value.problem == "gpu-mapping"
+
+
+# ----------------------------------------------------------------------------- generator
+def test_generate_names_a_servers_value_of_the_wrong_type() -> None:
+    """servers is a server count or a list of free GPUs: a string is rejected with that message."""
+    with pytest.raises(InputError) as err:
+        generate.generate(model="vgg19", servers="two")  # type: ignore[arg-type]
+    assert err.value.field == "servers"
+    assert err.value.message == "must be a server count or a list of free GPUs, got 'two'"
+
+
+def test_random_small_respects_max_replicas_and_max_stages() -> None:
+    """random_small's documented ranges: at most ``max_replicas`` replicas in all, 1..``max_stages``
+    stages. With max_replicas = 1 every instance is one stage of one replica (a first draw of 2 or
+    3 replicas does not fit, and the job falls back to one replica); with max_stages = 1 every
+    instance has exactly one stage."""
+    for seed in range(40):
+        one = generate.random_small(seed, max_replicas=1)
+        assert [st["replicas"] for st in one["job"]["stages"]] == [1], seed
+        single = generate.random_small(seed, max_stages=1)
+        assert len(single["job"]["stages"]) == 1, seed
+
+
+def test_random_small_draws_the_replicas_of_a_single_stage_uniformly() -> None:
+    """With max_stages = 1 and max_replicas = 3 the one stage's replicas are drawn uniformly from
+    1..3 (random_small's docstring: 1..3 replicas per stage), so over 300 seeds each value comes up
+    about 100 times (binomial, standard deviation 8.2): each count lies in 100 +- 45 (5.5 sd)."""
+    got = [generate.random_small(seed, max_stages=1, max_replicas=3)["job"]["stages"][0]["replicas"]
+           for seed in range(300)]
+    for k in (1, 2, 3):
+        assert 55 <= got.count(k) <= 145, (k, got.count(k))
+
+
+def test_write_suite_writes_to_the_suite_folder_by_default(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """write_suite(name) without a folder writes one <instance>.json per instance into
+    suite_folder(name) (here redirected to a scratch folder, with a one-instance suite)."""
+    from optkit.formulation import Suite
+
+    data = generate.random_small(0)
+    monkeypatch.setattr(generate, "SUITES", {"tiny": Suite("tiny", "one instance", lambda: [("only", data)])})
+    monkeypatch.setattr(generate, "suite_folder", lambda name: tmp_path / "suites" / name)
+    paths = generate.write_suite("tiny")
+    assert paths == [tmp_path / "suites" / "tiny" / "only.json"]
+    assert GpuMappingInstance.from_dict(json.loads(paths[0].read_text())).servers == \
+        tuple(data["servers"])
+
+
+# ----------------------------------------------------------------------------- eq. (5) above EDGE_LIST_MAX
+def test_vertex_times_above_the_edge_list_limit_charge_a_one_byte_pipeline_edge() -> None:
+    """A job of 1 + 4,099 replicas (above EDGE_LIST_MAX = 4,096, where vertex_times counts the
+    pipeline edges per server): the first stage sends d^out = 4,099/2 B, so each pipeline edge
+    weighs 2 d^out / k_1 = 1 B exactly. A second-stage vertex on the first stage's server pays
+    eq. (5) as 1/B_intra, one elsewhere 1·g/B_inter; both add to p^f + p^b (h = 0: no AllReduce)."""
+    k = 4099
+    assert 1 + k > EDGE_LIST_MAX
+    job = PipelineJob((Stage(1, 0.01, 0.02, 0.0, k / 2, 0.0), Stage(k, 0.03, 0.06, 0.5, 0.0, 0.0)),
+                      "ring")
+    g, b_inter, b_intra = 8, 1e9, 3e11
+    cl = Cluster(g, b_inter, b_intra)
+    sv = np.arange(1 + k) // g  # vertex 0 (stage 0) and vertices 1..7 of stage 1 on server 0
+    beta = vertex_times(job, cl, sv)
+    assert beta[1] == pytest.approx(0.09 + 1.0 / b_intra, rel=1e-12)
+    assert beta[8] == pytest.approx(0.09 + 1.0 * g / b_inter, rel=1e-12)
+    assert beta[0] == pytest.approx(0.03 + 7 * 1.0 / b_intra + (k - 7) * g / b_inter, rel=1e-12)
