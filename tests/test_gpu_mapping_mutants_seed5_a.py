@@ -279,3 +279,56 @@ def test_vertex_times_above_the_edge_list_limit_charge_a_one_byte_pipeline_edge(
     assert beta[1] == pytest.approx(0.09 + 1.0 / b_intra, rel=1e-12)
     assert beta[8] == pytest.approx(0.09 + 1.0 * g / b_inter, rel=1e-12)
     assert beta[0] == pytest.approx(0.03 + 7 * 1.0 / b_intra + (k - 7) * g / b_inter, rel=1e-12)
+
+
+# ----------------------------------------------------------------------------- column programme runs
+def _three_stage_ring() -> GpuMappingInstance:
+    """Ring stages of 2, 2 and 1 replicas on servers (2, 2, 1): the LP bound of the column
+    programme is below the optimum here, so the run widens its threshold and lists columns and
+    partitions (columns.py, "Steps")."""
+    stages = [{"replicas": 2, "fwd_time": 0.002532551402519016, "bwd_time": 0.005065102805038032, "in_bytes": 0.0,
+               "out_bytes": 4560438.13179314, "param_bytes": 744859.8210285405},
+              {"replicas": 2, "fwd_time": 0.02711248169742626, "bwd_time": 0.05422496339485252,
+               "in_bytes": 4560438.13179314, "out_bytes": 18169430.80011631, "param_bytes": 7634817.8934992},
+              {"replicas": 1, "fwd_time": 0.006767743045921319, "bwd_time": 0.013535486091842639,
+               "in_bytes": 36338861.60023262, "out_bytes": 0.0, "param_bytes": 2492247.78604266}]
+    return GpuMappingInstance.from_dict({
+        "problem": "gpu-mapping", "cluster": {"gpus_per_server": 2, "inter_bandwidth": 134186092.45966001,
+                                              "intra_bandwidth": 3e11},
+        "job": {"allreduce": "ring", "stages": stages}, "servers": [2, 2, 1]})
+
+
+def _column_run(time_limit: float | None) -> tuple[GpuMappingInstance, Any, np.ndarray, Any]:
+    from optkit.formulations.gpu_mapping.colocation import heavy_edge_mapping
+    from optkit.formulations.gpu_mapping.exact import coefficients
+    from optkit.formulations.gpu_mapping.model import stage_counts
+
+    inst = _three_stage_ring()
+    co = coefficients(inst)
+    start = stage_counts(inst.job, heavy_edge_mapping(inst.job, inst.servers, seed=0), len(inst.servers))
+    return inst, co, start, columns.solve_columns(co, start, seed=0, workers=1, time_limit=time_limit)
+
+
+def test_column_run_proves_the_brute_force_optimum_and_counts_its_partitions() -> None:
+    """The run ends optimal at the brute-force optimum (30 arrangements), and reports how many
+    partitions it listed in its last round: at least one per stage of >= 2 replicas (a least
+    partition is always within the threshold), at most all of them (2 and 1+1 for each of the two
+    2-replica stages: 4)."""
+    inst, co, _, got = _column_run(None)
+    opt = _brute_force_cut(inst)
+    assert got.status == "optimal"
+    cp = columns.column_problem(co)
+    assert columns.value_of_counts(cp, got.counts) == pytest.approx(opt, rel=1e-9)
+    assert "enumerated_partitions" in got.info
+    listed = got.info["enumerated_partitions"]
+    assert isinstance(listed, int) and 2 <= listed <= 4
+
+
+def test_column_run_past_its_time_limit_keeps_the_start_and_a_valid_bound() -> None:
+    """With a time limit already spent when the columns are listed, solve_columns stops with status
+    ``time_limit``, its best mapping the start's counts (no integer solve ran) and a bound at most
+    the brute-force optimum."""
+    inst, co, start, got = _column_run(1e-9)
+    assert got.status == "time_limit"
+    assert got.counts.tolist() == start.tolist()
+    assert got.bound <= _brute_force_cut(inst) * (1 + 1e-12)
