@@ -332,3 +332,79 @@ def test_column_run_past_its_time_limit_keeps_the_start_and_a_valid_bound() -> N
     assert got.status == "time_limit"
     assert got.counts.tolist() == start.tolist()
     assert got.bound <= _brute_force_cut(inst) * (1 + 1e-12)
+
+
+# ----------------------------------------------------------------------------- vertex model (MoE jobs)
+def _moe_on_equal_servers() -> GpuMappingInstance:
+    """An MoE stage (2 replicas x 2 expert groups) and a one-replica stage: 5 placement units on
+    servers (2, 2, 1), two of which are interchangeable."""
+    job = PipelineJob((Stage(2, 0.02, 0.04, 0.0, 1e6, 1e8, experts=2, expert_bytes=4e7),
+                       Stage(1, 0.01, 0.02, 2e6, 0.0, 1e7)), "ring")
+    return GpuMappingInstance(Cluster(4, 1.25e9, 3e11), job, (2, 2, 1))
+
+
+def test_vertex_model_symmetry_breaking_adds_one_clause_per_unit_and_equal_server_pair() -> None:
+    """Symmetry breaking (exact_vertices.py, "Symmetry") adds, for each pair of consecutive servers
+    of equal free GPUs and each placement unit p, the clause y[p, m'] => OR_{q<p} y[q, m]: here one
+    pair (the two 2-GPU servers) and 5 units, so 5 more constraints and no more variables; the
+    model has at least the 5 x 3 literals y. Both runs prove the same alpha."""
+    from optkit.formulations.gpu_mapping.exact_vertices import solve_vertex_model
+    from optkit.formulations.gpu_mapping.model import evaluate
+
+    inst = _moe_on_equal_servers()
+    on = solve_vertex_model(inst, objective="alpha", seed=0, workers=1, symmetry=True)
+    off = solve_vertex_model(inst, objective="alpha", seed=0, workers=1, symmetry=False)
+    assert on.info["constraints"] - off.info["constraints"] == 5
+    assert on.info["variables"] == off.info["variables"] >= 15
+    assert evaluate(inst, on.solution).objectives["alpha"] == pytest.approx(
+        evaluate(inst, off.solution).objectives["alpha"], rel=1e-6)
+
+
+def _tp_pair_on_one_gpu_servers() -> GpuMappingInstance:
+    """A replica of t = 2 tensor slices beside an MoE replica of 2 groups on four 1-GPU servers:
+    the slices cannot share a server, so no mapping is feasible and no start mapping exists."""
+    job = PipelineJob((Stage(1, 0.02, 0.04, 0.0, 1e6, 1e8, tensor_parallel=2, tp_bytes=1e6),
+                       Stage(1, 0.01, 0.02, 1e6, 0.0, 1e7, experts=2, expert_bytes=1e6)), "ring")
+    return GpuMappingInstance(Cluster(2, 1.25e9, 3e11), job, (1, 1, 1, 1))
+
+
+def test_vertex_model_without_a_start_mapping_proves_infeasibility() -> None:
+    """No start mapping (colocation.feasible_mapping finds none): the model is built and solved
+    without a hint, and CP-SAT proves that no mapping keeps the slices together."""
+    from optkit.formulations.gpu_mapping.colocation import feasible_mapping
+    from optkit.formulations.gpu_mapping.exact_vertices import solve_vertex_model
+    from optkit.result import Status
+
+    inst = _tp_pair_on_one_gpu_servers()
+    assert feasible_mapping(inst, seed=0) is None
+    res = solve_vertex_model(inst, objective="cut", seed=0, workers=1)
+    assert res.status == Status.INFEASIBLE and res.solution is None
+
+
+def test_vertex_model_cut_short_without_a_mapping_reports_the_compute_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    """CP-SAT given no work at all (no presolve, deterministic time 0: cpsat.WORK_LIMITS) stops
+    with UNKNOWN: the run is ``time_limit`` with no mapping, and its bound is still the proven alpha
+    bound of a job with tensor-parallel stages, max_s comp'_s (bounds.lower_bound): stage 0's
+    p^f + p^b + 2(t-1) tp_bytes / (t B_intra) = 0.06 + 1e6 / 3e11 s."""
+    from optkit.formulations.gpu_mapping.exact_vertices import solve_vertex_model
+    from optkit.result import Status
+    from optkit.solvers import cpsat
+
+    monkeypatch.setitem(cpsat.WORK_LIMITS, "cp_model_presolve", False)
+    monkeypatch.setitem(cpsat.WORK_LIMITS, "max_deterministic_time", 0.0)
+    res = solve_vertex_model(_tp_pair_on_one_gpu_servers(), objective="alpha", seed=0, workers=1)
+    assert res.status == Status.TIME_LIMIT and res.solution is None
+    assert res.bound == pytest.approx(0.06 + 1e6 / 3e11, rel=1e-9)
+
+
+def test_unit_bound_claims_nothing_when_a_unit_fits_no_server() -> None:
+    """unit_bound.py: r_v(c) = +inf where c is below v's unit size; a unit (here the t = 2 tensor
+    replica) that fits no server leaves the transportation problem without a finite solution, and
+    unit_cut_bound then returns the bound that claims nothing, 0 (as on one server), not a number
+    computed from infinities."""
+    from optkit.formulations.gpu_mapping.unit_bound import unit_costs, unit_cut_bound
+
+    inst = _tp_pair_on_one_gpu_servers()
+    r, caps = unit_costs(inst)
+    assert caps == [1] and np.isinf(r[:2]).all() and np.isfinite(r[2:]).all()
+    assert unit_cut_bound(inst) == 0.0
