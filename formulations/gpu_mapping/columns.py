@@ -458,10 +458,7 @@ def _completion(cp: ColumnProblem, pi: np.ndarray, sigma: np.ndarray, c: int,
     shift[behind] = 0
     for s in range(S - 2, -1, -1):
         nxt = h[s + 1]
-        xs = np.flatnonzero(np.isfinite(u[s + 1]))
-        if len(xs) == 0:
-            h[s] = np.full((V, V), np.inf)
-            continue
+        xs = np.flatnonzero(np.isfinite(u[s + 1]))  # holds 0 and 1: u[s+1, v] is finite for v <= min(k, c)
         tail = np.where(behind[xs], np.inf, nxt[xs[:, None], shift[xs]])
         # (x, r) with r >= xn: u[s+1, xn] - w_{s+1} x xn + h[s+1][xn, r - xn], least over xn; the
         # same floating-point operations per entry as one xn at a time, and a minimum is exact
