@@ -289,3 +289,156 @@ def test_gpu_mapping_heavy_edge_entry_without_readings_runs_the_papers_defaults(
     assert r.status == Status.FEASIBLE
     assert r.solution == {"assignment": heavy_edge_job(inst.job, inst.servers, seed=0, server_start="heaviest-pair",
                                                        single_gpu_weight="unassigned")}
+
+
+# ----------------------------------------------------------------------------- llm_claims.py
+def test_gpu_mapping_llm_claims_are_four_per_kind_and_paper_size_with_their_units() -> None:
+    """The LLM experiment's claims (module docstring): for each kind (``tp``, ``moe``) and each
+    paper-scale size (8, 32, 128 and 256 GPUs) the gap in %, whether CP-SAT proved the optimum
+    (a 0/1 ratio), Heavy-Edge's time in ms and CP-SAT's in s; built afresh, they are the
+    experiment's, and no claim has a paper value (Sec. VI states none)."""
+    from optkit.formulations.gpu_mapping import llm_claims
+
+    built = llm_claims._claims()
+    units = {c.id: c.unit for c in built}
+    want = {f"llm-gpu-mapping-{kind}-{gpus}-{what}": unit for gpus in (8, 32, 128, 256) for kind in ("tp", "moe")
+            for what, unit in (("gap", "%"), ("proven", "ratio"), ("he-time", "ms"), ("exact-time", "s"))}
+    assert units == want and len(built) == 32
+    assert all(c.paper_value is None for c in built)
+    assert [c.where for c in built[:2]] == [
+        "Sec. VI, 3D-parallel (tensor-parallel) job of 8 GPUs: Heavy-Edge's per-iteration time over the exact model's",
+        "Sec. VI, 3D-parallel (tensor-parallel) job of 8 GPUs: the exact model proved the optimum"]
+    assert built == llm_claims.EXPERIMENTS["llm-gpu-mapping-gap"].claims
+
+
+def _fake_row(data: dict[str, Any], time_limit: float, seed: int) -> dict[str, Any]:
+    """A measured case without measuring: CP-SAT proves the 8-GPU cases only."""
+    gpus = sum(data["servers"])
+    return {"job": data["name"], "gpus": gpus, "servers": data["servers"], "he_alpha_s": 1.1, "cpsat_alpha_s": 1.0,
+            "cpsat_status": "optimal" if gpus == 8 else "time_limit", "bound_s": 1.0, "gap_pct": 10.0,
+            "he_time_s": 0.002, "cpsat_time_s": 0.5}
+
+
+def test_gpu_mapping_llm_gap_notes_say_how_many_cases_were_proven(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The measurement's note names the scale's sizes and counts the cases CP-SAT proved out of all
+    (here 2 of 4: the two 8-GPU cases), with the time limit; the diagnostics agree."""
+    from optkit.formulations.gpu_mapping import llm_claims
+
+    monkeypatch.setattr(llm_claims, "gap_case", lambda kind, gpus, seed: {"name": f"{kind}-{gpus}",
+                                                                         "servers": [8] * (gpus // 8)})
+    monkeypatch.setattr(llm_claims, "gap_row", _fake_row)
+    out = llm_claims.measure_llm_gap(readings={}, seed=0, scale="ci")
+    assert out["_notes"] == ["sizes 8, 32 GPUs; CP-SAT proved 2 of 4 cases optimal within 10 s (one worker)"]
+    assert out["_diagnostics"]["cases proven optimal"] == 2.0 and out["_diagnostics"]["cases"] == 4.0
+    assert [out[f"llm-gpu-mapping-{k}-{g}-proven"] for g in (8, 32) for k in ("tp", "moe")] == [1.0, 1.0, 0.0, 0.0]
+
+
+def test_gpu_mapping_llm_series_rows_name_each_cases_kind_and_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The plug-in series' rows carry the job, its kind and its size in GPUs; Heavy-Edge against
+    itself is 1 on each case."""
+    from optkit.formulations.gpu_mapping import llm_claims
+
+    def case(kind: str, gpus: int, seed: int) -> dict[str, Any]:
+        inst = _plain((gpus // 2, gpus // 2), (gpus // 2, gpus // 2))
+        return {**inst.to_dict(), "problem": "gpu-mapping", "name": f"{kind}-{gpus}"}
+
+    monkeypatch.setattr(llm_claims, "gap_case", case)
+    monkeypatch.setitem(llm_claims.SIZES, "ci", (4, 8))
+    out = llm_claims.series_llm_gap("heavy-edge", readings={}, seed=0, scale="ci")
+    rows = out["_details"]["cases"]
+    assert [(r["job"], r["kind"], r["gpus"]) for r in rows] == [("tp-4", "tp", 4), ("moe-4", "moe", 4),
+                                                                 ("tp-8", "tp", 8), ("moe-8", "moe", 8)]
+    assert all(r["status"] == "feasible" and r["alpha_s"] == r["heavy_edge_alpha_s"] > 0 for r in rows)
+    assert {k: v for k, v in out.items() if k != "_details"} == {f"{k}_{g}_over_heavy_edge": 1.0
+                                                                 for g in (4, 8) for k in ("tp", "moe")}
+
+
+# ----------------------------------------------------------------------------- refine.py
+def _refine_job() -> tuple[PipelineJob, Cluster]:
+    """Three stages (3, 2, 1 replicas, heavy parameters in stage 0) for servers of 3, 2 and 1 GPUs."""
+    job = PipelineJob((Stage(3, 0.02, 0.04, 0.0, 4e6, 5e8), Stage(2, 0.03, 0.06, 6e6, 2e6, 1e8),
+                       Stage(1, 0.01, 0.02, 4e6, 0.0, 1e7)), "ring")
+    return job, Cluster(4, 1.25e9, 3e11)
+
+
+@pytest.mark.parametrize("start", [[0, 1, 2, 0, 1, 0], [1, 0, 2, 0, 0, 1]])
+def test_gpu_mapping_alpha_kl_stops_once_a_round_changes_nothing(start: list[int]) -> None:
+    """``alpha_kl`` rounds (KL passes, then a pair sweep) end when the pair sweep changes nothing:
+    started from its own result, a fixed point, it makes one pass and no move or pair move,
+    whatever ``max_passes`` allows."""
+    from optkit.formulations.gpu_mapping.refine import alpha_kl
+
+    job, cluster = _refine_job()
+    sv1, first = alpha_kl(job, cluster, np.array(start), 3)
+    assert first["moves"] >= 1  # the start was not a fixed point
+    sv2, again = alpha_kl(job, cluster, sv1, 3, max_passes=20)
+    assert sv2.tolist() == sv1.tolist()
+    assert (again["passes"], again["moves"], again["pair_moves"]) == (1, 0, 0)
+
+
+def test_gpu_mapping_kl_cut_gain_is_the_cut_removed_over_all_passes() -> None:
+    """``kl_cut``'s ``gain`` is the total of the passes' kept gains, so it equals the cut of the
+    start minus the cut of the result; on this seeded graph two passes keep swaps (a third keeps
+    none), so a gain of one pass alone would fall short."""
+    from optkit.formulations.gpu_mapping.refine import kl_cut
+
+    rng = np.random.default_rng(7)
+    n = 8
+    a = np.triu(rng.integers(0, 4, (n, n)).astype(float), 1) * (rng.random((n, n)) < 0.5)
+    a = a + a.T
+    sv = rng.permutation(np.repeat([0, 1], 4))
+
+    def cut(servers: np.ndarray) -> float:
+        return float(a[servers[:, None] != servers[None, :]].sum() / 2)
+
+    out, stats = kl_cut(a, sv, 2)
+    assert stats["passes"] == 3 and np.bincount(out).tolist() == [4, 4]
+    assert stats["gain"] == pytest.approx(cut(sv) - cut(out)) and cut(out) < cut(sv)
+
+
+# ----------------------------------------------------------------------------- sample.py
+def _kind(kind: int) -> Any:
+    """Draws at their upper bound except the stage kind (``draw(0, 2)``: 0 plain, 1 tensor-parallel,
+    2 MoE), refusing an empty range as Hypothesis's ``integers(lo, hi)`` does."""
+    def draw(lo: int, hi: int) -> int:
+        assert lo <= hi, f"empty range [{lo}, {hi}]"
+        return kind if (lo, hi) == (0, 2) else hi
+    return draw
+
+
+def test_gpu_mapping_llm_sample_keeps_its_gpu_limit_with_tensor_parallel_stages() -> None:
+    """``max_replicas`` bounds the GPUs of an LLM sample: 3 GPUs at most on servers of 4, with
+    tensor-parallel degrees up to 4, gives a degree of at most 3 and at most 3 free GPUs."""
+    from optkit.formulations.gpu_mapping.sample import sample
+
+    d = sample(_kind(1), max_replicas=3, max_gpus_per_server=4, max_tensor_parallel=4, max_stages=2, max_servers=2)
+    assert sum(d["servers"]) <= 3
+    assert all(st.get("tensor_parallel", 1) <= 3 for st in d["job"]["stages"])
+    assert d["job"]["stages"][0]["tensor_parallel"] == 3  # the largest degree that fits
+    GpuMappingInstance.from_dict(d)
+
+
+def test_gpu_mapping_llm_sample_on_one_gpu_servers_has_no_tensor_parallel_stage() -> None:
+    """With one GPU per server no tensor-parallel replica (two slices or more on one server) fits:
+    the stage drawn tensor-parallel is plain, and no empty range is drawn."""
+    from optkit.formulations.gpu_mapping.sample import sample
+
+    d = sample(_kind(1), max_replicas=4, max_gpus_per_server=1, max_tensor_parallel=4, max_stages=2, max_servers=4)
+    assert d["servers"] == [1, 1, 1, 1]
+    assert all("tensor_parallel" not in st for st in d["job"]["stages"])
+    GpuMappingInstance.from_dict(d)
+
+
+def test_gpu_mapping_llm_sample_draws_the_cluster_as_the_plain_sample_does() -> None:
+    """Every draw at its upper bound: the LLM sampler's cluster is the plain sampler's largest
+    choices (module ``sample``: 1.25e10 B/s between servers, 3e10 inside)."""
+    from optkit.formulations.gpu_mapping.sample import sample
+
+    def high(lo: int, hi: int) -> int:
+        return hi
+
+    d = sample(high, max_replicas=6, max_stages=2, max_servers=2, max_gpus_per_server=3, max_tensor_parallel=2)
+    assert d["cluster"] == {"gpus_per_server": 3, "inter_bandwidth": 1.25e10, "intra_bandwidth": 3e10}
+    low = sample(lambda lo, hi: 0 if (lo, hi) == (0, 1) else hi, max_replicas=6, max_stages=2, max_servers=2,
+                 max_gpus_per_server=3, max_tensor_parallel=2)
+    assert low["cluster"]["intra_bandwidth"] == 3e11
