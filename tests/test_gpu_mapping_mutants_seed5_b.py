@@ -7,6 +7,7 @@ count, an identity between two returned values, the model's own stage times, a d
 
 from __future__ import annotations
 
+import itertools
 import math
 from typing import Any
 
@@ -120,13 +121,16 @@ def test_gpu_mapping_brute_force_checks_an_enclosing_deadline_every_64_matrices(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """Called directly (no deadline of its own), brute force checks the enclosing solve's deadline
     as it enumerates, at least once per 64 of the 282 count matrices (so at least 5 times), and
-    still finds the optimum when the deadline does not pass (naive enumeration agrees)."""
+    still finds the optimum when the deadline does not pass (the count DP's optimum agrees)."""
+    from optkit.formulations.gpu_mapping.count_dp import optimal_alpha_counts
+
     inst = _plain((2, 2, 2, 2), (2, 2, 2, 2))
     stages_seen: list[str] = []
     monkeypatch.setattr(exact, "check_deadline", stages_seen.append)
     value, assignment = exact.brute_force(inst, "alpha")
     assert len(stages_seen) >= math.ceil(282 / 64) and set(stages_seen) == {"enumerating count matrices"}
-    assert value == pytest.approx(exact.naive_enumeration(inst, "alpha")[0])
+    found = optimal_alpha_counts(inst.job, inst.cluster, list(inst.servers))
+    assert found is not None and value == pytest.approx(found[0])
     assert evaluate(inst, {"assignment": assignment}).objectives["alpha"] == pytest.approx(value)
 
 
@@ -185,27 +189,20 @@ def test_gpu_mapping_tp_count_coefficients_give_the_models_stage_times() -> None
     assert co.coef_next[1] == pytest.approx((2 * 4e6 / 2) * (1 / ba - g / bi) / 1)
     t = np.array(co.t)[:, None]
     seen = 0
-    for a0 in range(3):
-        for a1 in range(4):
-            for a2 in range(3):
-                for b0 in range(3 - a0):
-                    for b1 in range(4 - a1):
-                        for b2 in range(3 - a2):
-                            x = np.array([[a0, b0, 2 - a0 - b0], [a1, b1, 3 - a1 - b1], [a2, b2, 2 - a2 - b2]])
-                            if ((x * t).sum(axis=0) != np.array([4, 4, 3])).any():
-                                continue
-                            seen += 1
-                            ref = stage_times(inst.job, inst.cluster, x * t)
-                            for s in range(3):
-                                for m in range(3):
-                                    if x[s, m] == 0:
-                                        continue
-                                    beta = co.base[s] + co.allreduce[s][x[s, m]]
-                                    if s > 0:
-                                        beta += co.coef_prev[s] * x[s - 1, m]
-                                    if s < 2:
-                                        beta += co.coef_next[s] * x[s + 1, m]
-                                    assert beta == pytest.approx(ref[s, m], rel=1e-12), (x.tolist(), s, m)
+    # replicas of each stage on servers 0 and 1 (server 2 takes the rest), kept where the GPUs fill 4, 4, 3
+    for a0, b0, a1, b1, a2, b2 in itertools.product(range(3), range(3), range(4), range(4), range(3), range(3)):
+        x = np.array([[a0, b0, 2 - a0 - b0], [a1, b1, 3 - a1 - b1], [a2, b2, 2 - a2 - b2]])
+        if x.min() < 0 or ((x * t).sum(axis=0) != np.array([4, 4, 3])).any():
+            continue
+        seen += 1
+        ref = stage_times(inst.job, inst.cluster, x * t)
+        for s, m in zip(*np.nonzero(x)):
+            beta = co.base[s] + co.allreduce[s][x[s, m]]
+            if s > 0:
+                beta += co.coef_prev[s] * x[s - 1, m]
+            if s < 2:
+                beta += co.coef_next[s] * x[s + 1, m]
+            assert beta == pytest.approx(ref[s, m], rel=1e-12), (x.tolist(), s, m)
     assert seen >= 3
 
 
