@@ -41,12 +41,19 @@ Decisions, written down because the issue is silent on them:
   seed-0 sample was re-scored after tests written for it. The way to raise a package's score
   honestly is the held-out one: write tests for the survivors of *training* draws (other seeds,
   into a scratch ``--store``), then score the package on a seed no test was written for. ddlwmp
-  and rar-ddls were measured so (tests for their seed-1 and seed-3 draws, scored on seed 2).
-* *Answers cached at module level hide mutants.* mutmut forks each mutant's test process from its
-  own process after the clean test pass (its default ``process_isolation = "fork"``), so a cache
+  and rar-ddls were measured so (tests for their seed-1 and seed-3 draws, scored on seed 2), and
+  after the speed work changed all four packages' code, all four again on seed 6, a seed no test
+  was written for: nimp and gpu-mapping after tests for the survivors of their seed-5 draws
+  (kept as the training record ``benchmarks/perf/mutation_seed5.json`` and ``.md``: ``--seed 5
+  --store benchmarks/perf/mutation_seed5.json --out benchmarks/perf/mutation_seed5.md``).
+* *Answers cached at module level hide mutants* unless the tests empty them. mutmut forks each
+  mutant's test process from its own process after the clean test pass (its default
+  ``process_isolation = "fork"``), so a cache
   filled during that pass (nimp's ``network._PATTERNS``, ``titan._COLLECTIVES``, ...) answers with
   the unmutated result and the mutant survives tests that would kill it in a fresh process. Those
-  survivors make the score lower than the tests deserve, never higher.
+  survivors make the score lower than the tests deserve, never higher. Since ced6e76,
+  ``tools/mutate.py`` sets ``OPTKIT_FRESH_CACHES`` and the tests empty the formulations' module
+  caches before each test (``tests/fresh_caches.py``), as a fresh process would find them.
 * *Modules mutmut cannot activate* (:data:`NOT_ACTIVATED`): code that runs when the module is
   imported, during pytest's collection and before mutmut picks a mutant, keeps the original
   behaviour under every mutant, so its mutants survive whatever the tests check. The page gives
