@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from optkit.formulations.nimp.bounds import RATIO, approximation_check, lower_bound, resource_relaxation
+from optkit.formulations.nimp.bounds import (RATIO, approximation_check, lower_bound, resource_relaxation,
+                                             worst_case_ratio)
 from optkit.formulations.nimp.model import NimpInstance, key_of
 from optkit.solve import solve
 
@@ -87,3 +88,15 @@ def test_titans_guarantee_as_data() -> None:
     assert g.measure(inst, (2, 2, 0.0), (0, 1, 0.0)) == 0.0
     assert g.measure(inst, (0, 1, 0.0), (0, 1, 0.0)) == 1.0
     assert g.measure(inst, (0, 2, 0.0), (0, 1, 0.0)) == 0.0 and g.measure(inst, (1, 1, 0.0), (0, 1, 0.0)) == 0.5
+
+
+def test_worst_case_ratio_is_the_inverse_of_the_smaller_theorem_ratio() -> None:
+    """On X (8 workers): an optimum using (1 idle, 2) machines has Def. 1 values (8 - 1, 8 - 2) =
+    (7, 6); a heuristic using (3, 4) has (5, 4): ratios 5/7 and 4/6, the smaller 2/3, inverted
+    1.5. A heuristic equal to the optimum: 1. One that found nothing: ratio 0, infinitely bad.
+    An optimum whose values are 0 (every worker on its own machine): ratio 1 (``ratios``)."""
+    inst = _instance(X, 8)
+    assert worst_case_ratio(inst, (3, 4), (1, 2)) == pytest.approx(1.5, rel=1e-12)
+    assert worst_case_ratio(inst, (1, 2), (1, 2)) == 1.0
+    assert worst_case_ratio(inst, None, (1, 2)) == float("inf")
+    assert worst_case_ratio(inst, None, (8, 8)) == 1.0

@@ -46,16 +46,15 @@ __all__ = ["resource_relaxation", "lower_bound", "remaining_machines", "approxim
 RATIO = 1.0 - 1.0 / math.e
 
 
-def _cover(sizes: Sequence[int], need: int) -> int | None:
-    """Fewest of ``sizes`` (largest first) summing to >= need."""
-    if need <= 0:
-        return 0
-    total = 0
-    for k, r in enumerate(sorted(sizes, reverse=True), 1):
-        total += r
+def _cover(sizes: Sequence[int], need: int) -> int:
+    """Fewest of ``sizes`` (largest first) summing to >= need (0 when need <= 0). The caller,
+    :func:`resource_relaxation`, calls it only where all of ``sizes`` together reach ``need``."""
+    k, total = 0, 0
+    for r in sorted(sizes, reverse=True):
         if total >= need:
-            return k
-    return None
+            break
+        k, total = k + 1, total + r
+    return k
 
 
 def resource_relaxation(instance: NimpInstance) -> tuple[int, int, int] | None:
@@ -65,13 +64,10 @@ def resource_relaxation(instance: NimpInstance) -> tuple[int, int, int] | None:
     frag = [m.idle_gpus for m in instance.machines if m.usable and not m.idle]
     if sum(idle) + sum(frag) < N:
         return None
+    # the idle machines reach N - sum(frag); the fragments then reach what i_lb idle machines leave
     i_lb = _cover(idle, N - sum(frag))
-    assert i_lb is not None
     f = _cover(frag, N - sum(idle[:i_lb]))
-    assert f is not None
-    u_min = _cover(idle + frag, N)
-    assert u_min is not None
-    return i_lb, i_lb + f, u_min
+    return i_lb, i_lb + f, _cover(idle + frag, N)
 
 
 def lower_bound(instance: NimpInstance, objective: str = "lex") -> float | None:
