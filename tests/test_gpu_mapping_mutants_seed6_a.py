@@ -1,0 +1,111 @@
+"""Facts of the gpu-mapping package checked by hand or by an independent argument: the input
+errors of the generators (the field named), the synthetic instances' ``bwd = 2 fwd``, the bounds'
+helpers on instances small enough to work out, the column programme's integer engine (HiGHS) on
+an infeasible and a mis-rounded programme, and the count bookkeeping of the column solver."""
+
+from __future__ import annotations
+
+import warnings
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+import pytest
+
+from optkit.errors import InputError
+from optkit.formulations.gpu_mapping import bounds, columns, generate
+from optkit.formulations.gpu_mapping.exact import coefficients
+from optkit.formulations.gpu_mapping.model import Cluster, GpuMappingInstance, PipelineJob, Stage
+
+
+def test_free_gpus_rejects_an_unknown_pattern_naming_the_field() -> None:
+    """An unknown server pattern is an input error on the field ``pattern``, listing the choices."""
+    with pytest.raises(InputError, match=r"^pattern must be one of packed, random, fragmented, mixed, got 'zig'$"):
+        generate.free_gpus(4, 2, "zig", np.random.default_rng(0))
+
+
+def test_write_suite_rejects_an_unknown_suite_naming_the_field(tmp_path: Any) -> None:
+    """An unknown suite name is an input error on the field ``suite`` (nothing is written)."""
+    with pytest.raises(InputError, match=r"^suite must be one of small, table2, medium, large, llm-small, got 'nope'$"):
+        generate.write_suite("nope", tmp_path)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_random_small_backward_time_is_twice_the_forward() -> None:
+    """random_small's docstring: ``bwd = 2 fwd`` for every stage of every seed."""
+    for seed in range(5):
+        for st in generate.random_small(seed)["job"]["stages"]:
+            assert st["bwd_time"] == 2.0 * st["fwd_time"]
+
+
+def test_packable_needs_a_subset_that_fills_each_bin() -> None:
+    """Items 3 and 2 into bins of 4 and 1: the counting test (a) passes (two items of size >= 2,
+    floor(4/2) + floor(1/2) = 2 places; one of size 3, one place), but the 4-bin holds 3 at most
+    (3 + 2 > 4) and the 1-bin nothing, 3 < 5 in all: not packable. Items 3 and 1 fit (3 + 1 = 4)."""
+    assert bounds._packable([3, 2], [4, 1]) is False
+    assert bounds._packable([3, 1], [4, 1]) is True
+
+
+def test_mincut_bound_of_two_replicas_joined_by_a_light_edge() -> None:
+    """Two one-replica stages with d^out = 0.25 B: one pipeline edge of weight 2 d^out / k_1 = 0.5
+    (Sec. IV-B), so lambda = 0.5 and on M = 2 servers the bound is M lambda / 2 = 0.5; a job of
+    two replicas still has a cut (the edge lighter than 1 B included)."""
+    job = PipelineJob((Stage(1, .1, .2, 0.0, 0.25, 0.0), Stage(1, .1, .2, 0.25, 0.0, 0.0)), "ring")
+    inst = GpuMappingInstance(Cluster(8, 1e9, 3e11), job, (1, 1))
+    assert bounds._mincut_bound(inst) == 0.5
+    # the only mapping cuts the edge: the bound is met
+    assert bounds.cut_lower_bound(inst) <= 0.5
+
+
+def test_solution_of_counts_servers_with_the_same_column() -> None:
+    """Three servers, two of 2 GPUs with the same column (1, 1) and one of 1 GPU: the multiset per
+    size is {(1, 1): 2} and {(0, 1): 1}."""
+    cp = SimpleNamespace(sizes=(1, 2))
+    x = np.array([[1, 1, 0], [1, 1, 1]])
+    assert columns._solution_of(cp, (2, 2, 1), x) == {2: {(1, 1): 2}, 1: {(0, 1): 1}}
+
+
+def _highs(obj: list[int], upper: list[int], rows: list[tuple[dict[int, int], int]]) -> Any:
+    return columns._integer_highs(obj, upper, rows, None, time_limit=None, seed=None, workers=None)
+
+
+def test_integer_highs_reports_an_infeasible_programme() -> None:
+    """x0 + x1 = 3 with 0 <= x <= 1 has no solution: status INFEASIBLE and no values."""
+    got = _highs([1, 1], [1, 1], [({0: 1, 1: 1}, 3)])
+    assert got.solver_status == "INFEASIBLE" and got.values is None
+
+
+def test_integer_highs_optimum_without_option_warnings() -> None:
+    """min 3 x0 + 2 x1 + 2 x2 subject to x0 + x1 + x2 = 2, x <= 1: the optimum is x = (0, 1, 1)
+    of value 4, reached with the options HiGHS knows (scipy warns on an unknown option)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = _highs([3, 2, 2], [1, 1, 1], [({0: 1, 1: 1, 2: 1}, 2)])
+    assert got.solver_status == "OPTIMAL" and got.values == [0, 1, 1]
+
+
+def test_integer_highs_never_returns_a_point_off_the_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A point HiGHS returns that rounds off the equality rows (its integrality tolerance) is
+    dropped: values None, status UNKNOWN (the _integer_highs docstring: the caller keeps its
+    incumbent). The point is forged: x = (0.4, 0.4) rounds to (0, 0), which misses x0 + x1 = 1."""
+    import scipy.optimize
+
+    def fake_milp(*_args: Any, **_kwargs: Any) -> Any:
+        return SimpleNamespace(x=np.array([0.4, 0.4]), status=1, mip_dual_bound=0.5)
+
+    monkeypatch.setattr(scipy.optimize, "milp", fake_milp)
+    got = _highs([1, 1], [1, 1], [({0: 1, 1: 1}, 1)])
+    assert got.solver_status == "UNKNOWN" and got.values is None
+
+
+def test_solve_columns_stops_when_the_start_meets_the_lp_bound() -> None:
+    """solve_columns' docstring example: stage 0 (k = 2) whole on the 2-GPU server and stage 1
+    split over the two 1-GPU servers cuts the ring pair (2 h = 4e7, two-edge ring) and the four
+    pipeline edges (2 d^out / k_1 = 1e6 each): 4.4e7; the LP bound is also 4.4e7, so the run
+    stops before the threshold loop: no column enumerated, ``solver_status`` ``bound met``."""
+    job = PipelineJob((Stage(2, .1, .2, 0, 1e6, 2e7), Stage(2, .1, .2, 1e6, 0, 2e7)), "ring")
+    inst = GpuMappingInstance(Cluster(8, 1.25e9, 3e11), job, (2, 1, 1))
+    got = columns.solve_columns(coefficients(inst), np.array([[2, 0, 0], [0, 1, 1]]), seed=0, workers=1)
+    assert got.status == "optimal" and got.bound == 4.4e7 and got.info["lp_bound"] == 4.4e7
+    assert got.info["enumerated_columns"] == 0 and got.info["threshold"] == 0.0
+    assert got.info["solver_status"] == "bound met"
