@@ -109,3 +109,33 @@ def test_solve_columns_stops_when_the_start_meets_the_lp_bound() -> None:
     assert got.status == "optimal" and got.bound == 4.4e7 and got.info["lp_bound"] == 4.4e7
     assert got.info["enumerated_columns"] == 0 and got.info["threshold"] == 0.0
     assert got.info["solver_status"] == "bound met"
+
+
+def test_solve_columns_threshold_loop_counts_the_enumerated_columns() -> None:
+    """random_small(23, max_replicas=6, max_servers=3): stages of 2, 2 and 1 replicas on servers
+    of 2, 1 and 2 free GPUs, whose LP bound is below the integer optimum, so the threshold loop
+    runs. The optimum is checked against brute force over all 5! / (2! 1! 2!) = 30 mappings, and
+    ``enumerated_columns`` is a count: at least 1 (the optimum's own columns are within the
+    threshold) and at most the number of all columns (count vectors v with v_s <= k_s summing to
+    a server size, listed directly)."""
+    import itertools
+
+    from optkit.formulations.gpu_mapping import evaluate
+    from optkit.formulations.gpu_mapping.colocation import feasible_mapping
+
+    inst = GpuMappingInstance.from_dict(generate.random_small(23, max_replicas=6, max_servers=3))
+    k = [int(v) for v in inst.job.replicas]
+    assert inst.servers == (2, 1, 2) and k == [2, 2, 1]
+    start = np.zeros((3, 3), dtype=np.int64)
+    for s, row in enumerate(feasible_mapping(inst, seed=0)):
+        for m in row:
+            start[s, m] += 1
+    co = coefficients(inst)
+    got = columns.solve_columns(co, start, seed=0, workers=1)
+    slots = [m for m, c in enumerate(inst.servers) for _ in range(c)]
+    best = min(evaluate(inst, {"assignment": [list(p[:2]), list(p[2:4]), list(p[4:])]}).objectives["cut"]
+               for p in set(itertools.permutations(slots)))
+    found = evaluate(inst, {"assignment": columns.assignment(columns.column_problem(co), got.counts)}).objectives["cut"]
+    assert got.status == "optimal" and found == pytest.approx(best, rel=1e-9)
+    n_all = sum(1 for c in set(inst.servers) for v in itertools.product(*(range(x + 1) for x in k)) if sum(v) == c)
+    assert 1 <= got.info["enumerated_columns"] <= n_all
