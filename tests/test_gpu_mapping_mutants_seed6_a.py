@@ -139,3 +139,23 @@ def test_solve_columns_threshold_loop_counts_the_enumerated_columns() -> None:
     assert got.status == "optimal" and found == pytest.approx(best, rel=1e-9)
     n_all = sum(1 for c in set(inst.servers) for v in itertools.product(*(range(x + 1) for x in k)) if sum(v) == c)
     assert 1 <= got.info["enumerated_columns"] <= n_all
+
+
+def test_unit_cut_bound_names_its_stage_when_the_deadline_passes_late() -> None:
+    """A deadline that passes after the unit costs are built (a one-stage job: the clock is read
+    when the block opens and at unit_costs' two checks) and before the pricing of two server
+    sizes (2 and 1 free GPUs) stops the bound with the stage named: ``time limit of 1 s reached
+    while computing the unit cut bound`` (optkit.deadline.DeadlineReached)."""
+    from optkit.deadline import DeadlineReached, within
+    from optkit.formulations.gpu_mapping.unit_bound import unit_cut_bound
+
+    job = PipelineJob((Stage(4, .1, .2, 0.0, 0.0, 1e6),), "ring")
+    inst = GpuMappingInstance(Cluster(2, 1e9, 3e11), job, (2, 1, 1))
+    readings = iter([0.0, 0.0, 0.0])
+
+    def clock() -> float:
+        return next(readings, 10.0)
+
+    with within(1.0, clock=clock), pytest.raises(DeadlineReached) as err:
+        unit_cut_bound(inst)
+    assert str(err.value) == "time limit of 1 s reached while computing the unit cut bound"
