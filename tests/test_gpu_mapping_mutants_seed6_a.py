@@ -159,3 +159,61 @@ def test_unit_cut_bound_names_its_stage_when_the_deadline_passes_late() -> None:
     with within(1.0, clock=clock), pytest.raises(DeadlineReached) as err:
         unit_cut_bound(inst)
     assert str(err.value) == "time limit of 1 s reached while computing the unit cut bound"
+
+
+class _Stop(Exception):
+    """Ends a run once the call under test has been seen."""
+
+
+def test_integer_cpsat_gives_the_solver_its_time_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The CP-SAT engine of the column programme passes its time limit (and seed, workers) to
+    :func:`optkit.solvers.cpsat.solve_cp_model`: a run with ``time_limit=2.5`` asks the solver
+    for 2.5 s, not for an unlimited solve."""
+    import optkit.solvers.cpsat as cpsat
+
+    seen: dict[str, Any] = {}
+
+    def spy(_md: Any, **kwargs: Any) -> Any:
+        seen.update(kwargs)
+        raise _Stop
+
+    monkeypatch.setattr(cpsat, "solve_cp_model", spy)
+    with pytest.raises(_Stop):
+        columns._integer_cpsat([1, 1], [1, 1], [({0: 1, 1: 1}, 1)], None, time_limit=2.5, seed=3, workers=1)
+    assert seen["time_limit"] == 2.5 and seen["seed"] == 3 and seen["workers"] == 1
+
+
+def test_solve_columns_gives_column_generation_the_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With a time limit, the column generation gets the run's deadline (a finite clock reading),
+    so a long pricing stops at it."""
+    seen: dict[str, Any] = {}
+
+    def spy(_cp: Any, **kwargs: Any) -> Any:
+        seen.update(kwargs)
+        raise _Stop
+
+    monkeypatch.setattr(columns, "column_generation", spy)
+    job = PipelineJob((Stage(2, .1, .2, 0, 1e6, 2e7), Stage(2, .1, .2, 1e6, 0, 2e7)), "ring")
+    inst = GpuMappingInstance(Cluster(8, 1.25e9, 3e11), job, (2, 1, 1))
+    with pytest.raises(_Stop):
+        columns.solve_columns(coefficients(inst), np.array([[2, 0, 0], [0, 1, 1]]), time_limit=100.0)
+    assert seen.get("deadline") is not None and np.isfinite(seen["deadline"])
+
+
+def test_solve_vertex_model_warm_start_uses_the_seed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The vertex model's warm start (Heavy-Edge, seeded: its random pick of step 2c) is drawn
+    with the caller's seed, so a seeded run is reproducible and follows that seed."""
+    from optkit.formulations.gpu_mapping import exact_vertices
+
+    seen: dict[str, Any] = {}
+
+    def spy(_inst: Any, **kwargs: Any) -> Any:
+        seen.update(kwargs)
+        raise _Stop
+
+    monkeypatch.setattr(exact_vertices, "feasible_mapping", spy)
+    job = PipelineJob((Stage(2, .1, .2, 0, 1e6, 2e7), Stage(2, .1, .2, 1e6, 0, 2e7)), "ring")
+    inst = GpuMappingInstance(Cluster(8, 1.25e9, 3e11), job, (2, 1, 1))
+    with pytest.raises(_Stop):
+        exact_vertices.solve_vertex_model(inst, seed=7)
+    assert seen["seed"] == 7
