@@ -217,3 +217,46 @@ def test_solve_vertex_model_warm_start_uses_the_seed(monkeypatch: pytest.MonkeyP
     with pytest.raises(_Stop):
         exact_vertices.solve_vertex_model(inst, seed=7)
     assert seen["seed"] == 7
+
+
+def _parts(n: int, top: int) -> list[list[int]]:
+    """The partitions of n into parts of at most ``top``, non-increasing."""
+    if n == 0:
+        return [[]]
+    return [[p] + r for p in range(min(n, top), 0, -1) for r in _parts(n - p, p)]
+
+
+def _split_bound_brute(k: list[int], tab: list) -> list[float]:
+    """stage_dp._split_bounds' definition enumerated outright: per stage, the least over splits
+    of k_s into two or more parts b_i and over shares a_i, c_i of the neighbours' replicas (sums
+    at most k_{s-1}, k_{s+1}) of max_i beta(a_i, b_i, c_i); inf for a one-replica stage."""
+    import itertools
+
+    out = []
+    for s, t in enumerate(tab):
+        if k[s] == 1:
+            out.append(float("inf"))
+            continue
+        ka, kc = len(t) - 1, len(t[0][0]) - 1
+        best = float("inf")
+        for split in _parts(k[s], k[s] - 1):
+            for a in itertools.product(range(ka + 1), repeat=len(split)):
+                if sum(a) > ka:
+                    continue
+                for c in itertools.product(range(kc + 1), repeat=len(split)):
+                    if sum(c) <= kc:
+                        best = min(best, max(t[ai][b][ci] for ai, b, ci in zip(a, split, c)))
+        out.append(best)
+    return out
+
+
+def test_split_bounds_match_their_definition_by_brute_force() -> None:
+    """On random_small(58) (stages of 2 and 3 replicas) and (59) (3, 3, 2) the split bounds equal
+    the enumeration of their definition over every part of the split (k <= 4: the exact branch)."""
+    from optkit.formulations.gpu_mapping import stage_dp
+
+    for seed in (58, 59):
+        inst = GpuMappingInstance.from_dict(generate.random_small(seed))
+        k = [int(v) for v in inst.job.replicas]
+        tab = stage_dp._cell_tables(inst.job, inst.cluster)
+        assert stage_dp._split_bounds(k, tab) == _split_bound_brute(k, tab)
