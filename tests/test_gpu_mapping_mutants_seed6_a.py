@@ -260,3 +260,37 @@ def test_split_bounds_match_their_definition_by_brute_force() -> None:
         k = [int(v) for v in inst.job.replicas]
         tab = stage_dp._cell_tables(inst.job, inst.cluster)
         assert stage_dp._split_bounds(k, tab) == _split_bound_brute(k, tab)
+
+
+def test_vertex_model_bounds_never_exceed_the_brute_force_optimum() -> None:
+    """Two stages of two tensor-parallel replicas (t = 2) with byte-sized tensors on servers of
+    4, 2 and 2 free GPUs: all 12 placements of the four replicas enumerated give the least cut
+    (12 B) and the least alpha; the vertex model's proven bound (the solve_vertex_model guarantee:
+    a lower bound, its coefficients rounded down) is at most each, and its mapping attains it."""
+    import itertools
+
+    from optkit.formulations.gpu_mapping import evaluate
+    from optkit.formulations.gpu_mapping.exact_vertices import solve_vertex_model
+
+    st = [{"replicas": 2, "fwd_time": 0.01, "bwd_time": 0.02, "in_bytes": 0.0, "out_bytes": 2.0, "param_bytes": 2.0,
+           "tensor_parallel": 2, "tp_bytes": 1.0},
+          {"replicas": 2, "fwd_time": 0.01, "bwd_time": 0.02, "in_bytes": 2.0, "out_bytes": 0.0, "param_bytes": 2.0,
+           "tensor_parallel": 2, "tp_bytes": 1.0}]
+    inst = GpuMappingInstance.from_dict({"problem": "gpu-mapping", "cluster": {
+        "gpus_per_server": 4, "inter_bandwidth": 1e9, "intra_bandwidth": 1e11},
+        "job": {"allreduce": "ring", "stages": st}, "servers": [4, 2, 2]})
+    best = {"cut": float("inf"), "alpha": float("inf")}
+    n = 0
+    for srv in itertools.product(range(3), repeat=4):  # the server of each replica (2 slices each)
+        if [2 * srv.count(m) for m in range(3)] != [4, 2, 2]:
+            continue
+        n += 1
+        got = evaluate(inst, {"assignment": [[srv[0]] * 2 + [srv[1]] * 2, [srv[2]] * 2 + [srv[3]] * 2]}).objectives
+        for obj in best:
+            best[obj] = min(best[obj], got[obj])
+    assert n == 12 and best["cut"] == 12.0
+    for obj in best:
+        res = solve_vertex_model(inst, objective=obj, seed=0, workers=1)
+        assert res.status.value == "optimal"
+        assert res.bound <= best[obj]
+        assert evaluate(inst, res.solution).objectives[obj] == pytest.approx(best[obj], rel=1e-9)
