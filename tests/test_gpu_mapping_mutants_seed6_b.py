@@ -143,3 +143,45 @@ def test_random_mapping_retries_after_a_draw_that_leaves_a_group_without_room() 
         a = random_mapping(job, [3, 2], seed=seed)
         assert a is not None
         assert sorted(a[0]) == [0, 0, 0] and sorted(a[1]) == [1, 1]
+
+
+def test_milp_pair_cap_counts_whole_replicas_of_the_previous_stage() -> None:
+    """The cut MILP's ``q[s, m, v] <= min(k_{s-1}, floor((c_m - t_s v) / t_{s-1})) z[s, m, v]``
+    (exact.py's module docstring): beside v replicas of stage s, server m holds only whole
+    replicas of stage s-1, each t_{s-1} GPUs. Stage 0: 2 replicas of 2 slices, stage 1: one plain
+    replica, servers of 4 and 1 GPUs: with v = 1 on server 0, floor((4 - 1) / 2) = 1 replica of
+    stage 0 fits (not 1.5), so the row reads q[1,0,1] - 1 * z[1,0,1] <= 0."""
+    from pyomo.repn import generate_standard_repn
+
+    from optkit.formulations.gpu_mapping.exact import build_pyomo_model
+
+    inst = GpuMappingInstance.from_dict({
+        "cluster": {"gpus_per_server": 4, "inter_bandwidth": 1e9, "intra_bandwidth": 1e11},
+        "job": {"allreduce": "ring", "stages": [
+            {"replicas": 2, "fwd_time": 0.01, "bwd_time": 0.02, "in_bytes": 0.0, "out_bytes": 1e6,
+             "param_bytes": 1e6, "tensor_parallel": 2, "tp_bytes": 1e6},
+            {"replicas": 1, "fwd_time": 0.01, "bwd_time": 0.02, "in_bytes": 2e6, "out_bytes": 0.0,
+             "param_bytes": 1e6}]},
+        "servers": [4, 1]})
+    row = build_pyomo_model(inst, "cut").model.q_cap[1, 0, 1]
+    repn = generate_standard_repn(row.body)
+    coefs = {v.name: c for v, c in zip(repn.linear_vars, repn.linear_coefs)}
+    assert coefs == {"q[1,0,1]": 1, "z[1,0,1]": -1}
+    assert row.upper == 0 and row.lower is None
+
+
+def test_exact_result_cut_short_returns_the_warm_start_named_as_such() -> None:
+    """A solve stopped by its time limit before any solution returns the Heavy-Edge warm start
+    with ``info["incumbent"] = "heavy-edge warm start"`` (exact.py's module docstring), the
+    status ``time_limit`` and the solver's bound."""
+    from types import SimpleNamespace
+
+    from optkit.formulations.gpu_mapping.exact import _result
+    from optkit.result import Status
+
+    warm = [[0, 1]]
+    res = _result(SimpleNamespace(status=Status.TIME_LIMIT, solver_status="time limit"), None, warm, 2.5,
+                  {}, "cpsat")
+    assert res.status == Status.TIME_LIMIT and res.solution == {"assignment": warm}
+    assert res.info["incumbent"] == "heavy-edge warm start"
+    assert res.bound == 2.5
