@@ -185,3 +185,42 @@ def test_exact_result_cut_short_returns_the_warm_start_named_as_such() -> None:
     assert res.status == Status.TIME_LIMIT and res.solution == {"assignment": warm}
     assert res.info["incumbent"] == "heavy-edge warm start"
     assert res.bound == 2.5
+
+
+def test_kahip_dummy_bonus_only_breaks_ties(monkeypatch: pytest.MonkeyPatch) -> None:
+    """When KaHIP splits the dummies one per part but the part sizes miss the capacities, the
+    parts are matched to servers keeping the most vertices in place, the dummy a tie-breaker
+    worth 1/(k+1) < 1 in total (baselines.match_parts_to_servers). KaHIP's answer is replaced by
+    a fixed one: parts of 1 and 3 real vertices, server 0's dummy (3 GPUs) in part 0, server 1's
+    (1 GPU) in part 1. Following the dummies keeps min(1, 3) + min(3, 1) = 2 vertices; the swap
+    keeps min(1, 1) + min(3, 3) = 4, which 2 + 2/3 of bonus cannot outweigh: the swap is taken
+    and no vertex moves in the repair."""
+    import kahip
+
+    job = PipelineJob((Stage(2, 1, 1, 0, 1e6, 1e7), Stage(2, 1, 1, 1e6, 0, 1e7)), "ring")
+    monkeypatch.setattr(kahip, "kaffpa", lambda *args: (1, [0, 1, 1, 1, 0, 1]))
+    from optkit.formulations.gpu_mapping.baselines import kahip_mapping
+
+    assignment, info = kahip_mapping(job, [3, 1], seed=0)
+    assert info["dummies_ok"] is False and info["part_sizes"] == [1, 3]
+    assert info["moved_vertices"] == 0
+    assert assignment == [[1, 0], [0, 0]]
+
+
+def test_kahip_dummy_bonus_only_breaks_ties_when_dummies_share_a_part(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As above, with two dummies in one part (servers of 2, 1, 1 GPUs; real parts of sizes
+    1, 2, 1; server 0's dummy in part 2, servers 1's and 2's in part 0). Putting part 1 (2
+    vertices) on server 0 keeps all 4 vertices in place (bonus 1/4, part 0 holding a dummy of
+    whichever of servers 1, 2 it gets); following server 0's dummy keeps 3 (bonus 2/4). 4 + 1/4
+    > 3 + 2/4: part 1 goes to server 0 and the repair moves nothing."""
+    import kahip
+
+    job = PipelineJob((Stage(2, 1, 1, 0, 1e6, 1e7), Stage(2, 1, 1, 1e6, 0, 1e7)), "ring")
+    monkeypatch.setattr(kahip, "kaffpa", lambda *args: (1, [0, 1, 1, 2, 2, 0, 0]))
+    from optkit.formulations.gpu_mapping.baselines import kahip_mapping
+
+    assignment, info = kahip_mapping(job, [2, 1, 1], seed=0)
+    assert info["dummies_ok"] is False and info["part_sizes"] == [1, 2, 1]
+    assert info["moved_vertices"] == 0
+    assert assignment[0][1] == assignment[1][0] == 0  # part 1: vertices 1 and 2
+    assert sorted([assignment[0][0], assignment[1][1]]) == [1, 2]
