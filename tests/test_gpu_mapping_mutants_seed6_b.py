@@ -224,3 +224,15 @@ def test_kahip_dummy_bonus_only_breaks_ties_when_dummies_share_a_part(monkeypatc
     assert info["moved_vertices"] == 0
     assert assignment[0][1] == assignment[1][0] == 0  # part 1: vertices 1 and 2
     assert sorted([assignment[0][0], assignment[1][1]]) == [1, 2]
+
+
+def test_gap_row_names_the_case_by_its_name_field() -> None:
+    """A gap-table row names its case by the instance's ``name`` field and counts its GPUs as
+    the sum of ``servers`` (2 + 2); the two-stage case has an optimum CP-SAT proves at once, so
+    the gap of Heavy-Edge's alpha to it is finite."""
+    from optkit.formulations.gpu_mapping.llm_claims import gap_row
+
+    data = {"name": "two-by-two", **_two_stage_instance().to_dict()}
+    row = gap_row(data, 5.0, 0)
+    assert row["job"] == "two-by-two" and row["gpus"] == 4 and row["servers"] == [2, 2]
+    assert row["cpsat_status"] == "optimal" and row["gap_pct"] is not None
