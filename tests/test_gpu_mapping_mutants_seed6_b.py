@@ -236,3 +236,18 @@ def test_gap_row_names_the_case_by_its_name_field() -> None:
     row = gap_row(data, 5.0, 0)
     assert row["job"] == "two-by-two" and row["gpus"] == 4 and row["servers"] == [2, 2]
     assert row["cpsat_status"] == "optimal" and row["gap_pct"] is not None
+
+
+def test_milp_construction_past_its_deadline_names_the_stage() -> None:
+    """Model construction checks the deadline of the enclosing block (optkit.deadline.within's
+    docstring: outside an exact solve it raises DeadlineReached once passed). With a clock that
+    jumps 2 s past the start of a 1 s block, the first check while the MILP is built raises, and
+    the message names the limit and the stage being built."""
+    from optkit.deadline import DeadlineReached, within
+    from optkit.formulations.gpu_mapping.exact import build_pyomo_model
+
+    readings = iter([0.0])
+    with within(1.0, clock=lambda: next(readings, 2.0)):
+        with pytest.raises(DeadlineReached) as exc:
+            build_pyomo_model(_two_stage_instance(), "cut")
+    assert str(exc.value) == "time limit of 1 s reached while building the MILP"
