@@ -251,3 +251,31 @@ def test_milp_construction_past_its_deadline_names_the_stage() -> None:
         with pytest.raises(DeadlineReached) as exc:
             build_pyomo_model(_two_stage_instance(), "cut")
     assert str(exc.value) == "time limit of 1 s reached while building the MILP"
+
+
+def test_vertex_alpha_descent_takes_the_first_of_two_tied_swaps() -> None:
+    """Two stages of two replicas (tree all-reduce; stage 0 holds 1 GB of parameters, stage 1
+    1 MB) on servers of 3 and 1 free GPUs, starting from [1, 0, 0, 0]: stage 0 is split over the
+    1 GB/s NIC. Swapping vertex 0 with vertex 2 or with vertex 3 (both stage-1 replicas on
+    server 0) gathers stage 0 on server 0; the two swaps are mirror images, so their beta
+    vectors are equal (checked) and strictly better than the start. The descent scans the pairs
+    (a, b), a < b, in index order and replaces its best only on a strictly better key, so of
+    the tie it takes the first pair, (0, 2), and then stops (every later swap splits stage 0
+    again or trades two equal vertices)."""
+    from optkit.formulations.gpu_mapping.model import vertex_times
+    from optkit.formulations.gpu_mapping.refine import vertex_alpha_descent
+
+    inst = GpuMappingInstance.from_dict({
+        "cluster": {"gpus_per_server": 3, "inter_bandwidth": 1e9, "intra_bandwidth": 1e11},
+        "job": {"allreduce": "tree", "stages": [
+            {"replicas": 2, "fwd_time": 0.02, "bwd_time": 0.02, "in_bytes": 0.0, "out_bytes": 5e8, "param_bytes": 1e9},
+            {"replicas": 2, "fwd_time": 0.02, "bwd_time": 0.02, "in_bytes": 5e8, "out_bytes": 0.0, "param_bytes": 1e6}]},
+        "servers": [3, 1]})
+    job, cluster = inst.job, inst.cluster
+    start = np.array([1, 0, 0, 0])
+    via2, via3 = np.array([0, 0, 1, 0]), np.array([0, 0, 0, 1])
+    b2, b3 = vertex_times(job, cluster, via2), vertex_times(job, cluster, via3)
+    assert sorted(b2.tolist()) == sorted(b3.tolist())
+    assert b2.max() < vertex_times(job, cluster, start).max()
+    sv, moves = vertex_alpha_descent(job, cluster, start, [])
+    assert sv.tolist() == via2.tolist() and moves == 1
