@@ -61,6 +61,15 @@ def test_min_cut_of_rings_and_of_a_disconnected_graph() -> None:
     assert bounds._min_cut(pairs) == 0.0
 
 
+def _ring_instance(stages: list[dict[str, float]], gpus_per_server: int, inter_bandwidth: float,
+                   servers: list[int]) -> GpuMappingInstance:
+    """A ring job of ``stages`` on servers with ``servers`` free GPUs, 3e11 B/s inside a server."""
+    return GpuMappingInstance.from_dict({
+        "problem": "gpu-mapping", "cluster": {"gpus_per_server": gpus_per_server, "inter_bandwidth": inter_bandwidth,
+                                              "intra_bandwidth": 3e11},
+        "job": {"allreduce": "ring", "stages": stages}, "servers": servers})
+
+
 def _seed93() -> GpuMappingInstance:
     """A 7-replica ring job (stages of 2, 2, 1, 2 replicas) on servers (3, 4)."""
     stages = [{"replicas": 2, "fwd_time": 0.0011628252226738441, "bwd_time": 0.0023256504453476883,
@@ -71,10 +80,7 @@ def _seed93() -> GpuMappingInstance:
                "in_bytes": 2096098.0747355511, "out_bytes": 19617948.4453407, "param_bytes": 256175731.02431288},
               {"replicas": 2, "fwd_time": 0.07422406378056305, "bwd_time": 0.1484481275611261,
                "in_bytes": 9808974.22267035, "out_bytes": 0.0, "param_bytes": 886667.279815943}]
-    return GpuMappingInstance.from_dict({
-        "problem": "gpu-mapping", "cluster": {"gpus_per_server": 8, "inter_bandwidth": 242126087.954083,
-                                              "intra_bandwidth": 3e11},
-        "job": {"allreduce": "ring", "stages": stages}, "servers": [3, 4]})
+    return _ring_instance(stages, 8, 242126087.954083, [3, 4])
 
 
 def _brute_force_min_cut(w: np.ndarray) -> float:
@@ -292,10 +298,7 @@ def _three_stage_ring() -> GpuMappingInstance:
                "in_bytes": 4560438.13179314, "out_bytes": 18169430.80011631, "param_bytes": 7634817.8934992},
               {"replicas": 1, "fwd_time": 0.006767743045921319, "bwd_time": 0.013535486091842639,
                "in_bytes": 36338861.60023262, "out_bytes": 0.0, "param_bytes": 2492247.78604266}]
-    return GpuMappingInstance.from_dict({
-        "problem": "gpu-mapping", "cluster": {"gpus_per_server": 2, "inter_bandwidth": 134186092.45966001,
-                                              "intra_bandwidth": 3e11},
-        "job": {"allreduce": "ring", "stages": stages}, "servers": [2, 2, 1]})
+    return _ring_instance(stages, 2, 134186092.45966001, [2, 2, 1])
 
 
 def _column_run(time_limit: float | None) -> tuple[GpuMappingInstance, Any, np.ndarray, Any]:

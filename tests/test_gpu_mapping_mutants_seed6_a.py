@@ -18,6 +18,25 @@ from optkit.formulations.gpu_mapping.exact import coefficients
 from optkit.formulations.gpu_mapping.model import Cluster, GpuMappingInstance, PipelineJob, Stage
 
 
+def _spy(monkeypatch: pytest.MonkeyPatch, module: Any, name: str) -> dict[str, Any]:
+    """Replace ``module.name`` by a spy that records its keyword arguments and raises ``_Stop``;
+    the record."""
+    seen: dict[str, Any] = {}
+
+    def spy(*_args: Any, **kwargs: Any) -> Any:
+        seen.update(kwargs)
+        raise _Stop
+
+    monkeypatch.setattr(module, name, spy)
+    return seen
+
+
+def _two_stage_ring() -> GpuMappingInstance:
+    """Two ring stages of 2 replicas on servers with 2, 1 and 1 free GPUs."""
+    job = PipelineJob((Stage(2, .1, .2, 0, 1e6, 2e7), Stage(2, .1, .2, 1e6, 0, 2e7)), "ring")
+    return GpuMappingInstance(Cluster(8, 1.25e9, 3e11), job, (2, 1, 1))
+
+
 def test_free_gpus_rejects_an_unknown_pattern_naming_the_field() -> None:
     """An unknown server pattern is an input error on the field ``pattern``, listing the choices."""
     with pytest.raises(InputError, match=r"^pattern must be one of packed, random, fragmented, mixed, got 'zig'$"):
@@ -103,8 +122,7 @@ def test_solve_columns_stops_when_the_start_meets_the_lp_bound() -> None:
     split over the two 1-GPU servers cuts the ring pair (2 h = 4e7, two-edge ring) and the four
     pipeline edges (2 d^out / k_1 = 1e6 each): 4.4e7; the LP bound is also 4.4e7, so the run
     stops before the threshold loop: no column enumerated, ``solver_status`` ``bound met``."""
-    job = PipelineJob((Stage(2, .1, .2, 0, 1e6, 2e7), Stage(2, .1, .2, 1e6, 0, 2e7)), "ring")
-    inst = GpuMappingInstance(Cluster(8, 1.25e9, 3e11), job, (2, 1, 1))
+    inst = _two_stage_ring()
     got = columns.solve_columns(coefficients(inst), np.array([[2, 0, 0], [0, 1, 1]]), seed=0, workers=1)
     assert got.status == "optimal" and got.bound == 4.4e7 and got.info["lp_bound"] == 4.4e7
     assert got.info["enumerated_columns"] == 0 and got.info["threshold"] == 0.0
@@ -171,13 +189,7 @@ def test_integer_cpsat_gives_the_solver_its_time_limit(monkeypatch: pytest.Monke
     for 2.5 s, not for an unlimited solve."""
     import optkit.solvers.cpsat as cpsat
 
-    seen: dict[str, Any] = {}
-
-    def spy(_md: Any, **kwargs: Any) -> Any:
-        seen.update(kwargs)
-        raise _Stop
-
-    monkeypatch.setattr(cpsat, "solve_cp_model", spy)
+    seen = _spy(monkeypatch, cpsat, "solve_cp_model")
     with pytest.raises(_Stop):
         columns._integer_cpsat([1, 1], [1, 1], [({0: 1, 1: 1}, 1)], None, time_limit=2.5, seed=3, workers=1)
     assert seen["time_limit"] == 2.5 and seen["seed"] == 3 and seen["workers"] == 1
@@ -186,15 +198,8 @@ def test_integer_cpsat_gives_the_solver_its_time_limit(monkeypatch: pytest.Monke
 def test_solve_columns_gives_column_generation_the_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
     """With a time limit, the column generation gets the run's deadline (a finite clock reading),
     so a long pricing stops at it."""
-    seen: dict[str, Any] = {}
-
-    def spy(_cp: Any, **kwargs: Any) -> Any:
-        seen.update(kwargs)
-        raise _Stop
-
-    monkeypatch.setattr(columns, "column_generation", spy)
-    job = PipelineJob((Stage(2, .1, .2, 0, 1e6, 2e7), Stage(2, .1, .2, 1e6, 0, 2e7)), "ring")
-    inst = GpuMappingInstance(Cluster(8, 1.25e9, 3e11), job, (2, 1, 1))
+    seen = _spy(monkeypatch, columns, "column_generation")
+    inst = _two_stage_ring()
     with pytest.raises(_Stop):
         columns.solve_columns(coefficients(inst), np.array([[2, 0, 0], [0, 1, 1]]), time_limit=100.0)
     assert seen.get("deadline") is not None and np.isfinite(seen["deadline"])
@@ -205,15 +210,8 @@ def test_solve_vertex_model_warm_start_uses_the_seed(monkeypatch: pytest.MonkeyP
     with the caller's seed, so a seeded run is reproducible and follows that seed."""
     from optkit.formulations.gpu_mapping import exact_vertices
 
-    seen: dict[str, Any] = {}
-
-    def spy(_inst: Any, **kwargs: Any) -> Any:
-        seen.update(kwargs)
-        raise _Stop
-
-    monkeypatch.setattr(exact_vertices, "feasible_mapping", spy)
-    job = PipelineJob((Stage(2, .1, .2, 0, 1e6, 2e7), Stage(2, .1, .2, 1e6, 0, 2e7)), "ring")
-    inst = GpuMappingInstance(Cluster(8, 1.25e9, 3e11), job, (2, 1, 1))
+    seen = _spy(monkeypatch, exact_vertices, "feasible_mapping")
+    inst = _two_stage_ring()
     with pytest.raises(_Stop):
         exact_vertices.solve_vertex_model(inst, seed=7)
     assert seen["seed"] == 7
