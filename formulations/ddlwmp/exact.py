@@ -301,7 +301,8 @@ class _Profile:
         server m of ``y`` has ``load[m][u] + y[m] > cap``; t fits iff no blocked slot lies in
         [t, t + p), and every t' up to the last blocked slot u of that window holds u too, so
         the search goes on at u + 1 (the slot-by-slot search's answer, with fewer windows
-        read). The slot-by-slot search remains where a demand exceeds the capacity or p < 1."""
+        read). The slot-by-slot search remains where a demand exceeds the capacity or p < 1. The
+        profile is not grown here (slots past its end hold no load; :meth:`add` grows it)."""
         rows = [(self.rows[m], self.cap - c) for m, c in enumerate(y) if c]
         if p < 1 or any(room < 0 for _, room in rows):
             t = t0
@@ -319,12 +320,6 @@ class _Profile:
             if last < 0:
                 break
             t = last + 1
-        # grow the profile as the slot-by-slot search's fits(t') calls do, _ensure(t' + p) for
-        # t' = t0..t (a call at or below the size changes nothing)
-        end = t0 + p
-        while end <= t + p:
-            self._ensure(end)
-            end = (max(end, len(self.rows[0])) if self.rows else t + p) + 1
         return t
 
     def add(self, y: Sequence[int], t: int, p: int, sign: int = 1) -> None:
