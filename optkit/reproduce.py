@@ -255,6 +255,7 @@ def reproduce(
     scheduler: str | None = None,
     on_row: Callable[[dict[str, Any]], None] | None = None,
     memo: bool = True,
+    measure: bool = True,
 ) -> Measurements:
     """Measure the claims named by ``targets`` for every reading setting and seed.
 
@@ -269,6 +270,11 @@ def reproduce(
     ``on_row`` is called with each new row after it is stored. ``memo``: reuse the costly parts a
     reading does not touch across the measurements of ``db`` (module docstring, :mod:`optkit.memo`;
     ``rerun`` empties the memo first).
+
+    ``measure=False`` (``--stored-only``) measures nothing: the result holds what ``db`` (which
+    must exist) already stores of the planned measurements, with :attr:`Measurements.planned` set
+    when that is not all of them, so the pages of a long run can be written while it is under way
+    or after it stopped early, and say how much of it they hold.
     """
     import shutil
     import time
@@ -283,8 +289,13 @@ def reproduce(
     seed_list = check_seeds(seeds, "--seeds") if seeds is not None else list(range(DEFAULT_SEEDS[scale]))
     selection = select(targets)
     check_reading_names(selection, readings)
+    if not measure:
+        if rerun:
+            raise InputError("--stored-only", "measures nothing, so it does not go with --rerun")
+        if not Path(db).is_file():
+            raise InputError("--db", f"{db} does not exist: --stored-only writes pages from a store that holds measurements")
     memo_dir = ""
-    if memo:
+    if memo and measure:
         folder = memo_mod.folder_for(db)
         if rerun:
             shutil.rmtree(folder, ignore_errors=True)
@@ -299,17 +310,18 @@ def reproduce(
                                    plugin_series(f, exp) if plugins else (), memo_dir)
     start = time.perf_counter()
     failures: list[str] = []
-    executor = make_executor(jobs, scheduler)
+    executor = make_executor(jobs, scheduler) if measure else None
     try:
         with ResultStore(db) as store:
             done = set() if rerun else store.done_keys(include_failed=False)
-            todo = [t for t in tasks if t.key not in done]
+            todo = [t for t in tasks if t.key not in done] if executor is not None else []
             if log is not None:
                 log(f"reproduce: {len(tasks)} measurements ({len(selection)} experiments x readings x seeds), "
-                    f"{len(tasks) - len(todo)} already in {db}, {len(todo)} to run ({executor.description})")
+                    f"{len(tasks) - len(todo) if executor else len(done & {t.key for t in tasks})} already in {db}, "
+                    + (f"{len(todo)} to run ({executor.description})" if executor else "none measured (--stored-only)"))
             bar = _progress(len(todo), progress and bool(todo))
             try:
-                for row in executor.run(todo):
+                for row in executor.run(todo) if executor is not None else ():
                     store.put_row(row)
                     bar.update(1)
                     if on_row is not None:
@@ -322,7 +334,8 @@ def reproduce(
             rows = store.rows(keys=[t.key for t in tasks])
             combos = _stored_combinations(store, selection, rows, scale, seed_list)
     finally:
-        executor.close()
+        if executor is not None:
+            executor.close()
     for r in rows:
         if r["status"] != "feasible":
             line = (f"{r['instance_name']} {format_params(r['params'].get('readings'))} seed {r['seed']}: "
@@ -330,7 +343,7 @@ def reproduce(
             if line not in failures:
                 failures.append(line)
     return Measurements(selection, rows, scale, seed_list, readings, time.perf_counter() - start, failures,
-                        combination_rows=combos)
+                        combination_rows=combos, planned=len(tasks) if len(rows) < len(tasks) else None)
 
 
 def _stored_combinations(store: Any, selection: Sequence[tuple[Formulation, Experiment, list[str]]],

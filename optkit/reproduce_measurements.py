@@ -66,6 +66,9 @@ class Measurements:
     any reading setting, so that a page whose tables show ``--readings each`` still searches the
     combinations an earlier ``--readings all`` run measured into the same store. ``None``:
     :attr:`rows`."""
+    planned: int | None = None
+    """The measurements the run planned, when :attr:`rows` holds only part of them (pages written
+    with ``--stored-only`` from a run under way or stopped early); ``None``: all were measured."""
 
 
 def reading_label(f: Formulation, exp: Experiment, readings: Mapping[str, Any] | None) -> str:

@@ -22,6 +22,7 @@ value 1.0 reproduces, 0.0 does not.
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
 import itertools
 import os
 import sys
@@ -282,3 +283,33 @@ def test_the_index_times_stored_measurements_and_says_when_rows_carry_no_times(t
     head = (tmp_path / "csv" / "index.md").read_text().splitlines()[2]
     assert "read from the papers' CSVs, which keep no measurement times" in head
     assert "measurement time in all" not in head
+
+
+@pytest.mark.usefixtures("_coin_registered")
+def test_stored_only_writes_partial_pages_from_the_store_and_measures_nothing(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--stored-only``: the pages of a run under way hold what the store has of the planned
+    measurements and say how many; nothing is measured, a missing store or --rerun is refused."""
+    db, pages = tmp_path / "m.sqlite", tmp_path / "pages"
+    base = ["reproduce", "coin-half", "--seeds", "2", "--db", str(db), "--out", str(pages), "--jobs", "1",
+            "--no-progress"]
+    assert cli.main([*base, "--stored-only"]) == 2
+    assert "--db" in capsys.readouterr().err and not db.exists() and not pages.exists()
+    assert cli.main([*base, "--readings", "default"]) == 0  # 2 of the 'all' run's 8 settings x seeds
+    capsys.readouterr()
+    assert cli.main([*base, "--readings", "all", "--stored-only"]) == 0
+    assert "the pages hold 2 of the 8 planned measurements" in capsys.readouterr().err
+    partial = "**Partial:** these pages hold 2 of the 8 measurements planned"
+    assert partial in (pages / "index.md").read_text() and partial in (pages / "coin-paper.md").read_text()
+    (pages / "index.md").unlink()  # the index rewritten from the CSVs (which do not keep it) repeats it
+    spec = importlib.util.spec_from_file_location("results_index", REPO / "benchmarks" / "results_index.py")
+    assert spec is not None and spec.loader is not None
+    results_index = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(results_index)
+    results_index.main(str(pages))
+    assert f"coin-paper: {partial}" in (pages / "index.md").read_text()
+    assert [x.stored for x in plan(["coin-half"], seeds=[0, 1], readings="all", db=db)] == [2]  # none measured
+    assert cli.main([*base, "--readings", "all", "--stored-only", "--rerun"]) == 2
+    assert "--stored-only" in capsys.readouterr().err
+    assert cli.main([*base, "--readings", "default", "--stored-only"]) == 0  # complete: no partial note
+    assert "Partial" not in (pages / "index.md").read_text()

@@ -219,6 +219,9 @@ def add_reproduce_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--dry-run", action="store_true",
                    help="measure nothing: print per experiment the measurements planned, stored in --db (or "
                         "DIR/measurements.sqlite) and missing")
+    p.add_argument("--stored-only", action="store_true",
+                   help="measure nothing: write the pages from the planned measurements --db already holds (a run "
+                        "under way or stopped early); the pages say how many of the planned ones they hold")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--no-plugins", action="store_true",
                    help="measure the papers' algorithms only (default: every plug-in algorithm of optkit.algorithms "
@@ -276,11 +279,13 @@ def run_reproduce(args: argparse.Namespace) -> int:
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise InputError("--out", f"{out} exists and is not a folder")
-    out.mkdir(parents=True, exist_ok=True)
+    if not args.stored_only:  # --stored-only reads an existing store; write_pages makes the folder
+        out.mkdir(parents=True, exist_ok=True)
     db = args.db or str(out / "measurements.sqlite")
     m = rep.reproduce(args.targets, seeds=_reproduce_seeds(args.seeds), readings=_reproduce_readings(args.readings),
                       scale=args.scale, db=db, jobs=args.jobs, rerun=args.rerun, progress=not args.no_progress,
-                      log=_stderr, plugins=not args.no_plugins, scheduler=args.scheduler, memo=not args.no_memo)
+                      log=_stderr, plugins=not args.no_plugins, scheduler=args.scheduler, memo=not args.no_memo,
+                      measure=not args.stored_only)
     written = rep.write_pages(m, out)
     for f, exp, claim_ids in m.selection:
         for claim_id, (per, overall) in rep.claim_verdicts(m, f, exp).items():
@@ -288,6 +293,8 @@ def run_reproduce(args: argparse.Namespace) -> int:
                 print(f"{claim_id}: {overall}")
     if m.failures:
         _stderr(f"reproduce: {len(m.failures)} measurements failed (listed in {out / 'index.md'})")
+    if m.planned is not None:
+        _stderr(f"reproduce: the pages hold {len(m.rows)} of the {m.planned} planned measurements")
     _stderr(f"reproduce: {len(written)} files written to {out}")
     return 0
 
