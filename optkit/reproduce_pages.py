@@ -331,8 +331,9 @@ def _plot_curve(exp: Experiment, cv: Curve, claims: Sequence[Claim], diag: Mappi
     for ax, (title, pts, c) in zip(axes.flat, panels):
         xs = sorted(pts)
         means = [statistics.fmean(pts[x]) for x in xs]
-        low = [m_ - min(pts[x]) for m_, x in zip(means, xs)]
-        high = [max(pts[x]) - m_ for m_, x in zip(means, xs)]
+        # clipped at 0: a mean can round past its seeds' common value by an ulp (matplotlib refuses < 0)
+        low = [max(0.0, m_ - min(pts[x])) for m_, x in zip(means, xs)]
+        high = [max(0.0, max(pts[x]) - m_) for m_, x in zip(means, xs)]
         ax.errorbar(xs, means, yerr=[low, high], fmt="o-", capsize=3, color="tab:blue" if c else "tab:gray",
                     label="ours (mean, min-max over seeds)")
         if c is not None and c.paper_value is not None:

@@ -128,3 +128,19 @@ def test_the_page_draws_each_curve_with_its_table(tmp_path: Path, monkeypatch: p
     assert png in written and png.stat().st_size > 0
     index = (tmp_path / "index.md").read_text()
     assert "over `x`: reproduces for x in [0.4, 0.5] and {0.8}" in index
+
+
+def test_a_curve_point_whose_mean_rounds_past_its_seeds_is_drawn(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The mean of three seeds' 0.1 is 0.1 + 1.4e-17 (float rounding): the error bar below it is
+    clipped at zero, not passed to matplotlib as a negative length (which refuses the page)."""
+    from optkit import reproduce_pages
+
+    monkeypatch.setattr(reproduce_pages, "plot_experiment", lambda *a, **k: False)
+    monkeypatch.setattr(reproduce_pages, "plot_paper_axes", lambda *a, **k: "")
+    m = measurements(E, "paper", seeds=(0, 1, 2))
+    for r in m.rows:
+        r["metrics"]["_diagnostics"] = {"inflation": 0.1}
+    assert sum([0.1] * 3) / 3 != 0.1
+    written = write_pages(m, tmp_path)
+    assert tmp_path / "toyc_toyc-e_curve-x.png" in written
+    assert "| 0.5 * | 1 [1, 1] ✓ | 1 [1, 1] ✓ | 0.1 [0.1, 0.1] |" in (tmp_path / "toyc.md").read_text()
