@@ -62,9 +62,9 @@ def test_results_blocks_are_what_the_claims_and_the_committed_csvs_give() -> Non
     block = readme.split("<!-- results:begin all -->", 1)[1].split("<!-- results:end all -->", 1)[0]
     # SJF-BCO's and Titan's pages were measured under today's defaults (Titan's again after issue 34
     # moved titan_algorithm to repaired). Issue 34 moved A-SRPT's tau to its held-out value (with
-    # the batch curve) after its paper-scale page: until that is re-measured, its block says so,
-    # names the changed default and the experiments to re-run, and gives no value under today's
-    # defaults for their claims
+    # the batch curve) after its paper-scale page: while a page predates such a move, its block says
+    # so, names the changed default and the experiments to re-run, and gives no value under today's
+    # defaults for their claims (the A-SRPT page is now re-measured at today's defaults)
     for paper in ("SJF-BCO", "Titan"):
         part = block.split(f"**{paper}**", 1)[1].split("\n**", 1)[0]
         assert "reproduce under today's defaults" in part.split("\n\n", 1)[0], paper
@@ -79,7 +79,7 @@ def test_results_blocks_are_what_the_claims_and_the_committed_csvs_give() -> Non
 
 def test_results_block_says_which_defaults_changed_since_the_csvs(tmp_path: Path) -> None:
     """Pages measured under older defaults (here: A-SRPT's default rows rewritten to tau 10 and
-    consolidate true, as they were before issue 23) make the block name each changed default and
+    consolidate true, as they were before issue 23, and without the batch factor issue 34 declared) make the block name each changed default and
     the experiments to re-run, and read "not measured under today's defaults" for their claims."""
     import shutil
 
@@ -88,14 +88,17 @@ def test_results_block_says_which_defaults_changed_since_the_csvs(tmp_path: Path
     results = Path(__file__).resolve().parents[1] / "benchmarks" / "results"
     for name in ("a-srpt.csv", "titan.csv", "sjf-bco.csv"):
         shutil.copyfile(results / name, tmp_path / name)
-    lines = (tmp_path / "a-srpt.csv").read_text().splitlines(keepends=True)
-    old = [ln.replace('""tau"":0.0', '""tau"":10.0').replace('""consolidate"":false', '""consolidate"":true')
-           if ln.startswith("a-srpt-sec5-fig6,") and ",default," in ln else ln for ln in lines]
-    assert old != lines
-    (tmp_path / "a-srpt.csv").write_text("".join(old))
-    block = results_text(measurements_from_csv(tmp_path), "all", pages="benchmarks/results")
     from optkit.formulations.ddlwmp.readings import TAU_DEFAULT
     from optkit.readings import show_value
+
+    lines = (tmp_path / "a-srpt.csv").read_text().splitlines(keepends=True)
+    old = [ln.replace(f'""tau"":{float(TAU_DEFAULT)}', '""tau"":10.0').replace('""consolidate"":false', '""consolidate"":true')
+           .replace('""unstated_batch_factor"":1.0,', '')
+           if ln.startswith("a-srpt-sec5-fig6,") and ",default," in ln else ln for ln in lines]
+    assert sum(a != b for a, b in zip(old, lines)) == 3 * 5  # three claims x five seeds
+    assert all('""tau"":10.0' in ln and "unstated" not in ln for ln, was in zip(old, lines) if ln != was)
+    (tmp_path / "a-srpt.csv").write_text("".join(old))
+    block = results_text(measurements_from_csv(tmp_path), "all", pages="benchmarks/results")
 
     # tau 10 in the rows, the held-out default today; the batch factor was declared after them (issue 34)
     assert (f"`a-srpt-sec5-fig6`: `tau` 10 → {show_value(TAU_DEFAULT)}, `unstated_batch_factor` (declared since) → 1, "
