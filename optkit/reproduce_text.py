@@ -17,7 +17,7 @@ from optkit.claims import Experiment, Verdict
 from optkit.errors import InputError
 from optkit.formulation import Formulation
 from optkit.readings import show_value
-from optkit.reproduce_measurements import Measurements, experiments, format_value, same_value, slug
+from optkit.reproduce_measurements import Measurements, experiments, format_value, is_own_reading, same_value, slug
 from optkit.reproduce_verdicts import claim_verdicts
 
 __all__ = ["RESULTS_BEGIN", "RESULTS_END", "measurements_from_csv", "results_text", "update_results_blocks"]
@@ -103,6 +103,7 @@ def results_text(m: Measurements, key: str = "all", *, pages: str = "benchmarks/
                 continue
             verdicts = claim_verdicts(m, f, exp)
             has_rows = any(r["instance_name"] == exp.id for r in m.rows)
+            own = _own_readings(f, exp)
             moved = _changed_defaults(m, f, exp)
             if moved:
                 changed.append(f"`{exp.id}`: {', '.join(moved)}")
@@ -113,9 +114,13 @@ def results_text(m: Measurements, key: str = "all", *, pages: str = "benchmarks/
                     counts["reported without a paper value (the paper states none)"] += 1
                 elif c.incomparable:
                     counts["not comparable"] += 1
+                elif (d is None or d.reproduces is None) and own and any(v.reproduces is not None for v in per.values()):
+                    # its defaults cannot be measured (the prediction on traces only): judged where it can be
+                    counts["reproduce only under another reading" if any(v.reproduces for v in per.values())
+                           else "do not reproduce under any reading measured"] += 1
                 elif d is None or d.reproduces is None:
                     counts["not measured under today's defaults"] += 1
-                    if has_rows and exp.id not in unmeasured_default:
+                    if has_rows and exp.id not in unmeasured_default and not own:
                         unmeasured_default.append(exp.id)
                 elif d.reproduces:
                     counts["reproduce under today's defaults"] += 1
@@ -125,7 +130,9 @@ def results_text(m: Measurements, key: str = "all", *, pages: str = "benchmarks/
                     counts["do not reproduce under any reading measured"] += 1
                 ours = "-" if d is None or d.mean is None else format_value(d.mean, c.unit) + (
                     f" [{format_value(d.low)}, {format_value(d.high)}]" if d.seeds > 1 else "")
-                if d is None and has_rows:
+                if own and (d is None or d.mean is None) and not (c.incomparable or c.states_no_value):
+                    ours = f"- (not measurable at the defaults; measured at {own} only)"
+                elif d is None and has_rows:
                     ours = "not measured under today's defaults"
                 tolerance = "-" if c.states_no_value else f"±{c.tolerance:.3g}"
                 said = _measured_range(per, c.unit) if c.states_no_value else overall
@@ -145,6 +152,15 @@ def results_text(m: Measurements, key: str = "all", *, pages: str = "benchmarks/
     marks = "† marks a reading label that sets a post-hoc reading (introduced after results were seen) away from " \
             "its default."
     return "\n".join([*out, marks]).rstrip() + "\n"
+
+
+def _own_readings(f: Formulation, exp: Experiment) -> str:
+    """``"workload=itp, philly"``: the readings ``exp`` cannot be measured at the default of
+    (:func:`~optkit.reproduce_measurements.is_own_reading`, e.g. a prediction measured on traces
+    only) with the values it is measured at; ``""`` when it has none. Such an experiment's default
+    row holds no value by design, so its claims are judged under the readings it is measured at."""
+    return "; ".join(f"{n}={', '.join(show_value(v) for v in exp.sweep[n])}"
+                     for n in exp.readings if is_own_reading(f, exp, n))
 
 
 def _measured_range(per: Mapping[str, Verdict], unit: str) -> str:

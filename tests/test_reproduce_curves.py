@@ -144,3 +144,23 @@ def test_a_curve_point_whose_mean_rounds_past_its_seeds_is_drawn(tmp_path: Path,
     written = write_pages(m, tmp_path)
     assert tmp_path / "toyc_toyc-e_curve-x.png" in written
     assert "| 0.5 * | 1 [1, 1] ✓ | 1 [1, 1] ✓ | 0.1 [0.1, 0.1] |" in (tmp_path / "toyc.md").read_text()
+
+
+def test_a_claim_its_defaults_cannot_measure_is_judged_where_it_is_measured() -> None:
+    """EW cannot be measured at w's default (its sweep is w=t only, as A-SRPT's prediction is
+    measured on traces only): its default row holds no value, so the results text judges its
+    claim under the readings it is measured at, never "not measured under today's defaults"."""
+    from optkit.reproduce import results_text
+
+    m = measurements(EW, "ci")
+    for r in m.rows:
+        if r["params"]["readings"]["w"] == "s":
+            r["metrics"] = {"c": None, "d": None}
+    text = results_text(m, "toyc")
+    assert "1 reproduce only under another reading" in text and "not measured" not in text
+    row = next(ln for ln in text.splitlines() if ln.startswith("| `c` |"))
+    assert "| - (not measurable at the defaults; measured at w=t only) |" in row
+    for r in m.rows:  # where it is measured, it never reproduces: counted as such
+        if r["params"]["readings"]["w"] == "t":
+            r["metrics"] = {"c": 0.0, "d": 0.0}
+    assert "1 do not reproduce under any reading measured" in results_text(m, "toyc")
