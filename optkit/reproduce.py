@@ -314,10 +314,11 @@ def reproduce(
     try:
         with ResultStore(db) as store:
             done = set() if rerun else store.done_keys(include_failed=False)
-            todo = [t for t in tasks if t.key not in done] if executor is not None else []
+            missing = [t for t in tasks if t.key not in done]
+            todo = missing if executor is not None else []
             if log is not None:
                 log(f"reproduce: {len(tasks)} measurements ({len(selection)} experiments x readings x seeds), "
-                    f"{len(tasks) - len(todo) if executor else len(done & {t.key for t in tasks})} already in {db}, "
+                    f"{len(tasks) - len(missing)} already in {db}, "
                     + (f"{len(todo)} to run ({executor.description})" if executor else "none measured (--stored-only)"))
             bar = _progress(len(todo), progress and bool(todo))
             try:
