@@ -218,7 +218,10 @@ class Reading:
 
     def validate(self, value: Any, *, where: str | None = None) -> Any:
         """``value`` as the reading's canonical value, or an :class:`InputError` naming the
-        options. Strings that spell a number are accepted for numeric readings (``"3"``)."""
+        options. Strings that spell a number are accepted for numeric readings (``"3"``). An open
+        reading's canonical number has its default's type: an int where the default is an int
+        (``3.0`` -> ``3``), a float where it is a float (``1`` -> ``1.0``), so every spelling of one
+        value gives one run key and a stored measurement is found again."""
         where = where or f"--param {self.name}"
         if self.open:
             number = _as_number(value)
@@ -230,6 +233,8 @@ class Reading:
                 raise InputError(where, f"must lie in [{lo}, {hi}], got {value!r}")
             if isinstance(self.default, int) and not isinstance(self.default, bool) and float(number).is_integer():
                 return int(number)
+            if isinstance(self.default, float):
+                return float(number)  # "1" and 1.0 are one value: one run key, one stored measurement
             return number
         for option in self.options:
             if _same(option, value):

@@ -357,3 +357,24 @@ def test_paper_axes_draw_the_papers_figure_from_the_details(tmp_path: Path) -> N
     exp = coin.EXPERIMENTS["coin-half"]
     assert plot_paper_axes(exp, [fig6(0.0)], tmp_path / "f.png") and (tmp_path / "f.png").stat().st_size > 0
     assert plot_paper_axes(exp, [{"n": 3}], tmp_path / "g.png") == "" and not (tmp_path / "g.png").exists()
+
+
+def test_every_spelling_of_a_float_reading_gives_the_default_measurement_its_run_key() -> None:
+    """``--readings unstated_batch_factor=1`` is the default 1.0: the same canonical float and the
+    same measurement keys as ``--readings default``, so a stored measurement is found again rather
+    than measured twice under an int-spelt key (a float default canonicalises ints and strings)."""
+    from optkit.reproduce import measurement_tasks, reading_settings, select
+
+    f = registry.get("ddlwmp")
+    r = f.reading("unstated_batch_factor")
+    for spelling in (1, "1", 1.0, "1.0"):
+        assert r.validate(spelling) == 1.0 and isinstance(r.validate(spelling), float)
+    assert isinstance(f.reading("tau").validate(10), float)
+    assert isinstance(f.reading("fig8_jobs").validate(75000.0), int)
+    [(_, exp, _)] = select(["a-srpt-sec5-fig6"])
+
+    def keys(spec: object) -> list[str]:
+        return [t.key for t in measurement_tasks(f, exp, reading_settings(f, exp, spec, "paper"), [0, 1], "paper")]
+
+    assert keys({"unstated_batch_factor": [1]}) == keys({"unstated_batch_factor": ["1.0"]}) == keys("default")
+    assert keys({"tau": [10]}) == keys({"tau": [10.0]}) != keys("default")
