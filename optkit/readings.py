@@ -221,7 +221,13 @@ class Reading:
         options. Strings that spell a number are accepted for numeric readings (``"3"``). An open
         reading's canonical number has its default's type: an int where the default is an int
         (``3.0`` -> ``3``), a float where it is a float (``1`` -> ``1.0``), so every spelling of one
-        value gives one run key and a stored measurement is found again."""
+        value gives one run key and a stored measurement is found again.
+
+        >>> r = Reading("factor", "a scale", (0.5, 8.0), 1.0, "p", "r", open=True, minimum=0.5, maximum=8.0,
+        ...             rule="swept", post_hoc=False)
+        >>> r.validate("2"), r.validate(2), r.validate(1.5)
+        (2.0, 2.0, 1.5)
+        """
         where = where or f"--param {self.name}"
         if self.open:
             number = _as_number(value)
