@@ -11,6 +11,17 @@ README = (Path(__file__).resolve().parents[1] / "README.md").read_text()
 BLOCKS = re.findall(r"```python\n(.*?)```", README, flags=re.S)
 
 
+def test_partial_run_count_is_the_one_the_a_srpt_page_opens_with() -> None:
+    """The README's "(N at this commit)" of the paper-scale A-SRPT run is the page's own count, and
+    the page and the README agree on whether the run is partial (the count is not typed by hand)."""
+    page = (Path(__file__).resolve().parents[1] / "benchmarks" / "results" / "a-srpt.md").read_text()
+    in_readme = re.findall(r"\((\d+) at this\s+commit\)", README)
+    in_page = re.findall(r"these pages hold (\d+) of the (\d+) measurements planned", page)
+    assert len(in_readme) == len(in_page) <= 1, (in_readme, in_page)
+    if in_page:
+        assert in_readme[0] == in_page[0][0], (in_readme, in_page)
+
+
 def test_readme_has_the_examples() -> None:
     assert len(BLOCKS) >= 2
 
