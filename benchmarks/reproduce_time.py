@@ -11,7 +11,8 @@ experiment's time is the time of each of its claims; the issue's target is under
 Machine load is printed beside (``os.getloadavg``), since a busy machine stretches every figure.
 
 ``paper``: reads a store written by ``optkit reproduce all --scale paper --seeds 5 --db STORE``
-(complete or not: the run resumes) and prints, per experiment, the measurements stored, and
+(complete or not: the run resumes) and prints, per experiment, the measurements planned (as
+``optkit reproduce --dry-run`` plans them: :func:`planned_tasks`) and stored, and
 estimates the whole run's wall time scheduled longest-first onto W identical workers (each
 measurement is one process; the run is a bag of independent tasks). ``--basis default`` (the
 default) puts every planned measurement of an experiment at the wall time of its default-reading
@@ -23,7 +24,7 @@ Several ``--db`` stores are read in order and a measurement (its run key) found 
 replaces the earlier one's, so a store re-measured on an idle machine
 (``optkit reproduce EXPERIMENT... --db NEW``) overrides times taken under load; with every
 measurement stored, ``--basis mean`` schedules the measured times themselves.
-Measured, not estimated: per store, the wall clock from the start of the first paper-scale
+Measured, not estimated: per store, the wall clock from the start of the first planned
 measurement (its finish time minus its wall time) to the finish of the last, counting those
 finished at or after ``--since`` (an ISO time; default: all). A run resumed into a store filled
 earlier is timed by passing the time it was started.
@@ -109,13 +110,22 @@ def makespan(durations: list[float], workers: int) -> float:
     return max(heap)
 
 
+def planned_tasks(f: Any, e: Any, mode: str, seeds: int) -> list[Any]:
+    """The paper-scale run's measurements of experiment ``e``, exactly as ``optkit reproduce
+    --dry-run`` plans them (:func:`optkit.reproduce.plan`): the paper scale's curve points and the
+    plug-in series included."""
+    return rp.measurement_tasks(f, e, rp.reading_settings(f, e, mode, "paper"), list(range(seeds)), "paper",
+                                rp.plugin_series(f, e))
+
+
 def _default_key(f: Any, e: Any) -> str:
     """The readings JSON of an experiment's default setting, as the store holds it."""
     return json.dumps(rp.reading_settings(f, e, "default")[0], sort_keys=True)
 
 
-def _stored(dbs: list[str]) -> list[tuple[str, str, float, int, str]]:
-    """The paper-scale measurements of the stores, a run key in a later store replacing an earlier one."""
+def _stored(dbs: list[str]) -> dict[str, tuple[str, str, float, int, str]]:
+    """The paper-scale measurements of the stores by run key, a key in a later store replacing an
+    earlier one's row."""
     by_key: dict[str, tuple[str, str, float, int, str]] = {}
     for db in dbs:
         con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
@@ -123,15 +133,17 @@ def _stored(dbs: list[str]) -> list[tuple[str, str, float, int, str]]:
                                      "WHERE objective_name='claims' AND params LIKE '%\"scale\": \"paper\"%'"):
             by_key[key] = tuple(row)  # type: ignore[assignment]
         con.close()
-    return list(by_key.values())
+    return by_key
 
 
-def _span(db: str, since: str) -> tuple[int, datetime, datetime] | None:
-    """(measurements, first start, last finish) of the store's paper-scale measurements finished at
-    or after ``since``; None if there are none."""
+def _span(db: str, since: str, keys: set[str]) -> tuple[int, datetime, datetime] | None:
+    """(measurements, first start, last finish) of the store's planned measurements (run ``keys``)
+    finished at or after ``since``; None if there are none. Rows of settings the run does not plan
+    (another ``--readings``, or a key a later change of the plan retired) are not counted."""
     con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-    rows = con.execute("SELECT finished_at, wall_time_s FROM rows WHERE objective_name='claims' AND "
-                       "params LIKE '%\"scale\": \"paper\"%' AND finished_at >= ?", (since,)).fetchall()
+    rows = [(f, w) for k, f, w in con.execute("SELECT key, finished_at, wall_time_s FROM rows WHERE "
+                                              "objective_name='claims' AND finished_at >= ?", (since,))
+            if k in keys]
     con.close()
     if not rows:
         return None
@@ -148,10 +160,7 @@ def paper(dbs: list[str], workers: list[int], seeds: int, basis: str, since: str
             return 2
     print(run_line(load_when="at start"))
     stored = _stored(dbs)
-    by_exp: dict[str, list[tuple[str, float, int, str]]] = {}
-    for name, status, wall, seed, params in stored:
-        readings = json.dumps(json.loads(params).get("readings", {}), sort_keys=True)
-        by_exp.setdefault(name, []).append((status, float(wall or 0.0), seed, readings))
+    planned_keys: set[str] = set()
     planned_total = 0
     n_stored = 0
     estimated: list[float] = []
@@ -168,12 +177,17 @@ def paper(dbs: list[str], workers: list[int], seeds: int, basis: str, since: str
     for eid, (f, e) in rp.experiments().items():
         if chosen is not None and eid not in chosen:
             continue
-        tasks = rp.measurement_tasks(f, e, rp.reading_settings(f, e, mode), list(range(seeds)), "paper")
+        tasks = planned_tasks(f, e, mode, seeds)
         planned = len(tasks)
         planned_total += planned
+        planned_keys.update(t.key for t in tasks)
         # only the stored measurements this run plans (a store an --readings all run filled holds more)
-        wanted = {(json.dumps(t.params["readings"], sort_keys=True), t.seed) for t in tasks}
-        rows = [r for r in by_exp.get(eid, []) if (r[3], r[2]) in wanted]
+        rows = []
+        for t in tasks:
+            if t.key in stored:
+                _, status, wall, seed, params = stored[t.key]
+                readings = json.dumps(json.loads(params).get("readings", {}), sort_keys=True)
+                rows.append((status, float(wall or 0.0), seed, readings))
         n_stored += len(rows)
         walls = [w for _, w, _, _ in rows]
         failed = sum(st != "feasible" for st, _, _, _ in rows)
@@ -199,7 +213,7 @@ def paper(dbs: list[str], workers: list[int], seeds: int, basis: str, since: str
         print(f"estimated run on {w} workers (longest first, independent measurements): "
               f"{makespan(estimated, w) / 3600:.2f} h")
     for db in dbs:
-        span = _span(db, since)
+        span = _span(db, since, planned_keys)
         if span:
             n, t0, t1 = span
             print(f"measured in {db}{f' since {since}' if since else ''}: {n} measurements from "

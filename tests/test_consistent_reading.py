@@ -38,7 +38,8 @@ if str(REPO) not in sys.path:
 from optkit import cli, registry  # noqa: E402
 from optkit.claims import Claim, Experiment  # noqa: E402
 from optkit.readings import Reading  # noqa: E402
-from optkit.reproduce import Measurements, consistent_lines, consistent_reading, plan, write_pages  # noqa: E402
+from optkit.reproduce import (  # noqa: E402
+    Measurements, consistent_lines, consistent_reading, experiments, plan, write_pages)
 from tests.plugins import coin  # noqa: E402
 
 
@@ -214,6 +215,42 @@ def test_dry_run_counts_planned_stored_and_missing_without_measuring(tmp_path: P
     assert "8 measurements at scale ci (readings all); 2 stored in" in out and "6 would be measured" in out
     assert [(x.planned, x.stored, x.missing) for x in plan(["coin-half"], seeds=[0, 1, 2], readings="each", db=db)] \
         == [(9, 2, 7)]
+
+
+def _reproduce_time() -> Any:
+    if str(REPO / "benchmarks") not in sys.path:
+        sys.path.insert(0, str(REPO / "benchmarks"))  # its own helper, benchmarks/_page.py
+    spec = importlib.util.spec_from_file_location("reproduce_time", REPO / "benchmarks" / "reproduce_time.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_paper_run_timing_plans_what_the_dry_run_plans() -> None:
+    """``benchmarks/reproduce_time.py paper`` estimates the run ``optkit reproduce --dry-run``
+    plans: the same measurements per experiment at paper scale, curve points and plug-in series
+    included (it once left out the paper scale's curve points: 85 of a-srpt-sec5-prediction's 140)."""
+    rt = _reproduce_time()
+    ours = {eid: len(rt.planned_tasks(f, e, "each", 5)) for eid, (f, e) in experiments().items()}
+    theirs = {x.experiment: x.planned for x in plan(["all"], seeds=list(range(5)), readings="each", scale="paper")}
+    assert ours == theirs and theirs["a-srpt-sec5-prediction"] == 140
+
+
+@pytest.mark.usefixtures("_coin_registered")
+def test_the_paper_run_timing_counts_only_the_planned_measurements_of_the_store(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A store an ``--readings all`` run filled holds more than the ``default`` run: the timing of
+    the ``default`` run counts its own 2 measurements, in the table and in the measured wall clock."""
+    db = tmp_path / "m.sqlite"
+    assert cli.main(["reproduce", "coin-half", "--scale", "paper", "--readings", "all", "--seeds", "2", "--db",
+                     str(db), "--out", str(tmp_path / "pages"), "--jobs", "1", "--no-progress"]) == 0
+    capsys.readouterr()
+    assert _reproduce_time().main(["paper", "--db", str(db), "--seeds", "2", "--basis", "mean",
+                                   "--readings", "default", "--only", "coin-half"]) == 0
+    out = capsys.readouterr().out
+    assert "| coin-half | 2 | 2 | 0 |" in out and "stored 2 of the 2 planned measurements" in out
+    assert f"measured in {db}: 2 measurements from" in out
 
 
 def test_a_reading_an_experiment_cannot_measure_at_its_default_is_its_own() -> None:
