@@ -123,15 +123,14 @@ def _default_key(f: Any, e: Any) -> str:
     return json.dumps(rp.reading_settings(f, e, "default")[0], sort_keys=True)
 
 
-def _stored(dbs: list[str]) -> dict[str, tuple[str, str, float, int, str]]:
-    """The paper-scale measurements of the stores by run key, a key in a later store replacing an
-    earlier one's row."""
-    by_key: dict[str, tuple[str, str, float, int, str]] = {}
+def _stored(dbs: list[str]) -> dict[str, tuple[str, float]]:
+    """(status, wall seconds) of the stores' measurements by run key, a key in a later store
+    replacing an earlier one's row."""
+    by_key: dict[str, tuple[str, float]] = {}
     for db in dbs:
         con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-        for key, *row in con.execute("SELECT key, instance_name, status, wall_time_s, seed, params FROM rows "
-                                     "WHERE objective_name='claims' AND params LIKE '%\"scale\": \"paper\"%'"):
-            by_key[key] = tuple(row)  # type: ignore[assignment]
+        for key, status, wall in con.execute("SELECT key, status, wall_time_s FROM rows WHERE objective_name='claims'"):
+            by_key[key] = (status, float(wall or 0.0))
         con.close()
     return by_key
 
@@ -182,12 +181,8 @@ def paper(dbs: list[str], workers: list[int], seeds: int, basis: str, since: str
         planned_total += planned
         planned_keys.update(t.key for t in tasks)
         # only the stored measurements this run plans (a store an --readings all run filled holds more)
-        rows = []
-        for t in tasks:
-            if t.key in stored:
-                _, status, wall, seed, params = stored[t.key]
-                readings = json.dumps(json.loads(params).get("readings", {}), sort_keys=True)
-                rows.append((status, float(wall or 0.0), seed, readings))
+        rows = [(*stored[t.key], t.seed, json.dumps(t.params["readings"], sort_keys=True))
+                for t in tasks if t.key in stored]
         n_stored += len(rows)
         walls = [w for _, w, _, _ in rows]
         failed = sum(st != "feasible" for st, _, _, _ in rows)

@@ -217,10 +217,11 @@ def test_dry_run_counts_planned_stored_and_missing_without_measuring(tmp_path: P
         == [(9, 2, 7)]
 
 
-def _reproduce_time() -> Any:
+def _benchmark(name: str) -> Any:
+    """The script benchmarks/NAME.py as a module (benchmarks/ on the path for its helper _page.py)."""
     if str(REPO / "benchmarks") not in sys.path:
-        sys.path.insert(0, str(REPO / "benchmarks"))  # its own helper, benchmarks/_page.py
-    spec = importlib.util.spec_from_file_location("reproduce_time", REPO / "benchmarks" / "reproduce_time.py")
+        sys.path.insert(0, str(REPO / "benchmarks"))
+    spec = importlib.util.spec_from_file_location(name, REPO / "benchmarks" / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -231,7 +232,7 @@ def test_the_paper_run_timing_plans_what_the_dry_run_plans() -> None:
     """``benchmarks/reproduce_time.py paper`` estimates the run ``optkit reproduce --dry-run``
     plans: the same measurements per experiment at paper scale, curve points and plug-in series
     included (it once left out the paper scale's curve points: 85 of a-srpt-sec5-prediction's 140)."""
-    rt = _reproduce_time()
+    rt = _benchmark("reproduce_time")
     ours = {eid: len(rt.planned_tasks(f, e, "each", 5)) for eid, (f, e) in experiments().items()}
     theirs = {x.experiment: x.planned for x in plan(["all"], seeds=list(range(5)), readings="each", scale="paper")}
     assert ours == theirs and theirs["a-srpt-sec5-prediction"] == 140
@@ -246,7 +247,7 @@ def test_the_paper_run_timing_counts_only_the_planned_measurements_of_the_store(
     assert cli.main(["reproduce", "coin-half", "--scale", "paper", "--readings", "all", "--seeds", "2", "--db",
                      str(db), "--out", str(tmp_path / "pages"), "--jobs", "1", "--no-progress"]) == 0
     capsys.readouterr()
-    assert _reproduce_time().main(["paper", "--db", str(db), "--seeds", "2", "--basis", "mean",
+    assert _benchmark("reproduce_time").main(["paper", "--db", str(db), "--seeds", "2", "--basis", "mean",
                                    "--readings", "default", "--only", "coin-half"]) == 0
     out = capsys.readouterr().out
     assert "| coin-half | 2 | 2 | 0 |" in out and "stored 2 of the 2 planned measurements" in out
@@ -339,11 +340,7 @@ def test_stored_only_writes_partial_pages_from_the_store_and_measures_nothing(
     partial = "**Partial:** these pages hold 2 of the 8 measurements planned"
     assert partial in (pages / "index.md").read_text() and partial in (pages / "coin-paper.md").read_text()
     (pages / "index.md").unlink()  # the index rewritten from the CSVs (which do not keep it) repeats it
-    spec = importlib.util.spec_from_file_location("results_index", REPO / "benchmarks" / "results_index.py")
-    assert spec is not None and spec.loader is not None
-    results_index = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(results_index)
-    results_index.main(str(pages))
+    _benchmark("results_index").main(str(pages))
     assert f"coin-paper: {partial}" in (pages / "index.md").read_text()
     assert [x.stored for x in plan(["coin-half"], seeds=[0, 1], readings="all", db=db)] == [2]  # none measured
     assert cli.main([*base, "--readings", "all", "--stored-only", "--rerun"]) == 2
